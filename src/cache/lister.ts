@@ -1,0 +1,98 @@
+/**
+ * Listers: selector-aware, namespace-scoped reads of an informer's cache.
+ * @module
+ */
+import type { KubeObject } from "../client/types.ts";
+import { LabelSelector, parseLabelSelector } from "../client/label_selector.ts";
+import { NAMESPACE_INDEX, type Store } from "./indexer.ts";
+
+/** Options of {@linkcode Lister.list}. */
+export interface ListerListOptions {
+  /** A label selector string (`app=web,tier in (a,b)`) or a parsed one. @default everything */
+  labelSelector?: string | LabelSelector | undefined;
+}
+
+function toSelector(s: string | LabelSelector | undefined): LabelSelector | undefined {
+  if (s === undefined || s === "") return undefined;
+  return typeof s === "string" ? parseLabelSelector(s) : s;
+}
+
+function filter<T extends KubeObject>(items: T[], options: ListerListOptions): T[] {
+  const selector = toSelector(options.labelSelector);
+  if (selector === undefined || selector.isEverything()) return items;
+  return items.filter((o) => selector.matches(o.metadata.labels));
+}
+
+/**
+ * Reads objects of one namespace; from {@linkcode Lister.namespace}.
+ *
+ * @example
+ * ```ts
+ * import { Lister } from "@kinformer/kinformer/cache";
+ * declare const lister: Lister;
+ * const web = lister.namespace("default").list({ labelSelector: "app=web" });
+ * console.log(web.length, lister.namespace("default").get("web-1")?.metadata.name);
+ * ```
+ */
+export class NamespaceLister<T extends KubeObject = KubeObject> {
+  #store: Store<T>;
+  #namespace: string;
+
+  /** Use {@linkcode Lister.namespace}. */
+  constructor(store: Store<T>, namespace: string) {
+    this.#store = store;
+    this.#namespace = namespace;
+  }
+
+  /** The object named `name` in this namespace. */
+  get(name: string): T | undefined {
+    return this.#store.get(`${this.#namespace}/${name}`);
+  }
+
+  /** Objects in this namespace matching the selector (uses the namespace index). */
+  list(options: ListerListOptions = {}): T[] {
+    return filter(this.#store.byIndex(NAMESPACE_INDEX, this.#namespace), options);
+  }
+}
+
+/**
+ * Selector-aware reads of a cache. Throws `SelectorParseError` for a bad selector string.
+ *
+ * @example
+ * ```ts
+ * import { createInformer } from "@kinformer/kinformer";
+ * import { KubeClient, pods } from "@kinformer/kinformer/client";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * const cluster = new SimulatedCluster();
+ * cluster.create(pods, { metadata: { namespace: "default", name: "web-1", labels: { app: "web" } } });
+ * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
+ * informer.start();
+ * await informer.waitForSync();
+ * console.log(informer.lister.list({ labelSelector: "app in (web,api)" }).length); // 1
+ * await informer.stop();
+ * cluster.close();
+ * ```
+ */
+export class Lister<T extends KubeObject = KubeObject> {
+  #store: Store<T>;
+
+  /** Wraps a store. */
+  constructor(store: Store<T>) {
+    this.#store = store;
+  }
+
+  /** The object under `key` (`namespace/name` or `name`). */
+  get(key: string): T | undefined {
+    return this.#store.get(key);
+  }
+
+  /** Every object matching the selector. */
+  list(options: ListerListOptions = {}): T[] {
+    return filter(this.#store.list(), options);
+  }
+
+  /** Reads scoped to one namespace. */
+  namespace(namespace: string): NamespaceLister<T> {
+    return new NamespaceLister(this.#store, namespace);
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The informer machinery: reflector, DeltaFIFO, indexer, listers, shared informer, factory.
+ *
+ * ```ts
+ * import { createInformer } from "@kinformer/kinformer/cache";
+ * import { KubeClient, pods } from "@kinformer/kinformer/client";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * const cluster = new SimulatedCluster();
+ * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
+ * informer.start();
+ * await informer.waitForSync();
+ * console.log(informer.store.size);
+ * await informer.stop();
+ * cluster.close();
+ * ```
+ * @module
+ */
+export { createInformer, SharedInformer } from "./informer.ts";
+export type {
+  EventHandler,
+  HandlerRegistration,
+  InformerErrorContext,
+  InformerHealth,
+  InformerOptions,
+  ListenerHealth,
+  ListenerOptions,
+} from "./informer.ts";
+export { SharedInformerFactory } from "./factory.ts";
+export type { InformerForOptions, SharedInformerFactoryOptions } from "./factory.ts";
+export type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
+export { Indexer, NAMESPACE_INDEX } from "./indexer.ts";
+export type { IndexFunc, Indexers, Store } from "./indexer.ts";
+export { Lister, NamespaceLister } from "./lister.ts";
+export type { ListerListOptions } from "./lister.ts";
+export { DeltaFIFO } from "./delta_fifo.ts";
+export type { Delta, DeltaFIFOOptions, DeltaType, KnownObjects } from "./delta_fifo.ts";
+export { objectKey, splitObjectKey } from "./object_key.ts";
+export { planNextRequest } from "./reflector.ts";
+export type {
+  InitialListMode,
+  PlannedRequest,
+  ReflectorErrorContext,
+  ReflectorPlanState,
+  ReflectorState,
+} from "./reflector.ts";
+export {
+  classifyError,
+  InitialEventsTimeoutError,
+  WatchInactivityError,
+} from "./reflector_errors.ts";
+export type { ErrorKind } from "./reflector_errors.ts";
+export { exponentialBackoff } from "../util/backoff.ts";
+export type { Backoff, BackoffOptions } from "../util/backoff.ts";
+export { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
+export { compareResourceVersions } from "../util/resource_version.ts";

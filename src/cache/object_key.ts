@@ -1,0 +1,39 @@
+/**
+ * Cache keys: `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
+ * @module
+ */
+import type { KubeObject } from "../client/types.ts";
+
+/**
+ * The cache key of an object: `namespace/name`, or `name` when it has no namespace.
+ * Throws a `TypeError` for an object without `metadata.name`.
+ *
+ * @example
+ * ```ts
+ * import { objectKey } from "@kinformer/kinformer/cache";
+ * console.log(objectKey({ metadata: { namespace: "default", name: "web-1" } })); // "default/web-1"
+ * console.log(objectKey({ metadata: { name: "kube-system" } })); // "kube-system"
+ * ```
+ */
+export function objectKey(object: KubeObject): string {
+  const meta = object.metadata;
+  const name = meta?.name;
+  if (!name) throw new TypeError(`object has no metadata.name: ${JSON.stringify(meta)}`);
+  return meta.namespace ? `${meta.namespace}/${name}` : name;
+}
+
+/**
+ * Splits a cache key into namespace (`""` for cluster-scoped) and name.
+ *
+ * @example
+ * ```ts
+ * import { splitObjectKey } from "@kinformer/kinformer/cache";
+ * console.log(splitObjectKey("default/web-1")); // { namespace: "default", name: "web-1" }
+ * ```
+ */
+export function splitObjectKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf("/");
+  return slash < 0
+    ? { namespace: "", name: key }
+    : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

@@ -1,0 +1,111 @@
+/**
+ * Errors the reflector raises itself, and the classification of every error it meets.
+ * @module
+ */
+import { KubeApiError, KubeNetworkError } from "../client/errors.ts";
+import { WatchDecodeError } from "../watch/decode_error.ts";
+import { LineTooLongError } from "../watch/line_splitter.ts";
+
+/**
+ * A watch sent nothing (no event, no bookmark) for longer than the inactivity limit; the
+ * reflector assumes a half-open connection and reconnects from the last resource version.
+ *
+ * @example
+ * ```ts
+ * import { WatchInactivityError } from "@kinformer/kinformer/cache";
+ * console.log(new WatchInactivityError(120_000).message);
+ * ```
+ */
+export class WatchInactivityError extends Error {
+  override name = "WatchInactivityError";
+  /** The limit that passed, in ms. */
+  readonly inactivityMs: number;
+  /** Builds the error for a limit of `inactivityMs`. */
+  constructor(inactivityMs: number) {
+    super(`watch sent nothing for ${inactivityMs} ms; reconnecting (half-open connection?)`);
+    this.inactivityMs = inactivityMs;
+  }
+}
+
+/**
+ * A streaming list (`sendInitialEvents`) did not deliver its `k8s.io/initial-events-end`
+ * bookmark in time; the reflector falls back to a paged LIST.
+ *
+ * @example
+ * ```ts
+ * import { InitialEventsTimeoutError } from "@kinformer/kinformer/cache";
+ * console.log(new InitialEventsTimeoutError(60_000).name);
+ * ```
+ */
+export class InitialEventsTimeoutError extends Error {
+  override name = "InitialEventsTimeoutError";
+  /** The limit that passed, in ms. */
+  readonly timeoutMs: number;
+  /** Builds the error for a limit of `timeoutMs`. */
+  constructor(timeoutMs: number) {
+    super(
+      `streaming list sent no initial-events-end bookmark within ${timeoutMs} ms; falling back to LIST`,
+    );
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * How the reflector files an error (the keys of `health().errors`):
+ * `expired` (410: relist), `too-large-rv` (504 ResourceVersionTooLarge: consistent relist),
+ * `unauthorized` (401), `forbidden` (403), `not-found` (404), `invalid` (400/422),
+ * `rate-limited` (429), `server` (5xx), `network`, `decode` (a malformed or oversized line,
+ * an HTML page), `inactivity`, `initial-events-timeout`, `handler` (a listener threw), `other`.
+ */
+export type ErrorKind =
+  | "expired"
+  | "too-large-rv"
+  | "unauthorized"
+  | "forbidden"
+  | "not-found"
+  | "invalid"
+  | "rate-limited"
+  | "server"
+  | "network"
+  | "decode"
+  | "inactivity"
+  | "initial-events-timeout"
+  | "handler"
+  | "other";
+
+/**
+ * Files an error under an {@linkcode ErrorKind}.
+ *
+ * @example
+ * ```ts
+ * import { classifyError } from "@kinformer/kinformer/cache";
+ * import { KubeApiError } from "@kinformer/kinformer/client";
+ * console.log(classifyError(new KubeApiError({ code: 429 }))); // "rate-limited"
+ * ```
+ */
+export function classifyError(error: unknown): ErrorKind {
+  if (error instanceof KubeApiError) {
+    if (error.isResourceVersionTooLarge) return "too-large-rv";
+    if (error.isExpired) return "expired";
+    switch (error.code) {
+      case 401:
+        return "unauthorized";
+      case 403:
+        return "forbidden";
+      case 404:
+        return "not-found";
+      case 400:
+      case 422:
+        return "invalid";
+      case 429:
+        return "rate-limited";
+    }
+    return error.code >= 500 ? "server" : "other";
+  }
+  if (error instanceof KubeNetworkError) return "network";
+  if (error instanceof WatchDecodeError || error instanceof LineTooLongError) return "decode";
+  if (error instanceof WatchInactivityError) return "inactivity";
+  if (error instanceof InitialEventsTimeoutError) return "initial-events-timeout";
+  if (error instanceof TypeError) return "network"; // fetch/stream failures surface as TypeError
+  return "other";
+}

@@ -1,0 +1,106 @@
+/**
+ * Typed errors for answers from (or failures reaching) the Kubernetes API.
+ * @module
+ */
+import type { Status } from "./types.ts";
+
+/** How many characters of a non-JSON error body an error keeps for its message. */
+export const BODY_SNIPPET_LENGTH = 200;
+
+/** Constructor options of {@linkcode KubeApiError}. */
+export interface KubeApiErrorOptions {
+  /** HTTP status code (or the `code` of a Status inside a watch ERROR event). */
+  code: number;
+  /** The decoded Kubernetes Status, when the body was one. */
+  status?: Status;
+  /** Seconds from a `Retry-After` header or `status.details.retryAfterSeconds`. */
+  retryAfterSeconds?: number;
+  /** Start of a body that was not a Status (plain text, HTML from a proxy). */
+  bodySnippet?: string;
+  /** Method and URL of the request, for the message. */
+  request?: string;
+  /** Underlying cause. */
+  cause?: unknown;
+}
+
+/**
+ * An error answer from the Kubernetes API: a non-2xx response or a watch ERROR event.
+ * Carries the decoded `Status` when there was one, else the start of the body.
+ *
+ * @example
+ * ```ts
+ * import { KubeApiError } from "@kinformer/kinformer/client";
+ * const err = KubeApiError.fromStatus({ kind: "Status", code: 410, reason: "Expired", message: "too old resource version" });
+ * console.log(err.isExpired, err.code, err.reason); // true 410 "Expired"
+ * ```
+ */
+export class KubeApiError extends Error {
+  override name = "KubeApiError";
+  /** HTTP status code, or the Status code of a watch ERROR event. */
+  readonly code: number;
+  /** Status `reason` (e.g. `Expired`, `NotFound`), or `""` when the body was not a Status. */
+  readonly reason: string;
+  /** The decoded Status, when the body was one. */
+  readonly status: Status | undefined;
+  /** Seconds to wait before retrying, from `Retry-After` or the Status details. */
+  readonly retryAfterSeconds: number | undefined;
+  /** Start of a non-Status body (plain text 429, HTML page from a proxy). */
+  readonly bodySnippet: string | undefined;
+
+  /** Builds an error; prefer {@linkcode KubeApiError.fromStatus} for a decoded Status. */
+  constructor(options: KubeApiErrorOptions) {
+    const { code, status, bodySnippet, request } = options;
+    const what = status?.message ?? (bodySnippet === undefined ? "" : JSON.stringify(bodySnippet));
+    const reason = status?.reason ?? "";
+    super(
+      `${request ? request + ": " : ""}Kubernetes API error ${code}${reason ? " " + reason : ""}${
+        what ? ": " + what : ""
+      }`,
+      options.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.code = code;
+    this.reason = reason;
+    this.status = status;
+    this.retryAfterSeconds = options.retryAfterSeconds ?? status?.details?.retryAfterSeconds;
+    this.bodySnippet = bodySnippet;
+  }
+
+  /** Builds an error from a Kubernetes Status (as found in a watch ERROR event). */
+  static fromStatus(status: Status, request?: string): KubeApiError {
+    const options: KubeApiErrorOptions = { code: status.code ?? 500, status };
+    if (request !== undefined) options.request = request;
+    return new KubeApiError(options);
+  }
+
+  /** True for 410 (`Expired`, or `Gone` from servers up to 1.17): the client must relist. */
+  get isExpired(): boolean {
+    return this.code === 410 || this.reason === "Expired" || this.reason === "Gone";
+  }
+
+  /** True when the server said the requested resourceVersion is newer than it has. */
+  get isResourceVersionTooLarge(): boolean {
+    return this.status?.details?.causes?.some((c) => c.type === "ResourceVersionTooLarge") ??
+      false;
+  }
+}
+
+/**
+ * The request never got an HTTP answer (connection refused, reset, DNS, TLS). The original
+ * error is the `cause`.
+ *
+ * @example
+ * ```ts
+ * import { KubeNetworkError } from "@kinformer/kinformer/client";
+ * const err = new KubeNetworkError("GET http://127.0.0.1:1/api", new TypeError("fetch failed"));
+ * console.log(err.message, err.cause instanceof TypeError);
+ * ```
+ */
+export class KubeNetworkError extends Error {
+  override name = "KubeNetworkError";
+  /** Builds the error for `request` (method and URL) caused by `cause`. */
+  constructor(request: string, cause: unknown) {
+    super(`${request}: network error: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The Kubernetes API client of kinformer: resource descriptors and paths, a small
+ * `fetch`-based {@linkcode KubeClient} (list one page, watch, get, create, replace, patch,
+ * delete), the object types it reads and the typed errors it throws.
+ *
+ * @example
+ * ```ts
+ * import { KubeApiError, KubeClient, pods } from "@kinformer/kinformer/client";
+ *
+ * // `fetch` defaults to globalThis.fetch; any `(request: Request) => Promise<Response>` works,
+ * // here a stand-in that answers one pod list and a 404 for everything else.
+ * const client = new KubeClient({
+ *   server: "http://127.0.0.1:8001",
+ *   token: () => "rotating-token",
+ *   fetch: (request) => {
+ *     const url = new URL(request.url);
+ *     if (url.pathname === "/api/v1/namespaces/default/pods") {
+ *       return Promise.resolve(Response.json({
+ *         kind: "PodList",
+ *         apiVersion: "v1",
+ *         metadata: { resourceVersion: "100" },
+ *         items: [{ metadata: { name: "web-1", namespace: "default" } }],
+ *       }));
+ *     }
+ *     return Promise.resolve(Response.json(
+ *       { kind: "Status", status: "Failure", code: 404, reason: "NotFound", message: "not found" },
+ *       { status: 404 },
+ *     ));
+ *   },
+ * });
+ *
+ * const list = await client.list(pods, { namespace: "default", labelSelector: "app=web" });
+ * console.log(list.metadata.resourceVersion, list.items.map((p) => p.metadata.name));
+ *
+ * try {
+ *   await client.get(pods, "missing", { namespace: "default" });
+ * } catch (error) {
+ *   if (error instanceof KubeApiError) console.log(error.code, error.reason); // 404 "NotFound"
+ *   else throw error;
+ * }
+ * ```
+ * @module
+ */
+export type {
+  KubeList,
+  KubeObject,
+  ListMeta,
+  ObjectMeta,
+  OwnerReference,
+  Status,
+  StatusCause,
+  StatusDetails,
+} from "./types.ts";
+export { isStatus } from "./types.ts";
+export { BODY_SNIPPET_LENGTH, KubeApiError, KubeNetworkError } from "./errors.ts";
+export type { KubeApiErrorOptions } from "./errors.ts";
+export {
+  configmaps,
+  cronjobs,
+  customresourcedefinitions,
+  daemonsets,
+  deployments,
+  endpoints,
+  events,
+  ingresses,
+  jobs,
+  leases,
+  namespaces,
+  nodes,
+  persistentvolumeclaims,
+  persistentvolumes,
+  pods,
+  replicasets,
+  resourceKey,
+  resourcePath,
+  secrets,
+  serviceaccounts,
+  services,
+  statefulsets,
+} from "./resource.ts";
+export type { ResourceDescriptor, ResourcePathOptions } from "./resource.ts";
+export { DEFAULT_USER_AGENT, KubeClient } from "./kube_client.ts";
+export type {
+  DeleteOptions,
+  GetOptions,
+  KubeClientOptions,
+  KubeRequestOptions,
+  ListOptions,
+  PatchOptions,
+  PatchType,
+  QueryValue,
+  ResourceVersionMatch,
+  TokenSource,
+  WatchOptions,
+  WriteOptions,
+} from "./kube_client.ts";
+// label_selector.ts / field_selector.ts exports are added here by the lead.

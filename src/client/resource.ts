@@ -1,0 +1,430 @@
+/**
+ * Resource descriptors (group, version, plural, kind, scope) and the URL paths built from them.
+ * @module
+ */
+
+/**
+ * What the client needs to know about a resource type to build its URLs: the API group and
+ * version, the plural resource name used in paths, the kind (for `PodList` and friends) and
+ * whether objects live in a namespace.
+ *
+ * @example
+ * ```ts
+ * import { type ResourceDescriptor, resourcePath } from "@kinformer/kinformer/client";
+ * const widgets: ResourceDescriptor = {
+ *   group: "example.com",
+ *   version: "v1alpha1",
+ *   resource: "widgets",
+ *   kind: "Widget",
+ *   namespaced: true,
+ * };
+ * console.log(resourcePath(widgets, { namespace: "default" }));
+ * // "/apis/example.com/v1alpha1/namespaces/default/widgets"
+ * ```
+ */
+export interface ResourceDescriptor {
+  /** API group, e.g. `apps`. Absent or `""` for the core group (served under `/api`). */
+  readonly group?: string;
+  /** API version, e.g. `v1`. */
+  readonly version: string;
+  /** Plural resource name as it appears in URLs, e.g. `deployments`. */
+  readonly resource: string;
+  /** Kind of one object, e.g. `Deployment`; the list kind is this plus `List`. */
+  readonly kind: string;
+  /** Whether objects belong to a namespace (`false` for cluster-scoped resources). */
+  readonly namespaced: boolean;
+}
+
+/** Options of {@linkcode resourcePath}. */
+export interface ResourcePathOptions {
+  /**
+   * Namespace of the objects. Only for namespaced resources; absent or `""` addresses every
+   * namespace (a cluster-wide list or watch).
+   * @default undefined
+   */
+  namespace?: string | undefined;
+  /**
+   * Name of one object. Absent or `""` addresses the collection.
+   * @default undefined
+   */
+  name?: string | undefined;
+  /**
+   * Subresource of the named object, e.g. `status` or `scale`. Needs `name`.
+   * @default undefined
+   */
+  subresource?: string | undefined;
+}
+
+function core(resource: string, kind: string, namespaced: boolean): ResourceDescriptor {
+  return Object.freeze({ version: "v1", resource, kind, namespaced });
+}
+
+function grouped(
+  group: string,
+  resource: string,
+  kind: string,
+  namespaced: boolean,
+): ResourceDescriptor {
+  return Object.freeze({ group, version: "v1", resource, kind, namespaced });
+}
+
+/**
+ * Core `v1` Pods (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { pods, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(pods, { namespace: "default", name: "web-1" }));
+ * // "/api/v1/namespaces/default/pods/web-1"
+ * ```
+ */
+export const pods: ResourceDescriptor = core("pods", "Pod", true);
+
+/**
+ * Core `v1` ConfigMaps (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { configmaps, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(configmaps)); // "/api/v1/configmaps"
+ * ```
+ */
+export const configmaps: ResourceDescriptor = core("configmaps", "ConfigMap", true);
+
+/**
+ * Core `v1` Secrets (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { secrets, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(secrets, { namespace: "kube-system" }));
+ * ```
+ */
+export const secrets: ResourceDescriptor = core("secrets", "Secret", true);
+
+/**
+ * Core `v1` Services (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { services, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(services, { namespace: "default" }));
+ * ```
+ */
+export const services: ResourceDescriptor = core("services", "Service", true);
+
+/**
+ * Core `v1` Endpoints (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { endpoints, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(endpoints, { namespace: "default", name: "kubernetes" }));
+ * ```
+ */
+export const endpoints: ResourceDescriptor = core("endpoints", "Endpoints", true);
+
+/**
+ * Core `v1` Events (namespaced; the older core API, not `events.k8s.io`).
+ *
+ * @example
+ * ```ts
+ * import { events, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(events)); // "/api/v1/events"
+ * ```
+ */
+export const events: ResourceDescriptor = core("events", "Event", true);
+
+/**
+ * Core `v1` ServiceAccounts (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { serviceaccounts, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(serviceaccounts, { namespace: "default", name: "default" }));
+ * ```
+ */
+export const serviceaccounts: ResourceDescriptor = core("serviceaccounts", "ServiceAccount", true);
+
+/**
+ * Core `v1` Namespaces (cluster-scoped).
+ *
+ * @example
+ * ```ts
+ * import { namespaces, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(namespaces, { name: "default" })); // "/api/v1/namespaces/default"
+ * ```
+ */
+export const namespaces: ResourceDescriptor = core("namespaces", "Namespace", false);
+
+/**
+ * Core `v1` Nodes (cluster-scoped).
+ *
+ * @example
+ * ```ts
+ * import { nodes, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(nodes, { name: "node-1", subresource: "status" }));
+ * ```
+ */
+export const nodes: ResourceDescriptor = core("nodes", "Node", false);
+
+/**
+ * Core `v1` PersistentVolumes (cluster-scoped).
+ *
+ * @example
+ * ```ts
+ * import { persistentvolumes, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(persistentvolumes)); // "/api/v1/persistentvolumes"
+ * ```
+ */
+export const persistentvolumes: ResourceDescriptor = core(
+  "persistentvolumes",
+  "PersistentVolume",
+  false,
+);
+
+/**
+ * Core `v1` PersistentVolumeClaims (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { persistentvolumeclaims, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(persistentvolumeclaims, { namespace: "default" }));
+ * ```
+ */
+export const persistentvolumeclaims: ResourceDescriptor = core(
+  "persistentvolumeclaims",
+  "PersistentVolumeClaim",
+  true,
+);
+
+/**
+ * `apps/v1` Deployments (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { deployments, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(deployments, { namespace: "default", name: "web", subresource: "scale" }));
+ * // "/apis/apps/v1/namespaces/default/deployments/web/scale"
+ * ```
+ */
+export const deployments: ResourceDescriptor = grouped("apps", "deployments", "Deployment", true);
+
+/**
+ * `apps/v1` StatefulSets (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { statefulsets, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(statefulsets, { namespace: "default" }));
+ * ```
+ */
+export const statefulsets: ResourceDescriptor = grouped(
+  "apps",
+  "statefulsets",
+  "StatefulSet",
+  true,
+);
+
+/**
+ * `apps/v1` DaemonSets (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { daemonsets, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(daemonsets, { namespace: "kube-system" }));
+ * ```
+ */
+export const daemonsets: ResourceDescriptor = grouped("apps", "daemonsets", "DaemonSet", true);
+
+/**
+ * `apps/v1` ReplicaSets (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { replicasets, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(replicasets)); // "/apis/apps/v1/replicasets"
+ * ```
+ */
+export const replicasets: ResourceDescriptor = grouped("apps", "replicasets", "ReplicaSet", true);
+
+/**
+ * `batch/v1` Jobs (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { jobs, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(jobs, { namespace: "default" }));
+ * ```
+ */
+export const jobs: ResourceDescriptor = grouped("batch", "jobs", "Job", true);
+
+/**
+ * `batch/v1` CronJobs (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { cronjobs, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(cronjobs, { namespace: "default" }));
+ * ```
+ */
+export const cronjobs: ResourceDescriptor = grouped("batch", "cronjobs", "CronJob", true);
+
+/**
+ * `networking.k8s.io/v1` Ingresses (namespaced).
+ *
+ * @example
+ * ```ts
+ * import { ingresses, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(ingresses, { namespace: "default" }));
+ * ```
+ */
+export const ingresses: ResourceDescriptor = grouped(
+  "networking.k8s.io",
+  "ingresses",
+  "Ingress",
+  true,
+);
+
+/**
+ * `coordination.k8s.io/v1` Leases (namespaced), as used for leader election.
+ *
+ * @example
+ * ```ts
+ * import { leases, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(leases, { namespace: "kube-system", name: "my-controller" }));
+ * ```
+ */
+export const leases: ResourceDescriptor = grouped("coordination.k8s.io", "leases", "Lease", true);
+
+/**
+ * `apiextensions.k8s.io/v1` CustomResourceDefinitions (cluster-scoped).
+ *
+ * @example
+ * ```ts
+ * import { customresourcedefinitions, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(customresourcedefinitions));
+ * // "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+ * ```
+ */
+export const customresourcedefinitions: ResourceDescriptor = grouped(
+  "apiextensions.k8s.io",
+  "customresourcedefinitions",
+  "CustomResourceDefinition",
+  false,
+);
+
+/** Checks the fields `resourcePath` and `resourceKey` interpolate into a path. */
+function checkDescriptor(resource: ResourceDescriptor): void {
+  if (typeof resource !== "object" || resource === null) {
+    throw new TypeError(`resource must be a ResourceDescriptor, got ${String(resource)}`);
+  }
+  if (typeof resource.version !== "string" || resource.version === "") {
+    throw new TypeError(
+      `resource.version must be a non-empty string, got ${JSON.stringify(resource.version)}`,
+    );
+  }
+  if (typeof resource.resource !== "string" || resource.resource === "") {
+    throw new TypeError(
+      `resource.resource must be a non-empty string, got ${JSON.stringify(resource.resource)}`,
+    );
+  }
+  if (resource.group !== undefined && typeof resource.group !== "string") {
+    throw new TypeError(`resource.group must be a string, got ${JSON.stringify(resource.group)}`);
+  }
+}
+
+/**
+ * Percent-encodes one path segment. `.` and `..` are refused because URL parsing would
+ * silently turn them into "this folder" and "parent folder".
+ */
+function segment(option: string, value: string): string {
+  if (typeof value !== "string") {
+    throw new TypeError(`${option} must be a string, got ${JSON.stringify(value)}`);
+  }
+  if (value === "." || value === "..") {
+    throw new TypeError(`${option} must not be ${JSON.stringify(value)}`);
+  }
+  return encodeURIComponent(value);
+}
+
+/**
+ * Builds the URL path of a collection, an object or an object's subresource:
+ * `/api/v1/...` for the core group, `/apis/{group}/{version}/...` for named groups. The
+ * namespace segment is added only for namespaced resources with a non-empty `namespace`;
+ * without one the path addresses every namespace. Every segment is percent-encoded.
+ *
+ * @throws {TypeError} when `namespace` is given for a cluster-scoped resource, when
+ * `subresource` is given without `name`, when `name` is given for a namespaced resource
+ * without `namespace`, or when a segment is `.` or `..`.
+ *
+ * @example
+ * ```ts
+ * import { deployments, nodes, pods, resourcePath } from "@kinformer/kinformer/client";
+ * console.log(resourcePath(pods)); // "/api/v1/pods"
+ * console.log(resourcePath(pods, { namespace: "default", name: "web-1", subresource: "log" }));
+ * // "/api/v1/namespaces/default/pods/web-1/log"
+ * console.log(resourcePath(deployments, { namespace: "prod" }));
+ * // "/apis/apps/v1/namespaces/prod/deployments"
+ * console.log(resourcePath(nodes, { name: "node-1" })); // "/api/v1/nodes/node-1"
+ * ```
+ */
+export function resourcePath(resource: ResourceDescriptor, options?: ResourcePathOptions): string {
+  checkDescriptor(resource);
+  const namespace = options?.namespace ?? "";
+  const name = options?.name ?? "";
+  const subresource = options?.subresource ?? "";
+  let path = resource.group
+    ? `/apis/${segment("resource.group", resource.group)}/${
+      segment("resource.version", resource.version)
+    }`
+    : `/api/${segment("resource.version", resource.version)}`;
+  if (namespace !== "") {
+    if (!resource.namespaced) {
+      throw new TypeError(
+        `options.namespace must not be set for the cluster-scoped resource ${
+          resourceKey(resource)
+        }, got ${JSON.stringify(namespace)}`,
+      );
+    }
+    path += `/namespaces/${segment("options.namespace", namespace)}`;
+  }
+  path += `/${segment("resource.resource", resource.resource)}`;
+  if (name === "") {
+    if (subresource !== "") {
+      throw new TypeError(
+        `options.name is required with options.subresource ${JSON.stringify(subresource)}`,
+      );
+    }
+    return path;
+  }
+  if (resource.namespaced && namespace === "") {
+    throw new TypeError(
+      `options.namespace is required to address ${resourceKey(resource)} ${
+        JSON.stringify(name)
+      }: the resource is namespaced`,
+    );
+  }
+  path += `/${segment("options.name", name)}`;
+  if (subresource !== "") path += `/${segment("options.subresource", subresource)}`;
+  return path;
+}
+
+/**
+ * A stable identity string for a resource type: `{group}/{version}/{resource}`, or
+ * `{version}/{resource}` for the core group. Useful as a map key (e.g. one shared informer
+ * per resource).
+ *
+ * @example
+ * ```ts
+ * import { deployments, pods, resourceKey } from "@kinformer/kinformer/client";
+ * console.log(resourceKey(deployments)); // "apps/v1/deployments"
+ * console.log(resourceKey(pods)); // "v1/pods"
+ * ```
+ */
+export function resourceKey(resource: ResourceDescriptor): string {
+  checkDescriptor(resource);
+  return resource.group
+    ? `${resource.group}/${resource.version}/${resource.resource}`
+    : `${resource.version}/${resource.resource}`;
+}

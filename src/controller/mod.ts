@@ -1,0 +1,40 @@
+/**
+ * Run a controller: informer events become keys on a rate-limited work queue, and workers
+ * reconcile each key until the signal aborts. Errors retry with backoff; a key is never
+ * reconciled by two workers at once; stopping lets in-flight work finish.
+ *
+ * @example
+ * ```ts
+ * import { runController, type InformerLike } from "@kinformer/kinformer/controller";
+ *
+ * type Obj = { metadata: { namespace?: string; name?: string } };
+ * const informer: InformerLike<Obj> = {
+ *   addEventHandler(handler) {
+ *     handler.onAdd?.({ metadata: { namespace: "default", name: "web" } }, true);
+ *     return { hasSynced: () => true, remove: () => {} };
+ *   },
+ * };
+ *
+ * const stop = new AbortController();
+ * await runController({
+ *   informers: [informer],
+ *   signal: stop.signal,
+ *   workers: 2,
+ *   reconcile: async (key, { signal }) => {
+ *     console.log("reconcile", key, signal.aborted); // reconcile default/web false
+ *     stop.abort();
+ *     return { requeueAfterMs: 60_000 }; // check again in a minute
+ *   },
+ * });
+ * ```
+ * @module
+ */
+export {
+  type InformerEventHandlerLike,
+  type InformerLike,
+  type InformerRegistrationLike,
+  type ReconcileContext,
+  type ReconcileResult,
+  runController,
+  type RunControllerOptions,
+} from "./run_controller.ts";

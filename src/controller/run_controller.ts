@@ -1,0 +1,456 @@
+/**
+ * Runs a controller: informer events become keys on a rate-limited work queue, and a fixed
+ * number of workers reconcile those keys until the signal aborts.
+ * @module
+ */
+import { type Clock, sleep, systemClock } from "../util/clock.ts";
+import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
+import { _reportError } from "../queue/_report_error.ts";
+import {
+  _checkClock,
+  _checkFunction,
+  _checkNumber,
+  _checkOptionsObject,
+} from "../queue/_validate.ts";
+
+/**
+ * Event callbacks the runner registers on an informer. The shape matches kinformer's shared
+ * informer; any object with these methods works.
+ *
+ * @example
+ * ```ts
+ * import type { InformerEventHandlerLike } from "@kinformer/kinformer/controller";
+ * const handler: InformerEventHandlerLike<{ metadata: { name: string } }> = {
+ *   onAdd: (obj, isInInitialList) => console.log("add", obj.metadata.name, isInInitialList),
+ * };
+ * handler.onAdd?.({ metadata: { name: "web" } }, true);
+ * ```
+ */
+export interface InformerEventHandlerLike<O> {
+  /** An object appeared; `isInInitialList` is true while the first list is delivered. */
+  onAdd?(obj: O, isInInitialList: boolean): void;
+  /** An object changed (or a resync re-delivered it with `oldObj === newObj`). */
+  onUpdate?(oldObj: O, newObj: O): void;
+  /** An object went away; `finalStateUnknown` when a relist noticed it, not a watch event. */
+  onDelete?(obj: O, finalStateUnknown: boolean): void;
+}
+
+/**
+ * What registering a handler on an informer returns.
+ *
+ * @example
+ * ```ts
+ * import type { InformerRegistrationLike } from "@kinformer/kinformer/controller";
+ * const registration: InformerRegistrationLike = { hasSynced: () => true, remove: () => {} };
+ * console.log(registration.hasSynced()); // true
+ * ```
+ */
+export interface InformerRegistrationLike {
+  /** True once this handler has received every object of the informer's initial list. */
+  hasSynced(): boolean;
+  /** Unregisters the handler. */
+  remove(): void | Promise<void>;
+  /**
+   * Optional: resolves once `hasSynced()` is true, so the runner need not poll. Should reject
+   * with the signal's reason when it aborts.
+   */
+  waitForSync?(signal?: AbortSignal): Promise<unknown>;
+}
+
+/**
+ * The part of an informer that {@linkcode runController} uses. Structural, so kinformer's
+ * informers, test fakes and adapters all fit.
+ *
+ * @example
+ * ```ts
+ * import type { InformerLike } from "@kinformer/kinformer/controller";
+ * // An informer with a fixed set of objects, synced at once.
+ * const objects = [{ metadata: { namespace: "default", name: "web" } }];
+ * const informer: InformerLike<(typeof objects)[number]> = {
+ *   addEventHandler(handler) {
+ *     for (const obj of objects) handler.onAdd?.(obj, true);
+ *     return { hasSynced: () => true, remove: () => {} };
+ *   },
+ * };
+ * informer.addEventHandler({ onAdd: (obj) => console.log(obj.metadata.name) });
+ * ```
+ */
+export interface InformerLike<O = unknown> {
+  /** Registers `handler`; it first receives the current cache as adds. */
+  addEventHandler(handler: InformerEventHandlerLike<O>): InformerRegistrationLike;
+  /**
+   * Optional: starts the informer until `signal` aborts. If it returns a promise, the runner
+   * waits for it before resolving, so it must settle once `signal` aborts.
+   */
+  start?(signal?: AbortSignal): void | Promise<void>;
+  /**
+   * Optional: resolves once the informer's cache has synced. Used when a registration has no
+   * `waitForSync`; the runner still confirms the registration's own `hasSynced()`.
+   */
+  waitForSync?(signal?: AbortSignal): Promise<unknown>;
+}
+
+/**
+ * What a reconcile function may return: `requeueAfterMs` schedules the key again after that
+ * many milliseconds (its error backoff is reset), for periodic re-checks.
+ */
+export interface ReconcileResult {
+  /** Reconcile the key again after this many milliseconds (0 = as soon as possible). */
+  requeueAfterMs?: number;
+}
+
+/** The second argument of a reconcile function. */
+export interface ReconcileContext {
+  /** Aborts when the controller stops; long work should stop early and throw. */
+  signal: AbortSignal;
+  /** How many times this key has been retried after errors since it last succeeded. */
+  numRequeues: number;
+}
+
+/** Options of {@linkcode runController}. */
+export interface RunControllerOptions<O = unknown> {
+  /** Informers whose events enqueue keys. */
+  informers: readonly InformerLike<O>[];
+  /**
+   * Brings the world in line with the desired state of `key`. Throwing (or rejecting)
+   * retries the key with the queue's rate limiter and reports the error to `onError`.
+   */
+  reconcile: (
+    key: string,
+    ctx: ReconcileContext,
+  ) => Promise<ReconcileResult | void> | ReconcileResult | void;
+  /** Stops the controller: no new keys are taken, in-flight reconciles finish. */
+  signal: AbortSignal;
+  /**
+   * The queue keys go through; it is shut down when the controller stops.
+   * @default new RateLimitingQueue<string>({ clock, name: "controller" })
+   */
+  queue?: RateLimitingQueue<string>;
+  /**
+   * Number of keys reconciled at once (one key is never reconciled twice at once).
+   * @default 1
+   */
+  workers?: number;
+  /**
+   * Maps an object from an event to the key(s) to reconcile, or `undefined` for none (for
+   * example the owner's key of a child object). Updates enqueue the keys of both the old and
+   * the new object.
+   * @default `namespace/name`, or `name` for cluster-scoped objects
+   */
+  keyFor?: (obj: O) => string | readonly string[] | undefined;
+  /**
+   * Told about every error: a failed reconcile (with its key), or a failing `keyFor` (key
+   * `undefined`). If it throws, the controller stops and `runController` rejects with that
+   * error.
+   * @default logs with `console.error`
+   */
+  onError?: (error: unknown, key: string | undefined) => void;
+  /**
+   * Time source for the default queue and for polling `hasSynced()`.
+   * @default systemClock
+   */
+  clock?: Clock;
+  /**
+   * Call each informer's `start(signal)`. Turn off for informers started elsewhere (for
+   * example by a shared factory).
+   * @default true
+   */
+  startInformers?: boolean;
+  /**
+   * How often `hasSynced()` is polled for registrations that offer no `waitForSync`.
+   * @default 100
+   */
+  syncPollIntervalMs?: number;
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects; unwraps `{ key, obj }` tombstones. */
+function defaultKeyFor(obj: unknown): string {
+  if (typeof obj !== "object" || obj === null) {
+    throw new TypeError(`cannot compute a key: the event object is ${String(obj)}`);
+  }
+  const o = obj as { metadata?: { name?: unknown; namespace?: unknown }; key?: unknown };
+  if (o.metadata === undefined && typeof o.key === "string") return o.key;
+  const name = o.metadata?.name;
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError("cannot compute a key: the event object has no metadata.name");
+  }
+  const namespace = o.metadata?.namespace;
+  return typeof namespace === "string" && namespace !== "" ? `${namespace}/${name}` : name;
+}
+
+function defaultOnError(error: unknown, key: string | undefined): void {
+  console.error(key === undefined ? "kinformer controller:" : `kinformer controller: ${key}:`, error);
+}
+
+/** True for the error an aborted `signal` makes async work throw. */
+function isAbortError(error: unknown, signal: AbortSignal): boolean {
+  return signal.aborted &&
+    (error === signal.reason ||
+      (typeof error === "object" && error !== null &&
+        (error as { name?: unknown }).name === "AbortError"));
+}
+
+/** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+function checkSignal(value: unknown): void {
+  const s = value as Partial<AbortSignal> | null | undefined;
+  if (
+    typeof s !== "object" || s === null || typeof s.aborted !== "boolean" ||
+    typeof s.addEventListener !== "function"
+  ) {
+    throw new TypeError("signal must be an AbortSignal");
+  }
+}
+
+/**
+ * Runs a controller until `signal` aborts:
+ *
+ * 1. registers a handler on every informer that enqueues the key(s) of each added, updated
+ *    and deleted object, then starts the informers (unless `startInformers: false`);
+ * 2. waits until every registration's `hasSynced()` is true (its `waitForSync` if it has one,
+ *    else polling on the clock every `syncPollIntervalMs`);
+ * 3. runs `workers` loops that take a key, call `reconcile(key, ctx)` and then: on success
+ *    `forget` the key (or `addAfter` it when `requeueAfterMs` is returned), on error
+ *    `addRateLimited` it and call `onError`; the key is always marked `done`.
+ *
+ * When `signal` aborts, workers stop taking keys and in-flight reconciles finish (their
+ * `ctx.signal` aborts so they can stop early); then the handlers are removed, the queue is
+ * shut down, started informers are awaited, and the promise resolves. It rejects only when
+ * something fatal happened: invalid options, `onError` or an informer threw, an informer's
+ * `start` rejected.
+ *
+ * @example
+ * ```ts
+ * import { runController, type InformerLike } from "@kinformer/kinformer/controller";
+ *
+ * type Obj = { metadata: { namespace?: string; name?: string } };
+ * const informer: InformerLike<Obj> = {
+ *   addEventHandler(handler) {
+ *     handler.onAdd?.({ metadata: { namespace: "default", name: "web" } }, true);
+ *     return { hasSynced: () => true, remove: () => {} };
+ *   },
+ * };
+ *
+ * const stop = new AbortController();
+ * await runController({
+ *   informers: [informer],
+ *   signal: stop.signal,
+ *   reconcile: async (key) => {
+ *     console.log("reconcile", key); // default/web
+ *     stop.abort();
+ *   },
+ * });
+ * ```
+ */
+export async function runController<O = unknown>(options: RunControllerOptions<O>): Promise<void> {
+  _checkOptionsObject(options, "runController");
+  if (options === undefined) throw new TypeError("runController: options are required");
+  if (!Array.isArray(options.informers)) {
+    throw new TypeError("informers must be an array of informers");
+  }
+  options.informers.forEach((informer: unknown, i) => {
+    if (
+      typeof informer !== "object" || informer === null ||
+      typeof (informer as InformerLike).addEventHandler !== "function"
+    ) {
+      throw new TypeError(`informers[${i}] must have an addEventHandler() method`);
+    }
+  });
+  if (typeof options.reconcile !== "function") {
+    throw new TypeError("reconcile must be a function");
+  }
+  checkSignal(options.signal);
+  _checkNumber(options.workers, "workers", { min: 1, integer: true });
+  _checkFunction(options.keyFor, "keyFor");
+  _checkFunction(options.onError, "onError");
+  _checkClock(options.clock, "clock");
+  _checkNumber(options.syncPollIntervalMs, "syncPollIntervalMs", {
+    min: 0,
+    minExclusive: true,
+  });
+  if (options.queue !== undefined && !(options.queue instanceof RateLimitingQueue)) {
+    throw new TypeError("queue must be a RateLimitingQueue");
+  }
+  if (options.startInformers !== undefined && typeof options.startInformers !== "boolean") {
+    throw new TypeError(`startInformers must be a boolean, got ${String(options.startInformers)}`);
+  }
+
+  const clock = options.clock ?? systemClock;
+  const queue = options.queue ?? new RateLimitingQueue<string>({ clock, name: "controller" });
+  const workers = options.workers ?? 1;
+  const keyFor = options.keyFor ?? (defaultKeyFor as (obj: O) => string);
+  const onError = options.onError ?? defaultOnError;
+  const pollMs = options.syncPollIntervalMs ?? 100;
+  const reconcile = options.reconcile;
+
+  // Our own signal: aborted by the caller's signal or by a fatal error.
+  const stop = new AbortController();
+  let failure: { error: unknown } | undefined;
+  let finished = false;
+  const fail = (error: unknown): void => {
+    if (finished) {
+      _reportError(error);
+      return;
+    }
+    failure ??= { error };
+    if (!stop.signal.aborted) stop.abort(error);
+  };
+  const report = (error: unknown, key: string | undefined): void => {
+    try {
+      onError(error, key);
+    } catch (thrown) {
+      fail(thrown);
+    }
+  };
+  const onCallerAbort = (): void => stop.abort(options.signal.reason);
+  if (options.signal.aborted) stop.abort(options.signal.reason);
+  else options.signal.addEventListener("abort", onCallerAbort, { once: true });
+
+  const enqueue = (obj: O): void => {
+    let keys: string | readonly string[] | undefined;
+    try {
+      keys = keyFor(obj);
+    } catch (error) {
+      report(error, undefined);
+      return;
+    }
+    if (keys === undefined) return;
+    if (typeof keys === "string") {
+      queue.add(keys);
+      return;
+    }
+    if (!Array.isArray(keys) || keys.some((k) => typeof k !== "string")) {
+      report(
+        new TypeError("keyFor must return a string, an array of strings or undefined"),
+        undefined,
+      );
+      return;
+    }
+    for (const key of keys) queue.add(key);
+  };
+  const handler: InformerEventHandlerLike<O> = {
+    onAdd: (obj) => enqueue(obj),
+    onUpdate: (oldObj, newObj) => {
+      enqueue(newObj);
+      if (oldObj !== newObj) enqueue(oldObj);
+    },
+    onDelete: (obj) => enqueue(obj),
+  };
+
+  const registrations: InformerRegistrationLike[] = [];
+  const running: Promise<void>[] = [];
+
+  const waitForSync = async (
+    informer: InformerLike<O>,
+    registration: InformerRegistrationLike,
+  ): Promise<void> => {
+    if (typeof registration.waitForSync === "function") {
+      await untilAborted(registration.waitForSync(stop.signal), stop.signal);
+    } else if (typeof informer.waitForSync === "function") {
+      await untilAborted(informer.waitForSync(stop.signal), stop.signal);
+    }
+    while (!registration.hasSynced()) await sleep(pollMs, clock, stop.signal);
+  };
+
+  const worker = async (): Promise<void> => {
+    while (!stop.signal.aborted) {
+      let key: string;
+      try {
+        const next = await queue.get({ signal: stop.signal });
+        if (next.shutdown) return;
+        key = next.item;
+      } catch (error) {
+        if (isAbortError(error, stop.signal)) return;
+        throw error;
+      }
+      try {
+        await reconcileOnce(key);
+      } finally {
+        queue.done(key);
+      }
+    }
+  };
+
+  const reconcileOnce = async (key: string): Promise<void> => {
+    let result: ReconcileResult | void;
+    try {
+      result = await reconcile(key, { signal: stop.signal, numRequeues: queue.numRequeues(key) });
+    } catch (error) {
+      if (isAbortError(error, stop.signal)) return;
+      queue.addRateLimited(key);
+      report(error, key);
+      return;
+    }
+    const after = typeof result === "object" && result !== null ? result.requeueAfterMs : undefined;
+    if (after === undefined) {
+      queue.forget(key);
+      return;
+    }
+    if (typeof after !== "number" || !(after >= 0) || !Number.isFinite(after)) {
+      queue.addRateLimited(key);
+      report(
+        new RangeError(
+          `reconcile returned requeueAfterMs ${String(after)}; expected a finite number >= 0`,
+        ),
+        key,
+      );
+      return;
+    }
+    queue.forget(key);
+    queue.addAfter(key, after);
+  };
+
+  try {
+    for (const informer of options.informers) {
+      registrations.push(informer.addEventHandler(handler));
+    }
+    if (options.startInformers ?? true) {
+      for (const informer of options.informers) {
+        const started = informer.start?.(stop.signal);
+        if (started !== undefined) {
+          running.push(
+            Promise.resolve(started).then(undefined, (error: unknown) => {
+              if (!isAbortError(error, stop.signal)) fail(error);
+            }),
+          );
+        }
+      }
+    }
+    try {
+      await Promise.all(
+        registrations.map((r, i) => waitForSync(options.informers[i] as InformerLike<O>, r)),
+      );
+    } catch (error) {
+      if (!isAbortError(error, stop.signal)) throw error;
+    }
+    if (!stop.signal.aborted) {
+      await Promise.all(
+        Array.from({ length: workers }, () => worker().then(undefined, fail)),
+      );
+    }
+  } catch (error) {
+    fail(error);
+  } finally {
+    for (const registration of registrations) {
+      try {
+        await registration.remove();
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    queue.shutDown();
+    if (!stop.signal.aborted) stop.abort(new Error("controller stopped"));
+    await Promise.all(running);
+    options.signal.removeEventListener("abort", onCallerAbort);
+    finished = true;
+  }
+  if (failure !== undefined) throw failure.error;
+}

@@ -1,0 +1,90 @@
+/**
+ * Up-front checks for options objects; each error names the option and the bad value.
+ * Internal to `src/queue/` and `src/controller/`.
+ * @module
+ */
+import type { Clock } from "../util/clock.ts";
+
+function show(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  if (value === null) return "null";
+  if (typeof value === "object") return "an object";
+  return String(value);
+}
+
+/** Throws unless `value` is a plain object or `undefined`. */
+export function _checkOptionsObject(value: unknown, where: string): void {
+  if (value !== undefined && (typeof value !== "object" || value === null)) {
+    throw new TypeError(`${where}: options must be an object, got ${show(value)}`);
+  }
+}
+
+/** Throws unless `value` is `undefined` or a {@linkcode Clock}. */
+export function _checkClock(value: unknown, option: string): void {
+  if (value === undefined) return;
+  const c = value as Partial<Clock> | null;
+  if (
+    typeof c !== "object" || c === null || typeof c.now !== "function" ||
+    typeof c.setTimeout !== "function" || typeof c.clearTimeout !== "function"
+  ) {
+    throw new TypeError(
+      `${option} must be a Clock with now(), setTimeout() and clearTimeout(), got ${show(value)}`,
+    );
+  }
+}
+
+/** Throws unless `value` is `undefined` or a function. */
+export function _checkFunction(value: unknown, option: string): void {
+  if (value !== undefined && typeof value !== "function") {
+    throw new TypeError(`${option} must be a function, got ${show(value)}`);
+  }
+}
+
+/** Throws unless `value` is `undefined` or a string. */
+export function _checkString(value: unknown, option: string): void {
+  if (value !== undefined && typeof value !== "string") {
+    throw new TypeError(`${option} must be a string, got ${show(value)}`);
+  }
+}
+
+/**
+ * Throws unless `value` is `undefined` or a number in range: `TypeError` for a non-number,
+ * `RangeError` for NaN, out of range, infinite (unless allowed) or fractional (when an
+ * integer is required).
+ */
+export function _checkNumber(
+  value: unknown,
+  option: string,
+  range: { min: number; minExclusive?: boolean; integer?: boolean; allowInfinity?: boolean },
+): void {
+  if (value === undefined) return;
+  if (typeof value !== "number") {
+    throw new TypeError(`${option} must be a number, got ${show(value)}`);
+  }
+  const tooSmall = range.minExclusive ? !(value > range.min) : !(value >= range.min);
+  if (
+    Number.isNaN(value) || tooSmall || (!range.allowInfinity && !Number.isFinite(value)) ||
+    (range.integer && Number.isFinite(value) && !Number.isInteger(value))
+  ) {
+    const what = `${range.integer ? "an integer" : "a number"} ${
+      range.minExclusive ? ">" : ">="
+    } ${range.min}`;
+    throw new RangeError(
+      `${option} must be ${what}${range.allowInfinity ? "" : " and finite"}, got ${show(value)}`,
+    );
+  }
+}
+
+/** Throws unless `value` has the methods of a `RateLimiter`. */
+export function _checkRateLimiter(value: unknown, option: string): void {
+  const l = value as { when?: unknown; forget?: unknown; numRequeues?: unknown } | null;
+  if (
+    typeof l !== "object" || l === null || typeof l.when !== "function" ||
+    typeof l.forget !== "function" || typeof l.numRequeues !== "function"
+  ) {
+    throw new TypeError(
+      `${option} must be a RateLimiter with when(), forget() and numRequeues(), got ${show(value)}`,
+    );
+  }
+}

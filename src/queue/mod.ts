@@ -1,0 +1,55 @@
+/**
+ * Work queues for controllers, with client-go semantics: a deduplicating FIFO that never
+ * hands one key to two workers at once ({@linkcode WorkQueue}), delayed adds on a single
+ * timer ({@linkcode DelayingQueue}), and retries paced by rate limiters
+ * ({@linkcode RateLimitingQueue}, {@linkcode defaultControllerRateLimiter}).
+ *
+ * @example
+ * ```ts
+ * import { RateLimitingQueue } from "@kinformer/kinformer/queue";
+ *
+ * const queue = new RateLimitingQueue<string>({ name: "pods" });
+ * queue.add("default/web");
+ * queue.add("default/web"); // already pending: deduplicated
+ *
+ * const next = await queue.get();
+ * if (!next.shutdown) {
+ *   try {
+ *     console.log("reconcile", next.item);
+ *     queue.forget(next.item); // success: reset its backoff
+ *   } catch {
+ *     queue.addRateLimited(next.item); // failure: retry after 5 ms, 10 ms, 20 ms ...
+ *   } finally {
+ *     queue.done(next.item);
+ *   }
+ * }
+ * console.log(queue.metrics().adds); // 1
+ * await queue.shutDownWithDrain();
+ * ```
+ * @module
+ */
+export {
+  type DurationSummary,
+  WorkQueue,
+  type WorkQueueDrainOptions,
+  type WorkQueueGetOptions,
+  type WorkQueueGetResult,
+  type WorkQueueMetrics,
+  type WorkQueueMetricsHooks,
+  type WorkQueueOptions,
+} from "./work_queue.ts";
+export {
+  DelayingQueue,
+  type DelayingQueueMetrics,
+  type DelayingQueueOptions,
+} from "./delaying_queue.ts";
+export {
+  BucketRateLimiter,
+  type BucketRateLimiterOptions,
+  defaultControllerRateLimiter,
+  ItemExponentialFailureRateLimiter,
+  type ItemExponentialFailureRateLimiterOptions,
+  MaxOfRateLimiter,
+  type RateLimiter,
+} from "./rate_limiter.ts";
+export { RateLimitingQueue, type RateLimitingQueueOptions } from "./rate_limiting_queue.ts";

@@ -1,0 +1,389 @@
+/**
+ * The work queue behind every controller: deduplicating, first-in first-out, and never
+ * handing one item to two workers at once.
+ * @module
+ */
+import { type Clock, systemClock } from "../util/clock.ts";
+import { _Deque } from "./_deque.ts";
+import { _reportError } from "./_report_error.ts";
+import {
+  _checkClock,
+  _checkFunction,
+  _checkOptionsObject,
+  _checkString,
+} from "./_validate.ts";
+
+/**
+ * Callbacks a queue calls as items move through it, for feeding a metrics system without a
+ * dependency. They run synchronously after the queue's state is updated; an error thrown by
+ * one is rethrown on a microtask (reported as uncaught, like a throwing event listener) and
+ * never leaves the queue half-updated.
+ *
+ * @example
+ * ```ts
+ * import { WorkQueue } from "@kinformer/kinformer/queue";
+ * const latencies: number[] = [];
+ * const queue = new WorkQueue<string>({ metrics: { onGet: (ms) => latencies.push(ms) } });
+ * queue.add("default/web");
+ * const next = await queue.get();
+ * if (!next.shutdown) queue.done(next.item);
+ * console.log(latencies.length); // 1
+ * ```
+ */
+export interface WorkQueueMetricsHooks<T> {
+  /** An item became pending (a duplicate of a pending item does not count). */
+  onAdd?(item: T): void;
+  /** A worker took `item`, `latencyMs` after it became pending. */
+  onGet?(latencyMs: number, item: T): void;
+  /** A worker finished `item`, `durationMs` after taking it. */
+  onDone?(durationMs: number, item: T): void;
+  /** An item was scheduled again through `addAfter` (delaying and rate-limiting queues). */
+  onRetry?(item: T): void;
+}
+
+/** Options of {@linkcode WorkQueue}. */
+export interface WorkQueueOptions<T> {
+  /**
+   * Name reported in {@linkcode WorkQueueMetrics.name}.
+   * @default ""
+   */
+  name?: string;
+  /**
+   * Time source for queue latency and work duration.
+   * @default systemClock
+   */
+  clock?: Clock;
+  /**
+   * Callbacks for a metrics system.
+   * @default undefined
+   */
+  metrics?: WorkQueueMetricsHooks<T>;
+}
+
+/** Options of {@linkcode WorkQueue.get} and {@linkcode WorkQueue.items}. */
+export interface WorkQueueGetOptions {
+  /**
+   * Stops waiting: the returned promise rejects with the signal's reason.
+   * @default undefined
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of {@linkcode WorkQueue.shutDownWithDrain}. */
+export interface WorkQueueDrainOptions {
+  /**
+   * Stops waiting for in-flight items (the queue stays shut down); the promise rejects with
+   * the signal's reason.
+   * @default undefined
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * What {@linkcode WorkQueue.get} resolves to: the next item, or `shutdown: true` once the
+ * queue is shut down and has nothing left to hand out.
+ */
+export type WorkQueueGetResult<T> =
+  | { readonly shutdown: false; readonly item: T }
+  | { readonly shutdown: true };
+
+/** Count, sum and maximum of a series of durations in milliseconds. */
+export interface DurationSummary {
+  /** Number of observations. */
+  count: number;
+  /** Sum of all observations, in milliseconds. */
+  totalMs: number;
+  /** Largest observation, in milliseconds (0 before the first). */
+  maxMs: number;
+}
+
+/** A snapshot of a queue's counters, from {@linkcode WorkQueue.metrics}. */
+export interface WorkQueueMetrics {
+  /** The queue's `name` option. */
+  name: string;
+  /** Items ready to be taken (the queue's length). */
+  depth: number;
+  /** Items taken by a worker and not yet `done`. */
+  inFlight: number;
+  /** Items that became pending since the queue was created. */
+  adds: number;
+  /** Time from an item becoming pending to a worker taking it. */
+  queueLatency: DurationSummary;
+  /** Time from a worker taking an item to calling `done`. */
+  workDuration: DurationSummary;
+  /** Sum over in-flight items of the time since they were taken, in milliseconds. */
+  unfinishedWorkMs: number;
+  /** Time the longest-running in-flight item has been processed, in milliseconds (0 if none). */
+  longestRunningProcessorMs: number;
+}
+
+interface Waiter<T> {
+  resolve(result: WorkQueueGetResult<T>): void;
+  release(): void;
+}
+
+const SHUT_DOWN: WorkQueueGetResult<never> = Object.freeze({ shutdown: true });
+
+function summary(): DurationSummary {
+  return { count: 0, totalMs: 0, maxMs: 0 };
+}
+
+function observe(s: DurationSummary, ms: number): void {
+  s.count++;
+  s.totalMs += ms;
+  if (ms > s.maxMs) s.maxMs = ms;
+}
+
+/**
+ * A first-in first-out queue of work items with client-go semantics:
+ *
+ * - an item is pending at most once: adding it again before a worker takes it does nothing;
+ * - an item taken by a worker is not handed to another worker until `done(item)`; if it is
+ *   added meanwhile, it is queued again once, when `done` is called;
+ * - items are compared by identity (`SameValueZero`), so use string keys such as
+ *   `"namespace/name"`;
+ * - `add` and `get` are O(1).
+ *
+ * After `shutDown()`, `add` is ignored, pending items can still be taken, and `get` resolves
+ * `{ shutdown: true }` once nothing is left.
+ *
+ * @example
+ * ```ts
+ * import { WorkQueue } from "@kinformer/kinformer/queue";
+ * const queue = new WorkQueue<string>();
+ * queue.add("default/web");
+ * queue.add("default/web"); // deduplicated
+ * queue.add("default/db");
+ * queue.shutDown();
+ * for await (const key of queue) {
+ *   console.log("reconcile", key); // default/web, then default/db
+ *   queue.done(key);
+ * }
+ * ```
+ */
+export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
+  readonly #name: string;
+  readonly #clock: Clock;
+  readonly #hooks: WorkQueueMetricsHooks<T> | undefined;
+  /** Items ready to be taken, in order. Every one is also in #dirty and not in #processing. */
+  readonly #queue = new _Deque<T>();
+  /** Items that need processing, with the time each became pending. */
+  readonly #dirty = new Map<T, number>();
+  /** Items taken by a worker, with the time each was taken (insertion order = oldest first). */
+  readonly #processing = new Map<T, number>();
+  /** Pending `get` calls, oldest first. Non-empty only while #queue is empty. */
+  readonly #waiters = new Set<Waiter<T>>();
+  /** Pending `shutDownWithDrain` calls. */
+  readonly #drainWaiters = new Set<() => void>();
+  #shuttingDown = false;
+  #adds = 0;
+  readonly #latency = summary();
+  readonly #work = summary();
+
+  /** Creates an empty queue. */
+  constructor(options: WorkQueueOptions<T> = {}) {
+    _checkOptionsObject(options, "WorkQueue");
+    _checkString(options.name, "name");
+    _checkClock(options.clock, "clock");
+    const hooks = options.metrics;
+    _checkOptionsObject(hooks, "metrics");
+    if (hooks !== undefined) {
+      _checkFunction(hooks.onAdd, "metrics.onAdd");
+      _checkFunction(hooks.onGet, "metrics.onGet");
+      _checkFunction(hooks.onDone, "metrics.onDone");
+      _checkFunction(hooks.onRetry, "metrics.onRetry");
+    }
+    this.#name = options.name ?? "";
+    this.#clock = options.clock ?? systemClock;
+    this.#hooks = hooks;
+  }
+
+  /** Number of items ready to be taken (not counting in-flight items). */
+  get len(): number {
+    return this.#queue.length;
+  }
+
+  /** `true` once `shutDown` or `shutDownWithDrain` has been called. */
+  get shuttingDown(): boolean {
+    return this.#shuttingDown;
+  }
+
+  /**
+   * Marks `item` as needing processing. Does nothing if it is already pending or the queue is
+   * shutting down; if a worker holds it, it is queued again when that worker calls `done`.
+   */
+  add(item: T): void {
+    if (this.#shuttingDown || this.#dirty.has(item)) return;
+    this.#dirty.set(item, this.#clock.now());
+    this.#adds++;
+    this.#emit("onAdd", item);
+    if (this.#processing.has(item)) return;
+    this.#queue.push(item);
+    this.#dispatch();
+  }
+
+  /**
+   * Takes the next item, waiting until one is ready. Resolves `{ shutdown: false, item }`, or
+   * `{ shutdown: true }` once the queue is shut down and empty. The caller owns the item until
+   * it calls {@linkcode WorkQueue.done}. Rejects with the signal's reason when it aborts.
+   */
+  get(options: WorkQueueGetOptions = {}): Promise<WorkQueueGetResult<T>> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    if (this.#queue.length > 0) return Promise.resolve({ shutdown: false, item: this.#take() });
+    if (this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
+    return new Promise<WorkQueueGetResult<T>>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#waiters.delete(waiter);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter<T> = {
+        resolve,
+        release: () => signal?.removeEventListener("abort", onAbort),
+      };
+      this.#waiters.add(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Marks `item` as processed. If it was added while being processed it becomes ready again.
+   * Calling `done` for an item no worker holds does nothing.
+   */
+  done(item: T): void {
+    const takenAt = this.#processing.get(item);
+    if (takenAt === undefined) return;
+    this.#processing.delete(item);
+    const durationMs = Math.max(0, this.#clock.now() - takenAt);
+    observe(this.#work, durationMs);
+    if (this.#dirty.has(item)) {
+      this.#queue.push(item);
+      this.#dispatch();
+    }
+    if (this.#processing.size === 0) {
+      for (const resolve of this.#drainWaiters) resolve();
+      this.#drainWaiters.clear();
+    }
+    this.#emit("onDone", durationMs, item);
+  }
+
+  /**
+   * Stops accepting items. Pending `get` calls resolve `{ shutdown: true }`; items already
+   * queued can still be taken. Idempotent.
+   */
+  shutDown(): void {
+    if (this.#shuttingDown) return;
+    this.#shuttingDown = true;
+    // Waiters exist only while the queue is empty, so each one is told the queue is done.
+    for (const waiter of this.#waiters) {
+      waiter.release();
+      waiter.resolve(SHUT_DOWN);
+    }
+    this.#waiters.clear();
+  }
+
+  /**
+   * Shuts the queue down, then resolves once every in-flight item has been marked `done`.
+   * Items still queued are not waited for. Rejects with the signal's reason when it aborts
+   * first (the queue stays shut down).
+   */
+  shutDownWithDrain(options: WorkQueueDrainOptions = {}): Promise<void> {
+    const { signal } = options;
+    this.shutDown();
+    if (this.#processing.size === 0) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = (): void => {
+        this.#drainWaiters.delete(onDrained);
+        reject(signal?.reason);
+      };
+      const onDrained = (): void => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#drainWaiters.add(onDrained);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Iterates over items as they become ready until the queue is shut down and empty. The
+   * consumer still calls {@linkcode WorkQueue.done} for each item. Throws the signal's reason
+   * when it aborts.
+   */
+  async *items(options: WorkQueueGetOptions = {}): AsyncGenerator<T, void, undefined> {
+    for (;;) {
+      const next = await this.get(options);
+      if (next.shutdown) return;
+      yield next.item;
+    }
+  }
+
+  /** Same as {@linkcode WorkQueue.items} without a signal. */
+  [Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    return this.items();
+  }
+
+  /** Counters and gauges at this moment; a fresh plain object on every call. */
+  metrics(): WorkQueueMetrics {
+    const now = this.#clock.now();
+    let unfinishedWorkMs = 0;
+    let longestRunningProcessorMs = 0;
+    for (const takenAt of this.#processing.values()) {
+      const ms = Math.max(0, now - takenAt);
+      unfinishedWorkMs += ms;
+      if (ms > longestRunningProcessorMs) longestRunningProcessorMs = ms;
+    }
+    return {
+      name: this.#name,
+      depth: this.#queue.length,
+      inFlight: this.#processing.size,
+      adds: this.#adds,
+      queueLatency: { ...this.#latency },
+      workDuration: { ...this.#work },
+      unfinishedWorkMs,
+      longestRunningProcessorMs,
+    };
+  }
+
+  /** Shuts down with drain, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutDownWithDrain();
+  }
+
+  /** Calls a metrics hook; a throwing hook is reported without disturbing the queue. */
+  #emit<K extends keyof WorkQueueMetricsHooks<T>>(
+    hook: K,
+    ...args: Parameters<NonNullable<WorkQueueMetricsHooks<T>[K]>>
+  ): void {
+    const fn = this.#hooks?.[hook] as ((...a: typeof args) => void) | undefined;
+    if (fn === undefined) return;
+    try {
+      fn.apply(this.#hooks, args);
+    } catch (error) {
+      _reportError(error);
+    }
+  }
+
+  /** Hands ready items to waiting `get` calls, oldest first. */
+  #dispatch(): void {
+    for (const waiter of this.#waiters) {
+      if (this.#queue.length === 0) return;
+      this.#waiters.delete(waiter);
+      waiter.release();
+      waiter.resolve({ shutdown: false, item: this.#take() });
+    }
+  }
+
+  /** Moves the front item from ready to in-flight; the queue must not be empty. */
+  #take(): T {
+    const item = this.#queue.shift() as T;
+    const now = this.#clock.now();
+    const latencyMs = Math.max(0, now - (this.#dirty.get(item) ?? now));
+    this.#dirty.delete(item);
+    this.#processing.set(item, now);
+    observe(this.#latency, latencyMs);
+    this.#emit("onGet", latencyMs, item);
+    return item;
+  }
+}

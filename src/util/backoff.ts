@@ -1,0 +1,83 @@
+/**
+ * Jittered exponential backoff, kept outside the reflector so it can be injected and tested.
+ * @module
+ */
+import type { Clock } from "./clock.ts";
+
+/** Options of {@linkcode exponentialBackoff}; defaults are client-go's reflector numbers. */
+export interface BackoffOptions {
+  /** First delay before jitter, in ms. @default 800 */
+  initialMs?: number;
+  /** Growth factor per failure. @default 2 */
+  factor?: number;
+  /** Largest delay before jitter, in ms. @default 30000 */
+  maxMs?: number;
+  /**
+   * Jitter: `"full"` picks uniformly in [0, delay], `"none"` uses the delay as is, a number `j`
+   * picks uniformly in [delay, delay * (1 + j)]. @default 1
+   */
+  jitter?: "full" | "none" | number;
+  /** After this long without a failure, the next delay starts again from `initialMs`. @default 120000 */
+  resetAfterMs?: number;
+  /** Random source in [0, 1). @default Math.random */
+  random?: () => number;
+}
+
+/**
+ * A source of delays: `next()` after each failure, `reset()` after a success.
+ *
+ * @example
+ * ```ts
+ * import { exponentialBackoff, systemClock } from "@kinformer/kinformer/cache";
+ * const backoff = exponentialBackoff(systemClock, { jitter: "none" });
+ * console.log(backoff.next(), backoff.next()); // 800 1600
+ * ```
+ */
+export interface Backoff {
+  /** The delay in ms before the next attempt; grows with each call. */
+  next(): number;
+  /** Starts again from the initial delay. */
+  reset(): void;
+}
+
+/**
+ * Exponential backoff with jitter and automatic reset after a quiet period.
+ *
+ * @example
+ * ```ts
+ * import { exponentialBackoff, systemClock } from "@kinformer/kinformer/cache";
+ * const backoff = exponentialBackoff(systemClock, { initialMs: 100, maxMs: 1000, jitter: "none" });
+ * console.log([1, 2, 3, 4, 5].map(() => backoff.next())); // [100, 200, 400, 800, 1000]
+ * ```
+ */
+export function exponentialBackoff(clock: Clock, options: BackoffOptions = {}): Backoff {
+  const initialMs = options.initialMs ?? 800;
+  const factor = options.factor ?? 2;
+  const maxMs = options.maxMs ?? 30_000;
+  const jitter = options.jitter ?? 1;
+  const resetAfterMs = options.resetAfterMs ?? 120_000;
+  const random = options.random ?? Math.random;
+  if (!(initialMs >= 0)) throw new RangeError(`backoff.initialMs must be >= 0, got ${initialMs}`);
+  if (!(factor >= 1)) throw new RangeError(`backoff.factor must be >= 1, got ${factor}`);
+  if (!(maxMs >= initialMs)) {
+    throw new RangeError(`backoff.maxMs must be >= initialMs, got ${maxMs}`);
+  }
+  let current = initialMs;
+  let lastFailure = -Infinity;
+  return {
+    next(): number {
+      const now = clock.now();
+      if (now - lastFailure >= resetAfterMs) current = initialMs;
+      lastFailure = now;
+      const base = current;
+      current = Math.min(maxMs, current * factor);
+      if (jitter === "none") return base;
+      if (jitter === "full") return Math.floor(random() * base);
+      return Math.floor(base * (1 + random() * jitter));
+    },
+    reset(): void {
+      current = initialMs;
+      lastFailure = -Infinity;
+    },
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Time source injected everywhere time matters, so tests can drive time by hand
+ * (see `ManualClock` in `@kinformer/kinformer/testing`).
+ * @module
+ */
+
+/** Opaque handle returned by {@linkcode Clock.setTimeout}. */
+export type TimerHandle = unknown;
+
+/**
+ * A source of time and timers.
+ *
+ * @example
+ * ```ts
+ * import { systemClock } from "@kinformer/kinformer/cache";
+ * const h = systemClock.setTimeout(() => console.log("later"), 10);
+ * systemClock.clearTimeout(h);
+ * console.log(systemClock.now() > 0);
+ * ```
+ */
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Calls `fn` once after `ms` milliseconds. */
+  setTimeout(fn: () => void, ms: number): TimerHandle;
+  /** Cancels a timer; unknown or fired handles are ignored. */
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/**
+ * The real clock: `Date.now` and the global timers.
+ *
+ * @example
+ * ```ts
+ * import { systemClock } from "@kinformer/kinformer/cache";
+ * console.log(typeof systemClock.now());
+ * ```
+ */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+  clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
+};
+
+/**
+ * Resolves after `ms` on `clock`, or rejects with the signal's reason when it aborts first.
+ * The timer and the abort listener are always released.
+ */
+export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clock.clearTimeout(handle);
+      reject(signal?.reason);
+    };
+    const handle = clock.setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,61 @@
+/**
+ * Turning a Kubernetes watch response body into typed events: bytes are split into lines
+ * ({@linkcode LineSplitter}), each line is parsed into a {@linkcode WatchEvent}, an ERROR event
+ * becomes a thrown `KubeApiError`, and anything that is not an event becomes a
+ * {@linkcode WatchDecodeError} naming the line.
+ *
+ * @example
+ * ```ts
+ * import { decodeWatchStream, WatchDecodeError } from "@kinformer/kinformer/watch";
+ * import { KubeApiError } from "@kinformer/kinformer/client";
+ *
+ * const body = new Response(
+ *   [
+ *     '{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"café-1","resourceVersion":"10"}}}',
+ *     '{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"11","annotations":{"k8s.io/initial-events-end":"true"}}}}',
+ *     '{"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","status":"Failure","code":410,"reason":"Expired","message":"too old resource version: 5 (11)"}}',
+ *   ].join("\n") + "\n",
+ * ).body!;
+ *
+ * try {
+ *   for await (const event of decodeWatchStream(body)) {
+ *     switch (event.type) {
+ *       case "BOOKMARK":
+ *         console.log("at", event.resourceVersion, "initial list done:", event.initialEventsEnd);
+ *         break;
+ *       default:
+ *         console.log(event.type, event.object.metadata.name);
+ *     }
+ *   }
+ * } catch (err) {
+ *   if (err instanceof KubeApiError && err.isExpired) console.log("relist needed");
+ *   else if (err instanceof WatchDecodeError) console.log(err.kind, err.lineNumber, err.snippet);
+ *   else throw err;
+ * }
+ * ```
+ * @module
+ */
+export {
+  decodeWatchStream,
+  type DecodeWatchStreamOptions,
+  WatchDecoderStream,
+  type WatchDecoderStreamOptions,
+} from "./watch_decoder.ts";
+export {
+  INITIAL_EVENTS_END_ANNOTATION,
+  type WatchBookmarkEvent,
+  type WatchEvent,
+  type WatchObjectEvent,
+} from "./watch_event.ts";
+export {
+  WatchDecodeError,
+  type WatchDecodeErrorKind,
+  type WatchDecodeErrorOptions,
+} from "./decode_error.ts";
+export {
+  type LineHandler,
+  LineSplitter,
+  type LineSplitterOptions,
+  LineTooLongError,
+  type LineTooLongErrorOptions,
+} from "./line_splitter.ts";

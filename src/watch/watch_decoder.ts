@@ -1,0 +1,359 @@
+/**
+ * Decodes a Kubernetes watch response body (newline-delimited JSON) into typed events.
+ * @module
+ */
+import { KubeApiError } from "../client/errors.ts";
+import type { KubeObject, Status } from "../client/types.ts";
+import { WatchDecodeError, type WatchDecodeErrorKind } from "./decode_error.ts";
+import { LineSplitter } from "./line_splitter.ts";
+import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./watch_event.ts";
+
+/** Options of {@linkcode decodeWatchStream}. */
+export interface DecodeWatchStreamOptions {
+  /**
+   * Stops decoding: the body is cancelled at once (also while a read is pending) and the
+   * iterator rejects with `signal.reason`.
+   * @default {undefined} (never aborts)
+   */
+  signal?: AbortSignal;
+  /**
+   * Longest accepted event line in bytes; a longer one throws a `LineTooLongError`.
+   * @default {16777216} (16 MiB)
+   */
+  maxLineLength?: number;
+}
+
+/** Options of {@linkcode WatchDecoderStream}. */
+export interface WatchDecoderStreamOptions {
+  /**
+   * Longest accepted event line in bytes; a longer one errors the stream with a
+   * `LineTooLongError`.
+   * @default {16777216} (16 MiB)
+   */
+  maxLineLength?: number;
+}
+
+/**
+ * Decodes a watch response body into events, one per JSON line, in order.
+ *
+ * - ADDED / MODIFIED / DELETED events are yielded as sent; BOOKMARKs gain `resourceVersion`
+ *   and `initialEventsEnd`.
+ * - An ERROR event is thrown as `KubeApiError.fromStatus(object)`, so an expired
+ *   resourceVersion is an error with `isExpired === true`.
+ * - A line that is not an event throws a {@linkcode WatchDecodeError} (`malformed-json`,
+ *   `not-an-event`, `html`, or `truncated` when the body ends mid-line); a line longer than
+ *   `maxLineLength` throws a `LineTooLongError`. A stream error from `read()` is rethrown as is.
+ *   Events decoded before a failure are delivered before it is thrown.
+ * - Final bytes without a newline are delivered when they form a complete event.
+ *
+ * The body is locked at once (a locked body throws a `TypeError` here). On every exit (end,
+ * error, `break`/`return()`, abort) the body's reader is cancelled and released and the abort
+ * listener removed. Events from one chunk are delivered without waiting for the next read.
+ *
+ * @example
+ * ```ts
+ * import { decodeWatchStream } from "@kinformer/kinformer/watch";
+ * const body = new Response(
+ *   '{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","resourceVersion":"7"}}}\n' +
+ *     '{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"9"}}}\n',
+ * ).body!;
+ * for await (const event of decodeWatchStream(body, { signal: AbortSignal.timeout(5000) })) {
+ *   if (event.type === "BOOKMARK") console.log("bookmark", event.resourceVersion);
+ *   else console.log(event.type, event.object.metadata.name);
+ * }
+ * ```
+ */
+export function decodeWatchStream<T extends KubeObject = KubeObject>(
+  body: ReadableStream<Uint8Array>,
+  options: DecodeWatchStreamOptions = {},
+): AsyncIterableIterator<WatchEvent<T>> {
+  return new WatchEventIterator<T>(body, options);
+}
+
+/**
+ * The same decoder as a `TransformStream` from body bytes to {@linkcode WatchEvent}s, for
+ * `body.pipeThrough(new WatchDecoderStream())`. Errors (ERROR events as `KubeApiError`,
+ * {@linkcode WatchDecodeError}, `LineTooLongError`) error the stream; per Web Streams rules
+ * that discards events still queued on the readable side, so the reflector uses
+ * {@linkcode decodeWatchStream}, which delivers them first.
+ *
+ * @example
+ * ```ts
+ * import { WatchDecoderStream } from "@kinformer/kinformer/watch";
+ * const body = new Response(
+ *   '{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1"}}}\n',
+ * ).body!;
+ * const reader = body.pipeThrough(new WatchDecoderStream()).getReader();
+ * for (let r = await reader.read(); !r.done; r = await reader.read()) {
+ *   console.log(r.value.type);
+ * }
+ * ```
+ */
+export class WatchDecoderStream<T extends KubeObject = KubeObject>
+  extends TransformStream<Uint8Array, WatchEvent<T>> {
+  /** Creates the stream; see {@linkcode WatchDecoderStreamOptions}. */
+  constructor(options: WatchDecoderStreamOptions = {}) {
+    const parser = new WatchEventParser<T>(options);
+    super({
+      transform(chunk, controller): void {
+        parser.push(chunk, (event) => controller.enqueue(event));
+      },
+      flush(controller): void {
+        const last = parser.finish();
+        if (last !== undefined) controller.enqueue(last);
+      },
+    });
+  }
+}
+
+/**
+ * The push-based core shared by the iterator and the stream: bytes in, events out through a
+ * callback. Throws the same errors as {@linkcode decodeWatchStream}.
+ */
+class WatchEventParser<T extends KubeObject> {
+  readonly #splitter: LineSplitter;
+  readonly #text = new TextDecoder();
+  #onEvent: (event: WatchEvent<T>) => void = ignoreEvent;
+
+  constructor(options: { maxLineLength?: number }) {
+    this.#splitter = new LineSplitter(options);
+  }
+
+  /** Feeds a chunk; `onEvent` is called synchronously for each event it completes. */
+  push(chunk: Uint8Array, onEvent: (event: WatchEvent<T>) => void): void {
+    this.#onEvent = onEvent;
+    try {
+      this.#splitter.push(chunk, this.#onLine);
+    } finally {
+      this.#onEvent = ignoreEvent;
+    }
+  }
+
+  /** Ends the input: returns the event formed by bytes after the last newline, if any. */
+  finish(): WatchEvent<T> | undefined {
+    const lineNumber = this.#splitter.lineNumber;
+    const byteOffset = this.#splitter.lineOffset;
+    const rest = this.#splitter.finish();
+    if (rest === undefined) return undefined;
+    return decodeLine<T>(this.#text.decode(rest), lineNumber, byteOffset, true);
+  }
+
+  readonly #onLine = (line: Uint8Array, lineNumber: number, byteOffset: number): void => {
+    const event = decodeLine<T>(this.#text.decode(line), lineNumber, byteOffset, false);
+    if (event !== undefined) this.#onEvent(event);
+  };
+}
+
+function ignoreEvent(): void {}
+
+type Done = IteratorReturnResult<undefined>;
+const DONE: Done = Object.freeze({ done: true, value: undefined });
+
+/** The iterator behind {@linkcode decodeWatchStream}. */
+class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<WatchEvent<T>> {
+  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #parser: WatchEventParser<T>;
+  readonly #signal: AbortSignal | undefined;
+  /** Events decoded from the current chunk; `#head` is the next one to deliver. */
+  readonly #queue: WatchEvent<T>[] = [];
+  #head = 0;
+  /** An error to throw once the queue has been delivered. */
+  #failure: { error: unknown } | undefined;
+  /** The reader has been cancelled and released: no more input. */
+  #closed = false;
+  /** The consumer has seen the end (done or an error): every later `next()` is done. */
+  #finished = false;
+  /** The pending read, while there is one; later `next()` calls queue behind it. */
+  #pulling: Promise<IteratorResult<WatchEvent<T>>> | undefined;
+
+  readonly #enqueue = (event: WatchEvent<T>): void => {
+    this.#queue.push(event);
+  };
+
+  readonly #onAbort = (): void => {
+    // Cancelling settles a pending read() at once; #pull then sees the abort.
+    ignoreSecondary(this.#close(this.#signal?.reason));
+  };
+
+  constructor(body: ReadableStream<Uint8Array>, options: DecodeWatchStreamOptions) {
+    this.#parser = new WatchEventParser<T>(options);
+    this.#reader = body.getReader();
+    this.#signal = options.signal;
+    if (this.#signal !== undefined) {
+      if (this.#signal.aborted) this.#onAbort();
+      else this.#signal.addEventListener("abort", this.#onAbort, { once: true });
+    }
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<WatchEvent<T>>> {
+    if (this.#pulling !== undefined) {
+      const after = (): Promise<IteratorResult<WatchEvent<T>>> => this.next();
+      return this.#pulling.then(after, after);
+    }
+    if (this.#head < this.#queue.length && !this.#signal?.aborted) {
+      return Promise.resolve({ done: false, value: this.#queue[this.#head++]! });
+    }
+    const pulling = this.#pull();
+    this.#pulling = pulling;
+    return pulling;
+  }
+
+  /** Stops early (`break` in `for await`): cancels the body and resolves when it is. */
+  async return(): Promise<Done> {
+    this.#finish();
+    if (!this.#closed) await this.#close(undefined);
+    return DONE;
+  }
+
+  async #pull(): Promise<IteratorResult<WatchEvent<T>>> {
+    try {
+      for (;;) {
+        if (this.#finished) return DONE;
+        if (this.#signal?.aborted) {
+          this.#finish();
+          ignoreSecondary(this.#close(this.#signal.reason));
+          throw this.#signal.reason;
+        }
+        if (this.#head < this.#queue.length) {
+          return { done: false, value: this.#queue[this.#head++]! };
+        }
+        if (this.#failure !== undefined) {
+          const { error } = this.#failure;
+          this.#finish();
+          throw error;
+        }
+        if (this.#closed) {
+          this.#finish();
+          return DONE;
+        }
+        this.#queue.length = 0;
+        this.#head = 0;
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await this.#reader.read();
+        } catch (error) {
+          this.#fail(error);
+          continue;
+        }
+        if (this.#closed) continue; // aborted or returned while reading
+        try {
+          if (chunk.done) {
+            const last = this.#parser.finish();
+            if (last !== undefined) this.#queue.push(last);
+            ignoreSecondary(this.#close(undefined));
+          } else {
+            this.#parser.push(chunk.value, this.#enqueue);
+          }
+        } catch (error) {
+          this.#fail(error);
+        }
+      }
+    } finally {
+      this.#pulling = undefined;
+    }
+  }
+
+  /** Records `error` to throw after the queued events and stops reading at once. */
+  #fail(error: unknown): void {
+    this.#failure = { error };
+    ignoreSecondary(this.#close(error));
+  }
+
+  /** Marks the iteration over and drops undelivered events. */
+  #finish(): void {
+    this.#finished = true;
+    this.#failure = undefined;
+    this.#queue.length = 0;
+    this.#head = 0;
+  }
+
+  /** Cancels and releases the reader and removes the abort listener; once. */
+  #close(reason: unknown): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    const cancelled = this.#reader.cancel(reason);
+    this.#reader.releaseLock();
+    return cancelled;
+  }
+}
+
+/**
+ * Cleanup after a failure or an abort: the failure (or the abort reason) is what the consumer
+ * gets, and a cancel that rejects only repeats the error the stream already reported through
+ * `read()`, so its rejection is observed here instead of becoming an unhandled rejection.
+ */
+function ignoreSecondary(cleanup: Promise<void>): void {
+  cleanup.catch(ignoreEvent);
+}
+
+/**
+ * Decodes one line's text. Returns `undefined` for a blank line, the event otherwise; throws
+ * WatchDecodeError, or KubeApiError for an ERROR event. `last` marks the bytes after the final
+ * newline, which are `truncated` rather than `malformed-json` when they do not parse.
+ */
+function decodeLine<T extends KubeObject>(
+  text: string,
+  lineNumber: number,
+  byteOffset: number,
+  last: boolean,
+): WatchEvent<T> | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    const start = text.trimStart();
+    if (start === "") return undefined;
+    const kind: WatchDecodeErrorKind = start.startsWith("<")
+      ? "html"
+      : last
+      ? "truncated"
+      : "malformed-json";
+    const options = { kind, lineNumber, byteOffset, line: text, cause };
+    throw new WatchDecodeError(
+      kind === "malformed-json" && cause instanceof Error
+        ? { ...options, detail: cause.message }
+        : options,
+    );
+  }
+  const notAnEvent = (detail: string): WatchDecodeError =>
+    new WatchDecodeError({ kind: "not-an-event", lineNumber, byteOffset, line: text, detail });
+
+  if (!isRecord(parsed)) throw notAnEvent("expected a JSON object");
+  const { type, object } = parsed;
+  if (typeof type !== "string") throw notAnEvent('"type" is missing or not a string');
+  if (!isRecord(object)) throw notAnEvent('"object" is missing or not an object');
+  switch (type) {
+    case "ADDED":
+    case "MODIFIED":
+    case "DELETED":
+      if (!isRecord(object.metadata)) throw notAnEvent('"object.metadata" is missing');
+      return parsed as unknown as WatchEvent<T>;
+    case "BOOKMARK": {
+      const metadata = object.metadata;
+      if (!isRecord(metadata) || typeof metadata.resourceVersion !== "string") {
+        throw notAnEvent('BOOKMARK without "object.metadata.resourceVersion"');
+      }
+      const annotations = metadata.annotations;
+      return {
+        type: "BOOKMARK",
+        object: object as KubeObject,
+        resourceVersion: metadata.resourceVersion,
+        initialEventsEnd: isRecord(annotations) &&
+          annotations[INITIAL_EVENTS_END_ANNOTATION] === "true",
+      };
+    }
+    case "ERROR":
+      throw KubeApiError.fromStatus(object as unknown as Status);
+    default:
+      throw notAnEvent(`unknown type ${JSON.stringify(type)}`);
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,215 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { LineSplitter, LineTooLongError } from "../src/watch/mod.ts";
+import { PODS_WATCH } from "./fixtures/pods_watch.ts";
+
+const utf8 = new TextEncoder();
+const text = new TextDecoder();
+
+interface Line {
+  text: string;
+  lineNumber: number;
+  byteOffset: number;
+}
+
+/** Pushes `chunks` through `splitter`, returning the lines and the trailing text (if any). */
+function split(
+  chunks: readonly (string | Uint8Array)[],
+  splitter: LineSplitter = new LineSplitter(),
+): { lines: Line[]; rest: string | undefined } {
+  const lines: Line[] = [];
+  const onLine = (line: Uint8Array, lineNumber: number, byteOffset: number): void => {
+    lines.push({ text: text.decode(line), lineNumber, byteOffset });
+  };
+  for (const chunk of chunks) {
+    splitter.push(typeof chunk === "string" ? utf8.encode(chunk) : chunk, onLine);
+  }
+  const rest = splitter.finish();
+  return { lines, rest: rest === undefined ? undefined : text.decode(rest) };
+}
+
+/** A fast equality check for the every-byte loops; `assert.deepEqual` then explains a mismatch. */
+function sameResult(
+  a: { lines: Line[]; rest: string | undefined },
+  b: { lines: Line[]; rest: string | undefined },
+): boolean {
+  if (a.rest !== b.rest || a.lines.length !== b.lines.length) return false;
+  return a.lines.every((line, i) => {
+    const other = b.lines[i]!;
+    return line.text === other.text && line.lineNumber === other.lineNumber &&
+      line.byteOffset === other.byteOffset;
+  });
+}
+
+function texts(result: { lines: Line[] }): string[] {
+  return result.lines.map((line) => line.text);
+}
+
+describe("LineSplitter", () => {
+  test("splits on \\n and reports 1-based line numbers and the byte offset of each line", () => {
+    const result = split(["ab\ncdé\nf\n"]);
+    assert.deepEqual(result.lines, [
+      { text: "ab", lineNumber: 1, byteOffset: 0 },
+      { text: "cdé", lineNumber: 2, byteOffset: 3 },
+      { text: "f", lineNumber: 3, byteOffset: 8 },
+    ]);
+    assert.equal(result.rest, undefined);
+  });
+
+  test("hands a line that lies inside one chunk over as a view of that chunk, without copying", () => {
+    const chunk = utf8.encode('{"a":1}\n{"b":2}\n');
+    const views: Uint8Array[] = [];
+    new LineSplitter().push(chunk, (line) => views.push(line));
+    assert.equal(views.length, 2);
+    for (const view of views) assert.equal(view.buffer, chunk.buffer);
+    assert.deepEqual(views.map((v) => v.byteOffset), [0, 8]);
+  });
+
+  test("joins a line spanning several chunks into one array", () => {
+    const result = split(["{\"a\"", ":", "1}\n{", "}\n"]);
+    assert.deepEqual(result.lines, [
+      { text: '{"a":1}', lineNumber: 1, byteOffset: 0 },
+      { text: "{}", lineNumber: 2, byteOffset: 8 },
+    ]);
+  });
+
+  test("skips empty lines but still counts them for line numbers and offsets", () => {
+    const result = split(["\n\na\n\r\n\nb\n\n"]);
+    assert.deepEqual(result.lines, [
+      { text: "a", lineNumber: 3, byteOffset: 2 },
+      { text: "b", lineNumber: 6, byteOffset: 7 },
+    ]);
+  });
+
+  test("strips a trailing \\r, also when \\r and \\n arrive in different chunks", () => {
+    assert.deepEqual(texts(split(["a\r\nb\r", "\nc\r\n"])), ["a", "b", "c"]);
+    assert.deepEqual(texts(split(["a\r", "\n", "b", "\r", "\n"])), ["a", "b"]);
+  });
+
+  test("keeps a \\r that is not right before the newline", () => {
+    assert.deepEqual(texts(split(["a\rb\n\rc\n"])), ["a\rb", "\rc"]);
+  });
+
+  test("reassembles a multi-byte UTF-8 character cut by a chunk boundary", () => {
+    const bytes = utf8.encode("日本語 🚀\n");
+    for (let cut = 1; cut < bytes.length; cut++) {
+      const result = split([bytes.subarray(0, cut), bytes.subarray(cut)]);
+      assert.deepEqual(texts(result), ["日本語 🚀"], `cut at byte ${cut}`);
+    }
+  });
+
+  test("gives the same lines, numbers and offsets for the fixture split at every byte", () => {
+    const bytes = utf8.encode(PODS_WATCH);
+    const expected = split([bytes]);
+    for (let cut = 0; cut <= bytes.length; cut++) {
+      const result = split([bytes.subarray(0, cut), bytes.subarray(cut)]);
+      if (!sameResult(result, expected)) assert.deepEqual(result, expected, `cut at byte ${cut}`);
+    }
+  });
+
+  test("gives the same lines when the fixture arrives one byte at a time", () => {
+    const bytes = utf8.encode(PODS_WATCH);
+    const expected = split([bytes]);
+    const chunks = Array.from(bytes, (_, i) => bytes.subarray(i, i + 1));
+    assert.deepEqual(split(chunks), expected);
+    assert.equal(expected.lines.length, 13);
+  });
+
+  test("finish() returns the bytes after the last newline, without a trailing \\r", () => {
+    assert.equal(split(["a\nbc"]).rest, "bc");
+    assert.equal(split(["a\nb", "c\r"]).rest, "bc");
+    assert.equal(split(["a\n"]).rest, undefined);
+    assert.equal(split(["a\n\r"]).rest, undefined);
+    assert.equal(split([]).rest, undefined);
+  });
+
+  test("lineNumber and lineOffset locate the incomplete line before finish()", () => {
+    const splitter = new LineSplitter();
+    splitter.push(utf8.encode("a\n\nbc"), () => {});
+    assert.equal(splitter.lineNumber, 3);
+    assert.equal(splitter.lineOffset, 3);
+    assert.equal(splitter.pendingLength, 2);
+  });
+
+  test("finish() and reset() start a new stream: numbering and offsets restart", () => {
+    const splitter = new LineSplitter();
+    splitter.push(utf8.encode("a\nb"), () => {});
+    splitter.finish();
+    assert.deepEqual(split(["c\n"], splitter).lines, [{ text: "c", lineNumber: 1, byteOffset: 0 }]);
+
+    splitter.push(utf8.encode("x\npartial"), () => {});
+    splitter.reset();
+    assert.equal(splitter.pendingLength, 0);
+    assert.deepEqual(split(["d\n"], splitter).lines, [{ text: "d", lineNumber: 1, byteOffset: 0 }]);
+  });
+
+  test("propagates an error thrown by the line handler", () => {
+    const boom = new Error("boom");
+    assert.throws(
+      () =>
+        new LineSplitter().push(utf8.encode("a\n"), () => {
+          throw boom;
+        }),
+      (err) => err === boom,
+    );
+  });
+
+  describe("maxLineLength", () => {
+    test("accepts a line of exactly maxLineLength bytes, with either line ending", () => {
+      const splitter = new LineSplitter({ maxLineLength: 4 });
+      assert.deepEqual(texts(split(["abcd\nefgh\r", "\nij", "kl\r\n"], splitter)), [
+        "abcd",
+        "efgh",
+        "ijkl",
+      ]);
+      assert.equal(new LineSplitter({ maxLineLength: 4 }).finish(), undefined);
+    });
+
+    test("throws LineTooLongError with the limit, line number and offset of a complete long line", () => {
+      const splitter = new LineSplitter({ maxLineLength: 4 });
+      const seen: string[] = [];
+      assert.throws(
+        () => splitter.push(utf8.encode("ok\nabcde\nnext\n"), (l) => seen.push(text.decode(l))),
+        (err) => {
+          assert.ok(err instanceof LineTooLongError);
+          assert.equal(err.name, "LineTooLongError");
+          assert.equal(err.limit, 4);
+          assert.equal(err.lineNumber, 2);
+          assert.equal(err.byteOffset, 3);
+          assert.match(err.message, /line 2 .*4 bytes.*maxLineLength/);
+          return true;
+        },
+      );
+      assert.deepEqual(seen, ["ok"]);
+    });
+
+    test("throws as soon as an unterminated line passes the limit and drops what it held", () => {
+      const splitter = new LineSplitter({ maxLineLength: 8 });
+      splitter.push(utf8.encode("12345"), () => {});
+      assert.equal(splitter.pendingLength, 5);
+      assert.throws(() => splitter.push(utf8.encode("6789"), () => {}), LineTooLongError);
+      assert.equal(splitter.pendingLength, 0);
+    });
+
+    test("keeps memory bounded while a newline never comes: the rest of the long line is skipped", () => {
+      const splitter = new LineSplitter({ maxLineLength: 8 });
+      assert.throws(() => splitter.push(utf8.encode("0123456789"), () => {}), LineTooLongError);
+      for (let i = 0; i < 100; i++) {
+        splitter.push(new Uint8Array(1024).fill(0x61), () => {});
+        assert.equal(splitter.pendingLength, 0);
+      }
+      const result = split(["tail\nnext\n"], splitter);
+      assert.deepEqual(result.lines, [{ text: "next", lineNumber: 2, byteOffset: 102_415 }]);
+    });
+
+    test("rejects a maxLineLength that is not a positive integer, naming the option", () => {
+      for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        assert.throws(() => new LineSplitter({ maxLineLength: bad }), (err) => {
+          assert.ok(err instanceof RangeError);
+          assert.match(err.message, /maxLineLength/);
+          return true;
+        });
+      }
+    });
+  });
+});
