@@ -16,12 +16,18 @@ const bin = (name) => join(root, "node_modules", ".bin", name);
 const runtimes = (process.env.RUNTIMES ?? "deno,bun,node").split(",").map((s) => s.trim());
 const skipChecks = process.env.SKIP_CHECKS === "1";
 
+/** Deno treats any FORCE_COLOR value as "force colour"; drop it so summaries stay parseable. */
+function withoutForceColor(env) {
+  const { FORCE_COLOR: _ignored, ...rest } = env;
+  return rest;
+}
+
 /** Runs a command, streaming its output, and returns { code, out }. */
 function run(cmd, args, { env = {}, capture = true } = {}) {
   return new Promise((done) => {
     const child = spawn(cmd, args, {
       cwd: root,
-      env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0", ...env },
+      env: { ...withoutForceColor(process.env), NO_COLOR: "1", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
@@ -72,8 +78,10 @@ if (runtimes.includes("deno")) {
   const t0 = performance.now();
   console.log(`\n=== deno test (${files.length} files)`);
   const r = await run(bin("deno"), ["test", "-A", "--no-check", "--parallel", ...files]);
-  const m = [...r.out.matchAll(/(?:ok|FAILED) \| (\d+) passed(?: \(\d+ steps?\))? \| (\d+) failed/g)].at(-1);
-  record("deno", m ? Number(m[1]) : 0, m ? Number(m[2]) : 1, r.code, elapsed(t0));
+  // "ok | 9 passed (64 steps) | 0 failed (12 steps)": describe() blocks count as tests, it() as steps.
+  const m = [...r.out.matchAll(/(?:ok|FAILED) \| (\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g)].at(-1);
+  const n = (i) => (m && m[i] ? Number(m[i]) : 0);
+  record("deno (tests+steps)", n(1) + n(2), m ? n(3) + n(4) : 1, r.code, elapsed(t0));
 }
 
 if (runtimes.includes("bun")) {

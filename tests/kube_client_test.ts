@@ -727,6 +727,18 @@ describe("KubeClient network failures and aborts", () => {
     });
   });
 
+  test("a list body that fails mid-read is a KubeNetworkError with the failure as cause", async () => {
+    const failure = new TypeError("terminated");
+    const tracked = trackedBody(['{"kind":"PodList","items":[{"meta'], { error: failure });
+    const { client } = stubClient(() => new Response(tracked.body));
+    await assert.rejects(client.list(pods), (e: unknown) => {
+      assert.ok(e instanceof KubeNetworkError, String(e));
+      assert.equal(e.cause, failure);
+      assert.ok(e.message.startsWith("GET /api/v1/pods"), e.message);
+      return true;
+    });
+  });
+
   test("a refused connection to a closed port on 127.0.0.1 is a KubeNetworkError", async () => {
     const port = await closedPort();
     const client = new KubeClient({ server: `http://127.0.0.1:${port}` });

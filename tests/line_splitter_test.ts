@@ -28,16 +28,98 @@ function split(
   return { lines, rest: rest === undefined ? undefined : text.decode(rest) };
 }
 
-/** A fast equality check for the every-byte loops; `assert.deepEqual` then explains a mismatch. */
-function sameResult(
-  a: { lines: Line[]; rest: string | undefined },
-  b: { lines: Line[]; rest: string | undefined },
-): boolean {
-  if (a.rest !== b.rest || a.lines.length !== b.lines.length) return false;
-  return a.lines.every((line, i) => {
-    const other = b.lines[i]!;
-    return line.text === other.text && line.lineNumber === other.lineNumber &&
-      line.byteOffset === other.byteOffset;
+/** Like {@linkcode split}, through `pushLines`: each run is cut back into lines here. */
+function splitRuns(
+  chunks: readonly (string | Uint8Array)[],
+  splitter: LineSplitter = new LineSplitter(),
+): { lines: Line[]; rest: string | undefined; runs: number } {
+  const lines: Line[] = [];
+  let runs = 0;
+  const onLines = (run: Uint8Array, firstLineNumber: number, byteOffset: number): void => {
+    runs++;
+    let start = 0;
+    for (let index = 0;; index++) {
+      const newline = run.indexOf(10, start);
+      const end = newline === -1 ? run.length : newline;
+      const line = text.decode(run.subarray(start, end)).replace(/\r$/, "");
+      if (line !== "") {
+        lines.push({
+          text: line,
+          lineNumber: firstLineNumber + index,
+          byteOffset: byteOffset + start,
+        });
+      }
+      if (newline === -1) break;
+      start = newline + 1;
+    }
+  };
+  for (const chunk of chunks) {
+    splitter.pushLines(typeof chunk === "string" ? utf8.encode(chunk) : chunk, onLines);
+  }
+  const rest = splitter.finish();
+  return { lines, rest: rest === undefined ? undefined : text.decode(rest), runs };
+}
+
+/** Where a line sits in the fixture: enough to compare splits without decoding text. */
+interface Span {
+  lineNumber: number;
+  byteOffset: number;
+  length: number;
+}
+
+/**
+ * Spans of the lines `push` (or `pushLines`, cut back into lines) delivers for `chunks`, all
+ * subarrays of `bytes`. A line that is a view of `bytes` must be the view at its own offset; a
+ * joined line must hold the same bytes as `bytes` at its offset.
+ */
+function spans(bytes: Uint8Array, chunks: Uint8Array[], runs: boolean): Span[] {
+  const out: Span[] = [];
+  const check = (line: Uint8Array, byteOffset: number): void => {
+    if (line.buffer === bytes.buffer) {
+      assert.equal(line.byteOffset - bytes.byteOffset, byteOffset, "a view at the wrong place");
+    } else {
+      for (let i = 0; i < line.length; i++) {
+        if (line[i] !== bytes[byteOffset + i]) assert.fail(`joined line at ${byteOffset} differs`);
+      }
+    }
+  };
+  const splitter = new LineSplitter();
+  for (const chunk of chunks) {
+    if (!runs) {
+      splitter.push(chunk, (line, lineNumber, byteOffset) => {
+        check(line, byteOffset);
+        out.push({ lineNumber, byteOffset, length: line.length });
+      });
+      continue;
+    }
+    splitter.pushLines(chunk, (run, firstLineNumber, runOffset) => {
+      check(run, runOffset);
+      let start = 0;
+      for (let index = 0;; index++) {
+        const newline = run.indexOf(10, start);
+        let end = newline === -1 ? run.length : newline;
+        if (end > start && run[end - 1] === 13) end--;
+        if (end > start) {
+          out.push({
+            lineNumber: firstLineNumber + index,
+            byteOffset: runOffset + start,
+            length: end - start,
+          });
+        }
+        if (newline === -1) break;
+        start = newline + 1;
+      }
+    });
+  }
+  assert.equal(splitter.finish(), undefined);
+  return out;
+}
+
+function sameSpans(a: Span[], b: Span[]): boolean {
+  return a.length === b.length && a.every((span, i) => {
+    const other = b[i]!;
+    return span.lineNumber === other.lineNumber && span.byteOffset === other.byteOffset &&
+      span.length === other.length;
   });
 }
 
@@ -66,7 +148,7 @@ describe("LineSplitter", () => {
   });
 
   test("joins a line spanning several chunks into one array", () => {
-    const result = split(["{\"a\"", ":", "1}\n{", "}\n"]);
+    const result = split(['{"a"', ":", "1}\n{", "}\n"]);
     assert.deepEqual(result.lines, [
       { text: '{"a":1}', lineNumber: 1, byteOffset: 0 },
       { text: "{}", lineNumber: 2, byteOffset: 8 },
@@ -100,10 +182,25 @@ describe("LineSplitter", () => {
 
   test("gives the same lines, numbers and offsets for the fixture split at every byte", () => {
     const bytes = utf8.encode(PODS_WATCH);
-    const expected = split([bytes]);
+    const expected = spans(bytes, [bytes], false);
+    assert.deepEqual(expected.map((s) => s.lineNumber), [
+      1,
+      2,
+      3,
+      4,
+      5,
+      6,
+      7,
+      8,
+      9,
+      10,
+      11,
+      12,
+      13,
+    ]);
     for (let cut = 0; cut <= bytes.length; cut++) {
-      const result = split([bytes.subarray(0, cut), bytes.subarray(cut)]);
-      if (!sameResult(result, expected)) assert.deepEqual(result, expected, `cut at byte ${cut}`);
+      const result = spans(bytes, [bytes.subarray(0, cut), bytes.subarray(cut)], false);
+      if (!sameSpans(result, expected)) assert.deepEqual(result, expected, `cut at byte ${cut}`);
     }
   });
 
@@ -152,6 +249,75 @@ describe("LineSplitter", () => {
         }),
       (err) => err === boom,
     );
+  });
+
+  describe("pushLines", () => {
+    test("hands over all whole lines of a chunk in one call, as a view of the chunk", () => {
+      const chunk = utf8.encode('{"a":1}\r\n\n{"b":2}\n{"c"');
+      const runs: [string, number, number][] = [];
+      const splitter = new LineSplitter();
+      splitter.pushLines(chunk, (run, first, offset) => {
+        assert.equal(run.buffer, chunk.buffer);
+        runs.push([text.decode(run), first, offset]);
+      });
+      assert.deepEqual(runs, [['{"a":1}\r\n\n{"b":2}', 1, 0]]);
+      assert.equal(splitter.lineNumber, 4);
+      assert.equal(splitter.lineOffset, 18);
+    });
+
+    test("delivers a line continued from earlier chunks on its own, joined and without its \r", () => {
+      const runs: [string, number, number][] = [];
+      const splitter = new LineSplitter();
+      const onLines = (run: Uint8Array, first: number, offset: number): void => {
+        runs.push([text.decode(run), first, offset]);
+      };
+      splitter.pushLines(utf8.encode("ab"), onLines);
+      splitter.pushLines(utf8.encode("c\r"), onLines);
+      splitter.pushLines(utf8.encode("\nd\ne\n"), onLines);
+      assert.deepEqual(runs, [["abc", 1, 0], ["d\ne", 2, 5]]);
+    });
+
+    test("gives the same lines as push() for the fixture split at every byte", () => {
+      const bytes = utf8.encode(PODS_WATCH);
+      const expected = spans(bytes, [bytes], false);
+      assert.equal(splitRuns([bytes]).runs, 1);
+      assert.deepEqual(spans(bytes, [bytes], true), expected);
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        const result = spans(bytes, [bytes.subarray(0, cut), bytes.subarray(cut)], true);
+        if (!sameSpans(result, expected)) assert.deepEqual(result, expected, `cut at byte ${cut}`);
+      }
+    });
+
+    test("gives the same lines as push() one byte at a time and with \r\n endings", () => {
+      const crlf = utf8.encode(PODS_WATCH.replaceAll("\n", "\r\n") + "\n\r\n");
+      const chunks = Array.from(crlf, (_, i) => crlf.subarray(i, i + 1));
+      const expected = split([crlf]);
+      assert.deepEqual(splitRuns(chunks).lines, expected.lines);
+      assert.deepEqual(splitRuns([crlf]).lines, expected.lines);
+    });
+
+    test("delivers the lines before an oversized line, then throws LineTooLongError", () => {
+      const splitter = new LineSplitter({ maxLineLength: 4 });
+      const runs: string[] = [];
+      assert.throws(
+        () =>
+          splitter.pushLines(
+            utf8.encode("ab\ncd\nabcde\nnext\n"),
+            (r) => runs.push(text.decode(r)),
+          ),
+        (err) => err instanceof LineTooLongError && err.lineNumber === 3 && err.byteOffset === 6,
+      );
+      assert.deepEqual(runs, ["ab\ncd"]);
+    });
+
+    test("throws when an unterminated line passes the limit and skips the rest of it", () => {
+      const splitter = new LineSplitter({ maxLineLength: 4 });
+      assert.throws(() => splitRuns(["ok\n123", "45"], splitter), LineTooLongError);
+      assert.equal(splitter.pendingLength, 0);
+      assert.deepEqual(splitRuns(["67\nnext\n"], splitter).lines, [
+        { text: "next", lineNumber: 3, byteOffset: 11 },
+      ]);
+    });
   });
 
   describe("maxLineLength", () => {

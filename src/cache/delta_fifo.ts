@@ -40,7 +40,8 @@ export interface DeltaFIFOOptions<T> {
 
 /**
  * A queue of per-key delta lists. Keys leave in the order they first entered; all deltas of a
- * key leave together. Two consecutive `Deleted` deltas merge into one. `replace` (a relist)
+ * key leave together. Two consecutive `Deleted` deltas merge into one (a tombstone never
+ * replaces a delete that knows the final state). `replace` (a relist)
  * queues `Replaced` for every listed object and a tombstone for every known key the list no
  * longer has. `hasSynced()` turns true once the first `replace`'s keys have all been popped.
  *
@@ -73,7 +74,11 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> {
     return this.#items.size;
   }
 
-  /** True once the first `replace` (or any add before it) has been fully popped. */
+  /**
+   * True once every key queued by the first `replace` (listed objects and tombstones) has been
+   * popped; an empty first `replace` is synced at once. As in client-go, an `add`, `update` or
+   * `delete` before any `replace` makes the queue count as synced immediately.
+   */
   hasSynced(): boolean {
     return this.#populated && this.#initialPopulationCount === 0;
   }
@@ -107,7 +112,6 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> {
       keys.add(key);
       this.#push("Replaced", object, key);
     }
-    let tombstones = 0;
     const known = this.#knownObjects;
     if (known !== undefined) {
       for (const key of known.listKeys()) {
@@ -115,7 +119,6 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> {
         const last = this.#lastQueued(key) ?? known.get(key);
         if (last === undefined) continue;
         this.#push("Deleted", last, key, true);
-        tombstones++;
       }
     }
     // Keys only queued (never popped) that the list lacks are deleted too.
@@ -124,11 +127,12 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> {
       const last = deltas[deltas.length - 1]!;
       if (last.type === "Deleted") continue;
       this.#push("Deleted", last.object, key, true);
-      tombstones++;
     }
     if (!this.#populated) {
       this.#populated = true;
-      this.#initialPopulationCount = keys.size + tombstones;
+      // Every key queued now (listed, tombstoned, or queued before) must leave before the
+      // first list is fully delivered; keys leave in order, so counting pops is enough.
+      this.#initialPopulationCount = this.#items.size;
     }
   }
 
@@ -168,7 +172,9 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> {
   }
 
   #push(type: DeltaType, object: T, key = this.#keyOf(object), finalStateUnknown = false): void {
-    const delta: Delta<T> = finalStateUnknown ? { type, object, finalStateUnknown } : { type, object };
+    const delta: Delta<T> = finalStateUnknown
+      ? { type, object, finalStateUnknown }
+      : { type, object };
     const deltas = this.#items.get(key);
     if (deltas === undefined) {
       this.#items.set(key, [delta]);
@@ -177,8 +183,9 @@ export class DeltaFIFO<T extends KubeObject = KubeObject> {
     }
     const last = deltas[deltas.length - 1]!;
     if (type === "Deleted" && last.type === "Deleted") {
-      // Keep the one that knows the final state.
-      if (last.finalStateUnknown && !finalStateUnknown) deltas[deltas.length - 1] = delta;
+      // As client-go: keep the newer delete unless it is a tombstone (the older one knows the
+      // final state, or is a tombstone too).
+      if (!finalStateUnknown) deltas[deltas.length - 1] = delta;
       return;
     }
     deltas.push(delta);

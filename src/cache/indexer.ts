@@ -56,17 +56,33 @@ export interface Store<T extends KubeObject = KubeObject> {
 }
 
 /**
- * A thread-of-control-free indexer: a `Map` of objects plus one `Map<value, Set<key>>` per index.
- * The informer owns the only writer; users see it through {@linkcode Store}.
+ * The cache: a `Map` of objects plus, per index, a `Map<value, Set<key>>` and the values each
+ * key is filed under. Index values are remembered rather than recomputed from the old object,
+ * so an old object changed in place (which it should not be) cannot leave stale index entries.
+ * Index functions must return an array of strings; one that throws or returns anything else
+ * leaves the cache unchanged. The informer owns the only writer; users see it through
+ * {@linkcode Store}.
+ *
+ * @example
+ * ```ts
+ * import { Indexer } from "@kinformer/kinformer/cache";
+ * const cache = new Indexer({ byApp: (o) => o.metadata.labels?.app ? [o.metadata.labels.app] : [] });
+ * cache.set({ metadata: { namespace: "default", name: "web-1", labels: { app: "web" } } });
+ * console.log(cache.indexKeys("byApp", "web"), cache.listIndexFuncValues("namespace"));
+ * // ["default/web-1"] ["default"]
+ * ```
  */
 export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
   #items = new Map<string, T>();
-  #indexers = new Map<string, IndexFunc<T>>();
-  #indices = new Map<string, Map<string, Set<string>>>();
+  #indexes = new Map<string, Index<T>>();
 
-  /** Creates an empty cache with the built-in namespace index plus `indexers`. */
+  /**
+   * Creates an empty cache with the built-in namespace index plus `indexers`. Throws a
+   * `RangeError` if `indexers` names the built-in `"namespace"` index.
+   */
   constructor(indexers: Indexers<T> = {}) {
-    this.addIndexers({ [NAMESPACE_INDEX]: (o: T) => [o.metadata.namespace ?? ""], ...indexers });
+    this.addIndexers({ [NAMESPACE_INDEX]: (o: T) => [o.metadata.namespace ?? ""] });
+    this.addIndexers(indexers);
   }
 
   get size(): number {
@@ -94,9 +110,14 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     return this.#items.entries();
   }
 
+  /** Iterates objects without copying (internal; do not change the cache while iterating). */
+  values(): IterableIterator<T> {
+    return this.#items.values();
+  }
+
   byIndex(indexName: string, value: string): T[] {
     const out: T[] = [];
-    for (const key of this.#index(indexName).get(value) ?? []) {
+    for (const key of this.#index(indexName).byValue.get(value) ?? []) {
       const o = this.#items.get(key);
       if (o !== undefined) out.push(o);
     }
@@ -104,39 +125,59 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
   }
 
   indexKeys(indexName: string, value: string): string[] {
-    return [...(this.#index(indexName).get(value) ?? [])];
+    return [...(this.#index(indexName).byValue.get(value) ?? [])];
   }
 
   listIndexFuncValues(indexName: string): string[] {
-    return [...this.#index(indexName).keys()];
+    return [...this.#index(indexName).byValue.keys()];
   }
 
+  /**
+   * Adds index functions; existing objects are indexed at once. All or nothing: a non-function,
+   * a name already in use (`RangeError`) or an index function failing on an existing object
+   * adds none of `indexers`.
+   */
   addIndexers(indexers: Indexers<T>): void {
-    for (const [name, fn] of Object.entries(indexers)) {
+    const entries = Object.entries(indexers);
+    for (const [name, fn] of entries) {
       if (typeof fn !== "function") {
         throw new TypeError(`indexers.${name} must be a function, got ${typeof fn}`);
       }
-      if (this.#indexers.has(name)) throw new RangeError(`index "${name}" already exists`);
-      this.#indexers.set(name, fn);
-      const index = new Map<string, Set<string>>();
-      this.#indices.set(name, index);
-      for (const [key, obj] of this.#items) addToIndex(index, fn(obj), key);
+      if (this.#indexes.has(name)) throw new RangeError(`index "${name}" already exists`);
     }
+    const built: [string, Index<T>][] = [];
+    for (const [name, fn] of entries) {
+      const index: Index<T> = { fn, byValue: new Map(), byKey: new Map() };
+      for (const [key, obj] of this.#items) {
+        const values = indexValues(name, fn, obj);
+        index.byKey.set(key, values);
+        addToIndex(index.byValue, values, key);
+      }
+      built.push([name, index]);
+    }
+    for (const [name, index] of built) this.#indexes.set(name, index);
   }
 
-  /** Inserts or replaces the object under its key; returns the previous one. */
+  /**
+   * Inserts or replaces the object under its key; returns the previous one. If an index
+   * function throws, the cache is left unchanged and the error propagates.
+   */
   set(object: T, key: string = objectKey(object)): T | undefined {
+    // Compute every index value first, so a throwing index function changes nothing.
+    const computed: (readonly string[])[] = [];
+    for (const [name, index] of this.#indexes) computed.push(indexValues(name, index.fn, object));
     const old = this.#items.get(key);
     this.#items.set(key, object);
-    for (const [name, fn] of this.#indexers) {
-      const index = this.#indices.get(name)!;
-      const newValues = fn(object);
-      if (old !== undefined) {
-        const oldValues = fn(old);
+    let i = 0;
+    for (const index of this.#indexes.values()) {
+      const newValues = computed[i++]!;
+      const oldValues = index.byKey.get(key);
+      index.byKey.set(key, newValues);
+      if (oldValues !== undefined) {
         if (sameValues(oldValues, newValues)) continue;
-        removeFromIndex(index, oldValues, key);
+        removeFromIndex(index.byValue, oldValues, key);
       }
-      addToIndex(index, newValues, key);
+      addToIndex(index.byValue, newValues, key);
     }
     return old;
   }
@@ -146,17 +187,42 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
     const old = this.#items.get(key);
     if (old === undefined) return undefined;
     this.#items.delete(key);
-    for (const [name, fn] of this.#indexers) removeFromIndex(this.#indices.get(name)!, fn(old), key);
+    for (const index of this.#indexes.values()) {
+      const values = index.byKey.get(key);
+      if (values === undefined) continue;
+      index.byKey.delete(key);
+      removeFromIndex(index.byValue, values, key);
+    }
     return old;
   }
 
-  #index(name: string): Map<string, Set<string>> {
-    const index = this.#indices.get(name);
+  #index(name: string): Index<T> {
+    const index = this.#indexes.get(name);
     if (index === undefined) {
-      throw new RangeError(`unknown index "${name}"; known: ${[...this.#indices.keys()].join(", ")}`);
+      throw new RangeError(
+        `unknown index "${name}"; known: ${[...this.#indexes.keys()].join(", ")}`,
+      );
     }
     return index;
   }
+}
+
+/** One index: its function, keys by value, and the values each key is filed under. */
+interface Index<T> {
+  fn: IndexFunc<T>;
+  byValue: Map<string, Set<string>>;
+  byKey: Map<string, readonly string[]>;
+}
+
+/** Runs an index function and checks that it returned an array of strings. */
+function indexValues<T>(name: string, fn: IndexFunc<T>, object: T): readonly string[] {
+  const values: unknown = fn(object);
+  if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
+    throw new TypeError(
+      `index function "${name}" must return an array of strings, got ${JSON.stringify(values)}`,
+    );
+  }
+  return values as string[];
 }
 
 function addToIndex(index: Map<string, Set<string>>, values: readonly string[], key: string): void {

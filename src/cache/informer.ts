@@ -7,6 +7,8 @@ import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject } from "../client/types.ts";
 import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
+import { compareResourceVersions } from "../util/resource_version.ts";
+import { resourceKey } from "../client/resource.ts";
 import { type Delta, DeltaFIFO } from "./delta_fifo.ts";
 import { Indexer, type Indexers, type Store } from "./indexer.ts";
 import type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
@@ -68,6 +70,56 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   maxLineLength?: number | undefined;
   /** Called for every error (the informer keeps recovering). @default undefined */
   onError?: ((error: unknown, context: InformerErrorContext) => void) | undefined;
+  /**
+   * Resume from a {@linkcode InformerCheckpoint}: seed the cache with its objects and watch from
+   * its resource version with no LIST. The seeded objects count as already seen: listeners are
+   * not sent them again (unless they ask with `replayCache: true`). If the server no longer has
+   * that version (410), the informer relists and listeners see only the difference.
+   * @default undefined
+   */
+  resumeFrom?: InformerCheckpoint<T> | undefined;
+  /** Callbacks for metrics (list durations, events, relists, reconnects, ...). @default undefined */
+  metrics?: InformerMetrics | undefined;
+}
+
+/**
+ * Metric callbacks; every field is optional. Wire them to any metrics library, or see
+ * `examples/prometheus_metrics.ts` for Prometheus text format with no dependency.
+ */
+export interface InformerMetrics {
+  /** A LIST round (all pages) or streaming list finished. */
+  onList?(durationMs: number, items: number, pages: number): void;
+  /** A watch event arrived (`ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`). */
+  onWatchEvent?(type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"): void;
+  /** A relist started because the old resource version is gone (or after resuming). */
+  onRelist?(): void;
+  /** The watch is reconnecting after `kind` of failure (or `"closed"` for a clean end). */
+  onReconnect?(kind: ErrorKind | "closed"): void;
+  /** A watch line could not be decoded. */
+  onDecodeError?(error: unknown): void;
+  /** Called after each batch of events with the largest listener backlog. */
+  onListenerBacklog?(maxBacklog: number): void;
+}
+
+/**
+ * A small JSON-serializable snapshot of an informer: where it was (resource version), what it
+ * watched, and optionally the cached objects (after `transform`). Pass it back as `resumeFrom`.
+ */
+export interface InformerCheckpoint<T extends KubeObject = KubeObject> {
+  /** Format version. */
+  version: 1;
+  /** Identity of the resource (`group/version/resource`). */
+  resource: string;
+  /** Namespace watched, `""` for all. */
+  namespace: string;
+  /** Label selector watched. */
+  labelSelector: string;
+  /** Field selector watched. */
+  fieldSelector: string;
+  /** The resource version the cache was at. */
+  resourceVersion: string;
+  /** The cached objects, when asked for. */
+  objects?: T[];
 }
 
 /** What an error callback learns besides the error. */
@@ -88,6 +140,23 @@ export interface ListenerOptions {
   overflow?: OverflowPolicy | undefined;
   /** Resync period of this listener in ms (0 = never). @default the informer's resyncPeriodMs */
   resyncPeriodMs?: number | undefined;
+  /**
+   * Deliver the current cache as `add` events first. @default true, except for an informer
+   * created with `resumeFrom`, whose seeded objects count as already seen
+   */
+  replayCache?: boolean | undefined;
+}
+
+/** Options of {@linkcode SharedInformer.events}. */
+export interface EventsOptions extends ListenerOptions {
+  /**
+   * `"current"`: a catch-up run. Learn the server's current resource version (a cheap
+   * consistent `limit=1` list) and end the iteration once everything up to it has been
+   * delivered. Resource versions are compared as decimal integers (by length, then lexically);
+   * when they are not numeric, the first bookmark or event after the start counts as current.
+   * @default undefined (run until stopped)
+   */
+  until?: "current" | undefined;
 }
 
 /**
@@ -151,7 +220,10 @@ export interface InformerHealth {
   errors: Partial<Record<ErrorKind, number>>;
   /** The last error. */
   lastError: { kind: ErrorKind; message: string; at: number } | undefined;
-  /** True while watching and nothing (event or bookmark) has arrived for longer than the inactivity limit. */
+  /**
+   * True when nothing (no event, bookmark or list) has arrived for longer than the inactivity
+   * limit, even across reconnects: the informer is running but learning nothing.
+   */
   stalled: boolean;
   /** Each listener's backlog. */
   listeners: ListenerHealth[];
@@ -199,6 +271,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
   #resyncTimer: unknown;
   #resyncAt = Infinity;
   #syncing: Set<Listener<T>> | undefined;
+  #resumed: boolean;
+  #rvWaiters = new Set<() => void>();
 
   /** Use {@linkcode createInformer}. */
   constructor(client: KubeClient, options: InformerOptions<T>) {
@@ -210,6 +284,14 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     this.store = this.#indexer;
     this.lister = new Lister(this.#indexer);
     this.#fifo = new DeltaFIFO<T>({ knownObjects: this.#indexer });
+    const resume = options.resumeFrom;
+    this.#resumed = resume !== undefined;
+    if (resume !== undefined) {
+      checkCheckpoint(resume, options);
+      for (const object of resume.objects ?? []) this.#indexer.set(object);
+      this.#synced = true;
+    }
+    const metrics = options.metrics;
     const backoff = options.backoff;
     const random = options.random ?? Math.random;
     this.#reflector = new Reflector<T>({
@@ -239,7 +321,19 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
           this.#drain();
         },
       },
-      onError: (error, context) => this.#reportError(error, context),
+      onError: (error, context) => {
+        if (context.kind === "decode") metrics?.onDecodeError?.(error);
+        this.#reportError(error, context);
+      },
+      resumeFrom: resume?.resourceVersion,
+      onListDone: metrics?.onList?.bind(metrics),
+      onEvent: metrics?.onWatchEvent?.bind(metrics),
+      onRelist: metrics?.onRelist?.bind(metrics),
+      onReconnect: metrics?.onReconnect?.bind(metrics),
+      onResourceVersion: () => {
+        for (const wake of this.#rvWaiters) wake();
+        this.#rvWaiters.clear();
+      },
     });
   }
 
@@ -290,6 +384,49 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     this.#listeners.clear();
     for (const wake of this.#syncWaiters) wake();
     this.#syncWaiters.clear();
+    for (const wake of this.#rvWaiters) wake();
+    this.#rvWaiters.clear();
+  }
+
+  /**
+   * A JSON-serializable snapshot to resume from later (`resumeFrom`), e.g. in the next run of a
+   * serverless job. With `includeObjects`, the cached objects (after `transform`) come along, so
+   * a resumed informer starts with a full cache and no LIST. Throws before the first sync.
+   *
+   * @example
+   * ```ts
+   * import { createInformer } from "@kinformer/kinformer";
+   * import { KubeClient, pods } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * const cluster = new SimulatedCluster();
+   * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+   * const first = createInformer(client, { resource: pods });
+   * first.start();
+   * await first.waitForSync();
+   * const saved = JSON.stringify(first.checkpoint({ includeObjects: true }));
+   * await first.stop();
+   * const second = createInformer(client, { resource: pods, resumeFrom: JSON.parse(saved) });
+   * second.start(); // watches from the saved resource version: no LIST
+   * await second.stop();
+   * cluster.close();
+   * ```
+   */
+  checkpoint(options: { includeObjects?: boolean | undefined } = {}): InformerCheckpoint<T> {
+    const rv = this.#reflector.resourceVersion;
+    if (rv === undefined || !this.#synced) {
+      throw new Error("checkpoint() needs a synced informer (call after waitForSync())");
+    }
+    const o = this.#options;
+    const cp: InformerCheckpoint<T> = {
+      version: 1,
+      resource: resourceKey(o.resource),
+      namespace: o.namespace ?? "",
+      labelSelector: o.labelSelector ?? "",
+      fieldSelector: o.fieldSelector ?? "",
+      resourceVersion: rv,
+    };
+    if (options.includeObjects) cp.objects = this.#indexer.list();
+    return cp;
   }
 
   /** Same as {@linkcode SharedInformer.stop}, for `await using`. */
@@ -348,8 +485,26 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
    * cluster.close();
    * ```
    */
-  events(options: ListenerOptions = {}): AsyncIterableIterator<InformerEvent<T>> {
+  events(options: EventsOptions = {}): AsyncIterableIterator<InformerEvent<T>> {
+    if (options.until !== undefined && options.until !== "current") {
+      throw new TypeError(`until must be "current", got ${JSON.stringify(options.until)}`);
+    }
     const listener = this.#addListener(options);
+    // Catch-up run: the resource version to reach, learned once at the start.
+    const target = options.until === "current" ? this.#currentResourceVersion(options.signal) : undefined;
+    target?.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
+    const startRV = this.#reflector.resourceVersion;
+    let reached = false;
+    const hasReached = async (): Promise<boolean> => {
+      if (target === undefined) return false;
+      if (reached) return true;
+      const goal = await target;
+      const rv = this.#reflector.resourceVersion;
+      if (!this.#synced || rv === undefined) return false;
+      const cmp = compareResourceVersions(rv, goal);
+      reached = cmp === undefined ? rv !== startRV : cmp >= 0;
+      return reached;
+    };
     const signal = options.signal;
     const finish = (): void => {
       signal?.removeEventListener("abort", finish);
@@ -363,11 +518,13 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         for (;;) {
           const value = listener.shift();
           if (value !== undefined) return { done: false, value };
-          if (listener.closed) {
+          if (listener.closed || await hasReached()) {
             finish();
             return done;
           }
-          await listener.wait();
+          if (listener.backlog > 0) continue;
+          if (target === undefined) await listener.wait();
+          else await Promise.race([listener.wait(), this.#resourceVersionMoved()]);
         }
       },
       return: (): Promise<IteratorResult<InformerEvent<T>>> => {
@@ -432,6 +589,27 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     return { hasSynced: () => listener.synced, remove };
   }
 
+  /** Resolves when the resource version next moves (or the informer stops). */
+  #resourceVersionMoved(): Promise<void> {
+    if (this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => this.#rvWaiters.add(resolve));
+  }
+
+  /** The server's current resource version, from a consistent `limit=1` list. */
+  async #currentResourceVersion(signal: AbortSignal | undefined): Promise<string> {
+    const o = this.#options;
+    const page = await this.#client.list(o.resource, {
+      namespace: o.namespace,
+      labelSelector: o.labelSelector,
+      fieldSelector: o.fieldSelector,
+      limit: 1,
+      signal,
+    });
+    const rv = page.metadata.resourceVersion;
+    if (rv === undefined) throw new Error("list response had no metadata.resourceVersion");
+    return rv;
+  }
+
   /** A snapshot of the informer's state, counters and listener backlogs. */
   health(): InformerHealth {
     const s = this.#reflector.stats;
@@ -450,7 +628,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       events: s.events,
       errors: { ...s.errors },
       lastError: s.lastError,
-      stalled: s.state === "watching" && s.lastActivityAt !== undefined &&
+      stalled: s.state !== "stopped" && s.state !== "idle" && s.lastActivityAt !== undefined &&
         now - s.lastActivityAt > limit,
       listeners: [...this.#listeners].map((l) => ({
         backlog: l.backlog,
@@ -484,8 +662,10 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       return listener;
     }
     // A late listener first gets the cache as its initial population.
-    for (const object of this.#indexer.list()) {
-      listener.push({ type: "add", object, isInInitialList: true });
+    if (options.replayCache ?? !this.#resumed) {
+      for (const object of this.#indexer.values()) {
+        listener.push({ type: "add", object, isInInitialList: true });
+      }
     }
     if (this.#synced) listener.push({ type: "synced" });
     this.#listeners.add(listener);
@@ -508,6 +688,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       if (popped === undefined) break;
       this.#handleDeltas(popped[0], popped[1]);
     }
+    this.#reportBacklog();
     if (!this.#synced && this.#fifo.hasSynced()) {
       this.#synced = true;
       const synced: InformerEvent<T> = { type: "synced" };
@@ -515,6 +696,14 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       for (const wake of this.#syncWaiters) wake();
       this.#syncWaiters.clear();
     }
+  }
+
+  #reportBacklog(): void {
+    const hook = this.#options.metrics?.onListenerBacklog;
+    if (hook === undefined) return;
+    let max = 0;
+    for (const l of this.#listeners) if (l.backlog > max) max = l.backlog;
+    hook(max);
   }
 
   #handleDeltas(key: string, deltas: Delta<T>[]): void {
@@ -535,6 +724,14 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         const ev: InformerEvent<T> = { type: "update", object: old, oldObject: old };
         if (targets !== undefined) for (const l of targets) l.push(ev);
         continue;
+      }
+      if (
+        delta.type === "Replaced" && old !== undefined &&
+        old.metadata.uid === object.metadata.uid &&
+        old.metadata.resourceVersion !== undefined &&
+        old.metadata.resourceVersion === object.metadata.resourceVersion
+      ) {
+        continue; // a relist found it unchanged: nothing to tell, keep the shared object
       }
       this.#indexer.set(object, key);
       if (old === undefined) {
@@ -603,6 +800,17 @@ function dispatch<T extends KubeObject>(
       return handler.onDelete?.(ev.object, ev.finalStateUnknown);
     case "synced":
       return handler.onSynced?.();
+  }
+}
+
+function checkCheckpoint<T extends KubeObject>(cp: InformerCheckpoint<T>, o: InformerOptions<T>): void {
+  if (typeof cp !== "object" || cp === null || cp.version !== 1 || typeof cp.resourceVersion !== "string") {
+    throw new TypeError(`resumeFrom is not a kinformer checkpoint: ${JSON.stringify(cp)?.slice(0, 100)}`);
+  }
+  const mine = [resourceKey(o.resource), o.namespace ?? "", o.labelSelector ?? "", o.fieldSelector ?? ""];
+  const theirs = [cp.resource, cp.namespace, cp.labelSelector, cp.fieldSelector];
+  if (mine.join("|") !== theirs.join("|")) {
+    throw new TypeError(`resumeFrom was taken for ${theirs.join("|")}, not ${mine.join("|")}`);
   }
 }
 

@@ -8,13 +8,18 @@ import type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
 import { objectKey } from "./object_key.ts";
 
 const SKIPPED = Symbol("skipped");
+/** Dead slots tolerated before a compaction is considered. */
+const COMPACT_MIN_SKIPPED = 32;
 type Slot<T extends KubeObject> = InformerEvent<T> | typeof SKIPPED;
 
 /**
  * A listener's pending events in a growable ring buffer, so a slow consumer never blocks the
  * reflector or the other listeners. With the `"coalesce"` policy, pending events for one key
  * merge (add+update = add, update+update = update from the first old object, add+delete =
- * nothing, update+delete = delete), so memory is bounded by the number of keys.
+ * nothing, update+delete = delete; delete+add stay two events), so at most two events per key
+ * wait and memory is bounded by the number of keys. Events the consumer already took are never
+ * merged into, and the `synced` marker is never merged. Replaying the delivered events onto the
+ * consumer's state always yields the producer's latest state of every key.
  * Internal: consumers see it through `events()` and `addEventHandler`.
  */
 export class Listener<T extends KubeObject = KubeObject> {
@@ -147,7 +152,10 @@ export class Listener<T extends KubeObject = KubeObject> {
     if (merged === SKIPPED) {
       this.#pending.delete(key);
       this.#skipped++;
-      if (this.#skipped > 1024 && this.#skipped * 2 > this.#buffer.length) this.#compact();
+      // Compact once the dead slots outnumber the live events (and a few more): the buffer then
+      // never holds more than about twice the live events, which coalescing bounds by 2 per
+      // key, and each compaction is paid for by as many merges as it moves events.
+      if (this.#skipped > COMPACT_MIN_SKIPPED && this.#skipped > this.backlog) this.#compact();
     }
   }
 

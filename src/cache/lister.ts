@@ -14,7 +14,11 @@ export interface ListerListOptions {
 
 function toSelector(s: string | LabelSelector | undefined): LabelSelector | undefined {
   if (s === undefined || s === "") return undefined;
-  return typeof s === "string" ? parseLabelSelector(s) : s;
+  if (typeof s === "string") return parseLabelSelector(s);
+  if (s instanceof LabelSelector) return s;
+  throw new TypeError(
+    `labelSelector must be a string or a LabelSelector, got ${JSON.stringify(s)}`,
+  );
 }
 
 function filter<T extends KubeObject>(items: T[], options: ListerListOptions): T[] {
@@ -24,7 +28,8 @@ function filter<T extends KubeObject>(items: T[], options: ListerListOptions): T
 }
 
 /**
- * Reads objects of one namespace; from {@linkcode Lister.namespace}.
+ * Reads objects of one namespace; from {@linkcode Lister.namespace}. The namespace `""` holds
+ * the cluster-scoped objects. Throws `SelectorParseError` for a bad selector string.
  *
  * @example
  * ```ts
@@ -44,9 +49,9 @@ export class NamespaceLister<T extends KubeObject = KubeObject> {
     this.#namespace = namespace;
   }
 
-  /** The object named `name` in this namespace. */
+  /** The object named `name` in this namespace (for `""`: the cluster-scoped object `name`). */
   get(name: string): T | undefined {
-    return this.#store.get(`${this.#namespace}/${name}`);
+    return this.#store.get(this.#namespace === "" ? name : `${this.#namespace}/${name}`);
   }
 
   /** Objects in this namespace matching the selector (uses the namespace index). */
@@ -91,7 +96,7 @@ export class Lister<T extends KubeObject = KubeObject> {
     return filter(this.#store.list(), options);
   }
 
-  /** Reads scoped to one namespace. */
+  /** Reads scoped to one namespace (`""`: cluster-scoped objects). */
   namespace(namespace: string): NamespaceLister<T> {
     return new NamespaceLister(this.#store, namespace);
   }

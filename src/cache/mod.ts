@@ -18,7 +18,10 @@
 export { createInformer, SharedInformer } from "./informer.ts";
 export type {
   EventHandler,
+  EventsOptions,
   HandlerRegistration,
+  InformerCheckpoint,
+  InformerMetrics,
   InformerErrorContext,
   InformerHealth,
   InformerOptions,

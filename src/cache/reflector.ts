@@ -90,7 +90,7 @@ export interface ReflectorStats {
   lastEventAt: number | undefined;
   /** Clock time of the last bookmark, or undefined. */
   lastBookmarkAt: number | undefined;
-  /** Clock time the current watch last received anything, or undefined. */
+  /** Clock time of the last event, bookmark or completed list, or undefined. */
   lastActivityAt: number | undefined;
   /** Errors by kind. */
   errors: Partial<Record<ErrorKind, number>>;
@@ -128,8 +128,16 @@ export interface ReflectorOptions<T extends KubeObject> {
   onError: (error: unknown, context: ReflectorErrorContext) => void;
   /** Start watching from here without a LIST (a checkpoint). */
   resumeFrom?: string | undefined;
-  /** Called with list durations, reconnects, ... */
+  /** A list round finished. */
   onListDone?: ((durationMs: number, items: number, pages: number) => void) | undefined;
+  /** A watch event (bookmarks included) arrived. */
+  onEvent?: ((type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK") => void) | undefined;
+  /** A list replaced an earlier state. */
+  onRelist?: (() => void) | undefined;
+  /** A new watch is opened after the previous one ended for `kind`. */
+  onReconnect?: ((kind: ErrorKind | "closed") => void) | undefined;
+  /** The last synced resource version moved. */
+  onResourceVersion?: ((resourceVersion: string) => void) | undefined;
 }
 
 /** Linked abort: aborts when `parent` aborts or when `abort()` is called. */
@@ -182,9 +190,12 @@ export class Reflector<T extends KubeObject> {
 
   /** Runs until `signal` aborts; never rejects. */
   async run(signal: AbortSignal): Promise<void> {
+    let endedBy: ErrorKind | "closed" | undefined;
     while (!signal.aborted) {
       const next = planNextRequest(this.#plan);
       const phase = next.kind;
+      if (endedBy !== undefined && next.kind === "watch") this.#o.onReconnect?.(endedBy);
+      endedBy = undefined;
       try {
         if (next.kind === "list") {
           this.stats.state = "listing";
@@ -192,12 +203,14 @@ export class Reflector<T extends KubeObject> {
         } else {
           this.stats.state = next.kind === "stream" ? "listing" : "watching";
           const healthy = await this.#watch(next, signal);
+          endedBy = "closed";
           if (!healthy && !signal.aborted) await this.#backOff(undefined, signal);
         }
       } catch (error) {
         if (signal.aborted) break;
         this.#onFailure(error, phase);
         const kind = classifyError(error);
+        endedBy = kind;
         const retryAfterMs = error instanceof KubeApiError && error.retryAfterSeconds !== undefined
           ? error.retryAfterSeconds * 1000
           : 0;
@@ -237,6 +250,11 @@ export class Reflector<T extends KubeObject> {
     } catch {
       // aborted: the loop condition ends the run
     }
+  }
+
+  #setResourceVersion(rv: string): void {
+    this.#plan.lastSyncResourceVersion = rv;
+    this.#o.onResourceVersion?.(rv);
   }
 
   /** Paged LIST; on an expired continue token, one unpaged list at the same RV. */
@@ -283,10 +301,14 @@ export class Reflector<T extends KubeObject> {
   }
 
   #listed(items: T[], resourceVersion: string): void {
-    if (this.stats.lists > 0 || this.#o.resumeFrom !== undefined) this.stats.relists++;
+    if (this.stats.lists > 0 || this.#o.resumeFrom !== undefined) {
+      this.stats.relists++;
+      this.#o.onRelist?.();
+    }
     this.stats.lists++;
+    this.stats.lastActivityAt = this.#o.clock.now();
     this.#o.sink.replace(items, resourceVersion);
-    this.#plan.lastSyncResourceVersion = resourceVersion;
+    this.#setResourceVersion(resourceVersion);
     this.#plan.mustRelist = false;
     this.#plan.needsConsistentList = false;
   }
@@ -307,7 +329,6 @@ export class Reflector<T extends KubeObject> {
     let initialTimer: unknown;
     const armInactivity = (): void => {
       if (timer !== undefined) o.clock.clearTimeout(timer);
-      this.stats.lastActivityAt = o.clock.now();
       timer = o.clock.setTimeout(
         () => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs)),
         o.inactivityTimeoutMs,
@@ -344,7 +365,9 @@ export class Reflector<T extends KubeObject> {
       );
       for await (const event of events) {
         armInactivity();
+        this.stats.lastActivityAt = o.clock.now();
         received++;
+        o.onEvent?.(event.type);
         if (event.type === "BOOKMARK") {
           this.stats.lastBookmarkAt = o.clock.now();
           if (initial !== undefined) {
@@ -357,7 +380,7 @@ export class Reflector<T extends KubeObject> {
             this.stats.state = "watching";
             continue;
           }
-          this.#plan.lastSyncResourceVersion = event.resourceVersion;
+          this.#setResourceVersion(event.resourceVersion);
           continue;
         }
         const object = o.transform(event.object);
@@ -370,7 +393,7 @@ export class Reflector<T extends KubeObject> {
         this.stats.events++;
         this.stats.lastEventAt = o.clock.now();
         o.sink.apply(event.type, object);
-        if (rv !== undefined) this.#plan.lastSyncResourceVersion = rv;
+        if (rv !== undefined) this.#setResourceVersion(rv);
       }
       // A clean close: the caller re-watches from the last RV without relisting.
       return received > 0 || o.clock.now() - opened >= 1000;

@@ -35,6 +35,7 @@ export interface KubeApiErrorOptions {
  * ```
  */
 export class KubeApiError extends Error {
+  /** Always `"KubeApiError"`. */
   override name = "KubeApiError";
   /** HTTP status code, or the Status code of a watch ERROR event. */
   readonly code: number;
@@ -96,6 +97,7 @@ export class KubeApiError extends Error {
  * ```
  */
 export class KubeNetworkError extends Error {
+  /** Always `"KubeNetworkError"`. */
   override name = "KubeNetworkError";
   /** Builds the error for `request` (method and URL) caused by `cause`. */
   constructor(request: string, cause: unknown) {

@@ -445,7 +445,8 @@ export class KubeClient {
    * Lists one page of `resource`. Paging (`limit` + `continue`) is the caller's loop.
    * Missing `items` or `metadata` in the answer are normalised to `[]` and `{}`.
    *
-   * @throws {KubeApiError} / {@linkcode KubeNetworkError} as {@linkcode KubeClient.request}.
+   * @throws {KubeApiError} / {@linkcode KubeNetworkError} as {@linkcode KubeClient.request};
+   * a body that fails mid-read is a {@linkcode KubeNetworkError} too.
    * @throws {TypeError} when the 2xx body is not a JSON object.
    *
    * @example
@@ -1002,13 +1003,19 @@ async function readText(
   }
 }
 
-/** Reads a 2xx body as a JSON object. */
+/** Reads a 2xx body as a JSON object; a failed read is a {@linkcode KubeNetworkError}. */
 async function readJsonObject(
   response: Response,
   request: string,
   signal: AbortSignal | undefined,
 ): Promise<Record<string, unknown>> {
-  const text = await readText(response, signal, Infinity);
+  let text: string;
+  try {
+    text = await readText(response, signal, Infinity);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw new KubeNetworkError(`${request} (reading the body)`, error);
+  }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

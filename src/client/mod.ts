@@ -94,4 +94,19 @@ export type {
   WatchOptions,
   WriteOptions,
 } from "./kube_client.ts";
-// label_selector.ts / field_selector.ts exports are added here by the lead.
+// The time source type of `KubeClientOptions.clock` (also exported by the cache module).
+export type { Clock, TimerHandle } from "../util/clock.ts";
+export {
+  LabelSelector,
+  labelSelectorFromObject,
+  parseLabelSelector,
+  SelectorParseError,
+} from "./label_selector.ts";
+export type {
+  LabelOperator,
+  LabelRequirement,
+  LabelSelectorObject,
+  LabelSelectorRequirementObject,
+} from "./label_selector.ts";
+export { FieldSelector, parseFieldSelector } from "./field_selector.ts";
+export type { FieldRequirement } from "./field_selector.ts";

@@ -83,6 +83,7 @@ export class KubeconfigParseError extends Error {
  * - `UnsupportedAuth`: the user authenticates with an exec plugin or an auth-provider.
  * - `UnsupportedTls`: TLS settings this runtime's `fetch` cannot apply (pass a `fetch`).
  * - `FileNotFound`: a kubeconfig or a file it names does not exist.
+ * - `InvalidFile`: a file it names is empty or not what it should be (token, PEM).
  * - `NotInCluster`: in-cluster loading outside a pod (no `KUBERNETES_SERVICE_HOST`).
  * - `NoConfig`: neither `KUBECONFIG`, `~/.kube/config` nor an in-cluster environment.
  */
@@ -95,6 +96,7 @@ export type ClusterConfigErrorCode =
   | "UnsupportedAuth"
   | "UnsupportedTls"
   | "FileNotFound"
+  | "InvalidFile"
   | "NotInCluster"
   | "NoConfig";
 

@@ -3,6 +3,8 @@
  * number of workers reconcile those keys until the signal aborts.
  * @module
  */
+import type { KubeObject } from "../client/types.ts";
+import { objectKey } from "../cache/object_key.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { _reportError } from "../queue/_report_error.ts";
@@ -54,7 +56,7 @@ export interface InformerRegistrationLike {
    * Optional: resolves once `hasSynced()` is true, so the runner need not poll. Should reject
    * with the signal's reason when it aborts.
    */
-  waitForSync?(signal?: AbortSignal): Promise<unknown>;
+  waitForSync?(options?: { signal?: AbortSignal | undefined }): Promise<unknown>;
 }
 
 /**
@@ -84,10 +86,11 @@ export interface InformerLike<O = unknown> {
    */
   start?(signal?: AbortSignal): void | Promise<void>;
   /**
-   * Optional: resolves once the informer's cache has synced. Used when a registration has no
-   * `waitForSync`; the runner still confirms the registration's own `hasSynced()`.
+   * Optional: resolves once the informer's cache has synced (kinformer's `SharedInformer`
+   * has it). Used when a registration has no `waitForSync`; the runner then polls the
+   * registration's own `hasSynced()`, which can lag behind the informer's.
    */
-  waitForSync?(signal?: AbortSignal): Promise<unknown>;
+  waitForSync?(options?: { signal?: AbortSignal | undefined }): Promise<unknown>;
 }
 
 /**
@@ -109,7 +112,10 @@ export interface ReconcileContext {
 
 /** Options of {@linkcode runController}. */
 export interface RunControllerOptions<O = unknown> {
-  /** Informers whose events enqueue keys. */
+  /**
+   * Informers whose events enqueue keys. For informers of different kinds, name the union:
+   * `runController<Pod | ReplicaSet>({ ... })`.
+   */
   informers: readonly InformerLike<O>[];
   /**
    * Brings the world in line with the desired state of `key`. Throwing (or rejecting)
@@ -163,23 +169,11 @@ export interface RunControllerOptions<O = unknown> {
   syncPollIntervalMs?: number;
 }
 
-/** `namespace/name`, or `name` for cluster-scoped objects; unwraps `{ key, obj }` tombstones. */
-function defaultKeyFor(obj: unknown): string {
-  if (typeof obj !== "object" || obj === null) {
-    throw new TypeError(`cannot compute a key: the event object is ${String(obj)}`);
-  }
-  const o = obj as { metadata?: { name?: unknown; namespace?: unknown }; key?: unknown };
-  if (o.metadata === undefined && typeof o.key === "string") return o.key;
-  const name = o.metadata?.name;
-  if (typeof name !== "string" || name === "") {
-    throw new TypeError("cannot compute a key: the event object has no metadata.name");
-  }
-  const namespace = o.metadata?.namespace;
-  return typeof namespace === "string" && namespace !== "" ? `${namespace}/${name}` : name;
-}
-
 function defaultOnError(error: unknown, key: string | undefined): void {
-  console.error(key === undefined ? "kinformer controller:" : `kinformer controller: ${key}:`, error);
+  console.error(
+    key === undefined ? "kinformer controller:" : `kinformer controller: ${key}:`,
+    error,
+  );
 }
 
 /** True for the error an aborted `signal` makes async work throw. */
@@ -286,7 +280,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   const clock = options.clock ?? systemClock;
   const queue = options.queue ?? new RateLimitingQueue<string>({ clock, name: "controller" });
   const workers = options.workers ?? 1;
-  const keyFor = options.keyFor ?? (defaultKeyFor as (obj: O) => string);
+  const keyFor = options.keyFor ?? ((obj: O): string => objectKey(obj as KubeObject));
   const onError = options.onError ?? defaultOnError;
   const pollMs = options.syncPollIntervalMs ?? 100;
   const reconcile = options.reconcile;
@@ -353,9 +347,9 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
     registration: InformerRegistrationLike,
   ): Promise<void> => {
     if (typeof registration.waitForSync === "function") {
-      await untilAborted(registration.waitForSync(stop.signal), stop.signal);
+      await untilAborted(registration.waitForSync({ signal: stop.signal }), stop.signal);
     } else if (typeof informer.waitForSync === "function") {
-      await untilAborted(informer.waitForSync(stop.signal), stop.signal);
+      await untilAborted(informer.waitForSync({ signal: stop.signal }), stop.signal);
     }
     while (!registration.hasSynced()) await sleep(pollMs, clock, stop.signal);
   };

@@ -4,12 +4,7 @@
  * @module
  */
 import { type Clock, systemClock } from "../util/clock.ts";
-import {
-  _checkClock,
-  _checkNumber,
-  _checkOptionsObject,
-  _checkRateLimiter,
-} from "./_validate.ts";
+import { _checkClock, _checkNumber, _checkOptionsObject, _checkRateLimiter } from "./_validate.ts";
 
 /**
  * Decides the delay before an item is retried.

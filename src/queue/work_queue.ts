@@ -4,14 +4,9 @@
  * @module
  */
 import { type Clock, systemClock } from "../util/clock.ts";
-import { _Deque } from "./_deque.ts";
+import { RingBuffer } from "../util/ring_buffer.ts";
 import { _reportError } from "./_report_error.ts";
-import {
-  _checkClock,
-  _checkFunction,
-  _checkOptionsObject,
-  _checkString,
-} from "./_validate.ts";
+import { _checkClock, _checkFunction, _checkOptionsObject, _checkString } from "./_validate.ts";
 
 /**
  * Callbacks a queue calls as items move through it, for feeding a metrics system without a
@@ -166,7 +161,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
   readonly #clock: Clock;
   readonly #hooks: WorkQueueMetricsHooks<T> | undefined;
   /** Items ready to be taken, in order. Every one is also in #dirty and not in #processing. */
-  readonly #queue = new _Deque<T>();
+  readonly #queue = new RingBuffer<T>();
   /** Items that need processing, with the time each became pending. */
   readonly #dirty = new Map<T, number>();
   /** Items taken by a worker, with the time each was taken (insertion order = oldest first). */

@@ -13,11 +13,15 @@ export interface BackoffOptions {
   /** Largest delay before jitter, in ms. @default 30000 */
   maxMs?: number;
   /**
-   * Jitter: `"full"` picks uniformly in [0, delay], `"none"` uses the delay as is, a number `j`
-   * picks uniformly in [delay, delay * (1 + j)]. @default 1
+   * Jitter: `"full"` picks uniformly in [0, delay], `"none"` uses the delay as is, a number
+   * `j >= 0` picks uniformly in [delay, delay * (1 + j)). client-go's reflector uses 1.
+   * @default 1
    */
   jitter?: "full" | "none" | number;
-  /** After this long without a failure, the next delay starts again from `initialMs`. @default 120000 */
+  /**
+   * After this long without a failure, the next delay starts again from `initialMs`
+   * (`Infinity`: never). @default 120000
+   */
   resetAfterMs?: number;
   /** Random source in [0, 1). @default Math.random */
   random?: () => number;
@@ -41,7 +45,9 @@ export interface Backoff {
 }
 
 /**
- * Exponential backoff with jitter and automatic reset after a quiet period.
+ * Exponential backoff with jitter and automatic reset after a quiet period. The delay grows
+ * before jitter is applied, so jitter never compounds. Throws a `TypeError` or `RangeError`
+ * for an invalid option.
  *
  * @example
  * ```ts
@@ -57,10 +63,23 @@ export function exponentialBackoff(clock: Clock, options: BackoffOptions = {}): 
   const jitter = options.jitter ?? 1;
   const resetAfterMs = options.resetAfterMs ?? 120_000;
   const random = options.random ?? Math.random;
-  if (!(initialMs >= 0)) throw new RangeError(`backoff.initialMs must be >= 0, got ${initialMs}`);
-  if (!(factor >= 1)) throw new RangeError(`backoff.factor must be >= 1, got ${factor}`);
-  if (!(maxMs >= initialMs)) {
-    throw new RangeError(`backoff.maxMs must be >= initialMs, got ${maxMs}`);
+  checkNumber("initialMs", initialMs, 0, true);
+  checkNumber("factor", factor, 1, true);
+  checkNumber("maxMs", maxMs, 0, true);
+  if (maxMs < initialMs) {
+    throw new RangeError(`backoff.maxMs must be >= initialMs (${initialMs}), got ${maxMs}`);
+  }
+  checkNumber("resetAfterMs", resetAfterMs, 0, false);
+  if (jitter !== "full" && jitter !== "none") {
+    if (typeof jitter !== "number") {
+      throw new TypeError(
+        `backoff.jitter must be "full", "none" or a number, got ${JSON.stringify(jitter)}`,
+      );
+    }
+    checkNumber("jitter", jitter, 0, true);
+  }
+  if (typeof random !== "function") {
+    throw new TypeError(`backoff.random must be a function, got ${typeof random}`);
   }
   let current = initialMs;
   let lastFailure = -Infinity;
@@ -80,4 +99,16 @@ export function exponentialBackoff(clock: Clock, options: BackoffOptions = {}): 
       lastFailure = -Infinity;
     },
   };
+}
+
+/** Throws unless `value` is a number >= `min` (and finite when `finite`). */
+function checkNumber(name: string, value: unknown, min: number, finite: boolean): void {
+  if (typeof value !== "number") {
+    throw new TypeError(`backoff.${name} must be a number, got ${JSON.stringify(value)}`);
+  }
+  if (!(value >= min) || (finite && !Number.isFinite(value))) {
+    throw new RangeError(
+      `backoff.${name} must be a ${finite ? "finite " : ""}number >= ${min}, got ${value}`,
+    );
+  }
 }

@@ -7,18 +7,21 @@
  * Compares two resource versions. RVs are opaque strings; since Kubernetes 1.35 they are
  * orderable as decimal integers within one resource type: compare by length, then
  * lexically. Returns a negative number, zero or a positive number, or `undefined` when either
- * is not a decimal integer (then only a bookmark or a fresh list can tell where you are).
+ * is not well formed the way Kubernetes' own comparison requires: a positive decimal integer
+ * with no leading zero. `"0"` (the "any version" request value) and `""` are not comparable;
+ * then only a bookmark or a fresh list can tell where you are.
  *
  * @example
  * ```ts
  * import { compareResourceVersions } from "@kinformer/kinformer/cache";
- * console.log(compareResourceVersions("999", "1000") < 0); // true
+ * console.log(compareResourceVersions("999", "1000")! < 0); // true
+ * console.log(compareResourceVersions("0", "1")); // undefined
  * ```
  */
 export function compareResourceVersions(a: string, b: string): number | undefined {
-  if (!DECIMAL.test(a) || !DECIMAL.test(b)) return undefined;
+  if (!WELL_FORMED.test(a) || !WELL_FORMED.test(b)) return undefined;
   if (a.length !== b.length) return a.length - b.length;
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-const DECIMAL = /^(0|[1-9][0-9]*)$/;
+const WELL_FORMED = /^[1-9][0-9]*$/;

@@ -3,6 +3,9 @@
  * @module
  */
 
+/** Largest slot count: index arithmetic uses 32-bit bitwise operators. */
+const MAX_CAPACITY = 2 ** 30;
+
 /**
  * FIFO queue backed by a power-of-two circular array that doubles when full, so `push` and
  * `shift` are amortized O(1) with no per-item allocation. Every item keeps an absolute position
@@ -16,8 +19,14 @@ export class RingBuffer<T> {
   #length = 0;
   #start = 0;
 
-  /** Creates an empty buffer with room for `capacity` items (rounded up to a power of two). */
+  /**
+   * Creates an empty buffer with room for `capacity` items (rounded up to a power of two, at
+   * least 4). Throws a `RangeError` unless `capacity` is a number in [0, 2^30].
+   */
   constructor(capacity = 16) {
+    if (!(capacity >= 0 && capacity <= MAX_CAPACITY)) {
+      throw new RangeError(`capacity must be a number in [0, ${MAX_CAPACITY}], got ${capacity}`);
+    }
     let size = 4;
     while (size < capacity) size *= 2;
     this.#items = new Array<T | undefined>(size);
@@ -68,17 +77,20 @@ export class RingBuffer<T> {
     return this.#length === 0 ? undefined : this.#items[this.#head];
   }
 
-  /** The item at absolute position `pos`, or `undefined` if it already left or never came. */
+  /**
+   * The item at absolute position `pos`, or `undefined` if it already left, never came, or
+   * `pos` is not an integer.
+   */
   at(pos: number): T | undefined {
     const i = pos - this.#start;
-    if (i < 0 || i >= this.#length) return undefined;
+    if (!(i >= 0 && i < this.#length) || !Number.isInteger(i)) return undefined;
     return this.#items[(this.#head + i) & this.#mask];
   }
 
   /** Replaces the item at absolute position `pos`; returns false if it is not held. */
   set(pos: number, item: T): boolean {
     const i = pos - this.#start;
-    if (i < 0 || i >= this.#length) return false;
+    if (!(i >= 0 && i < this.#length) || !Number.isInteger(i)) return false;
     this.#items[(this.#head + i) & this.#mask] = item;
     return true;
   }
@@ -99,6 +111,9 @@ export class RingBuffer<T> {
 
   #grow(): void {
     const old = this.#items;
+    if (old.length >= MAX_CAPACITY) {
+      throw new RangeError(`ring buffer is full (${old.length} items)`);
+    }
     const next = new Array<T | undefined>(old.length * 2);
     for (let i = 0; i < this.#length; i++) next[i] = old[(this.#head + i) & this.#mask];
     this.#items = next;

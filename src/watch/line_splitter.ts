@@ -24,6 +24,13 @@ export interface LineSplitterOptions {
 /** Receives one line: its bytes (without `\n` / `\r\n`), 1-based line number and byte offset. */
 export type LineHandler = (line: Uint8Array, lineNumber: number, byteOffset: number) => void;
 
+/**
+ * Receives a run of one or more complete lines exactly as sent: lines separated by `\n`, the
+ * run's final newline left out, `\r` line ends and empty lines kept. `firstLineNumber` and
+ * `byteOffset` locate the run's first line.
+ */
+export type LinesHandler = (lines: Uint8Array, firstLineNumber: number, byteOffset: number) => void;
+
 /** Constructor options of {@linkcode LineTooLongError}. */
 export interface LineTooLongErrorOptions {
   /** The configured limit in bytes. */
@@ -145,18 +152,7 @@ export class LineSplitter {
   push(chunk: Uint8Array, onLine: LineHandler): void {
     const chunkOffset = this.#streamOffset;
     const length = chunk.length;
-    this.#streamOffset = chunkOffset + length;
-    let start = 0;
-
-    if (this.#skipping) {
-      const newline = chunk.indexOf(LF);
-      if (newline === -1) return;
-      this.#skipping = false;
-      this.#lineNumber++;
-      start = newline + 1;
-      this.#lineOffset = chunkOffset + start;
-    }
-
+    let start = this.#enter(chunk);
     const max = this.#maxLineLength;
     while (start < length) {
       const newline = chunk.indexOf(LF, start);
@@ -178,12 +174,76 @@ export class LineSplitter {
 
       let end = line.length;
       if (end > 0 && line[end - 1] === CR) end--;
-      if (end > max) {
-        throw new LineTooLongError({ limit: max, lineNumber, byteOffset: lineOffset });
-      }
+      if (end > max) throw this.#tooLong(lineNumber, lineOffset);
       if (end === 0) continue;
       onLine(end === line.length ? line : line.subarray(0, end), lineNumber, lineOffset);
     }
+  }
+
+  /**
+   * Like {@linkcode LineSplitter.push}, but hands over the complete lines of a chunk in as few
+   * calls as possible, so a consumer can decode them as one string: a line continued from
+   * earlier chunks comes alone (joined, without its `\r`), then the chunk's whole lines come
+   * as one view of the chunk (see {@linkcode LinesHandler}: `\r` and empty lines are left for
+   * the consumer). Line numbers, offsets and `maxLineLength` work as in `push`; when a line is
+   * too long, the lines before it are delivered before the error is thrown.
+   *
+   * @example
+   * ```ts
+   * import { LineSplitter } from "@kinformer/kinformer/watch";
+   * const splitter = new LineSplitter();
+   * const runs: string[] = [];
+   * const onLines = (lines: Uint8Array, first: number) =>
+   *   runs.push(`${first}: ${new TextDecoder().decode(lines)}`);
+   * splitter.pushLines(new TextEncoder().encode('{"a":1}\n{"b":2}\n{"c"'), onLines);
+   * splitter.pushLines(new TextEncoder().encode(':3}\n'), onLines);
+   * console.log(runs); // ['1: {"a":1}\n{"b":2}', '3: {"c":3}']
+   * ```
+   */
+  pushLines(chunk: Uint8Array, onLines: LinesHandler): void {
+    const chunkOffset = this.#streamOffset;
+    const length = chunk.length;
+    let start = this.#enter(chunk);
+    const max = this.#maxLineLength;
+
+    if (this.#pendingLength > 0) {
+      const newline = chunk.indexOf(LF);
+      if (newline === -1) {
+        this.#keep(chunk, chunkOffset + length);
+        return;
+      }
+      let line = this.#join(chunk, 0, newline);
+      const lineNumber = this.#lineNumber;
+      const lineOffset = this.#lineOffset;
+      this.#lineNumber = lineNumber + 1;
+      this.#lineOffset = chunkOffset + newline + 1;
+      start = newline + 1;
+      if (line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
+      if (line.length > max) throw this.#tooLong(lineNumber, lineOffset);
+      if (line.length > 0) onLines(line, lineNumber, lineOffset);
+    }
+
+    const runStart = start;
+    const runLineNumber = this.#lineNumber;
+    const runOffset = this.#lineOffset;
+    let runEnd = start; // the newline after the run's last line (exclusive end of the run)
+    while (start < length) {
+      const newline = chunk.indexOf(LF, start);
+      if (newline === -1) break;
+      const lineNumber = this.#lineNumber;
+      const lineOffset = this.#lineOffset;
+      this.#lineNumber = lineNumber + 1;
+      this.#lineOffset = chunkOffset + newline + 1;
+      const end = newline > start && chunk[newline - 1] === CR ? newline - 1 : newline;
+      if (end - start > max) {
+        if (runEnd > runStart) onLines(chunk.subarray(runStart, runEnd), runLineNumber, runOffset);
+        throw this.#tooLong(lineNumber, lineOffset);
+      }
+      runEnd = newline;
+      start = newline + 1;
+    }
+    if (runEnd > runStart) onLines(chunk.subarray(runStart, runEnd), runLineNumber, runOffset);
+    if (start < length) this.#keep(chunk.subarray(start), chunkOffset + length);
   }
 
   /**
@@ -212,17 +272,33 @@ export class LineSplitter {
     this.#skipping = false;
   }
 
+  /**
+   * Accounts for a new chunk and skips what is left of an oversized line; returns the index
+   * where the chunk's next line starts (the chunk's length when the skip goes on).
+   */
+  #enter(chunk: Uint8Array): number {
+    const chunkOffset = this.#streamOffset;
+    this.#streamOffset = chunkOffset + chunk.length;
+    if (!this.#skipping) return 0;
+    const newline = chunk.indexOf(LF);
+    if (newline === -1) return chunk.length;
+    this.#skipping = false;
+    this.#lineNumber++;
+    this.#lineOffset = chunkOffset + newline + 1;
+    return newline + 1;
+  }
+
+  #tooLong(lineNumber: number, byteOffset: number): LineTooLongError {
+    return new LineTooLongError({ limit: this.#maxLineLength, lineNumber, byteOffset });
+  }
+
   /** Holds `piece` (ending at stream offset `end`) as part of the incomplete line. */
   #keep(piece: Uint8Array, end: number): void {
     const pending = this.#pendingLength + piece.length;
     const max = this.#maxLineLength;
     // One byte of slack: a `\r` at the very end may be the first half of a `\r\n` ending.
     if (pending > max && !(pending === max + 1 && piece[piece.length - 1] === CR)) {
-      const error = new LineTooLongError({
-        limit: max,
-        lineNumber: this.#lineNumber,
-        byteOffset: this.#lineOffset,
-      });
+      const error = this.#tooLong(this.#lineNumber, this.#lineOffset);
       this.#fragments = [];
       this.#pendingLength = 0;
       this.#skipping = true;

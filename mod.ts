@@ -1,0 +1,37 @@
+/**
+ * kinformer: Kubernetes informers for every JavaScript runtime (Deno, Bun, Node, Cloudflare
+ * Workers, browsers), on Web standard APIs only, with zero runtime dependencies.
+ *
+ * A shared informer lists and watches one resource, keeps a local indexed cache in step with
+ * the API server through every failure a real cluster throws at it (dropped connections, 410
+ * Gone, throttling, half-open watches), and tells any number of listeners what changed.
+ *
+ * ```ts
+ * import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ *
+ * const cluster = new SimulatedCluster(); // or: new KubeClient({ server: "https://my-cluster", token })
+ * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
+ * const client = new KubeClient({ server: "http://sim.local", fetch: cluster.fetch });
+ *
+ * await using informer = createInformer(client, { resource: pods, namespace: "default" });
+ * informer.start();
+ * for await (const ev of informer.events()) {
+ *   if (ev.type === "add") console.log("added", ev.object.metadata.name);
+ *   if (ev.type === "synced") break;
+ * }
+ * console.log(informer.store.get("default/web-1")?.metadata.uid);
+ * cluster.close();
+ * ```
+ *
+ * Subpaths: `/client` (API client, resources, selectors), `/watch` (watch-stream decoder),
+ * `/cache` (informer machinery), `/queue` (work queues and rate limiters), `/controller`
+ * (controller runner), `/testing` (simulated API server, manual clock), `/config` (kubeconfig
+ * and in-cluster configuration).
+ * @module
+ */
+export * from "./src/client/mod.ts";
+export * from "./src/watch/mod.ts";
+export * from "./src/cache/mod.ts";
+export * from "./src/queue/mod.ts";
+export * from "./src/controller/mod.ts";

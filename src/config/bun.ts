@@ -1,0 +1,158 @@
+/**
+ * Cluster configuration loading on Bun: files through `Bun.file`, the environment through
+ * `process.env`, and the CA, client certificate, `insecure-skip-tls-verify`, `tls-server-name`
+ * and proxy applied through the `tls` and `proxy` options of Bun's `fetch`.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient } from "@kinformer/kinformer/client";
+ * import { loadFromDefault } from "@kinformer/kinformer/config/bun";
+ * try {
+ *   const options = await loadFromDefault();
+ *   const client = new KubeClient(options);
+ *   console.log(options.source, options.server, options.namespace, client instanceof KubeClient);
+ * } catch (error) {
+ *   console.log("no cluster configured:", (error as Error).message);
+ * }
+ * ```
+ * @module
+ */
+import process from "node:process";
+import { createConfigLoader } from "./config_loader.ts";
+import type {
+  ClusterClientOptions,
+  ConfigHost,
+  HostFetch,
+  LoadFromDefaultOptions,
+  LoadInClusterOptions,
+  LoadKubeconfigOptions,
+  TransportConfig,
+} from "./config_loader.ts";
+
+/** The part of the `Bun` namespace this file uses. */
+interface BunApi {
+  file(path: string): { text(): Promise<string> };
+}
+
+/** Bun's extensions to `RequestInit`. */
+interface BunRequestInit extends RequestInit {
+  tls?: {
+    ca?: string;
+    cert?: string;
+    key?: string;
+    rejectUnauthorized?: boolean;
+    serverName?: string;
+  };
+  proxy?: string;
+}
+
+function bun(): BunApi {
+  const api = (globalThis as unknown as { Bun?: BunApi }).Bun;
+  if (api === undefined) {
+    throw new TypeError(
+      "@kinformer/kinformer/config/bun runs on Bun only; use config/node or config/deno",
+    );
+  }
+  return api;
+}
+
+/** Builds a `fetch` passing the TLS and proxy settings as Bun `fetch` options. */
+function createBunFetch(transport: TransportConfig): HostFetch {
+  const init: BunRequestInit = {};
+  const tls: NonNullable<BunRequestInit["tls"]> = {};
+  if (transport.caData !== undefined) tls.ca = transport.caData;
+  if (transport.certData !== undefined) tls.cert = transport.certData;
+  if (transport.keyData !== undefined) tls.key = transport.keyData;
+  if (transport.insecureSkipTlsVerify === true) tls.rejectUnauthorized = false;
+  if (transport.tlsServerName !== undefined) tls.serverName = transport.tlsServerName;
+  if (Object.keys(tls).length > 0) init.tls = tls;
+  if (transport.proxyUrl !== undefined) init.proxy = transport.proxyUrl;
+  return { fetch: (request) => fetch(request, init), close: () => {} };
+}
+
+/**
+ * The Bun {@linkcode ConfigHost}: pass it to `createConfigLoader` with parts replaced.
+ *
+ * @example
+ * ```ts
+ * import { createConfigLoader } from "@kinformer/kinformer/config";
+ * import { bunHost } from "@kinformer/kinformer/config/bun";
+ * const loader = createConfigLoader({ ...bunHost, env: () => undefined });
+ * console.log(loader.defaultKubeconfigPath()); // undefined: no HOME in this environment
+ * ```
+ */
+export const bunHost: ConfigHost = {
+  runtime: "Bun",
+  readFile: (path) => bun().file(path).text(),
+  isNotFound: (error) => (error as { code?: unknown } | null)?.code === "ENOENT",
+  env: (name) => process.env[name],
+  pathListSeparator: process.platform === "win32" ? ";" : ":",
+  transport: {
+    supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
+    create: createBunFetch,
+  },
+};
+
+const loader = createConfigLoader(bunHost);
+
+/**
+ * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
+ * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's TLS
+ * settings.
+ *
+ * @example
+ * ```ts
+ * import { loadKubeconfig } from "@kinformer/kinformer/config/bun";
+ * import { rm, writeFile } from "node:fs/promises";
+ * import { tmpdir } from "node:os";
+ * import { join } from "node:path";
+ * const path = join(tmpdir(), `kubeconfig-${Date.now()}.json`);
+ * await writeFile(path, JSON.stringify({
+ *   clusters: [{ name: "local", cluster: { server: "http://127.0.0.1:8001" } }],
+ *   contexts: [{ name: "local", context: { cluster: "local", namespace: "apps" } }],
+ *   "current-context": "local",
+ * }));
+ * const options = await loadKubeconfig({ path });
+ * console.log(options.server, options.namespace); // http://127.0.0.1:8001 apps
+ * await rm(path);
+ * ```
+ */
+export function loadKubeconfig(options?: LoadKubeconfigOptions): Promise<ClusterClientOptions> {
+  return loader.loadKubeconfig(options);
+}
+
+/**
+ * Options for the pod this runs in: service account token (re-read as it rotates), CA and
+ * namespace from `/var/run/secrets/kubernetes.io/serviceaccount`, server from
+ * `KUBERNETES_SERVICE_HOST`/`_PORT`.
+ *
+ * @example
+ * ```ts
+ * import { ClusterConfigError } from "@kinformer/kinformer/config";
+ * import { loadInCluster } from "@kinformer/kinformer/config/bun";
+ * try {
+ *   const options = await loadInCluster();
+ *   console.log("in a pod of namespace", options.namespace);
+ * } catch (error) {
+ *   if (!(error instanceof ClusterConfigError)) throw error;
+ *   console.log(error.code); // "NotInCluster" outside a pod
+ * }
+ * ```
+ */
+export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterClientOptions> {
+  return loader.loadInCluster(options);
+}
+
+/**
+ * The usual lookup: the first path in `KUBECONFIG`, else `~/.kube/config`, else in-cluster.
+ *
+ * @example
+ * ```ts
+ * import { loadFromDefault } from "@kinformer/kinformer/config/bun";
+ * const options = await loadFromDefault().catch((error: Error) => error);
+ * console.log(options instanceof Error ? options.message : options.server);
+ * ```
+ */
+export function loadFromDefault(options?: LoadFromDefaultOptions): Promise<ClusterClientOptions> {
+  return loader.loadFromDefault(options);
+}

@@ -1,0 +1,172 @@
+/**
+ * Cluster configuration loading on Deno: kubeconfig and in-cluster files through
+ * `Deno.readTextFile`, the environment through `Deno.env`, and a CA, client certificate and
+ * proxy applied through `Deno.createHttpClient`. Needs `--allow-read`, `--allow-env` and
+ * `--allow-net`.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient } from "@kinformer/kinformer/client";
+ * import { loadFromDefault } from "@kinformer/kinformer/config/deno";
+ * try {
+ *   const options = await loadFromDefault();
+ *   const client = new KubeClient(options);
+ *   console.log(options.source, options.server, options.namespace, client instanceof KubeClient);
+ *   options.close();
+ * } catch (error) {
+ *   console.log("no cluster configured:", (error as Error).message);
+ * }
+ * ```
+ * @module
+ */
+import { createConfigLoader } from "./config_loader.ts";
+import type {
+  ClusterClientOptions,
+  ConfigHost,
+  HostFetch,
+  LoadFromDefaultOptions,
+  LoadInClusterOptions,
+  LoadKubeconfigOptions,
+  TransportConfig,
+} from "./config_loader.ts";
+
+/** The part of the `Deno` namespace this file uses. */
+interface DenoApi {
+  readTextFile(path: string): Promise<string>;
+  env: { get(name: string): string | undefined };
+  build: { os: string };
+  errors: { NotFound: abstract new (...args: never[]) => Error };
+  createHttpClient(options: {
+    caCerts?: string[];
+    cert?: string;
+    key?: string;
+    proxy?: { url: string };
+  }): { close(): void };
+}
+
+function deno(): DenoApi {
+  const api = (globalThis as unknown as { Deno?: DenoApi }).Deno;
+  if (api === undefined) {
+    throw new TypeError(
+      "@kinformer/kinformer/config/deno runs on Deno only; use config/node or config/bun",
+    );
+  }
+  return api;
+}
+
+/** Builds a `fetch` that uses a `Deno.HttpClient` with the CA, client certificate and proxy. */
+function createDenoFetch(transport: TransportConfig): HostFetch {
+  const options: Parameters<DenoApi["createHttpClient"]>[0] = {};
+  if (transport.caData !== undefined) options.caCerts = [transport.caData];
+  if (transport.certData !== undefined) options.cert = transport.certData;
+  if (transport.keyData !== undefined) options.key = transport.keyData;
+  if (transport.proxyUrl !== undefined) options.proxy = { url: transport.proxyUrl };
+  const client = deno().createHttpClient(options);
+  let closed = false;
+  return {
+    fetch: (request) => fetch(request, { client } as RequestInit),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      client.close();
+    },
+  };
+}
+
+/**
+ * The Deno {@linkcode ConfigHost}: pass it to `createConfigLoader` with parts replaced (a
+ * stubbed `env`, say).
+ *
+ * @example
+ * ```ts
+ * import { createConfigLoader } from "@kinformer/kinformer/config";
+ * import { denoHost } from "@kinformer/kinformer/config/deno";
+ * const loader = createConfigLoader({ ...denoHost, env: () => undefined });
+ * console.log(loader.defaultKubeconfigPath()); // undefined: no HOME in this environment
+ * ```
+ */
+export const denoHost: ConfigHost = {
+  runtime: "Deno",
+  readFile: (path) => deno().readTextFile(path),
+  isNotFound: (error) => error instanceof deno().errors.NotFound,
+  env: (name) => deno().env.get(name),
+  get pathListSeparator(): string {
+    return deno().build.os === "windows" ? ";" : ":";
+  },
+  transport: { supports: ["ca", "clientCert", "proxy"], create: createDenoFetch },
+  hints: {
+    insecureSkipTlsVerify: "Deno cannot skip certificate verification per client: run with " +
+      "`--unsafely-ignore-certificate-errors=<host>` and pass `ignoreUnsupportedTls: true`.",
+    tlsServerName: "Deno cannot verify the server against another name than the URL's host.",
+  },
+};
+
+const loader = createConfigLoader(denoHost);
+
+/**
+ * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
+ * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's CA and
+ * client certificate. Call `close()` on the result when done with the client.
+ *
+ * @example
+ * ```ts
+ * import { loadKubeconfig } from "@kinformer/kinformer/config/deno";
+ * const path = await Deno.makeTempFile({ suffix: ".yaml" });
+ * await Deno.writeTextFile(path, [
+ *   "apiVersion: v1",
+ *   "kind: Config",
+ *   "clusters:",
+ *   "- cluster:",
+ *   "    server: http://127.0.0.1:8001",
+ *   "  name: local",
+ *   "contexts:",
+ *   "- context:",
+ *   "    cluster: local",
+ *   "    namespace: apps",
+ *   "  name: local",
+ *   "current-context: local",
+ * ].join("\n"));
+ * const options = await loadKubeconfig({ path });
+ * console.log(options.server, options.namespace); // http://127.0.0.1:8001 apps
+ * await Deno.remove(path);
+ * ```
+ */
+export function loadKubeconfig(options?: LoadKubeconfigOptions): Promise<ClusterClientOptions> {
+  return loader.loadKubeconfig(options);
+}
+
+/**
+ * Options for the pod this runs in: service account token (re-read as it rotates), CA and
+ * namespace from `/var/run/secrets/kubernetes.io/serviceaccount`, server from
+ * `KUBERNETES_SERVICE_HOST`/`_PORT`.
+ *
+ * @example
+ * ```ts
+ * import { ClusterConfigError } from "@kinformer/kinformer/config";
+ * import { loadInCluster } from "@kinformer/kinformer/config/deno";
+ * try {
+ *   const options = await loadInCluster();
+ *   console.log("in a pod of namespace", options.namespace);
+ * } catch (error) {
+ *   if (!(error instanceof ClusterConfigError)) throw error;
+ *   console.log(error.code); // "NotInCluster" outside a pod
+ * }
+ * ```
+ */
+export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterClientOptions> {
+  return loader.loadInCluster(options);
+}
+
+/**
+ * The usual lookup: the first path in `KUBECONFIG`, else `~/.kube/config`, else in-cluster.
+ *
+ * @example
+ * ```ts
+ * import { loadFromDefault } from "@kinformer/kinformer/config/deno";
+ * const options = await loadFromDefault().catch((error: Error) => error);
+ * console.log(options instanceof Error ? options.message : options.server);
+ * ```
+ */
+export function loadFromDefault(options?: LoadFromDefaultOptions): Promise<ClusterClientOptions> {
+  return loader.loadFromDefault(options);
+}

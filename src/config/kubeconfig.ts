@@ -1,0 +1,615 @@
+/**
+ * The kubeconfig model: {@linkcode parseKubeconfig} turns a kubeconfig's text into typed
+ * clusters, users and contexts; {@linkcode resolveKubeconfig} picks a context and returns the
+ * one cluster + user + namespace to connect with.
+ * @module
+ */
+import { ClusterConfigError } from "./errors.ts";
+import { parseKubeconfigYaml } from "./kubeconfig_yaml.ts";
+import type { YamlMapping, YamlValue } from "./kubeconfig_yaml.ts";
+
+/** A cluster entry (`clusters[].cluster`, plus its `name`). */
+export interface KubeconfigCluster {
+  /** Name contexts refer to. */
+  name: string;
+  /** API server URL (`server`). */
+  server?: string;
+  /** Path of a PEM CA bundle (`certificate-authority`), relative to the kubeconfig's folder. */
+  certificateAuthority?: string;
+  /** Base64 of a PEM CA bundle (`certificate-authority-data`); wins over the path. */
+  certificateAuthorityData?: string;
+  /** Skip verifying the server certificate (`insecure-skip-tls-verify`). */
+  insecureSkipTlsVerify?: boolean;
+  /** Name to verify the server certificate against (`tls-server-name`). */
+  tlsServerName?: string;
+  /** HTTP(S) or SOCKS5 proxy to reach the server through (`proxy-url`). */
+  proxyUrl?: string;
+}
+
+/** An exec credential plugin (`users[].user.exec`); reported, not run, by kinformer. */
+export interface KubeconfigExec {
+  /** Program to run (`command`). */
+  command: string;
+  /** Arguments (`args`). */
+  args?: string[];
+  /** Extra environment variables (`env`). */
+  env?: { name: string; value: string }[];
+  /** `client.authentication.k8s.io` version the plugin speaks (`apiVersion`). */
+  apiVersion?: string;
+  /** Message to show when the command is missing (`installHint`). */
+  installHint?: string;
+  /** Whether the plugin gets the cluster information (`provideClusterInfo`). */
+  provideClusterInfo?: boolean;
+  /** `Never`, `IfAvailable` or `Always` (`interactiveMode`). */
+  interactiveMode?: string;
+}
+
+/** A legacy auth-provider (`users[].user.auth-provider`); reported, not run, by kinformer. */
+export interface KubeconfigAuthProvider {
+  /** Provider name, e.g. `oidc`, `gcp`, `azure`. */
+  name: string;
+  /** Provider settings. */
+  config?: Record<string, string>;
+}
+
+/** A user entry (`users[].user`, plus its `name`). */
+export interface KubeconfigUser {
+  /** Name contexts refer to. */
+  name: string;
+  /** Bearer token (`token`); wins over `tokenFile`. */
+  token?: string;
+  /** File holding a bearer token (`tokenFile`), re-read as it rotates. */
+  tokenFile?: string;
+  /** Path of the PEM client certificate (`client-certificate`). */
+  clientCertificate?: string;
+  /** Base64 of the PEM client certificate (`client-certificate-data`); wins over the path. */
+  clientCertificateData?: string;
+  /** Path of the PEM client key (`client-key`). */
+  clientKey?: string;
+  /** Base64 of the PEM client key (`client-key-data`); wins over the path. */
+  clientKeyData?: string;
+  /** Basic authentication user (`username`). */
+  username?: string;
+  /** Basic authentication password (`password`). */
+  password?: string;
+  /** User to impersonate (`as`). */
+  impersonate?: string;
+  /** UID to impersonate (`as-uid`). */
+  impersonateUid?: string;
+  /** Groups to impersonate (`as-groups`). */
+  impersonateGroups?: string[];
+  /** Extra fields to impersonate (`as-user-extra`). */
+  impersonateUserExtra?: Record<string, string[]>;
+  /** Exec credential plugin (`exec`). */
+  exec?: KubeconfigExec;
+  /** Legacy auth-provider (`auth-provider`). */
+  authProvider?: KubeconfigAuthProvider;
+}
+
+/** A context entry (`contexts[].context`, plus its `name`). */
+export interface KubeconfigContext {
+  /** Name of the context. */
+  name: string;
+  /** Name of the cluster (`cluster`). */
+  cluster: string;
+  /** Name of the user (`user`); absent for anonymous access. */
+  user?: string;
+  /** Default namespace (`namespace`). */
+  namespace?: string;
+}
+
+/** A parsed kubeconfig: the parts kinformer uses, with camelCase names. */
+export interface Kubeconfig {
+  /** Context used when none is asked for (`current-context`). */
+  currentContext?: string;
+  /** Clusters in file order. */
+  clusters: KubeconfigCluster[];
+  /** Users in file order. */
+  users: KubeconfigUser[];
+  /** Contexts in file order. */
+  contexts: KubeconfigContext[];
+}
+
+/**
+ * Parses a kubeconfig (YAML as kubectl writes it, or JSON) into a {@linkcode Kubeconfig}.
+ * Unknown fields (`preferences`, `extensions`) are ignored; fields of the wrong type and
+ * duplicate names are a {@linkcode ClusterConfigError} with code `InvalidKubeconfig`; text
+ * beyond the supported YAML is a {@linkcode KubeconfigParseError}.
+ *
+ * @example
+ * ```ts
+ * import { parseKubeconfig } from "@kinformer/kinformer/config";
+ * const config = parseKubeconfig(`
+ * apiVersion: v1
+ * kind: Config
+ * clusters:
+ * - cluster:
+ *     server: https://127.0.0.1:6443
+ *   name: dev
+ * users:
+ * - name: alice
+ *   user:
+ *     token: abc
+ * contexts:
+ * - context:
+ *     cluster: dev
+ *     user: alice
+ *     namespace: team-a
+ *   name: dev
+ * current-context: dev
+ * `);
+ * console.log(config.currentContext, config.clusters[0]?.server); // "dev" "https://127.0.0.1:6443"
+ * ```
+ */
+export function parseKubeconfig(text: string): Kubeconfig {
+  const root = parseKubeconfigYaml(text);
+  if (root === null) return { clusters: [], users: [], contexts: [] };
+  const doc = asMapping(root, "the document");
+  const kind = optString(doc, "kind", "kind");
+  if (kind !== undefined && kind !== "" && kind !== "Config") {
+    throw invalid(
+      `this is not a kubeconfig: kind is ${JSON.stringify(kind)}, not "Config"`,
+      "kind",
+    );
+  }
+  const config: Kubeconfig = {
+    clusters: namedList(doc, "clusters", "cluster", readCluster),
+    users: namedList(doc, "users", "user", readUser),
+    contexts: namedList(doc, "contexts", "context", readContext),
+  };
+  const current = optString(doc, "current-context", "current-context");
+  if (current !== undefined && current !== "") config.currentContext = current;
+  return config;
+}
+
+/** Options of {@linkcode resolveKubeconfig}. */
+export interface ResolveKubeconfigOptions {
+  /**
+   * Context to use.
+   * @default the kubeconfig's `current-context`
+   */
+  context?: string | undefined;
+}
+
+/**
+ * Where to connect and how to authenticate, after picking a context. Data fields are decoded
+ * PEM text; `*File` fields are paths as written in the kubeconfig (relative to its folder),
+ * left for a loader to read, and only present when the matching data field is not.
+ */
+export interface ResolvedClusterConfig {
+  /** The context used. */
+  contextName: string;
+  /** The cluster the context names. */
+  clusterName: string;
+  /** The user the context names; absent for anonymous access. */
+  userName?: string;
+  /** API server URL. */
+  server: string;
+  /** Default namespace of the context. */
+  namespace?: string;
+  /** Bearer token. */
+  token?: string;
+  /** File holding the bearer token (when `token` is absent). */
+  tokenFile?: string;
+  /** Basic authentication user. */
+  username?: string;
+  /** Basic authentication password. */
+  password?: string;
+  /** PEM CA bundle. */
+  caData?: string;
+  /** Path of the PEM CA bundle (when `caData` is absent). */
+  caFile?: string;
+  /** PEM client certificate. */
+  clientCertData?: string;
+  /** Path of the PEM client certificate (when `clientCertData` is absent). */
+  clientCertFile?: string;
+  /** PEM client key. */
+  clientKeyData?: string;
+  /** Path of the PEM client key (when `clientKeyData` is absent). */
+  clientKeyFile?: string;
+  /** Skip verifying the server certificate. */
+  insecureSkipTlsVerify?: boolean;
+  /** Name to verify the server certificate against. */
+  tlsServerName?: string;
+  /** Proxy URL. */
+  proxyUrl?: string;
+  /** Impersonation (`as`, `as-uid`, `as-groups`, `as-user-extra`), sent as headers. */
+  impersonate?: Impersonation;
+  /** Exec credential plugin of the user (not run by kinformer). */
+  exec?: KubeconfigExec;
+  /** Auth-provider of the user (not run by kinformer). */
+  authProvider?: KubeconfigAuthProvider;
+}
+
+/** Who to act as (the `Impersonate-*` headers). */
+export interface Impersonation {
+  /** `Impersonate-User`. */
+  user: string;
+  /** `Impersonate-Uid`. */
+  uid?: string;
+  /** One `Impersonate-Group` per group. */
+  groups: string[];
+  /** `Impersonate-Extra-<key>` per key. */
+  extra: Record<string, string[]>;
+}
+
+/**
+ * Picks a context (the given one, else `current-context`) and returns its cluster, user and
+ * namespace as a {@linkcode ResolvedClusterConfig}. Throws a {@linkcode ClusterConfigError}
+ * (`NoCurrentContext`, `ContextNotFound`, `ClusterNotFound`, `UserNotFound`,
+ * `InvalidKubeconfig`) naming what is missing. Exec plugins and auth-providers are returned,
+ * not rejected: the loaders reject them.
+ *
+ * @example
+ * ```ts
+ * import { parseKubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
+ * const config = parseKubeconfig(JSON.stringify({
+ *   clusters: [{ name: "dev", cluster: { server: "https://127.0.0.1:6443" } }],
+ *   users: [{ name: "alice", user: { token: "abc" } }],
+ *   contexts: [{ name: "dev", context: { cluster: "dev", user: "alice", namespace: "team-a" } }],
+ *   "current-context": "dev",
+ * }));
+ * const resolved = resolveKubeconfig(config);
+ * console.log(resolved.server, resolved.token, resolved.namespace); // https://127.0.0.1:6443 abc team-a
+ * ```
+ */
+export function resolveKubeconfig(
+  config: Kubeconfig,
+  options: ResolveKubeconfigOptions = {},
+): ResolvedClusterConfig {
+  const contextName = options.context ?? config.currentContext;
+  if (contextName === undefined || contextName === "") {
+    throw new ClusterConfigError(
+      "the kubeconfig has no current-context; pass a context name " +
+        `(${listNames(config.contexts, "contexts")})`,
+      { code: "NoCurrentContext" },
+    );
+  }
+  const context = config.contexts.find((c) => c.name === contextName);
+  if (context === undefined) {
+    throw new ClusterConfigError(
+      `context ${JSON.stringify(contextName)} is not in the kubeconfig ` +
+        `(${listNames(config.contexts, "contexts")})`,
+      { code: "ContextNotFound", subject: contextName },
+    );
+  }
+  if (context.cluster === "") {
+    throw invalid(
+      `context ${JSON.stringify(contextName)} names no cluster`,
+      `contexts[${contextName}].context.cluster`,
+    );
+  }
+  const cluster = config.clusters.find((c) => c.name === context.cluster);
+  if (cluster === undefined) {
+    throw new ClusterConfigError(
+      `cluster ${JSON.stringify(context.cluster)} of context ${JSON.stringify(contextName)} ` +
+        `is not in the kubeconfig (${listNames(config.clusters, "clusters")})`,
+      { code: "ClusterNotFound", subject: context.cluster },
+    );
+  }
+  let user: KubeconfigUser | undefined;
+  if (context.user !== undefined && context.user !== "") {
+    user = config.users.find((u) => u.name === context.user);
+    if (user === undefined) {
+      throw new ClusterConfigError(
+        `user ${JSON.stringify(context.user)} of context ${JSON.stringify(contextName)} ` +
+          `is not in the kubeconfig (${listNames(config.users, "users")})`,
+        { code: "UserNotFound", subject: context.user },
+      );
+    }
+  }
+
+  const server = cluster.server ?? "";
+  const where = `cluster ${JSON.stringify(cluster.name)}`;
+  if (server === "") {
+    throw invalid(`${where} has no server`, `clusters[${cluster.name}].cluster.server`);
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(server);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
+    throw invalid(
+      `${where} has server ${JSON.stringify(server)}, not an http(s) URL`,
+      `clusters[${cluster.name}].cluster.server`,
+    );
+  }
+
+  const resolved: ResolvedClusterConfig = { contextName, clusterName: cluster.name, server };
+  if (context.namespace !== undefined && context.namespace !== "") {
+    resolved.namespace = context.namespace;
+  }
+  const field = (name: string): string => `clusters[${cluster.name}].cluster.${name}`;
+  if (cluster.certificateAuthorityData) {
+    resolved.caData = decodePem(
+      cluster.certificateAuthorityData,
+      field("certificate-authority-data"),
+    );
+  } else if (cluster.certificateAuthority) {
+    resolved.caFile = cluster.certificateAuthority;
+  }
+  if (cluster.insecureSkipTlsVerify === true) {
+    if (resolved.caData !== undefined || resolved.caFile !== undefined) {
+      throw invalid(
+        `${where} sets both a certificate authority and insecure-skip-tls-verify; keep one`,
+        field("insecure-skip-tls-verify"),
+      );
+    }
+    resolved.insecureSkipTlsVerify = true;
+  }
+  if (cluster.tlsServerName) resolved.tlsServerName = cluster.tlsServerName;
+  if (cluster.proxyUrl) resolved.proxyUrl = cluster.proxyUrl;
+
+  if (user !== undefined) resolveUser(user, resolved);
+  return resolved;
+}
+
+/** Copies the credentials of `user` into `resolved`. */
+function resolveUser(user: KubeconfigUser, resolved: ResolvedClusterConfig): void {
+  const field = (name: string): string => `users[${user.name}].user.${name}`;
+  const who = `user ${JSON.stringify(user.name)}`;
+  resolved.userName = user.name;
+  if (user.token) resolved.token = user.token;
+  else if (user.tokenFile) resolved.tokenFile = user.tokenFile;
+  if (user.username || user.password) {
+    if (resolved.token !== undefined || resolved.tokenFile !== undefined) {
+      throw invalid(`${who} sets both a token and username/password; keep one`, field("username"));
+    }
+    if (!user.username) throw invalid(`${who} sets a password but no username`, field("username"));
+    resolved.username = user.username;
+    resolved.password = user.password ?? "";
+  }
+  if (user.clientCertificateData) {
+    resolved.clientCertData = decodePem(
+      user.clientCertificateData,
+      field("client-certificate-data"),
+    );
+  } else if (user.clientCertificate) resolved.clientCertFile = user.clientCertificate;
+  if (user.clientKeyData) {
+    resolved.clientKeyData = decodePem(user.clientKeyData, field("client-key-data"));
+  } else if (user.clientKey) resolved.clientKeyFile = user.clientKey;
+  const hasCert = resolved.clientCertData !== undefined || resolved.clientCertFile !== undefined;
+  const hasKey = resolved.clientKeyData !== undefined || resolved.clientKeyFile !== undefined;
+  if (hasCert !== hasKey) {
+    throw invalid(
+      `${who} has a client ${hasCert ? "certificate but no key" : "key but no certificate"}`,
+      field(hasCert ? "client-key" : "client-certificate"),
+    );
+  }
+  const groups = user.impersonateGroups ?? [];
+  const extra = user.impersonateUserExtra ?? {};
+  if (user.impersonate) {
+    const impersonate: Impersonation = { user: user.impersonate, groups, extra };
+    if (user.impersonateUid) impersonate.uid = user.impersonateUid;
+    resolved.impersonate = impersonate;
+  } else if (user.impersonateUid || groups.length > 0 || Object.keys(extra).length > 0) {
+    throw invalid(`${who} sets as-groups, as-uid or as-user-extra without as`, field("as"));
+  }
+  if (user.exec !== undefined) resolved.exec = user.exec;
+  if (user.authProvider !== undefined) resolved.authProvider = user.authProvider;
+}
+
+/** Decodes a base64 `*-data` field into PEM text. */
+function decodePem(base64: string, field: string): string {
+  let text: string;
+  try {
+    const binary = atob(base64.replace(/\s+/g, ""));
+    const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch (cause) {
+    throw invalid(`${field} is not valid base64 of PEM text`, field, cause);
+  }
+  if (!text.includes("-----BEGIN ")) {
+    throw invalid(`${field} does not decode to PEM (no "-----BEGIN" line)`, field);
+  }
+  return text;
+}
+
+function listNames(items: { name: string }[], what: string): string {
+  if (items.length === 0) return `it has no ${what}`;
+  return `${what}: ${items.map((i) => JSON.stringify(i.name)).join(", ")}`;
+}
+
+function invalid(message: string, subject: string, cause?: unknown): ClusterConfigError {
+  return new ClusterConfigError(`invalid kubeconfig: ${message}`, {
+    code: "InvalidKubeconfig",
+    subject,
+    cause,
+  });
+}
+
+function typeName(value: YamlValue): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  return typeof value === "object" ? "a mapping" : `a ${typeof value}`;
+}
+
+function isMapping(value: YamlValue | undefined): value is YamlMapping {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function asMapping(value: YamlValue, field: string): YamlMapping {
+  if (!isMapping(value)) throw invalid(`${field} must be a mapping, not ${typeName(value)}`, field);
+  return value;
+}
+
+function own(m: YamlMapping, key: string): YamlValue | undefined {
+  return Object.hasOwn(m, key) ? m[key] : undefined;
+}
+
+/**
+ * A string field; numbers and booleans are taken as their text (kubectl does the same for
+ * string fields), null as absent.
+ */
+function optString(m: YamlMapping, key: string, field: string): string | undefined {
+  const v = own(m, key);
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "string") return v;
+  if (typeof v === "number" || typeof v === "boolean") return String(v);
+  throw invalid(`${field} must be a string, not ${typeName(v)}`, field);
+}
+
+function optBool(m: YamlMapping, key: string, field: string): boolean | undefined {
+  const v = own(m, key);
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === "boolean") return v;
+  if (v === "true" || v === "false") return v === "true";
+  throw invalid(`${field} must be true or false, not ${JSON.stringify(v)}`, field);
+}
+
+function optStringList(m: YamlMapping, key: string, field: string): string[] | undefined {
+  const v = own(m, key);
+  if (v === undefined || v === null) return undefined;
+  if (!Array.isArray(v)) throw invalid(`${field} must be a list, not ${typeName(v)}`, field);
+  return v.map((item, i) => {
+    const s = optString({ item }, "item", `${field}[${i}]`);
+    if (s === undefined) throw invalid(`${field}[${i}] must be a string, not null`, field);
+    return s;
+  });
+}
+
+function optMapping(m: YamlMapping, key: string, field: string): YamlMapping | undefined {
+  const v = own(m, key);
+  if (v === undefined || v === null) return undefined;
+  return asMapping(v, field);
+}
+
+/**
+ * Reads a kubeconfig list of `{ name, <inner>: {...} }` entries, refusing duplicate names
+ * (as kubectl does).
+ */
+function namedList<T extends { name: string }>(
+  doc: YamlMapping,
+  listKey: string,
+  innerKey: string,
+  read: (inner: YamlMapping, name: string, field: string) => T,
+): T[] {
+  const list = own(doc, listKey);
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) {
+    throw invalid(`${listKey} must be a list, not ${typeName(list)}`, listKey);
+  }
+  const seen = new Set<string>();
+  return list.map((entry, i) => {
+    const at = `${listKey}[${i}]`;
+    const item = asMapping(entry, at);
+    const name = optString(item, "name", `${at}.name`);
+    if (name === undefined || name === "") throw invalid(`${at} has no name`, `${at}.name`);
+    if (seen.has(name)) {
+      throw invalid(`${listKey} has two entries named ${JSON.stringify(name)}`, at);
+    }
+    seen.add(name);
+    const field = `${listKey}[${name}].${innerKey}`;
+    return read(optMapping(item, innerKey, field) ?? {}, name, field);
+  });
+}
+
+/** Sets `target[key]` when `value` is defined (keeps `exactOptionalPropertyTypes` happy). */
+function put<T, K extends keyof T>(target: T, key: K, value: T[K] | undefined): void {
+  if (value !== undefined) target[key] = value;
+}
+
+function readCluster(m: YamlMapping, name: string, field: string): KubeconfigCluster {
+  const s = (key: string): string | undefined => optString(m, key, `${field}.${key}`);
+  const cluster: KubeconfigCluster = { name };
+  put(cluster, "server", s("server"));
+  put(cluster, "certificateAuthority", s("certificate-authority"));
+  put(cluster, "certificateAuthorityData", s("certificate-authority-data"));
+  put(
+    cluster,
+    "insecureSkipTlsVerify",
+    optBool(m, "insecure-skip-tls-verify", `${field}.insecure-skip-tls-verify`),
+  );
+  put(cluster, "tlsServerName", s("tls-server-name"));
+  put(cluster, "proxyUrl", s("proxy-url"));
+  return cluster;
+}
+
+function readUser(m: YamlMapping, name: string, field: string): KubeconfigUser {
+  const s = (key: string): string | undefined => optString(m, key, `${field}.${key}`);
+  const user: KubeconfigUser = { name };
+  put(user, "token", s("token"));
+  put(user, "tokenFile", s("tokenFile"));
+  put(user, "clientCertificate", s("client-certificate"));
+  put(user, "clientCertificateData", s("client-certificate-data"));
+  put(user, "clientKey", s("client-key"));
+  put(user, "clientKeyData", s("client-key-data"));
+  put(user, "username", s("username"));
+  put(user, "password", s("password"));
+  put(user, "impersonate", s("as"));
+  put(user, "impersonateUid", s("as-uid"));
+  put(user, "impersonateGroups", optStringList(m, "as-groups", `${field}.as-groups`));
+  const extra = optMapping(m, "as-user-extra", `${field}.as-user-extra`);
+  if (extra !== undefined) {
+    const out: Record<string, string[]> = {};
+    for (const key of Object.keys(extra)) {
+      Object.defineProperty(out, key, {
+        value: optStringList(extra, key, `${field}.as-user-extra.${key}`) ?? [],
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    user.impersonateUserExtra = out;
+  }
+  const exec = optMapping(m, "exec", `${field}.exec`);
+  if (exec !== undefined) user.exec = readExec(exec, `${field}.exec`);
+  const provider = optMapping(m, "auth-provider", `${field}.auth-provider`);
+  if (provider !== undefined) {
+    const at = `${field}.auth-provider`;
+    const authProvider: KubeconfigAuthProvider = {
+      name: optString(provider, "name", `${at}.name`) ?? "",
+    };
+    const config = optMapping(provider, "config", `${at}.config`);
+    if (config !== undefined) {
+      const out: Record<string, string> = {};
+      for (const key of Object.keys(config)) {
+        const value = optString(config, key, `${at}.config.${key}`);
+        if (value !== undefined) {
+          Object.defineProperty(out, key, {
+            value,
+            enumerable: true,
+            writable: true,
+            configurable: true,
+          });
+        }
+      }
+      authProvider.config = out;
+    }
+    user.authProvider = authProvider;
+  }
+  return user;
+}
+
+function readExec(m: YamlMapping, field: string): KubeconfigExec {
+  const exec: KubeconfigExec = { command: optString(m, "command", `${field}.command`) ?? "" };
+  put(exec, "args", optStringList(m, "args", `${field}.args`));
+  const env = own(m, "env");
+  if (env !== undefined && env !== null) {
+    if (!Array.isArray(env)) throw invalid(`${field}.env must be a list`, `${field}.env`);
+    exec.env = env.map((entry, i) => {
+      const item = asMapping(entry, `${field}.env[${i}]`);
+      return {
+        name: optString(item, "name", `${field}.env[${i}].name`) ?? "",
+        value: optString(item, "value", `${field}.env[${i}].value`) ?? "",
+      };
+    });
+  }
+  put(exec, "apiVersion", optString(m, "apiVersion", `${field}.apiVersion`));
+  put(exec, "installHint", optString(m, "installHint", `${field}.installHint`));
+  put(exec, "provideClusterInfo", optBool(m, "provideClusterInfo", `${field}.provideClusterInfo`));
+  put(exec, "interactiveMode", optString(m, "interactiveMode", `${field}.interactiveMode`));
+  return exec;
+}
+
+function readContext(m: YamlMapping, name: string, field: string): KubeconfigContext {
+  const context: KubeconfigContext = {
+    name,
+    cluster: optString(m, "cluster", `${field}.cluster`) ?? "",
+  };
+  put(context, "user", optString(m, "user", `${field}.user`));
+  put(context, "namespace", optString(m, "namespace", `${field}.namespace`));
+  return context;
+}

@@ -1,0 +1,39 @@
+/**
+ * Client options for a cluster reached through `kubectl proxy`, which handles TLS and
+ * authentication (exec plugins included) itself.
+ * @module
+ */
+import type { ClusterClientOptions } from "./config_loader.ts";
+
+/** Where `kubectl proxy` listens by default. */
+export const KUBECTL_PROXY_URL = "http://127.0.0.1:8001";
+
+/**
+ * Client options for `kubectl proxy` listening at `url`: no token, no TLS, the runtime's own
+ * `fetch`. Works on every runtime, including Node with a kubeconfig whose CA, client
+ * certificate or exec plugin kinformer cannot use directly. Throws a `TypeError` when `url`
+ * is not an http(s) URL.
+ *
+ * @example
+ * ```ts
+ * import { kubectlProxy } from "@kinformer/kinformer/config";
+ * // Start the proxy first: `kubectl proxy --port=8001`
+ * const options = kubectlProxy();
+ * console.log(options.server, options.source); // http://127.0.0.1:8001 kubectl-proxy
+ * console.log(kubectlProxy("http://localhost:9000/").server); // http://localhost:9000
+ * ```
+ */
+export function kubectlProxy(url: string = KUBECTL_PROXY_URL): ClusterClientOptions {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch (cause) {
+    throw new TypeError(`kubectlProxy: url must be an http(s) URL, got ${JSON.stringify(url)}`, {
+      cause,
+    });
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new TypeError(`kubectlProxy: url must be an http(s) URL, got ${JSON.stringify(url)}`);
+  }
+  return { server: url.replace(/\/+$/, ""), source: "kubectl-proxy", close: () => {} };
+}

@@ -1,0 +1,83 @@
+/**
+ * Cluster configuration for kinformer: kubeconfig parsing and resolution, in-cluster service
+ * account configuration, `kubectl proxy`, and the portable loader core. This module uses Web
+ * APIs only; the loaders that read files and build TLS-capable `fetch` functions live in one
+ * entry point per runtime: `@kinformer/kinformer/config/deno`, `.../config/bun`,
+ * `.../config/node`, each exporting `loadKubeconfig`, `loadInCluster` and `loadFromDefault`.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient } from "@kinformer/kinformer/client";
+ * import { kubectlProxy, parseKubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
+ *
+ * // Any runtime: a kubeconfig's text (from a secret, a file, a bundle) ...
+ * const config = parseKubeconfig(`
+ * apiVersion: v1
+ * kind: Config
+ * clusters:
+ * - cluster:
+ *     server: https://127.0.0.1:6443
+ *   name: dev
+ * users:
+ * - name: ci
+ *   user:
+ *     token: abc
+ * contexts:
+ * - context:
+ *     cluster: dev
+ *     user: ci
+ *     namespace: apps
+ *   name: dev
+ * current-context: dev
+ * `);
+ * const { server, token, namespace } = resolveKubeconfig(config);
+ * console.log(server, namespace); // https://127.0.0.1:6443 apps
+ * const direct = new KubeClient({ server, token });
+ *
+ * // ... or `kubectl proxy`, which handles TLS and credential plugins itself.
+ * const proxied = new KubeClient(kubectlProxy());
+ * console.log(direct instanceof KubeClient, proxied instanceof KubeClient);
+ * ```
+ * @module
+ */
+export { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
+export type {
+  ClusterConfigErrorCode,
+  ClusterConfigErrorOptions,
+  KubeconfigParseErrorOptions,
+} from "./errors.ts";
+export { parseKubeconfigYaml } from "./kubeconfig_yaml.ts";
+export type { YamlMapping, YamlValue } from "./kubeconfig_yaml.ts";
+export { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
+export type {
+  Impersonation,
+  Kubeconfig,
+  KubeconfigAuthProvider,
+  KubeconfigCluster,
+  KubeconfigContext,
+  KubeconfigExec,
+  KubeconfigUser,
+  ResolvedClusterConfig,
+  ResolveKubeconfigOptions,
+} from "./kubeconfig.ts";
+export { DEFAULT_TOKEN_REFRESH_MS, tokenFileSource } from "./token_file.ts";
+export type { TokenFileSourceOptions } from "./token_file.ts";
+export { loadInClusterConfig, SERVICE_ACCOUNT_DIR } from "./in_cluster.ts";
+export type { InClusterConfig, InClusterConfigOptions } from "./in_cluster.ts";
+export { KUBECTL_PROXY_URL, kubectlProxy } from "./kubectl_proxy.ts";
+export { createConfigLoader } from "./config_loader.ts";
+export type {
+  ClusterClientOptions,
+  ConfigHost,
+  ConfigLoader,
+  ConfigSource,
+  ConnectOptions,
+  FetchFunction,
+  HostFetch,
+  HostTransport,
+  LoadFromDefaultOptions,
+  LoadInClusterOptions,
+  LoadKubeconfigOptions,
+  TransportConfig,
+  TransportFeature,
+} from "./config_loader.ts";

@@ -1,0 +1,99 @@
+/**
+ * A bearer token read from a file that is rewritten while the process runs (the kubelet
+ * rotates projected service account tokens; `tokenFile` in a kubeconfig).
+ * @module
+ */
+import type { Clock } from "../util/clock.ts";
+import { systemClock } from "../util/clock.ts";
+import { ClusterConfigError } from "./errors.ts";
+
+/** How often a token file is re-read, like client-go's cached file token source. */
+export const DEFAULT_TOKEN_REFRESH_MS = 60_000;
+
+/** Options of {@linkcode tokenFileSource}. */
+export interface TokenFileSourceOptions {
+  /** Reads a whole text file (a runtime's `readTextFile`, or a stub in tests). */
+  readFile: (path: string) => Promise<string>;
+  /**
+   * Time source deciding when the cached token is stale.
+   * @default systemClock
+   */
+  clock?: Clock | undefined;
+  /**
+   * The file is read again at most once per this many milliseconds.
+   * @default 60_000
+   */
+  refreshIntervalMs?: number | undefined;
+  /**
+   * Told when a re-read fails while a previous token is still cached; that token is then
+   * returned and the file tried again after the next interval. A failure with no cached token
+   * rejects the call instead.
+   * @default a `console.warn` naming the file
+   */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/**
+ * Returns a function giving the token in `path`, read on first use and again when the cached
+ * copy is older than `refreshIntervalMs` on `clock`. Concurrent callers share one read;
+ * surrounding whitespace is trimmed; an empty file is a {@linkcode ClusterConfigError} with
+ * code `InvalidFile`. Pass the function as `KubeClientOptions.token`.
+ *
+ * @example
+ * ```ts
+ * import { tokenFileSource } from "@kinformer/kinformer/config";
+ * const files = new Map([["/token", "first\n"]]);
+ * const token = tokenFileSource("/token", {
+ *   readFile: (path) => Promise.resolve(files.get(path) ?? ""),
+ *   refreshIntervalMs: 0,
+ * });
+ * console.log(await token()); // "first"
+ * files.set("/token", "second");
+ * console.log(await token()); // "second"
+ * ```
+ */
+export function tokenFileSource(
+  path: string,
+  options: TokenFileSourceOptions,
+): () => Promise<string> {
+  const clock = options.clock ?? systemClock;
+  const interval = options.refreshIntervalMs ?? DEFAULT_TOKEN_REFRESH_MS;
+  if (!(interval >= 0) || !Number.isFinite(interval)) {
+    throw new RangeError(`refreshIntervalMs must be a finite number >= 0, got ${interval}`);
+  }
+  const onError = options.onError ??
+    ((error: unknown): void => {
+      console.warn(
+        `kinformer: re-reading token file ${path} failed; using the cached token`,
+        error,
+      );
+    });
+  let token: string | undefined;
+  let readAt = 0;
+  let pending: Promise<string> | undefined;
+
+  const read = async (): Promise<string> => {
+    try {
+      const text = (await options.readFile(path)).trim();
+      if (text === "") {
+        throw new ClusterConfigError(`token file ${path} is empty`, { code: "InvalidFile", path });
+      }
+      token = text;
+      return text;
+    } catch (error) {
+      if (token === undefined) throw error;
+      onError(error);
+      return token;
+    } finally {
+      readAt = clock.now();
+    }
+  };
+
+  return (): Promise<string> => {
+    if (token !== undefined && clock.now() - readAt < interval) return Promise.resolve(token);
+    pending ??= read().finally(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
+}

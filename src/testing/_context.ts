@@ -1,0 +1,32 @@
+/**
+ * What the list and watch handlers need from the cluster that owns them.
+ * @module
+ */
+import type { BodyChannel, ChannelEnv } from "./_channel.ts";
+import type { ResourceState, Store } from "./_store.ts";
+
+/** Cluster services used by the request handlers. */
+export interface HandlerContext {
+  /** Object store. */
+  readonly store: Store;
+  /** Shared channel environment (clock, rng, stall and chunking faults). */
+  readonly env: ChannelEnv;
+  /** Interval of periodic bookmarks. */
+  readonly bookmarkIntervalMs: number;
+  /** Bytes a watch may have queued before the server closes it as too slow. */
+  readonly maxWatchBufferBytes: number;
+  /** Whether streaming lists (`sendInitialEvents`) are enabled. */
+  readonly watchListEnabled: boolean;
+  /** Whether the initial-events-end bookmark is suppressed (a fault). */
+  readonly omitInitialEventsEnd: boolean;
+  /** Consumes a "drop this watch after N events" fault for a new watch of `state`. */
+  takeDropAfter(state: ResourceState): number | undefined;
+  /** Starts tracking an open body (so close() and faults reach it). */
+  track(channel: BodyChannel): void;
+  /** Stops tracking a finished body. */
+  untrack(channel: BodyChannel): void;
+  /** Registers an open watch. */
+  addWatch(watch: { drop(): void; close(): void }): void;
+  /** Unregisters a finished watch. */
+  removeWatch(watch: { drop(): void; close(): void }): void;
+}

@@ -1,0 +1,128 @@
+/**
+ * JSON merge patch (RFC 7386) and JSON patch (RFC 6902) for the simulated cluster's PATCH.
+ * Strategic merge patches are applied as merge patches (lists are replaced, not merged by
+ * key): close enough for metadata, labels, annotations and status patches.
+ * @module
+ */
+import { KubeApiError } from "../client/errors.ts";
+import { status } from "./_status.ts";
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Applies a JSON merge patch to `target` (not mutated) and returns the result. */
+export function mergePatch(target: unknown, patch: unknown): unknown {
+  if (!isRecord(patch)) return patch;
+  const out: Record<string, unknown> = isRecord(target) ? { ...target } : {};
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+function patchError(message: string): never {
+  throw KubeApiError.fromStatus(status(422, "Invalid", message));
+}
+
+function parsePointer(path: unknown): string[] {
+  if (typeof path !== "string" || (path !== "" && !path.startsWith("/"))) {
+    patchError(`invalid JSON pointer ${JSON.stringify(path)}`);
+  }
+  if (path === "") return [];
+  return path.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+}
+
+function resolveParent(doc: unknown, tokens: string[]): { parent: unknown; last: string } {
+  let cur = doc;
+  for (const t of tokens.slice(0, -1)) {
+    if (Array.isArray(cur)) cur = cur[Number(t)];
+    else if (isRecord(cur)) cur = cur[t];
+    else cur = undefined;
+    if (cur === undefined) patchError(`path not found: /${tokens.join("/")}`);
+  }
+  return { parent: cur, last: tokens[tokens.length - 1]! };
+}
+
+function getAt(doc: unknown, tokens: string[]): unknown {
+  let cur = doc;
+  for (const t of tokens) {
+    if (Array.isArray(cur)) cur = cur[Number(t)];
+    else if (isRecord(cur)) cur = Object.hasOwn(cur, t) ? cur[t] : undefined;
+    else return undefined;
+  }
+  return cur;
+}
+
+function removeAt(doc: unknown, tokens: string[]): unknown {
+  const { parent, last } = resolveParent(doc, tokens);
+  if (Array.isArray(parent)) {
+    const i = Number(last);
+    if (!Number.isInteger(i) || i < 0 || i >= parent.length) patchError(`index out of range: ${last}`);
+    return parent.splice(i, 1)[0];
+  }
+  if (!isRecord(parent) || !Object.hasOwn(parent, last)) {
+    patchError(`path not found: /${tokens.join("/")}`);
+  }
+  const v = parent[last];
+  delete parent[last];
+  return v;
+}
+
+function addAt(doc: unknown, tokens: string[], value: unknown, replace: boolean): unknown {
+  if (tokens.length === 0) return value;
+  const { parent, last } = resolveParent(doc, tokens);
+  if (Array.isArray(parent)) {
+    const i = last === "-" ? parent.length : Number(last);
+    if (!Number.isInteger(i) || i < 0 || i > parent.length - (replace ? 1 : 0)) {
+      patchError(`index out of range: ${last}`);
+    }
+    if (replace) parent[i] = value;
+    else parent.splice(i, 0, value);
+  } else if (isRecord(parent)) {
+    if (replace && !Object.hasOwn(parent, last)) patchError(`path not found: /${tokens.join("/")}`);
+    parent[last] = value;
+  } else {
+    patchError(`path not found: /${tokens.join("/")}`);
+  }
+  return doc;
+}
+
+/** Applies a JSON patch (array of operations) to a copy of `target`. */
+export function jsonPatch(target: unknown, operations: unknown): unknown {
+  if (!Array.isArray(operations)) patchError("a JSON patch must be an array of operations");
+  let doc = JSON.parse(JSON.stringify(target)) as unknown;
+  for (const op of operations) {
+    if (!isRecord(op)) patchError("a JSON patch operation must be an object");
+    const path = parsePointer(op.path);
+    const copy = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
+    switch (op.op) {
+      case "add":
+        doc = addAt(doc, path, copy(op.value), false);
+        break;
+      case "replace":
+        doc = addAt(doc, path, copy(op.value), true);
+        break;
+      case "remove":
+        removeAt(doc, path);
+        break;
+      case "move": {
+        const value = removeAt(doc, parsePointer(op.from));
+        doc = addAt(doc, path, value, false);
+        break;
+      }
+      case "copy":
+        doc = addAt(doc, path, copy(getAt(doc, parsePointer(op.from))), false);
+        break;
+      case "test":
+        if (JSON.stringify(getAt(doc, path)) !== JSON.stringify(op.value)) {
+          patchError(`test operation failed at ${String(op.path)}`);
+        }
+        break;
+      default:
+        patchError(`unknown JSON patch operation ${JSON.stringify(op.op)}`);
+    }
+  }
+  return doc;
+}

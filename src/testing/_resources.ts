@@ -1,0 +1,77 @@
+/**
+ * What the simulated cluster knows about each resource it serves: discovery facts, the field
+ * selectors the real API server supports for it, and write behaviour.
+ * @module
+ */
+import { configmaps, namespaces, pods, type ResourceDescriptor } from "../client/resource.ts";
+import { widgets } from "./widgets.ts";
+
+/** Server-side facts of one served resource. */
+export interface ResourceInfo {
+  /** The descriptor. */
+  readonly desc: ResourceDescriptor;
+  /** `v1` or `group/version`. */
+  readonly apiVersion: string;
+  /** `PodList`, ... */
+  readonly listKind: string;
+  /** Singular name for discovery. */
+  readonly singular: string;
+  /** Short names for discovery (`po`). */
+  readonly shortNames: readonly string[];
+  /** Field paths a field selector may use (anything else is a 400, as on a real server). */
+  readonly fieldSelectors: ReadonlySet<string>;
+  /** Whether `/status` is a subresource (main-resource writes keep the old status). */
+  readonly statusSubresource: boolean;
+  /** Whether DELETE answers with the deleted object (else a Status `Success`). */
+  readonly deleteReturnsObject: boolean;
+  /** `{"kind":"Pod","apiVersion":"v1",` — the prefix put in front of an item's JSON. */
+  readonly jsonPrefix: string;
+  /** Stable map key: `group/version/resource`. */
+  readonly id: string;
+}
+
+/** The `group/version/resource` identity of a descriptor. */
+export function resourceId(desc: ResourceDescriptor): string {
+  return `${desc.group ?? ""}/${desc.version}/${desc.resource}`;
+}
+
+function info(
+  desc: ResourceDescriptor,
+  singular: string,
+  shortNames: string[],
+  extraFields: string[],
+  statusSubresource: boolean,
+  deleteReturnsObject: boolean,
+): ResourceInfo {
+  const apiVersion = desc.group ? `${desc.group}/${desc.version}` : desc.version;
+  const fields = ["metadata.name", ...(desc.namespaced ? ["metadata.namespace"] : [])];
+  return Object.freeze({
+    desc,
+    apiVersion,
+    listKind: `${desc.kind}List`,
+    singular,
+    shortNames: Object.freeze(shortNames),
+    fieldSelectors: new Set([...fields, ...extraFields]),
+    statusSubresource,
+    deleteReturnsObject,
+    jsonPrefix: `{"kind":${JSON.stringify(desc.kind)},"apiVersion":${JSON.stringify(apiVersion)},`,
+    id: resourceId(desc),
+  });
+}
+
+/** The resources the simulated cluster serves. */
+export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
+  info(pods, "pod", ["po"], [
+    "spec.nodeName",
+    "spec.restartPolicy",
+    "spec.schedulerName",
+    "spec.serviceAccountName",
+    "spec.hostNetwork",
+    "status.phase",
+    "status.podIP",
+    "status.nominatedNodeName",
+  ], true, true),
+  info(configmaps, "configmap", ["cm"], [], false, false),
+  info(namespaces, "namespace", ["ns"], ["status.phase"], true, true),
+  info(widgets, "widget", ["wg"], [], true, true),
+]);

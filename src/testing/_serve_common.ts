@@ -1,0 +1,130 @@
+/**
+ * What the three runtime adapters share (no runtime APIs here): option checks and a tracker
+ * of open response bodies, so `close()` can end streams (open watches) that would otherwise
+ * keep a server from shutting down.
+ * @module
+ */
+
+/** A `fetch`-style request handler, e.g. `cluster.fetch`. */
+export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/** Options of the `serve` functions of the runtime adapters. */
+export interface ServeOptions {
+  /**
+   * Interface to listen on.
+   * @default "127.0.0.1"
+   */
+  hostname?: string;
+  /**
+   * Port; `0` picks a free one (read it from the returned `url`).
+   * @default 0
+   */
+  port?: number;
+  /**
+   * Closes the server when aborted.
+   * @default undefined
+   */
+  signal?: AbortSignal;
+}
+
+/** A running server. */
+export interface ServedHandle {
+  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  readonly url: string;
+  /** Stops listening, ends every open response stream and resolves when the server is down. */
+  close(): Promise<void>;
+}
+
+/** Validated options. */
+export function _serveOptions(options: ServeOptions | undefined): {
+  hostname: string;
+  port: number;
+  signal: AbortSignal | undefined;
+} {
+  const hostname = options?.hostname ?? "127.0.0.1";
+  const port = options?.port ?? 0;
+  if (typeof hostname !== "string" || hostname === "") {
+    throw new TypeError(`options.hostname must be a non-empty string, got ${String(hostname)}`);
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`options.port must be an integer in [0, 65535], got ${String(port)}`);
+  }
+  return { hostname, port, signal: options?.signal };
+}
+
+/** Tracks response bodies in flight so they can all be ended at shutdown. */
+export class _BodyTracker {
+  #open = new Set<() => void>();
+
+  /** Number of bodies still streaming. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Returns `response` with its body wrapped so {@linkcode _BodyTracker.endAll} can end it. */
+  wrap(response: Response): Response {
+    const body = response.body;
+    if (body === null) return response;
+    const reader = body.getReader();
+    let end: (() => void) | undefined;
+    const stream = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        end = () => {
+          this.#open.delete(end!);
+          try {
+            controller.close();
+          } catch {
+            // Already closed or errored: the body is over either way.
+          }
+          reader.cancel().catch(() => {
+            // Cancelling a source that already failed: its error was reported to the reader.
+          });
+        };
+        this.#open.add(end);
+      },
+      pull: async (controller) => {
+        try {
+          const { done, value } = await reader.read();
+          if (!this.#open.has(end!)) return;
+          if (done) {
+            this.#open.delete(end!);
+            controller.close();
+          } else {
+            controller.enqueue(value);
+          }
+        } catch (error) {
+          if (!this.#open.has(end!)) return;
+          this.#open.delete(end!);
+          controller.error(error);
+        }
+      },
+      cancel: (reason) => {
+        this.#open.delete(end!);
+        return reader.cancel(reason);
+      },
+    }, { highWaterMark: 0 });
+    return new Response(stream, {
+      status: response.status,
+      statusText: response.statusText,
+      headers: response.headers,
+    });
+  }
+
+  /** Ends every tracked body cleanly. */
+  endAll(): void {
+    for (const end of [...this.#open]) end();
+  }
+}
+
+/** Runs `handler`, turning a thrown error into a 500 (or a 499 when the client left). */
+export async function _respond(handler: FetchHandler, request: Request): Promise<Response> {
+  try {
+    return await handler(request);
+  } catch (error) {
+    if (request.signal.aborted) return new Response(null, { status: 499 });
+    return new Response(`handler failed: ${error instanceof Error ? error.message : String(error)}\n`, {
+      status: 500,
+      headers: { "Content-Type": "text/plain; charset=utf-8" },
+    });
+  }
+}

@@ -1,0 +1,271 @@
+/**
+ * WATCH: one JSON line per event on a chunked body, the resourceVersion semantics of the real
+ * API server (synthetic ADDEDs, resumption strictly after an RV, 410 ERROR for compacted
+ * history), bookmarks, `timeoutSeconds`, streaming lists (`sendInitialEvents`) and selector
+ * transitions (an object leaving the selector is DELETED, one entering it ADDED).
+ * @module
+ */
+import { KubeApiError } from "../client/errors.ts";
+import type { Status } from "../client/types.ts";
+import type { TimerHandle } from "../util/clock.ts";
+import { BodyChannel, networkError } from "./_channel.ts";
+import type { HandlerContext } from "./_context.ts";
+import {
+  forbidden,
+  invalidOptions,
+  namespaceRange,
+  notSupported,
+  parseResourceVersion,
+  parseSelectors,
+  type Selectors,
+  selected,
+} from "./_list.ts";
+import type { ChangeListener, ResourceState, StoredEvent, Version } from "./_store.ts";
+import {
+  badRequest,
+  COMMON_HEADERS,
+  type FieldProblem,
+  resourceVersionTooLarge,
+  status,
+} from "./_status.ts";
+
+function fail(s: Status): never {
+  throw KubeApiError.fromStatus(s);
+}
+
+/** A watch request, parsed from the URL. */
+export interface WatchRequest {
+  /** Resource state. */
+  readonly state: ResourceState;
+  /** Namespace from the path. */
+  readonly namespace: string | undefined;
+  /** Query parameters. */
+  readonly query: URLSearchParams;
+  /** The request's signal: aborting it ends the watch. */
+  readonly signal: AbortSignal | undefined;
+}
+
+/** One open watch. */
+class Watch implements ChangeListener {
+  readonly #ctx: HandlerContext;
+  readonly #state: ResourceState;
+  readonly #namespace: string | undefined;
+  readonly #selectors: Selectors;
+  readonly #everything: boolean;
+  readonly channel: BodyChannel;
+  readonly #bookmarks: boolean;
+  #bookmarkTimer: TimerHandle | undefined;
+  #timeoutTimer: TimerHandle | undefined;
+  #dropAfter: number | undefined;
+  #sent = 0;
+  #disposed = false;
+  #signal: AbortSignal | undefined;
+  #onAbort = (): void => {
+    this.channel.fail(this.#signal?.reason ?? networkError("request aborted"), true);
+  };
+
+  constructor(ctx: HandlerContext, req: WatchRequest, selectors: Selectors, bookmarks: boolean) {
+    this.#ctx = ctx;
+    this.#state = req.state;
+    this.#namespace = req.namespace;
+    this.#selectors = selectors;
+    this.#everything = selectors.label.isEverything() && selectors.field.isEverything() &&
+      !req.namespace;
+    this.#bookmarks = bookmarks;
+    this.#dropAfter = ctx.takeDropAfter(req.state);
+    this.channel = new BodyChannel(ctx.env, () => this.#dispose());
+    ctx.track(this.channel);
+    ctx.addWatch(this);
+    this.#signal = req.signal;
+    req.signal?.addEventListener("abort", this.#onAbort, { once: true });
+  }
+
+  #matches(v: Version): boolean {
+    return this.#everything || selected(v, this.#namespace, this.#selectors);
+  }
+
+  #send(line: string): void {
+    if (this.#disposed) return;
+    this.channel.push(line);
+    this.#sent++;
+    if (this.#dropAfter !== undefined && this.#sent >= this.#dropAfter) {
+      this.drop();
+    } else if (this.channel.buffered > this.#ctx.maxWatchBufferBytes) {
+      // The real server closes watchers that cannot keep up; clients re-watch from their RV.
+      this.close();
+    }
+  }
+
+  /** Delivers one change, translated through the selectors. */
+  offer(event: StoredEvent): void {
+    const now = this.#matches(event.version);
+    if (event.type === "ADDED") {
+      if (now) this.#send(event.version.line("ADDED"));
+      return;
+    }
+    const before = event.prev !== undefined && this.#matches(event.prev);
+    if (event.type === "DELETED") {
+      if (before) this.#send(event.version.line("DELETED"));
+      return;
+    }
+    if (before && now) this.#send(event.version.line("MODIFIED"));
+    else if (now) this.#send(event.version.line("ADDED"));
+    else if (before) this.#send(event.version.line("DELETED"));
+  }
+
+  /** Synthetic ADDEDs for the current state. */
+  sendInitial(snapshot: readonly Version[]): void {
+    const [from, to] = namespaceRange(snapshot, this.#namespace);
+    for (let i = from; i < to && !this.#disposed; i++) {
+      const v = snapshot[i]!;
+      if (this.#matches(v)) this.#send(v.line("ADDED"));
+    }
+  }
+
+  /** A BOOKMARK at `rv`, optionally the end-of-initial-events marker. */
+  bookmark(rv: number, initialEventsEnd = false): void {
+    const info = this.#state.info;
+    const annotations = initialEventsEnd
+      ? `,"annotations":{"k8s.io/initial-events-end":"true"}`
+      : "";
+    this.#send(
+      `{"type":"BOOKMARK","object":{"kind":"${info.desc.kind}","apiVersion":"${info.apiVersion}","metadata":{"resourceVersion":"${rv}"${annotations}}}}\n`,
+    );
+  }
+
+  /** Sends one ERROR event and ends the watch. */
+  error(s: Status): void {
+    this.#send(`{"type":"ERROR","object":${JSON.stringify(s)}}\n`);
+    this.close();
+  }
+
+  /** Starts receiving live changes, periodic bookmarks and the timeout. */
+  start(timeoutMs: number | undefined): void {
+    if (this.#disposed) return;
+    this.#state.listeners.add(this);
+    if (this.#bookmarks) this.#scheduleBookmark();
+    if (timeoutMs !== undefined) {
+      this.#timeoutTimer = this.#ctx.env.clock.setTimeout(() => {
+        this.#timeoutTimer = undefined;
+        if (this.#bookmarks) this.bookmark(this.#ctx.store.rv);
+        this.close();
+      }, timeoutMs);
+    }
+  }
+
+  #scheduleBookmark(): void {
+    this.#bookmarkTimer = this.#ctx.env.clock.setTimeout(() => {
+      this.#bookmarkTimer = undefined;
+      if (this.#disposed) return;
+      this.bookmark(this.#ctx.store.rv);
+      if (!this.#disposed) this.#scheduleBookmark();
+    }, this.#ctx.bookmarkIntervalMs);
+  }
+
+  /** Ends the watch cleanly (after what is queued). */
+  close(): void {
+    this.channel.end();
+    this.#dispose();
+  }
+
+  /** Drops the connection: the client sees a network error after what is queued. */
+  drop(): void {
+    this.channel.fail(networkError("connection reset"));
+    this.#dispose();
+  }
+
+  /** Cluster shutdown. */
+  shutdown(): void {
+    this.channel.shutdown();
+    this.#dispose();
+  }
+
+  #dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#state.listeners.delete(this);
+    const clock = this.#ctx.env.clock;
+    if (this.#bookmarkTimer !== undefined) clock.clearTimeout(this.#bookmarkTimer);
+    if (this.#timeoutTimer !== undefined) clock.clearTimeout(this.#timeoutTimer);
+    this.#bookmarkTimer = undefined;
+    this.#timeoutTimer = undefined;
+    this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#signal = undefined;
+    this.#ctx.removeWatch(this);
+  }
+}
+
+/** Validates a watch request, opens it and returns the streaming response. */
+export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
+  const { state, query } = req;
+  const store = ctx.store;
+  const rvText = query.get("resourceVersion") ?? "";
+  const match = query.get("resourceVersionMatch") ?? "";
+  const sendInitial = query.get("sendInitialEvents");
+  const problems: FieldProblem[] = [];
+  if (sendInitial !== null) {
+    if (sendInitial !== "true" && sendInitial !== "false") {
+      fail(badRequest(`invalid sendInitialEvents: ${JSON.stringify(sendInitial)}`));
+    }
+    if (match !== "NotOlderThan") {
+      problems.push(forbidden(
+        "resourceVersionMatch",
+        "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
+      ));
+    }
+    if (!ctx.watchListEnabled) {
+      problems.push(forbidden(
+        "sendInitialEvents",
+        "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+      ));
+    }
+  }
+  if (match !== "") {
+    if (sendInitial === null) {
+      problems.push(forbidden(
+        "resourceVersionMatch",
+        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
+      ));
+    }
+    if (match !== "NotOlderThan") {
+      problems.push(notSupported("resourceVersionMatch", match, ["NotOlderThan"]));
+    }
+  }
+  if (problems.length > 0) invalidOptions(problems);
+  const selectors = parseSelectors(state.info, query);
+  const timeoutText = query.get("timeoutSeconds");
+  let timeoutMs: number | undefined;
+  if (timeoutText !== null && timeoutText !== "") {
+    if (!/^[0-9]+$/.test(timeoutText)) {
+      fail(badRequest(`invalid timeoutSeconds: ${JSON.stringify(timeoutText)}`));
+    }
+    if (Number(timeoutText) > 0) timeoutMs = Number(timeoutText) * 1000;
+  }
+  const bookmarks = query.get("allowWatchBookmarks") === "true";
+  const fromRv = rvText === "" || rvText === "0" ? undefined : parseResourceVersion(rvText);
+  if (fromRv !== undefined && fromRv > store.rv) fail(resourceVersionTooLarge(rvText, store.rv));
+
+  const watch = new Watch(ctx, req, selectors, bookmarks);
+  if (sendInitial === "true") {
+    // Streaming list: the state "not older than" the RV asked for is the current state.
+    const snapshotRv = store.rv;
+    watch.sendInitial(state.snapshotAt(snapshotRv)!);
+    if (bookmarks && !ctx.omitInitialEventsEnd) watch.bookmark(snapshotRv, true);
+    watch.start(timeoutMs);
+  } else if (fromRv === undefined) {
+    if (sendInitial === null) watch.sendInitial(state.snapshotAt(store.rv)!);
+    watch.start(timeoutMs);
+  } else {
+    const events = state.eventsAfter(fromRv);
+    if (events === undefined) {
+      watch.error(status(410, "Expired", `too old resource version: ${fromRv} (${state.floor})`));
+    } else {
+      for (const e of events) watch.offer(e);
+      watch.start(timeoutMs);
+    }
+  }
+  return new Response(watch.channel.stream, {
+    status: 200,
+    headers: { ...COMMON_HEADERS, "Content-Type": "application/json" },
+  });
+}

@@ -1,0 +1,291 @@
+/**
+ * Fault injection for {@linkcode SimulatedCluster}: dropped and stalled connections, chunked
+ * and delayed bodies, failing requests, compaction, and streaming-list misbehaviour.
+ * @module
+ */
+import type { ResourceDescriptor } from "../client/resource.ts";
+import type { Chunking } from "./_channel.ts";
+import { resourceId } from "./_resources.ts";
+
+/** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
+export type RequestVerb =
+  | "list"
+  | "watch"
+  | "get"
+  | "create"
+  | "update"
+  | "patch"
+  | "delete"
+  | "discovery";
+
+/** Options of {@linkcode ClusterFaults.failNext}. */
+export interface FailNextOptions {
+  /**
+   * Answer given: `500` (Status `InternalError`), `503` (Status `ServiceUnavailable` with
+   * `Retry-After`) or `429` (plain text with `Retry-After`, like the API server's rate limiter).
+   * @default 500
+   */
+  status?: 500 | 503 | 429;
+  /**
+   * Only requests with this verb fail (and count); others pass untouched.
+   * @default undefined (every request, discovery included)
+   */
+  verb?: RequestVerb;
+  /**
+   * `Retry-After` seconds of 429 and 503 answers (a non-negative integer).
+   * @default 1
+   */
+  retryAfterSeconds?: number;
+}
+
+/** Options of {@linkcode ClusterFaults.chunkBodies}. */
+export interface ChunkBodiesOptions {
+  /**
+   * Largest chunk in bytes; each chunk is 1..maxChunkBytes bytes (seeded), so chunks split
+   * JSON documents and multi-byte UTF-8 characters anywhere.
+   * @default 7
+   */
+  maxChunkBytes?: number;
+  /**
+   * Delay before each chunk, on the cluster's clock (`0` = none).
+   * @default 0
+   */
+  delayMs?: number;
+}
+
+/** Options of {@linkcode ClusterFaults.dropWatchAfter}. */
+export interface DropWatchAfterOptions {
+  /**
+   * How many of the next watches opened get the fault.
+   * @default 1
+   */
+  times?: number;
+  /**
+   * Only watches of this resource get it.
+   * @default undefined (any resource)
+   */
+  resource?: ResourceDescriptor;
+}
+
+/** A pending "fail the next requests" fault. */
+export interface PendingFailure {
+  /** Status to answer. */
+  readonly status: 500 | 503 | 429;
+  /** Retry-After seconds. */
+  readonly retryAfterSeconds: number;
+}
+
+/** What faults act on: the cluster passes itself (internal; not for user code). */
+export interface FaultTarget {
+  /** Drops every open watch; returns how many. */
+  dropOpenWatches(): number;
+  /** Wakes every open body after a stall ends. */
+  resumeBodies(): void;
+  /** Compacts history at the current resourceVersion. */
+  compactHistory(): void;
+}
+
+function checkCount(option: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new RangeError(`${option} must be a non-negative integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/**
+ * The fault switches of one {@linkcode SimulatedCluster} (`cluster.faults`). Every fault is
+ * deterministic: random chunk sizes come from the cluster's seed, delays run on its clock.
+ *
+ * @example
+ * ```ts
+ * import { pods } from "@kinformer/kinformer/client";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * const cluster = new SimulatedCluster();
+ * cluster.faults.failNext(2, { status: 429, verb: "list", retryAfterSeconds: 3 });
+ * const res = await cluster.fetch(new Request("http://sim/api/v1/pods"));
+ * console.log(res.status, res.headers.get("retry-after"), await res.text()); // 429 "3" "Too many requests, ..."
+ * cluster.faults.chunkBodies({ maxChunkBytes: 3 }); // lists and watches now arrive 1-3 bytes at a time
+ * cluster.faults.reset();
+ * console.log(cluster.list(pods).length); // 0
+ * cluster.close();
+ * ```
+ */
+export class ClusterFaults {
+  readonly #target: FaultTarget;
+  #stalled = false;
+  #stallWaiters = new Set<() => void>();
+  #chunking: Chunking | undefined;
+  #failures: Array<{ verb: RequestVerb | undefined; failure: PendingFailure }> = [];
+  #drops: Array<{ events: number; resource: string | undefined }> = [];
+  #omitInitialEventsEnd = false;
+  #watchListDisabled = false;
+
+  /** Made by the cluster; use `cluster.faults`. */
+  constructor(target: FaultTarget) {
+    this.#target = target;
+  }
+
+  /** Whether delivery is stalled. */
+  get stalled(): boolean {
+    return this.#stalled;
+  }
+
+  /** Current chunking of bodies, if any. */
+  get chunking(): Chunking | undefined {
+    return this.#chunking;
+  }
+
+  /** Whether the initial-events-end bookmark is suppressed. */
+  get omittingInitialEventsEnd(): boolean {
+    return this.#omitInitialEventsEnd;
+  }
+
+  /** Whether streaming lists are refused by this fault. */
+  get watchListDisabled(): boolean {
+    return this.#watchListDisabled;
+  }
+
+  /**
+   * Stalls the connection: open lists and watches keep their connection but send nothing, and
+   * new requests get no answer, until {@linkcode ClusterFaults.resume} (or `close()`, or the
+   * request's signal aborting).
+   */
+  stall(): void {
+    this.#stalled = true;
+  }
+
+  /** Ends a stall: queued bytes flow again and waiting requests are answered. */
+  resume(): void {
+    if (!this.#stalled) return;
+    this.#stalled = false;
+    const waiters = [...this.#stallWaiters];
+    this.#stallWaiters.clear();
+    for (const w of waiters) w();
+    this.#target.resumeBodies();
+  }
+
+  /** Resolves when not stalled (at once if not stalled now); rejects when `signal` aborts. */
+  whenResumed(signal?: AbortSignal): Promise<void> {
+    if (!this.#stalled) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      if (signal?.aborted) return reject(signal.reason);
+      const onAbort = (): void => {
+        this.#stallWaiters.delete(done);
+        reject(signal?.reason);
+      };
+      const done = (): void => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#stallWaiters.add(done);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /**
+   * Drops every open watch abruptly: each body errors (a network error on the client) after
+   * the bytes already queued. Returns the number dropped.
+   */
+  dropWatches(): number {
+    return this.#target.dropOpenWatches();
+  }
+
+  /**
+   * Arms the next watch requests opened (not those already open) to be dropped abruptly once
+   * they have sent `events` events (synthetic ADDEDs and bookmarks count).
+   */
+  dropWatchAfter(events: number, options?: DropWatchAfterOptions): void {
+    checkCount("events", events);
+    const times = checkCount("options.times", options?.times ?? 1);
+    const resource = options?.resource ? resourceId(options.resource) : undefined;
+    for (let i = 0; i < times; i++) this.#drops.push({ events, resource });
+  }
+
+  /** Consumes an armed drop for a new watch of resource `id` (used by the cluster). */
+  takeDropAfter(id: string): number | undefined {
+    const i = this.#drops.findIndex((d) => d.resource === undefined || d.resource === id);
+    if (i < 0) return undefined;
+    return this.#drops.splice(i, 1)[0]!.events;
+  }
+
+  /** Delivers list and watch bodies in random-sized chunks, optionally delayed. */
+  chunkBodies(options?: ChunkBodiesOptions): void {
+    const maxChunkBytes = options?.maxChunkBytes ?? 7;
+    const delayMs = options?.delayMs ?? 0;
+    if (!Number.isInteger(maxChunkBytes) || maxChunkBytes < 1) {
+      throw new RangeError(
+        `options.maxChunkBytes must be a positive integer, got ${String(maxChunkBytes)}`,
+      );
+    }
+    if (typeof delayMs !== "number" || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
+      throw new RangeError(`options.delayMs must be a non-negative number, got ${String(delayMs)}`);
+    }
+    this.#chunking = { maxChunkBytes, delayMs };
+  }
+
+  /** Stops chunking: bodies go out in large batches again. */
+  wholeBodies(): void {
+    this.#chunking = undefined;
+  }
+
+  /** Fails the next `count` requests (of `options.verb`, if set). */
+  failNext(count: number, options?: FailNextOptions): void {
+    checkCount("count", count);
+    const statusCode = options?.status ?? 500;
+    if (statusCode !== 500 && statusCode !== 503 && statusCode !== 429) {
+      throw new RangeError(`options.status must be 500, 503 or 429, got ${String(statusCode)}`);
+    }
+    const retryAfterSeconds = checkCount(
+      "options.retryAfterSeconds",
+      options?.retryAfterSeconds ?? 1,
+    );
+    for (let i = 0; i < count; i++) {
+      this.#failures.push({
+        verb: options?.verb,
+        failure: { status: statusCode, retryAfterSeconds },
+      });
+    }
+  }
+
+  /** Consumes a pending failure for a request with `verb` (used by the cluster). */
+  takeFailure(verb: RequestVerb): PendingFailure | undefined {
+    const i = this.#failures.findIndex((f) => f.verb === undefined || f.verb === verb);
+    if (i < 0) return undefined;
+    return this.#failures.splice(i, 1)[0]!.failure;
+  }
+
+  /**
+   * Compacts history now: watching from an older resourceVersion gets a 410 ERROR event,
+   * continue tokens and exact lists at older resourceVersions get 410 Expired.
+   */
+  compact(): void {
+    this.#target.compactHistory();
+  }
+
+  /** Never sends the initial-events-end bookmark of streaming lists (`false` restores it). */
+  omitInitialEventsEnd(omit = true): void {
+    this.#omitInitialEventsEnd = omit;
+  }
+
+  /** Refuses streaming lists with 422, as a server with WatchList off (`false` restores). */
+  disableWatchList(disabled = true): void {
+    this.#watchListDisabled = disabled;
+  }
+
+  /** Clears every fault (and resumes a stall). */
+  reset(): void {
+    this.resume();
+    this.#chunking = undefined;
+    this.#failures = [];
+    this.#drops = [];
+    this.#omitInitialEventsEnd = false;
+    this.#watchListDisabled = false;
+  }
+
+  /** Releases stalled requests on cluster shutdown (they are then answered 503). */
+  _releaseAll(): void {
+    const waiters = [...this.#stallWaiters];
+    this.#stallWaiters.clear();
+    for (const w of waiters) w();
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * Test kit for code that talks to Kubernetes: a simulated API server
+ * ({@linkcode SimulatedCluster}, a web-standard `fetch` handler with real list/watch/write
+ * semantics, fault injection and a churn driver), a {@linkcode ManualClock}, and object
+ * fixtures. Serve the cluster over HTTP with the adapter of your runtime
+ * (`src/testing/serve_deno.ts`, `serve_bun.ts`, `serve_node.ts`), or hand `cluster.fetch`
+ * to a client and stay in-process.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, pods } from "@kinformer/kinformer/client";
+ * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+ *
+ * const clock = new ManualClock();
+ * const cluster = new SimulatedCluster({ clock, bookmarkIntervalMs: 1_000 });
+ * cluster.seed(pods, 3);
+ * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+ *
+ * const list = await client.list(pods, { limit: 2 });
+ * console.log(list.items.length, list.metadata.remainingItemCount); // 2 1
+ *
+ * const watch = await client.watch(pods, {
+ *   resourceVersion: list.metadata.resourceVersion,
+ *   allowWatchBookmarks: true,
+ * });
+ * cluster.faults.chunkBodies({ maxChunkBytes: 5 }); // now split anywhere, mid-UTF-8 too
+ * cluster.churn(10, { resource: pods, namespaces: ["default"] });
+ * await clock.advance(1_000); // a BOOKMARK is due
+ * await watch.body?.cancel();
+ * cluster.close();
+ * console.log(clock.pendingTimers); // 0
+ * ```
+ * @module
+ */
+export { ManualClock } from "./manual_clock.ts";
+export { SimulatedCluster } from "./simulated_cluster.ts";
+export type {
+  ClusterListOptions,
+  ObjectRef,
+  RecordedRequest,
+  SeedFactory,
+  SimulatedClusterOptions,
+} from "./simulated_cluster.ts";
+export { ClusterFaults } from "./faults.ts";
+export type {
+  ChunkBodiesOptions,
+  DropWatchAfterOptions,
+  FailNextOptions,
+  FaultTarget,
+  PendingFailure,
+  RequestVerb,
+} from "./faults.ts";
+export type {
+  ChurnHandle,
+  ChurnMix,
+  ChurnOptions,
+  ChurnStats,
+  StartChurnOptions,
+} from "./churn.ts";
+export { configMapFixture, namespaceFixture, podFixture, widgetFixture } from "./fixtures.ts";
+export type { FixtureOptions } from "./fixtures.ts";
+export { widgets } from "./widgets.ts";

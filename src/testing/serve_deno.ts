@@ -1,0 +1,70 @@
+/**
+ * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP with `Deno.serve`.
+ * The only file of the package that touches the `Deno` namespace.
+ * @module
+ */
+import {
+  _BodyTracker,
+  _respond,
+  _serveOptions,
+  type FetchHandler,
+  type ServedHandle,
+  type ServeOptions,
+} from "./_serve_common.ts";
+
+export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
+
+interface DenoServer {
+  shutdown(): Promise<void>;
+  finished: Promise<void>;
+}
+declare const Deno: {
+  serve(
+    options: {
+      hostname: string;
+      port: number;
+      onListen: (addr: { hostname: string; port: number }) => void;
+    },
+    handler: (request: Request) => Response | Promise<Response>,
+  ): DenoServer;
+};
+
+/**
+ * Starts an HTTP server on Deno. Each response chunk is written as it is produced, so watch
+ * events reach the client at once; `close()` also ends open streams.
+ *
+ * @example
+ * ```ts ignore
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { serve } from "./serve_deno.ts";
+ * const cluster = new SimulatedCluster();
+ * const server = await serve(cluster.fetch);
+ * console.log((await fetch(`${server.url}/version`)).status); // 200
+ * cluster.close();
+ * await server.close();
+ * ```
+ */
+export async function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
+  const { hostname, port, signal } = _serveOptions(options);
+  signal?.throwIfAborted();
+  const tracker = new _BodyTracker();
+  let listening!: (addr: { hostname: string; port: number }) => void;
+  const ready = new Promise<{ hostname: string; port: number }>((r) => (listening = r));
+  const server = Deno.serve(
+    { hostname, port, onListen: (addr) => listening(addr) },
+    async (request) => tracker.wrap(await _respond(handler, request)),
+  );
+  const addr = await ready;
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    signal?.removeEventListener("abort", onAbort);
+    closing ??= (async () => {
+      tracker.endAll();
+      await server.shutdown();
+    })();
+    return closing;
+  };
+  const onAbort = (): void => void close();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return { url: `http://${addr.hostname}:${addr.port}`, close };
+}

@@ -1,0 +1,26 @@
+/**
+ * The custom resource the simulated cluster serves next to the built-in ones.
+ * @module
+ */
+import type { ResourceDescriptor } from "../client/resource.ts";
+
+/**
+ * `example.com/v1` Widgets: a namespaced custom resource (short name `wg`) served by
+ * {@linkcode SimulatedCluster} under `/apis/example.com/v1`, with a `status` subresource.
+ *
+ * @example
+ * ```ts
+ * import { SimulatedCluster, widgets } from "@kinformer/kinformer/testing";
+ * const cluster = new SimulatedCluster();
+ * cluster.create(widgets, { metadata: { name: "w1", namespace: "default" }, spec: { size: 3 } });
+ * console.log(cluster.get(widgets, { namespace: "default", name: "w1" })?.kind); // "Widget"
+ * cluster.close();
+ * ```
+ */
+export const widgets: ResourceDescriptor = Object.freeze({
+  group: "example.com",
+  version: "v1",
+  resource: "widgets",
+  kind: "Widget",
+  namespaced: true,
+});

@@ -1,0 +1,95 @@
+// Shared setup for informer tests: a simulated cluster on a manual clock, a client on it.
+import { KubeClient } from "../src/client/kube_client.ts";
+import type { KubeObject } from "../src/client/types.ts";
+import { createInformer, type InformerOptions, type SharedInformer } from "../src/cache/informer.ts";
+import type { InformerEvent } from "../src/cache/informer_event.ts";
+import { ManualClock } from "../src/testing/manual_clock.ts";
+import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+
+export interface Env {
+  clock: ManualClock;
+  cluster: SimulatedCluster;
+  client: KubeClient;
+  errors: { kind: string; error: unknown }[];
+  informer<T extends KubeObject = KubeObject>(options: InformerOptions<T>): SharedInformer<T>;
+  /** Stops every informer made here, closes the cluster, and checks nothing leaked. */
+  close(): Promise<void>;
+}
+
+export function env(options: { seed?: number; fetch?: (c: SimulatedCluster) => (r: Request) => Promise<Response> } = {}): Env {
+  const clock = new ManualClock();
+  const cluster = new SimulatedCluster({ clock, seed: options.seed ?? 1 });
+  const fetch = options.fetch?.(cluster) ?? cluster.fetch;
+  const client = new KubeClient({ server: "http://sim.test", fetch });
+  const errors: { kind: string; error: unknown }[] = [];
+  const informers: SharedInformer<KubeObject>[] = [];
+  return {
+    clock,
+    cluster,
+    client,
+    errors,
+    informer<T extends KubeObject>(o: InformerOptions<T>): SharedInformer<T> {
+      const i = createInformer<T>(client, {
+        clock,
+        random: seeded(options.seed ?? 1),
+        onError: (error, ctx) => errors.push({ kind: ctx.kind, error }),
+        ...o,
+      });
+      informers.push(i as unknown as SharedInformer<KubeObject>);
+      return i;
+    },
+    async close(): Promise<void> {
+      for (const i of informers) await i.stop();
+      await clock.flush();
+      cluster.close();
+      await clock.flush();
+    },
+  };
+}
+
+/** A small deterministic PRNG (mulberry32). */
+export function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Takes events from an iterator until `stop` says so (or `max` events). */
+export async function take<T extends KubeObject>(
+  it: AsyncIterator<InformerEvent<T>>,
+  stop: (ev: InformerEvent<T>, all: InformerEvent<T>[]) => boolean,
+  max = 100_000,
+): Promise<InformerEvent<T>[]> {
+  const out: InformerEvent<T>[] = [];
+  while (out.length < max) {
+    const r = await it.next();
+    if (r.done) break;
+    out.push(r.value);
+    if (stop(r.value, out)) break;
+  }
+  return out;
+}
+
+/** A compact text form of an event for assertions. */
+export function show(ev: InformerEvent): string {
+  switch (ev.type) {
+    case "add":
+      return `add ${ev.object.metadata.name}${ev.isInInitialList ? " (initial)" : ""}`;
+    case "update":
+      return `update ${ev.object.metadata.name}`;
+    case "delete":
+      return `delete ${ev.object.metadata.name}${ev.finalStateUnknown ? " (unknown)" : ""}`;
+    case "synced":
+      return "synced";
+  }
+}
+
+/** Requests the cluster saw, as "verb resource?query-ish" strings. */
+export function verbs(cluster: SimulatedCluster): string[] {
+  return cluster.requests.map((r) => r.verb);
+}
