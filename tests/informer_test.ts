@@ -124,8 +124,10 @@ describe("informer: list, cache and listeners", () => {
     assert.deepEqual(slowSeen, ["p1"]);
     const slowHealth = inf.health().listeners.find((l) => !l.synced)!;
     assert.equal(slowHealth.backlog, 3); // p2, p3, synced
+    await fast.waitForSync();
+    const slowSynced = slow.waitForSync();
     release();
-    await e.clock.flush();
+    await slowSynced;
     assert.equal(slow.hasSynced(), true);
     assert.deepEqual(slowSeen, ["p1", "p2", "p3"]);
     slow.remove();

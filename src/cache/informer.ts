@@ -178,6 +178,11 @@ export interface EventHandler<T extends KubeObject = KubeObject> {
 export interface HandlerRegistration {
   /** True once this handler has been called for every object of its initial population. */
   hasSynced(): boolean;
+  /**
+   * Resolves once {@linkcode HandlerRegistration.hasSynced} is true. Rejects with the signal's
+   * reason on abort, or with an Error if the handler is removed (or the informer stops) first.
+   */
+  waitForSync(options?: { signal?: AbortSignal | undefined }): Promise<void>;
   /** Stops delivering to this handler. */
   remove(): void;
 }
@@ -566,6 +571,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     };
     signal?.addEventListener("abort", remove, { once: true });
     let running = false;
+    const syncWaiters = new Set<() => void>();
     const pump = async (): Promise<void> => {
       if (running) return;
       running = true;
@@ -579,14 +585,35 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
           } catch (error) {
             this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 });
           }
+          if (ev.type === "synced") for (const wake of syncWaiters) wake();
         }
       } finally {
         running = false;
       }
       if (!listener.closed) listener.onWake(() => void pump());
+      else for (const wake of syncWaiters) wake();
     };
     void pump();
-    return { hasSynced: () => listener.synced, remove };
+    const waitForSync = (options: { signal?: AbortSignal | undefined } = {}): Promise<void> => {
+      const signal = options.signal;
+      return new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const onAbort = (): void => {
+          syncWaiters.delete(wake);
+          reject(signal?.reason);
+        };
+        const wake = (): void => {
+          syncWaiters.delete(wake);
+          signal?.removeEventListener("abort", onAbort);
+          if (listener.synced) resolve();
+          else reject(new Error("event handler removed before it synced"));
+        };
+        if (listener.synced || listener.closed) return wake();
+        syncWaiters.add(wake);
+        signal?.addEventListener("abort", onAbort, { once: true });
+      });
+    };
+    return { hasSynced: () => listener.synced, waitForSync, remove };
   }
 
   /** Resolves when the resource version next moves (or the informer stops). */
@@ -686,7 +713,12 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     for (;;) {
       const popped = this.#fifo.pop();
       if (popped === undefined) break;
-      this.#handleDeltas(popped[0], popped[1]);
+      try {
+        this.#handleDeltas(popped[0], popped[1]);
+      } catch (error) {
+        // An index function threw: report it; the other keys go on.
+        this.#reportError(error, { kind: "handler", phase: "watch", retryInMs: 0 });
+      }
     }
     this.#reportBacklog();
     if (!this.#synced && this.#fifo.hasSynced()) {

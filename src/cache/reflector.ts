@@ -227,9 +227,13 @@ export class Reflector<T extends KubeObject> {
 
   #onFailure(error: unknown, phase: "list" | "stream" | "watch"): void {
     const kind = classifyError(error);
-    if (kind === "expired" || kind === "too-large-rv") {
+    if (kind === "expired") {
       if (phase === "watch") this.#plan.mustRelist = true;
       else this.#plan.needsConsistentList = true;
+    }
+    if (kind === "too-large-rv") {
+      this.#plan.mustRelist = true;
+      this.#plan.needsConsistentList = true;
     }
     if (phase === "stream" && (kind === "invalid" || kind === "initial-events-timeout")) {
       this.#plan.streamUnavailable = true;
@@ -249,6 +253,16 @@ export class Reflector<T extends KubeObject> {
       await sleep(delay ?? this.#o.backoff.next(), this.#o.clock, signal);
     } catch {
       // aborted: the loop condition ends the run
+    }
+  }
+
+  /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
+  #transform(object: KubeObject, phase: "list" | "stream" | "watch"): T | undefined {
+    try {
+      return this.#o.transform(object);
+    } catch (error) {
+      this.#report(error, "transform", phase, 0);
+      return undefined;
     }
   }
 
@@ -290,7 +304,10 @@ export class Reflector<T extends KubeObject> {
       }
       pages++;
       listRV = page.metadata.resourceVersion;
-      for (const item of page.items) items.push(o.transform(item));
+      for (const item of page.items) {
+        const t = this.#transform(item, "list");
+        if (t !== undefined) items.push(t);
+      }
       cont = page.metadata.continue || undefined;
     } while (cont !== undefined);
     if (listRV === undefined) {
@@ -383,8 +400,12 @@ export class Reflector<T extends KubeObject> {
           this.#setResourceVersion(event.resourceVersion);
           continue;
         }
-        const object = o.transform(event.object);
         const rv = event.object.metadata.resourceVersion;
+        const object = this.#transform(event.object, stream ? "stream" : "watch");
+        if (object === undefined) {
+          if (rv !== undefined && initial === undefined) this.#setResourceVersion(rv);
+          continue;
+        }
         if (initial !== undefined) {
           if (event.type === "DELETED") initial.delete(objectKey(object));
           else initial.set(objectKey(object), object);
@@ -394,6 +415,10 @@ export class Reflector<T extends KubeObject> {
         this.stats.lastEventAt = o.clock.now();
         o.sink.apply(event.type, object);
         if (rv !== undefined) this.#setResourceVersion(rv);
+      }
+      if (initial !== undefined) {
+        // Ended before the initial-events-end bookmark: the server cannot finish a stream.
+        throw new InitialEventsTimeoutError(o.initialEventsTimeoutMs, true);
       }
       // A clean close: the caller re-watches from the last RV without relisting.
       return received > 0 || o.clock.now() - opened >= 1000;

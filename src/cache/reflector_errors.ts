@@ -41,10 +41,15 @@ export class InitialEventsTimeoutError extends Error {
   override name = "InitialEventsTimeoutError";
   /** The limit that passed, in ms. */
   readonly timeoutMs: number;
-  /** Builds the error for a limit of `timeoutMs`. */
-  constructor(timeoutMs: number) {
+  /**
+   * Builds the error for a limit of `timeoutMs`; `closed` when the stream ended before the
+   * bookmark instead.
+   */
+  constructor(timeoutMs: number, closed = false) {
     super(
-      `streaming list sent no initial-events-end bookmark within ${timeoutMs} ms; falling back to LIST`,
+      closed
+        ? "streaming list ended before its initial-events-end bookmark; falling back to LIST"
+        : `streaming list sent no initial-events-end bookmark within ${timeoutMs} ms; falling back to LIST`,
     );
     this.timeoutMs = timeoutMs;
   }
@@ -55,7 +60,8 @@ export class InitialEventsTimeoutError extends Error {
  * `expired` (410: relist), `too-large-rv` (504 ResourceVersionTooLarge: consistent relist),
  * `unauthorized` (401), `forbidden` (403), `not-found` (404), `invalid` (400/422),
  * `rate-limited` (429), `server` (5xx), `network`, `decode` (a malformed or oversized line,
- * an HTML page), `inactivity`, `initial-events-timeout`, `handler` (a listener threw), `other`.
+ * an HTML page), `inactivity`, `initial-events-timeout`, `transform` (the `transform` option
+ * threw; the object is skipped), `handler` (a listener or index function threw), `other`.
  */
 export type ErrorKind =
   | "expired"
@@ -70,6 +76,7 @@ export type ErrorKind =
   | "decode"
   | "inactivity"
   | "initial-events-timeout"
+  | "transform"
   | "handler"
   | "other";
 
@@ -106,6 +113,8 @@ export function classifyError(error: unknown): ErrorKind {
   if (error instanceof WatchDecodeError || error instanceof LineTooLongError) return "decode";
   if (error instanceof WatchInactivityError) return "inactivity";
   if (error instanceof InitialEventsTimeoutError) return "initial-events-timeout";
-  if (error instanceof TypeError) return "network"; // fetch/stream failures surface as TypeError
+  // Fetch and body-stream failures surface as TypeError; user code (transform, handlers, index
+  // functions) runs inside its own try/catch, so a TypeError reaching here is the network's.
+  if (error instanceof TypeError) return "network";
   return "other";
 }

@@ -1,0 +1,240 @@
+#!/usr/bin/env node
+// Builds the npm package into dist/:
+//   dist/<entry>.js (+ .map)   one ESM file per public entry point, shared code in dist/_chunks/
+//                              (esbuild: bundle, splitting, es2022, not minified, source maps)
+//   dist/types/**.d.ts         declarations (tsc --emitDeclarationOnly), `.ts` specifiers -> `.js`
+//   dist/kinformer.min.js      mod.ts as one minified file (size printed raw and gzipped)
+//
+// Entry points are deno.json's `exports` plus the per-runtime config loaders, so the npm and JSR
+// packages expose the same subpaths. Outputs of portable entries are checked for `node:*`
+// imports: only the runtime adapters excluded in scripts/tsconfig.portable.json may have them.
+//
+//   node scripts/build.mjs                        build
+//   node scripts/build.mjs --print-package-fields print the package.json fields for dist/ (JSON)
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { gzipSync } from "node:zlib";
+
+const root = resolve(import.meta.dirname, "..");
+const dist = join(root, "dist");
+
+/** Subpaths the npm package has in addition to deno.json's exports (added if missing there). */
+const EXTRA_EXPORTS = {
+  "./config/deno": "./src/config/deno.ts",
+  "./config/bun": "./src/config/bun.ts",
+  "./config/node": "./src/config/node.ts",
+};
+
+/** `{ subpath, source, out }` for every entry point, from deno.json plus EXTRA_EXPORTS. */
+async function entryPoints() {
+  const deno = JSON.parse(await readFile(join(root, "deno.json"), "utf8"));
+  const exports = typeof deno.exports === "string" ? { ".": deno.exports } : { ...deno.exports };
+  for (const [subpath, source] of Object.entries(EXTRA_EXPORTS)) {
+    if (!(subpath in exports) && existsSync(join(root, source))) exports[subpath] = source;
+  }
+  return Object.entries(exports).map(([subpath, source]) => ({
+    subpath,
+    source: source.replace(/^\.\//, ""),
+    out: subpath === "." ? "mod" : subpath.replace(/^\.\//, ""),
+  }));
+}
+
+/** The package.json fields that point into dist/ (what the root package.json should carry). */
+function packageFields(entries) {
+  const exports = {};
+  for (const e of entries) {
+    exports[e.subpath] = {
+      types: `./dist/types/${e.source.replace(/\.ts$/, ".d.ts")}`,
+      default: `./dist/${e.out}.js`,
+    };
+  }
+  exports["./package.json"] = "./package.json";
+  const main = entries.find((e) => e.subpath === ".");
+  return {
+    exports,
+    ...(main === undefined ? {} : {
+      main: `./dist/${main.out}.js`,
+      types: `./dist/types/${main.source.replace(/\.ts$/, ".d.ts")}`,
+    }),
+    files: ["dist"],
+    sideEffects: false,
+    engines: { node: ">=20" },
+  };
+}
+
+/** Glob (`*` only) to RegExp over repository-relative paths with `/`. */
+function globToRegExp(glob) {
+  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*");
+  return new RegExp(`^${escaped}$`);
+}
+
+/** Source files allowed to import `node:*`: the portability guard's exclude list. */
+async function runtimeAdapters() {
+  const config = JSON.parse(
+    await readFile(join(root, "scripts", "tsconfig.portable.json"), "utf8"),
+  );
+  return (config.exclude ?? []).map((p) => globToRegExp(p.replace(/^(\.\.\/)+/, "")));
+}
+
+function run(cmd, args) {
+  return new Promise((done, fail) => {
+    const child = spawn(cmd, args, { cwd: root, stdio: "inherit" });
+    child.once("error", fail);
+    child.once("close", (code) => (code === 0 ? done() : fail(new Error(`${cmd} exited ${code}`))));
+  });
+}
+
+async function* walk(dir) {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) yield* walk(path);
+    else yield path;
+  }
+}
+
+/** Rewrites relative `.ts` specifiers in emitted declarations to `.js`. */
+async function rewriteDeclarationSpecifiers(dir) {
+  const specifier = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(["'])(\.{1,2}\/[^"'\n]*?)\.ts\2/g;
+  let files = 0;
+  for await (const path of walk(dir)) {
+    if (!path.endsWith(".d.ts")) continue;
+    const text = await readFile(path, "utf8");
+    const rewritten = text.replace(specifier, (_, head, quote, stem) => `${head}${quote}${stem}.js${quote}`);
+    if (rewritten !== text) await writeFile(path, rewritten);
+    files++;
+  }
+  return files;
+}
+
+/**
+ * Fails when an output reachable from a portable entry imports `node:*` (directly or through a
+ * shared chunk). Adapters (per-runtime entries) may.
+ */
+function checkPortableOutputs(metafile, entries, adapters) {
+  const outputs = metafile.outputs;
+  const isAdapter = (source) => adapters.some((re) => re.test(source));
+  const problems = [];
+  for (const [outPath, output] of Object.entries(outputs)) {
+    if (output.entryPoint === undefined) continue;
+    const source = output.entryPoint.split(sep).join("/");
+    if (isAdapter(source)) continue;
+    const seen = new Set();
+    const stack = [outPath];
+    while (stack.length > 0) {
+      const current = stack.pop();
+      if (seen.has(current)) continue;
+      seen.add(current);
+      for (const imp of outputs[current]?.imports ?? []) {
+        if (imp.external && imp.path.startsWith("node:")) {
+          problems.push(`${source} -> ${current} imports ${imp.path}`);
+        } else if (!imp.external) stack.push(imp.path);
+      }
+    }
+  }
+  if (problems.length > 0) {
+    throw new Error(`portable entry points reach node:* modules:\n  ${problems.join("\n  ")}`);
+  }
+  return entries.filter((e) => !isAdapter(e.source)).length;
+}
+
+function kib(bytes) {
+  return `${(bytes / 1024).toFixed(1)} KiB`;
+}
+
+const entries = await entryPoints();
+
+if (process.argv.includes("--print-package-fields")) {
+  console.log(JSON.stringify(packageFields(entries), null, 2));
+  process.exit(0);
+}
+
+const started = performance.now();
+const esbuild = await import("esbuild");
+const missing = entries.filter((e) => !existsSync(join(root, e.source)));
+if (missing.length > 0) {
+  throw new Error(`entry points missing: ${missing.map((e) => `${e.subpath} (${e.source})`).join(", ")}`);
+}
+await rm(dist, { recursive: true, force: true });
+await mkdir(dist, { recursive: true });
+
+// 1. One ESM file per entry point, shared code split into chunks.
+const split = await esbuild.build({
+  absWorkingDir: root,
+  entryPoints: entries.map((e) => ({ in: e.source, out: e.out })),
+  outdir: dist,
+  chunkNames: "_chunks/[name]-[hash]",
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  external: ["node:*"],
+  minify: false,
+  sourcemap: true,
+  metafile: true,
+  legalComments: "inline",
+  logLevel: "warning",
+});
+const portable = checkPortableOutputs(split.metafile, entries, await runtimeAdapters());
+
+// 2. The whole library as one minified file.
+const minPath = join(dist, "kinformer.min.js");
+const mainEntry = entries.find((e) => e.subpath === ".");
+if (mainEntry !== undefined) {
+  await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: [mainEntry.source],
+    outfile: minPath,
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    target: "es2022",
+    external: ["node:*"],
+    minify: true,
+    legalComments: "none",
+    logLevel: "warning",
+  });
+}
+
+// 3. Declarations.
+const tsc = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsc.cmd" : "tsc");
+await run(tsc, ["-p", join("scripts", "tsconfig.build.json")]);
+const declarations = await rewriteDeclarationSpecifiers(join(dist, "types"));
+for (const e of entries) {
+  const dts = join(dist, "types", e.source.replace(/\.ts$/, ".d.ts"));
+  if (!existsSync(dts)) throw new Error(`no declarations for ${e.subpath}: ${relative(root, dts)}`);
+}
+
+// Report.
+console.log(`\nbuilt ${entries.length} entry points into ${relative(root, dist)}/ ` +
+  `(${portable} portable, checked for node:* imports; ${declarations} .d.ts files)`);
+for (const e of entries) {
+  const file = join(dist, `${e.out}.js`);
+  console.log(`  ${e.subpath.padEnd(16)} ${relative(root, file).padEnd(28)} ${kib((await stat(file)).size)}`);
+}
+const chunkDir = join(dist, "_chunks");
+if (existsSync(chunkDir)) {
+  let total = 0;
+  let count = 0;
+  for await (const path of walk(chunkDir)) {
+    if (!path.endsWith(".js")) continue;
+    total += (await stat(path)).size;
+    count++;
+  }
+  console.log(`  ${"(shared)".padEnd(16)} ${`dist/_chunks/ (${count} files)`.padEnd(28)} ${kib(total)}`);
+}
+if (mainEntry !== undefined) {
+  const min = await readFile(minPath);
+  const gz = gzipSync(min, { level: 9 });
+  console.log(`\n${relative(root, minPath)}: ${min.length} bytes raw (${kib(min.length)}), ` +
+    `${gz.length} bytes gzipped (${kib(gz.length)})`);
+}
+const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
+const expected = packageFields(entries).exports;
+if (JSON.stringify(pkg.exports) !== JSON.stringify(expected)) {
+  console.log("\nnote: package.json `exports` does not match dist/; " +
+    "`node scripts/build.mjs --print-package-fields` prints the fields to use.");
+}
+console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
