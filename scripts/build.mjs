@@ -9,16 +9,20 @@
 // packages expose the same subpaths. Outputs of portable entries are checked for `node:*`
 // imports: only the runtime adapters excluded in scripts/tsconfig.portable.json may have them.
 //
-//   node scripts/build.mjs                        build
+//   node scripts/build.mjs                        build into dist/
+//   node scripts/build.mjs --outdir <dir>         build into <dir> instead (tests stage a package)
 //   node scripts/build.mjs --print-package-fields print the package.json fields for dist/ (JSON)
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 
 const root = resolve(import.meta.dirname, "..");
-const dist = join(root, "dist");
+const outdirFlag = process.argv.indexOf("--outdir");
+const dist = outdirFlag > 0 && process.argv[outdirFlag + 1] !== undefined
+  ? resolve(process.argv[outdirFlag + 1])
+  : join(root, "dist");
 
 /** Subpaths the npm package has in addition to deno.json's exports (added if missing there). */
 const EXTRA_EXPORTS = {
@@ -101,7 +105,10 @@ async function rewriteDeclarationSpecifiers(dir) {
   for await (const path of walk(dir)) {
     if (!path.endsWith(".d.ts")) continue;
     const text = await readFile(path, "utf8");
-    const rewritten = text.replace(specifier, (_, head, quote, stem) => `${head}${quote}${stem}.js${quote}`);
+    const rewritten = text.replace(
+      specifier,
+      (_, head, quote, stem) => `${head}${quote}${stem}.js${quote}`,
+    );
     if (rewritten !== text) await writeFile(path, rewritten);
     files++;
   }
@@ -154,7 +161,9 @@ const started = performance.now();
 const esbuild = await import("esbuild");
 const missing = entries.filter((e) => !existsSync(join(root, e.source)));
 if (missing.length > 0) {
-  throw new Error(`entry points missing: ${missing.map((e) => `${e.subpath} (${e.source})`).join(", ")}`);
+  throw new Error(
+    `entry points missing: ${missing.map((e) => `${e.subpath} (${e.source})`).join(", ")}`,
+  );
 }
 await rm(dist, { recursive: true, force: true });
 await mkdir(dist, { recursive: true });
@@ -200,19 +209,24 @@ if (mainEntry !== undefined) {
 
 // 3. Declarations.
 const tsc = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsc.cmd" : "tsc");
-await run(tsc, ["-p", join("scripts", "tsconfig.build.json")]);
+await run(tsc, ["-p", join("scripts", "tsconfig.build.json"), "--outDir", join(dist, "types")]);
 const declarations = await rewriteDeclarationSpecifiers(join(dist, "types"));
 for (const e of entries) {
   const dts = join(dist, "types", e.source.replace(/\.ts$/, ".d.ts"));
-  if (!existsSync(dts)) throw new Error(`no declarations for ${e.subpath}: ${relative(root, dts)}`);
+  if (!existsSync(dts)) throw new Error(`no declarations for ${e.subpath}: ${dts}`);
 }
 
 // Report.
-console.log(`\nbuilt ${entries.length} entry points into ${relative(root, dist)}/ ` +
-  `(${portable} portable, checked for node:* imports; ${declarations} .d.ts files)`);
+const shown = (path) => (path.startsWith(root + sep) ? relative(root, path) : path);
+console.log(
+  `\nbuilt ${entries.length} entry points into ${shown(dist)}/ ` +
+    `(${portable} portable, checked for node:* imports; ${declarations} .d.ts files)`,
+);
 for (const e of entries) {
   const file = join(dist, `${e.out}.js`);
-  console.log(`  ${e.subpath.padEnd(16)} ${relative(root, file).padEnd(28)} ${kib((await stat(file)).size)}`);
+  console.log(
+    `  ${e.subpath.padEnd(16)} ${`${e.out}.js`.padEnd(28)} ${kib((await stat(file)).size)}`,
+  );
 }
 const chunkDir = join(dist, "_chunks");
 if (existsSync(chunkDir)) {
@@ -223,18 +237,22 @@ if (existsSync(chunkDir)) {
     total += (await stat(path)).size;
     count++;
   }
-  console.log(`  ${"(shared)".padEnd(16)} ${`dist/_chunks/ (${count} files)`.padEnd(28)} ${kib(total)}`);
+  console.log(`  ${"(shared)".padEnd(16)} ${`_chunks/ (${count} files)`.padEnd(28)} ${kib(total)}`);
 }
 if (mainEntry !== undefined) {
   const min = await readFile(minPath);
   const gz = gzipSync(min, { level: 9 });
-  console.log(`\n${relative(root, minPath)}: ${min.length} bytes raw (${kib(min.length)}), ` +
-    `${gz.length} bytes gzipped (${kib(gz.length)})`);
+  console.log(
+    `\n${shown(minPath)}: ${min.length} bytes raw (${kib(min.length)}), ` +
+      `${gz.length} bytes gzipped (${kib(gz.length)})`,
+  );
 }
 const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
 const expected = packageFields(entries).exports;
 if (JSON.stringify(pkg.exports) !== JSON.stringify(expected)) {
-  console.log("\nnote: package.json `exports` does not match dist/; " +
-    "`node scripts/build.mjs --print-package-fields` prints the fields to use.");
+  console.log(
+    "\nnote: package.json `exports` does not match dist/; " +
+      "`node scripts/build.mjs --print-package-fields` prints the fields to use.",
+  );
 }
 console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

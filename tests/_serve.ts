@@ -11,7 +11,10 @@ export const runtime: "deno" | "bun" | "node" = "Deno" in globalThis
   : "node";
 
 /** An adapter's `serve`. */
-export type ServeFn = (handler: FetchHandler, options?: { hostname?: string; port?: number }) => Promise<ServedHandle>;
+export type ServeFn = (
+  handler: FetchHandler,
+  options?: { hostname?: string; port?: number },
+) => Promise<ServedHandle>;
 
 /**
  * The adapters usable on this runtime: its native one first, then node:http (which Deno and

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { KubeClient } from "../src/client/kube_client.ts";
 import {
@@ -286,6 +286,28 @@ describe("parseKubeconfigYaml", () => {
     const value = parseKubeconfigYaml("__proto__:\n  polluted: true\n") as Record<string, unknown>;
     assert.ok(Object.hasOwn(value, "__proto__"));
     assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+  });
+
+  test("never prints a credential in a parse error", () => {
+    for (
+      const line of [
+        "    token: secret\tvalue",
+        "  - password: 'hunter2",
+        '    client-key-data: "LS0t\\q"',
+      ]
+    ) {
+      let caught: unknown;
+      try {
+        parseKubeconfigYaml(`users:\n- name: x\n  user:\n${line}\n`);
+      } catch (error) {
+        caught = error;
+      }
+      assert.ok(caught instanceof KubeconfigParseError, line);
+      assert.match(caught.lineText, /: <redacted>$/);
+      for (const secret of ["secret", "hunter2", "LS0t"]) {
+        assert.ok(!caught.message.includes(secret), caught.message);
+      }
+    }
   });
 
   test("reads a JSON kubeconfig (JSON is YAML)", async () => {
@@ -847,6 +869,36 @@ describe("createConfigLoader (portable core, fake host)", () => {
     assert.match(nothing.message, /KUBERNETES_SERVICE_HOST/);
   });
 
+  test("bad options are refused up front, naming the option", async () => {
+    const loader = createConfigLoader(fakeHost({}));
+    const bad: [Record<string, unknown>, RegExp, ErrorConstructor][] = [
+      [{ path: "" }, /options\.path must be a non-empty string/, TypeError],
+      [{ context: 3 }, /options\.context must be a non-empty string, got 3/, TypeError],
+      [{ fetch: "fetch" }, /options\.fetch must be a function/, TypeError],
+      [
+        { ignoreUnsupportedTls: "yes" },
+        /options\.ignoreUnsupportedTls must be a boolean/,
+        TypeError,
+      ],
+      [
+        { tokenRefreshIntervalMs: -5 },
+        /options\.tokenRefreshIntervalMs must be a finite number >= 0, got -5/,
+        RangeError,
+      ],
+      [{ clock: {} }, /options\.clock must be a Clock/, TypeError],
+      [{ signal: "stop" }, /options\.signal must be an AbortSignal/, TypeError],
+    ];
+    for (const [options, message, type] of bad) {
+      await assert.rejects(() => loader.loadKubeconfig(options as never), (error: unknown) => {
+        assert.ok(error instanceof type, String(error));
+        assert.match((error as Error).message, message);
+        return true;
+      });
+    }
+    await assert.rejects(() => loader.loadInCluster({ serviceAccountDir: "" }), TypeError);
+    await assert.rejects(() => loader.loadFromDefault(null as never), /options must be an object/);
+  });
+
   test("an aborted signal stops loading with its reason", async () => {
     const host = fakeHost({ "/k": kubeconfigJson({}, {}) });
     const reason = new Error("stop");
@@ -920,6 +972,43 @@ describe(`loadKubeconfig on this runtime (${runtime})`, () => {
       tokenOptions.close();
     } finally {
       options.close();
+    }
+  });
+
+  test("the runtime host tells a missing file from other read errors", async () => {
+    const host = await runtimeHost();
+    const { dir, cleanup } = await tempDir();
+    try {
+      const missing = await host.readFile(join(dir, "missing")).then(() => undefined, (e) => e);
+      assert.ok(missing !== undefined && host.isNotFound(missing));
+      const folder = await host.readFile(dir).then(() => undefined, (e) => e);
+      assert.ok(folder !== undefined && !host.isNotFound(folder));
+      await writeFile(join(dir, "utf8"), "héllo ✓");
+      assert.equal(await host.readFile(join(dir, "utf8")), "héllo ✓");
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test("loadFromDefault follows KUBECONFIG and falls back to ~/.kube/config", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const text = kubeconfigJson({ server: "http://127.0.0.1:8001" }, { token: "t" });
+      await writeFile(join(dir, "explicit"), text);
+      const env: Record<string, string> = { KUBECONFIG: join(dir, "explicit"), HOME: dir };
+      const host = await runtimeHost();
+      const loader = createConfigLoader({ ...host, env: (name) => env[name] });
+      assert.equal((await loader.loadFromDefault()).kubeconfigPath, join(dir, "explicit"));
+      delete env["KUBECONFIG"];
+      const missing = await rejectsWithCode(() => loader.loadFromDefault(), "NoConfig");
+      assert.equal(missing.path, `${dir}/.kube/config`);
+      await mkdir(join(dir, ".kube"));
+      await writeFile(join(dir, ".kube", "config"), text);
+      const fromHome = await loader.loadFromDefault();
+      assert.equal(fromHome.kubeconfigPath, `${dir}/.kube/config`);
+      assert.equal(fromHome.token, "t");
+    } finally {
+      await cleanup();
     }
   });
 

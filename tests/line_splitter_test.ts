@@ -212,6 +212,20 @@ describe("LineSplitter", () => {
     assert.equal(expected.lines.length, 13);
   });
 
+  test("empty chunks change nothing, also in the middle of a line", () => {
+    const empty = new Uint8Array(0);
+    const chunks = [empty, utf8.encode("a"), empty, utf8.encode("b\r"), empty, utf8.encode("\nc")];
+    assert.deepEqual(split(chunks), {
+      lines: [{ text: "ab", lineNumber: 1, byteOffset: 0 }],
+      rest: "c",
+    });
+    const runs = splitRuns(chunks);
+    assert.deepEqual([runs.lines, runs.rest], [
+      [{ text: "ab", lineNumber: 1, byteOffset: 0 }],
+      "c",
+    ]);
+  });
+
   test("finish() returns the bytes after the last newline, without a trailing \\r", () => {
     assert.equal(split(["a\nbc"]).rest, "bc");
     assert.equal(split(["a\nb", "c\r"]).rest, "bc");
@@ -286,6 +300,26 @@ describe("LineSplitter", () => {
         const result = spans(bytes, [bytes.subarray(0, cut), bytes.subarray(cut)], true);
         if (!sameSpans(result, expected)) assert.deepEqual(result, expected, `cut at byte ${cut}`);
       }
+    });
+
+    test("gives the same lines as push() for short, empty and \\r\\n lines", () => {
+      for (
+        const input of [["x\n"], ["\n\na\n\r\n\nb\n\n"], ["a\r", "\n\r", "\nb", "\n"], ["\r\n"]]
+      ) {
+        assert.deepEqual(splitRuns(input).lines, split(input).lines, JSON.stringify(input));
+      }
+    });
+
+    test("accepts a line of exactly maxLineLength bytes, with either line ending", () => {
+      const splitter = new LineSplitter({ maxLineLength: 4 });
+      assert.deepEqual(
+        splitRuns(["abcd\nefgh\r\nij", "kl\r\n"], splitter).lines.map((l) => l.text),
+        [
+          "abcd",
+          "efgh",
+          "ijkl",
+        ],
+      );
     });
 
     test("gives the same lines as push() one byte at a time and with \r\n endings", () => {

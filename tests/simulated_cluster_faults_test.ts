@@ -38,7 +38,10 @@ describe("SimulatedCluster faults", () => {
     assert.equal(c.faults.dropWatches(), 1);
     assert.equal(c.openWatches, 0);
     assert.deepEqual(summarize(await r.events(1)), ["ADDED a"]);
-    await assert.rejects(r.event(), (e: unknown) => e instanceof TypeError && /network error/.test(e.message));
+    await assert.rejects(
+      r.event(),
+      (e: unknown) => e instanceof TypeError && /network error/.test(e.message),
+    );
     c.close();
   });
 
@@ -73,7 +76,13 @@ describe("SimulatedCluster faults", () => {
     const r = await watch(c, "/api/v1/configmaps?watch=1&resourceVersion=1");
     for (let i = 0; i < 5; i++) cm(c, `u${i}`, { text: "ÄÖÜ – 監視 🚀".repeat(3) });
     const events = await r.events(5);
-    assert.deepEqual(summarize(events), ["ADDED u0", "ADDED u1", "ADDED u2", "ADDED u3", "ADDED u4"]);
+    assert.deepEqual(summarize(events), [
+      "ADDED u0",
+      "ADDED u1",
+      "ADDED u2",
+      "ADDED u3",
+      "ADDED u4",
+    ]);
     assert.ok(r.chunks.every((chunk) => chunk.byteLength >= 1 && chunk.byteLength <= 3));
     const splitInsideCharacter = r.chunks.some((chunk) => {
       const first = chunk[0]!;
@@ -222,7 +231,8 @@ describe("SimulatedCluster faults", () => {
 
   test("disableWatchList refuses streaming lists with 422 until re-enabled", async () => {
     const { c } = setup();
-    const path = "http://sim/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan";
+    const path =
+      "http://sim/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan";
     c.faults.disableWatchList();
     const refused = await c.fetch(new Request(path));
     assert.equal(refused.status, 422);

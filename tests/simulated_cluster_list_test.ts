@@ -20,12 +20,20 @@ async function get<T = KubeList>(
 }
 
 function names(list: KubeList): string[] {
-  return list.items.map((i) => `${i.metadata.namespace ? i.metadata.namespace + "/" : ""}${i.metadata.name}`);
+  return list.items.map((i) =>
+    `${i.metadata.namespace ? i.metadata.namespace + "/" : ""}${i.metadata.name}`
+  );
 }
 
-function addPods(c: SimulatedCluster, specs: Array<[string, string, Record<string, string>?]>): void {
+function addPods(
+  c: SimulatedCluster,
+  specs: Array<[string, string, Record<string, string>?]>,
+): void {
   for (const [namespace, name, labels] of specs) {
-    c.create(pods, { metadata: { name, namespace, labels: labels ?? {} }, spec: { nodeName: `n-${name}` } });
+    c.create(pods, {
+      metadata: { name, namespace, labels: labels ?? {} },
+      spec: { nodeName: `n-${name}` },
+    });
   }
 }
 
@@ -44,7 +52,9 @@ describe("SimulatedCluster LIST", () => {
       assert.equal(item.kind, undefined);
       assert.equal(item.apiVersion, undefined);
     }
-    assert.ok(text.startsWith('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":'));
+    assert.ok(
+      text.startsWith('{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":'),
+    );
     c.close();
   });
 
@@ -69,11 +79,24 @@ describe("SimulatedCluster LIST", () => {
 
   test("label and field selectors filter the list", async () => {
     const c = cluster();
-    addPods(c, [["a", "x", { app: "web" }], ["a", "y", { app: "db" }], ["b", "z", { app: "web", tier: "1" }]]);
-    assert.deepEqual(names((await get(c, "/api/v1/pods?labelSelector=app%3Dweb")).body), ["a/x", "b/z"]);
-    assert.deepEqual(names((await get(c, "/api/v1/pods?labelSelector=app%3Dweb%2C!tier")).body), ["a/x"]);
-    assert.deepEqual(names((await get(c, "/api/v1/pods?fieldSelector=metadata.namespace%3Db")).body), ["b/z"]);
-    assert.deepEqual(names((await get(c, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn-y")).body), ["a/y"]);
+    addPods(c, [["a", "x", { app: "web" }], ["a", "y", { app: "db" }], ["b", "z", {
+      app: "web",
+      tier: "1",
+    }]]);
+    assert.deepEqual(names((await get(c, "/api/v1/pods?labelSelector=app%3Dweb")).body), [
+      "a/x",
+      "b/z",
+    ]);
+    assert.deepEqual(names((await get(c, "/api/v1/pods?labelSelector=app%3Dweb%2C!tier")).body), [
+      "a/x",
+    ]);
+    assert.deepEqual(
+      names((await get(c, "/api/v1/pods?fieldSelector=metadata.namespace%3Db")).body),
+      ["b/z"],
+    );
+    assert.deepEqual(names((await get(c, "/api/v1/pods?fieldSelector=spec.nodeName%3Dn-y")).body), [
+      "a/y",
+    ]);
     c.close();
   });
 
@@ -92,21 +115,39 @@ describe("SimulatedCluster LIST", () => {
 
   test("limit/continue pages through a stable snapshot while objects change between pages", async () => {
     const c = cluster();
-    for (let i = 0; i < 10; i++) c.create(configmaps, { metadata: { name: `cm-${i}`, namespace: "default" } });
+    for (let i = 0; i < 10; i++) {
+      c.create(configmaps, { metadata: { name: `cm-${i}`, namespace: "default" } });
+    }
     const first = await get(c, "/api/v1/configmaps?limit=4");
     const listRv = first.body.metadata.resourceVersion!;
     assert.deepEqual(first.body.metadata.remainingItemCount, 6);
-    assert.deepEqual(names(first.body), ["default/cm-0", "default/cm-1", "default/cm-2", "default/cm-3"]);
+    assert.deepEqual(names(first.body), [
+      "default/cm-0",
+      "default/cm-1",
+      "default/cm-2",
+      "default/cm-3",
+    ]);
     // Mutations between pages must not show up in later pages.
     c.delete(configmaps, { namespace: "default", name: "cm-5" });
     c.create(configmaps, { metadata: { name: "cm-45", namespace: "default" } });
     c.patch(configmaps, { namespace: "default", name: "cm-6" }, { data: { changed: "yes" } });
-    const second = await get(c, `/api/v1/configmaps?limit=4&continue=${first.body.metadata.continue}`);
+    const second = await get(
+      c,
+      `/api/v1/configmaps?limit=4&continue=${first.body.metadata.continue}`,
+    );
     assert.equal(second.body.metadata.resourceVersion, listRv);
-    assert.deepEqual(names(second.body), ["default/cm-4", "default/cm-5", "default/cm-6", "default/cm-7"]);
+    assert.deepEqual(names(second.body), [
+      "default/cm-4",
+      "default/cm-5",
+      "default/cm-6",
+      "default/cm-7",
+    ]);
     assert.equal(second.body.items[2]!.data, undefined, "cm-6 as it was at the list RV");
     assert.equal(second.body.metadata.remainingItemCount, 2);
-    const third = await get(c, `/api/v1/configmaps?limit=4&continue=${second.body.metadata.continue}`);
+    const third = await get(
+      c,
+      `/api/v1/configmaps?limit=4&continue=${second.body.metadata.continue}`,
+    );
     assert.equal(third.body.metadata.resourceVersion, listRv);
     assert.deepEqual(names(third.body), ["default/cm-8", "default/cm-9"]);
     assert.equal(third.body.metadata.continue, undefined);
@@ -120,7 +161,10 @@ describe("SimulatedCluster LIST", () => {
     const { body } = await get(c, "/api/v1/pods?limit=1");
     const token = body.metadata.continue!;
     assert.match(token, /^[A-Za-z0-9_-]+$/);
-    const decoded = JSON.parse(atob(token.replace(/-/g, "+").replace(/_/g, "/"))) as { rv: number; start: string };
+    const decoded = JSON.parse(atob(token.replace(/-/g, "+").replace(/_/g, "/"))) as {
+      rv: number;
+      start: string;
+    };
     assert.equal(String(decoded.rv), body.metadata.resourceVersion);
     assert.equal(decoded.start, "a/x\u0000");
     c.close();
@@ -141,7 +185,10 @@ describe("SimulatedCluster LIST", () => {
     const first = await get(c, "/api/v1/pods?limit=1");
     c.create(pods, { metadata: { name: "w", namespace: "a" } });
     c.faults.compact();
-    const res = await get<Status>(c, `/api/v1/pods?limit=1&continue=${first.body.metadata.continue}`);
+    const res = await get<Status>(
+      c,
+      `/api/v1/pods?limit=1&continue=${first.body.metadata.continue}`,
+    );
     assert.equal(res.status, 410);
     assert.equal(res.body.reason, "Expired");
     assert.equal(res.body.code, 410);
@@ -153,7 +200,10 @@ describe("SimulatedCluster LIST", () => {
     addPods(c, [["a", "x"], ["a", "y"]]);
     const first = await get(c, "/api/v1/pods?limit=1");
     for (let i = 0; i < 3; i++) c.create(pods, { metadata: { name: `n${i}`, namespace: "b" } });
-    const res = await get<Status>(c, `/api/v1/pods?limit=1&continue=${first.body.metadata.continue}`);
+    const res = await get<Status>(
+      c,
+      `/api/v1/pods?limit=1&continue=${first.body.metadata.continue}`,
+    );
     assert.equal(res.status, 410);
     c.close();
   });
@@ -187,7 +237,10 @@ describe("SimulatedCluster LIST", () => {
     assert.deepEqual(names(exact.body), ["a/x"]);
     const legacyPaged = await get(c, `/api/v1/pods?resourceVersion=${rv}&limit=10`);
     assert.deepEqual(names(legacyPaged.body), ["a/x"], "limit + RV without match is Exact");
-    const notOlder = await get(c, `/api/v1/pods?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`);
+    const notOlder = await get(
+      c,
+      `/api/v1/pods?resourceVersion=${rv}&resourceVersionMatch=NotOlderThan`,
+    );
     assert.equal(notOlder.body.metadata.resourceVersion, c.resourceVersion);
     assert.deepEqual(names(notOlder.body), ["a/y"]);
     c.close();
@@ -199,7 +252,10 @@ describe("SimulatedCluster LIST", () => {
     const rv = c.resourceVersion;
     c.create(pods, { metadata: { name: "y", namespace: "a" } });
     c.faults.compact();
-    const res = await get<Status>(c, `/api/v1/pods?resourceVersion=${rv}&resourceVersionMatch=Exact`);
+    const res = await get<Status>(
+      c,
+      `/api/v1/pods?resourceVersion=${rv}&resourceVersionMatch=Exact`,
+    );
     assert.equal(res.status, 410);
     assert.equal(res.body.reason, "Expired");
     c.close();
@@ -207,7 +263,10 @@ describe("SimulatedCluster LIST", () => {
 
   test("a too-new resourceVersion is 504 Timeout with ResourceVersionTooLarge and Retry-After", async () => {
     const c = cluster();
-    const res = await get<Status>(c, "/api/v1/pods?resourceVersion=999&resourceVersionMatch=NotOlderThan");
+    const res = await get<Status>(
+      c,
+      "/api/v1/pods?resourceVersion=999&resourceVersionMatch=NotOlderThan",
+    );
     assert.equal(res.status, 504);
     assert.equal(res.headers.get("retry-after"), "1");
     assert.equal(res.body.reason, "Timeout");

@@ -6,7 +6,9 @@ import { ManualClock } from "../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
 import { LineReader, summarize } from "./_serve.ts";
 
-function setup(options?: { historyLimit?: number; watchList?: boolean; bookmarkIntervalMs?: number }): {
+function setup(
+  options?: { historyLimit?: number; watchList?: boolean; bookmarkIntervalMs?: number },
+): {
   c: SimulatedCluster;
   clock: ManualClock;
 } {
@@ -41,7 +43,11 @@ describe("SimulatedCluster WATCH", () => {
     assert.equal(modified!.object.kind, "ConfigMap");
     assert.equal(modified!.object.apiVersion, "v1");
     assert.equal(deleted!.type, "DELETED");
-    assert.equal(deleted!.object.metadata.resourceVersion, c.resourceVersion, "DELETED carries the deletion RV");
+    assert.equal(
+      deleted!.object.metadata.resourceVersion,
+      c.resourceVersion,
+      "DELETED carries the deletion RV",
+    );
     await r.cancel();
     assert.equal(c.openWatches, 0);
     c.close();
@@ -108,7 +114,8 @@ describe("SimulatedCluster WATCH", () => {
     const rv = c.resourceVersion;
     cm(c, "b");
     c.faults.compact();
-    const events = await (await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${rv}`)).rest();
+    const events = await (await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${rv}`))
+      .rest();
     assert.deepEqual(summarize(events), ["ERROR 410"]);
     c.close();
   });
@@ -124,7 +131,10 @@ describe("SimulatedCluster WATCH", () => {
   test("bookmarks come every bookmarkIntervalMs with only kind, apiVersion and the RV", async () => {
     const { c, clock } = setup({ bookmarkIntervalMs: 1_000 });
     cm(c, "a");
-    const r = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${c.resourceVersion}&allowWatchBookmarks=true`);
+    const r = await watch(
+      c,
+      `/api/v1/configmaps?watch=1&resourceVersion=${c.resourceVersion}&allowWatchBookmarks=true`,
+    );
     await clock.advance(999);
     cm(c, "b");
     await clock.advance(1);
@@ -132,7 +142,11 @@ describe("SimulatedCluster WATCH", () => {
     assert.equal(added!.type, "ADDED");
     assert.deepEqual(bookmark, {
       type: "BOOKMARK",
-      object: { kind: "ConfigMap", apiVersion: "v1", metadata: { resourceVersion: c.resourceVersion } },
+      object: {
+        kind: "ConfigMap",
+        apiVersion: "v1",
+        metadata: { resourceVersion: c.resourceVersion },
+      },
     });
     await clock.advance(1_000);
     assert.deepEqual(summarize(await r.events(1)), [`BOOKMARK ${c.resourceVersion}`]);
@@ -152,7 +166,10 @@ describe("SimulatedCluster WATCH", () => {
   test("timeoutSeconds ends the watch cleanly on the clock, with a bookmark just before", async () => {
     const { c, clock } = setup();
     cm(c, "a");
-    const r = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${c.resourceVersion}&timeoutSeconds=30&allowWatchBookmarks=true`);
+    const r = await watch(
+      c,
+      `/api/v1/configmaps?watch=1&resourceVersion=${c.resourceVersion}&timeoutSeconds=30&allowWatchBookmarks=true`,
+    );
     await clock.advance(29_999);
     assert.equal(c.openWatches, 1);
     await clock.advance(1);
@@ -178,7 +195,10 @@ describe("SimulatedCluster WATCH", () => {
       object: {
         kind: "ConfigMap",
         apiVersion: "v1",
-        metadata: { resourceVersion: snapshotRv, annotations: { "k8s.io/initial-events-end": "true" } },
+        metadata: {
+          resourceVersion: snapshotRv,
+          annotations: { "k8s.io/initial-events-end": "true" },
+        },
       },
     });
     cm(c, "c");
@@ -203,9 +223,11 @@ describe("SimulatedCluster WATCH", () => {
     }
     c.close();
     const off = setup({ watchList: false }).c;
-    const res = await off.fetch(new Request(
-      "http://sim/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan",
-    ));
+    const res = await off.fetch(
+      new Request(
+        "http://sim/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan",
+      ),
+    );
     assert.equal(res.status, 422);
     assert.match(((await res.json()) as Status).message!, /WatchList feature gate/);
     off.close();
@@ -215,23 +237,37 @@ describe("SimulatedCluster WATCH", () => {
     const { c } = setup();
     cm(c, "a", { app: "web" });
     const rv = c.resourceVersion;
-    const r = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${rv}&labelSelector=app%3Dweb`);
-    c.patch(configmaps, { namespace: "default", name: "a" }, { metadata: { labels: { app: "db" } } });
+    const r = await watch(
+      c,
+      `/api/v1/configmaps?watch=1&resourceVersion=${rv}&labelSelector=app%3Dweb`,
+    );
+    c.patch(configmaps, { namespace: "default", name: "a" }, {
+      metadata: { labels: { app: "db" } },
+    });
     c.patch(configmaps, { namespace: "default", name: "a" }, { data: { ignored: "yes" } });
-    c.patch(configmaps, { namespace: "default", name: "a" }, { metadata: { labels: { app: "web" } } });
+    c.patch(configmaps, { namespace: "default", name: "a" }, {
+      metadata: { labels: { app: "web" } },
+    });
     c.patch(configmaps, { namespace: "default", name: "a" }, { data: { seen: "yes" } });
     cm(c, "b", { app: "db" });
     c.delete(configmaps, { namespace: "default", name: "b" });
     const events = await r.events(3);
     assert.deepEqual(summarize(events), ["DELETED a", "ADDED a", "MODIFIED a"]);
-    assert.deepEqual(events[0]!.object.metadata.labels, { app: "db" }, "DELETED carries the new state");
+    assert.deepEqual(
+      events[0]!.object.metadata.labels,
+      { app: "db" },
+      "DELETED carries the new state",
+    );
     await r.cancel();
     c.close();
   });
 
   test("field selectors filter watches (metadata.name)", async () => {
     const { c } = setup();
-    const r = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=1&fieldSelector=metadata.name%3Db`);
+    const r = await watch(
+      c,
+      `/api/v1/configmaps?watch=1&resourceVersion=1&fieldSelector=metadata.name%3Db`,
+    );
     cm(c, "a");
     cm(c, "b");
     assert.deepEqual(summarize(await r.events(1)), ["ADDED b"]);
@@ -269,7 +305,10 @@ describe("SimulatedCluster WATCH", () => {
 
   test("close() ends every watch cleanly and leaves no timer", async () => {
     const { c, clock } = setup();
-    const r1 = await watch(c, "/api/v1/pods?watch=1&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=60");
+    const r1 = await watch(
+      c,
+      "/api/v1/pods?watch=1&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=60",
+    );
     const r2 = await watch(c, "/api/v1/configmaps?watch=1&allowWatchBookmarks=true");
     assert.ok(clock.pendingTimers > 0);
     c.close();
@@ -285,7 +324,10 @@ describe("SimulatedCluster WATCH", () => {
   test("watch lines are UTF-8 JSON, one per line, also with non-ASCII content", async () => {
     const { c } = setup();
     const r = await watch(c, "/api/v1/configmaps?watch=1&resourceVersion=1");
-    c.create(configmaps, { metadata: { name: "u", namespace: "default" }, data: { greeting: "grüß dich ✓ 🚀" } });
+    c.create(configmaps, {
+      metadata: { name: "u", namespace: "default" },
+      data: { greeting: "grüß dich ✓ 🚀" },
+    });
     const [e] = await r.events(1);
     assert.equal((e!.object as { data?: { greeting?: string } }).data?.greeting, "grüß dich ✓ 🚀");
     await r.cancel();
@@ -295,7 +337,10 @@ describe("SimulatedCluster WATCH", () => {
   test("pods watches see status transitions as MODIFIED", async () => {
     const { c } = setup();
     c.create(pods, { metadata: { name: "p", namespace: "default" }, status: { phase: "Pending" } });
-    const r = await watch(c, `/api/v1/pods?watch=1&resourceVersion=${c.resourceVersion}&fieldSelector=status.phase%3DRunning`);
+    const r = await watch(
+      c,
+      `/api/v1/pods?watch=1&resourceVersion=${c.resourceVersion}&fieldSelector=status.phase%3DRunning`,
+    );
     c.patch(pods, { namespace: "default", name: "p" }, { status: { phase: "Running" } });
     c.patch(pods, { namespace: "default", name: "p" }, { status: { phase: "Succeeded" } });
     assert.deepEqual(summarize(await r.events(2)), ["ADDED p", "DELETED p"]);

@@ -155,6 +155,17 @@ describe("decodeWatchStream", () => {
       );
     });
 
+    test("yields each line's parsed JSON, BOOKMARKs with resourceVersion and initialEventsEnd added", () => {
+      const reference = PODS_WATCH.trimEnd().split("\n").map((text) => {
+        const event = JSON.parse(text);
+        if (event.type !== "BOOKMARK") return event;
+        const rv = event.object.metadata.resourceVersion;
+        const end = event.object.metadata.annotations?.["k8s.io/initial-events-end"] === "true";
+        return { ...event, resourceVersion: rv, initialEventsEnd: end };
+      });
+      assert.deepEqual(EXPECTED_FIXTURE, reference);
+    });
+
     test("keeps non-ASCII text and JSON escapes intact", () => {
       const first = EXPECTED_FIXTURE[0]!;
       const bot = EXPECTED_FIXTURE[11]!;
@@ -325,6 +336,16 @@ describe("decodeWatchStream", () => {
       assert.match(error.message, /^line 3 \(byte \d+\) of the watch stream is not valid JSON/);
       assert.ok(error.message.includes(JSON.stringify(bad.slice(0, 120))));
       assert.deepEqual(src.cancelled, [error]);
+    });
+
+    test("a one-character line is reported too, not skipped", async () => {
+      const body = line({ type: "ADDED", object: pod("a") }) + "x\n";
+      const { events, error } = await collectUntilError(decodeWatchStream(source([body]).stream));
+      assert.equal(events.length, 1);
+      assert.ok(error instanceof WatchDecodeError);
+      assert.equal(error.kind, "malformed-json");
+      assert.equal(error.lineNumber, 2);
+      assert.equal(error.snippet, "x");
     });
 
     test("a snippet never ends in half of a surrogate pair", async () => {

@@ -282,7 +282,9 @@ export function parseLabelSelector(text: string): LabelSelector {
   const fail = (token: Token, problem: string): never => {
     throw new SelectorParseError(text, token.position, problem);
   };
-  const describe = (t: Token): string => (t.kind === "end" ? "end of input" : JSON.stringify(t.text));
+  const describe = (
+    t: Token,
+  ): string => (t.kind === "end" ? "end of input" : JSON.stringify(t.text));
   const checkKey = (t: Token): string => {
     const problem = _labelKeyProblem(t.text);
     if (problem !== undefined) fail(t, problem);
@@ -298,7 +300,9 @@ export function parseLabelSelector(text: string): LabelSelector {
     let t = tokens[p++]!;
     if (t.kind === "!") {
       const keyToken = tokens[p++]!;
-      if (keyToken.kind !== "id") fail(keyToken, `expected a label key after '!', found ${describe(keyToken)}`);
+      if (keyToken.kind !== "id") {
+        fail(keyToken, `expected a label key after '!', found ${describe(keyToken)}`);
+      }
       requirements.push({ key: checkKey(keyToken), operator: "!", values: [] });
     } else if (t.kind === "id") {
       const key = checkKey(t);
@@ -326,7 +330,9 @@ export function parseLabelSelector(text: string): LabelSelector {
       } else if (op.kind === "id" && (op.text === "in" || op.text === "notin")) {
         p++;
         const open = tokens[p++]!;
-        if (open.kind !== "(") fail(open, `expected '(' after '${op.text}', found ${describe(open)}`);
+        if (open.kind !== "(") {
+          fail(open, `expected '(' after '${op.text}', found ${describe(open)}`);
+        }
         const values: string[] = [];
         for (;;) {
           const v = tokens[p]!;
@@ -348,7 +354,12 @@ export function parseLabelSelector(text: string): LabelSelector {
         }
         requirements.push({ key, operator: op.text, values });
       } else {
-        fail(op, `expected an operator (=, ==, !=, in, notin, >, <), ',' or end after key ${JSON.stringify(key)}, found ${describe(op)}`);
+        fail(
+          op,
+          `expected an operator (=, ==, !=, in, notin, >, <), ',' or end after key ${
+            JSON.stringify(key)
+          }, found ${describe(op)}`,
+        );
       }
     } else {
       fail(t, `expected a label key or '!', found ${describe(t)}`);
@@ -406,7 +417,9 @@ export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSel
   };
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
     const problem = _labelKeyProblem(key) ??
-      (typeof value === "string" ? _labelValueProblem(value) : "matchLabels values must be strings");
+      (typeof value === "string"
+        ? _labelValueProblem(value)
+        : "matchLabels values must be strings");
     if (problem !== undefined) fail(problem);
     requirements.push({ key, operator: "=", values: [value] });
   }
@@ -422,19 +435,39 @@ export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSel
       case "In":
       case "NotIn":
         if (values.length === 0) {
-          fail(`matchExpressions for key ${JSON.stringify(expr.key)}: operator ${expr.operator} needs values`);
+          fail(
+            `matchExpressions for key ${
+              JSON.stringify(expr.key)
+            }: operator ${expr.operator} needs values`,
+          );
         }
-        requirements.push({ key: expr.key, operator: expr.operator === "In" ? "in" : "notin", values });
+        requirements.push({
+          key: expr.key,
+          operator: expr.operator === "In" ? "in" : "notin",
+          values,
+        });
         break;
       case "Exists":
       case "DoesNotExist":
         if (values.length > 0) {
-          fail(`matchExpressions for key ${JSON.stringify(expr.key)}: operator ${expr.operator} takes no values`);
+          fail(
+            `matchExpressions for key ${
+              JSON.stringify(expr.key)
+            }: operator ${expr.operator} takes no values`,
+          );
         }
-        requirements.push({ key: expr.key, operator: expr.operator === "Exists" ? "exists" : "!", values: [] });
+        requirements.push({
+          key: expr.key,
+          operator: expr.operator === "Exists" ? "exists" : "!",
+          values: [],
+        });
         break;
       default:
-        fail(`matchExpressions for key ${JSON.stringify(expr.key)}: unknown operator ${JSON.stringify(expr.operator)}`);
+        fail(
+          `matchExpressions for key ${JSON.stringify(expr.key)}: unknown operator ${
+            JSON.stringify(expr.operator)
+          }`,
+        );
     }
   }
   return requirements.length === 0 ? EVERYTHING : new LabelSelector(requirements);

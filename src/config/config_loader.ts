@@ -16,7 +16,21 @@ import { tokenFileSource } from "./token_file.ts";
 /** A `fetch` taking one `Request`, as `KubeClientOptions.fetch` expects. */
 export type FetchFunction = (request: Request) => Promise<Response>;
 
-/** TLS and proxy settings of a cluster connection (PEM text, not paths). */
+/**
+ * TLS and proxy settings of a cluster connection (PEM text, not paths), as handed to
+ * `createFetch`.
+ *
+ * @example
+ * ```ts
+ * import type { FetchFunction, TransportConfig } from "@kinformer/kinformer/config";
+ * // A createFetch for a runtime whose fetch trusts the cluster CA already.
+ * const createFetch = (tls: TransportConfig): FetchFunction => {
+ *   if (tls.certData !== undefined) throw new Error("client certificates need another fetch");
+ *   return (request) => fetch(request);
+ * };
+ * console.log(typeof createFetch({ caData: "-----BEGIN CERTIFICATE-----..." })); // "function"
+ * ```
+ */
 export interface TransportConfig {
   /** PEM CA bundle to verify the server with. */
   caData?: string;
@@ -80,6 +94,16 @@ export type ConfigSource = "kubeconfig" | "in-cluster" | "kubectl-proxy";
 /**
  * Options for `new KubeClient(...)` produced by a loader, plus what the loader learned: the
  * default namespace, the TLS settings, and `close()` to release a custom HTTP client.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient } from "@kinformer/kinformer/client";
+ * import { type ClusterClientOptions, kubectlProxy } from "@kinformer/kinformer/config";
+ * const options: ClusterClientOptions = kubectlProxy();
+ * const client = new KubeClient(options); // extra fields are ignored by KubeClient
+ * console.log(client.server, options.source, options.namespace ?? "(no default namespace)");
+ * options.close();
+ * ```
  */
 export interface ClusterClientOptions extends KubeClientOptions {
   /** Where the options came from. */
@@ -244,6 +268,49 @@ function base64Utf8(text: string): string {
   let binary = "";
   for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
   return btoa(binary);
+}
+
+/** Checks loader options up front; throws a TypeError/RangeError naming the bad option. */
+function validateOptions(options: unknown): void {
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(`options must be an object, got ${String(options)}`);
+  }
+  const o = options as Record<string, unknown>;
+  const show = (
+    v: unknown,
+  ): string => (typeof v === "function" ? "a function" : JSON.stringify(v) ?? String(v));
+  for (const key of ["path", "context", "serviceAccountDir"]) {
+    const v = o[key];
+    if (v !== undefined && (typeof v !== "string" || v === "")) {
+      throw new TypeError(`options.${key} must be a non-empty string, got ${show(v)}`);
+    }
+  }
+  for (const key of ["fetch", "createFetch", "onTokenError"]) {
+    if (o[key] !== undefined && typeof o[key] !== "function") {
+      throw new TypeError(`options.${key} must be a function, got ${show(o[key])}`);
+    }
+  }
+  if (o["ignoreUnsupportedTls"] !== undefined && typeof o["ignoreUnsupportedTls"] !== "boolean") {
+    throw new TypeError(
+      `options.ignoreUnsupportedTls must be a boolean, got ${show(o["ignoreUnsupportedTls"])}`,
+    );
+  }
+  const ms = o["tokenRefreshIntervalMs"];
+  if (ms !== undefined && (typeof ms !== "number" || !(ms >= 0) || !Number.isFinite(ms))) {
+    throw new RangeError(
+      `options.tokenRefreshIntervalMs must be a finite number >= 0, got ${show(ms)}`,
+    );
+  }
+  const clock = o["clock"] as { now?: unknown } | null | undefined;
+  if (
+    clock !== undefined &&
+    (typeof clock !== "object" || clock === null || typeof clock.now !== "function")
+  ) {
+    throw new TypeError(`options.clock must be a Clock, got ${show(clock)}`);
+  }
+  if (o["signal"] !== undefined && !(o["signal"] instanceof AbortSignal)) {
+    throw new TypeError(`options.signal must be an AbortSignal, got ${show(o["signal"])}`);
+  }
 }
 
 /** Adds the file to a config error raised while reading it. */
@@ -497,6 +564,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   const loadKubeconfig = async (
     options: LoadKubeconfigOptions = {},
   ): Promise<ClusterClientOptions> => {
+    validateOptions(options);
     options.signal?.throwIfAborted();
     const path = options.path ?? defaultKubeconfigPath();
     if (path === undefined) {
@@ -513,6 +581,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   const loadInCluster = async (
     options: LoadInClusterOptions = {},
   ): Promise<ClusterClientOptions> => {
+    validateOptions(options);
     const config = await loadInClusterConfig({
       readFile: (path) => host.readFile(path),
       env: (name) => host.env(name),
@@ -533,6 +602,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   const loadFromDefault = async (
     options: LoadFromDefaultOptions = {},
   ): Promise<ClusterClientOptions> => {
+    validateOptions(options);
     options.signal?.throwIfAborted();
     const fromEnv = (host.env("KUBECONFIG") ?? "").split(host.pathListSeparator)
       .find((p) => p.trim() !== "");

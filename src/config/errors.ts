@@ -10,7 +10,10 @@ export interface KubeconfigParseErrorOptions {
   reason: string;
   /** 1-based line number of the offending line. */
   line: number;
-  /** The offending line as written (without its line break). */
+  /**
+   * The offending line as written (without its line break); the value of a credential key
+   * (`token`, `password`, `client-key-data`, ...) is replaced by `<redacted>`.
+   */
   lineText: string;
   /**
    * File the text came from, for the message.
@@ -40,12 +43,13 @@ export interface KubeconfigParseErrorOptions {
  * ```
  */
 export class KubeconfigParseError extends Error {
+  /** Always `"KubeconfigParseError"`. */
   override name = "KubeconfigParseError";
   /** What is wrong, without the location. */
   readonly reason: string;
   /** 1-based line number of the offending line. */
   readonly line: number;
-  /** The offending line as written. */
+  /** The offending line as written, credential values redacted. */
   readonly lineText: string;
   /** File the text came from, when known. */
   readonly path: string | undefined;
@@ -139,6 +143,7 @@ export interface ClusterConfigErrorOptions {
  * ```
  */
 export class ClusterConfigError extends Error {
+  /** Always `"ClusterConfigError"`. */
   override name = "ClusterConfigError";
   /** What went wrong. */
   readonly code: ClusterConfigErrorCode;

@@ -8,7 +8,15 @@ import type { Clock } from "../util/clock.ts";
 import { ClusterConfigError } from "./errors.ts";
 import { tokenFileSource } from "./token_file.ts";
 
-/** Where the kubelet mounts the service account token, CA and namespace. */
+/**
+ * Where the kubelet mounts the service account token, CA and namespace.
+ *
+ * @example
+ * ```ts
+ * import { SERVICE_ACCOUNT_DIR } from "@kinformer/kinformer/config";
+ * console.log(`${SERVICE_ACCOUNT_DIR}/token`); // /var/run/secrets/kubernetes.io/serviceaccount/token
+ * ```
+ */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 /** Options of {@linkcode loadInClusterConfig}. */
@@ -97,6 +105,12 @@ export async function loadInClusterConfig(
   options: InClusterConfigOptions,
 ): Promise<InClusterConfig> {
   const { env, signal } = options;
+  if (typeof options.readFile !== "function") {
+    throw new TypeError("options.readFile must be a function (path) => Promise<string>");
+  }
+  if (typeof env !== "function") {
+    throw new TypeError("options.env must be a function (name) => string");
+  }
   signal?.throwIfAborted();
   const host = env("KUBERNETES_SERVICE_HOST") ?? "";
   const port = env("KUBERNETES_SERVICE_PORT") ?? "";

@@ -98,7 +98,21 @@ export interface KubeconfigContext {
   namespace?: string;
 }
 
-/** A parsed kubeconfig: the parts kinformer uses, with camelCase names. */
+/**
+ * A parsed kubeconfig: the parts kinformer uses, with camelCase names.
+ *
+ * @example
+ * ```ts
+ * import { type Kubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
+ * const config: Kubeconfig = {
+ *   clusters: [{ name: "dev", server: "https://127.0.0.1:6443" }],
+ *   users: [{ name: "ci", token: "abc" }],
+ *   contexts: [{ name: "dev", cluster: "dev", user: "ci" }],
+ *   currentContext: "dev",
+ * };
+ * console.log(resolveKubeconfig(config).token); // "abc"
+ * ```
+ */
 export interface Kubeconfig {
   /** Context used when none is asked for (`current-context`). */
   currentContext?: string;

@@ -11,6 +11,7 @@ export type YamlValue = null | boolean | number | string | YamlValue[] | YamlMap
 
 /** A YAML mapping with string keys. */
 export interface YamlMapping {
+  /** Value of a key. */
   [key: string]: YamlValue;
 }
 
@@ -47,10 +48,11 @@ export function parseKubeconfigYaml(text: string): YamlValue {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const firstChar = /\S/.exec(text)?.[0];
   if (firstChar === "{" || firstChar === "[") {
-    const lines = text.split(/\r\n|\n|\r/);
-    const start = lines.findIndex((l) => /\S/.test(l));
-    const only = lines.slice(start).join("\n").replace(/\s*(#.*)?$/s, "");
-    if (only === "{}" || only === "[]") return only === "{}" ? {} : [];
+    const trimmed = text.trim();
+    if (trimmed.length < 256) {
+      const only = trimmed.replace(/\s+#[^\n]*$/, "");
+      if (only === "{}" || only === "[]") return only === "{}" ? {} : [];
+    }
     return parseJson(text);
   }
   return new BlockParser(text).parseDocument();
@@ -74,7 +76,7 @@ function parseJson(text: string): YamlValue {
       reason: `invalid JSON (a document starting with "{" or "[" is read as JSON; ` +
         `flow collections with content are not supported in YAML): ${message}`,
       line,
-      lineText: lines[line - 1] ?? "",
+      lineText: redactSecret(lines[line - 1] ?? ""),
       cause: error,
     });
   }
@@ -129,7 +131,11 @@ class BlockParser {
   }
 
   #error(i: number, reason: string): KubeconfigParseError {
-    return new KubeconfigParseError({ reason, line: i + 1, lineText: this.#lines[i] ?? "" });
+    return new KubeconfigParseError({
+      reason,
+      line: i + 1,
+      lineText: redactSecret(this.#lines[i] ?? ""),
+    });
   }
 
   /**
@@ -432,6 +438,16 @@ interface QuotedScan {
   end: number;
   /** The line ended with `\` inside double quotes: join the next line without a space. */
   escapedBreak: boolean;
+}
+
+/** Keys whose values are credentials: an error shows the key but not the value. */
+const SECRET_KEY =
+  /^(\s*(?:-\s+)?(["']?)(?:token|password|client-key-data|id-token|refresh-token|access-token|client-secret)\2\s*:).+$/;
+
+/** The line with the value of a credential key replaced, so errors never print secrets. */
+function redactSecret(line: string): string {
+  const m = SECRET_KEY.exec(line);
+  return m?.[1] === undefined ? line : `${m[1]} <redacted>`;
 }
 
 /** `true` for a line that is a block sequence item (`-` followed by a space or the end). */

@@ -5,7 +5,15 @@
  */
 import type { ClusterClientOptions } from "./config_loader.ts";
 
-/** Where `kubectl proxy` listens by default. */
+/**
+ * Where `kubectl proxy` listens by default.
+ *
+ * @example
+ * ```ts
+ * import { KUBECTL_PROXY_URL } from "@kinformer/kinformer/config";
+ * console.log(KUBECTL_PROXY_URL); // http://127.0.0.1:8001
+ * ```
+ */
 export const KUBECTL_PROXY_URL = "http://127.0.0.1:8001";
 
 /**

@@ -7,7 +7,16 @@ import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
 import { ClusterConfigError } from "./errors.ts";
 
-/** How often a token file is re-read, like client-go's cached file token source. */
+/**
+ * How often a token file is re-read by default (milliseconds), like client-go's cached file
+ * token source.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_TOKEN_REFRESH_MS } from "@kinformer/kinformer/config";
+ * console.log(DEFAULT_TOKEN_REFRESH_MS); // 60000
+ * ```
+ */
 export const DEFAULT_TOKEN_REFRESH_MS = 60_000;
 
 /** Options of {@linkcode tokenFileSource}. */

@@ -243,7 +243,10 @@ export class BodyChannel {
           return;
         }
         for (let at = 0; at < bytes.byteLength;) {
-          const size = Math.min(this.#env.rng.between(1, chunking.maxChunkBytes), bytes.byteLength - at);
+          const size = Math.min(
+            this.#env.rng.between(1, chunking.maxChunkBytes),
+            bytes.byteLength - at,
+          );
           this.#pieces.push(bytes.subarray(at, at + size));
           at += size;
         }

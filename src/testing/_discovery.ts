@@ -26,7 +26,11 @@ function resourceList(groupVersion: string, infos: readonly ResourceInfo[]): unk
       kind: i.desc.kind,
       verbs: VERBS,
       shortNames: i.shortNames,
-      ...(i.desc.group ? { categories: ["all"] } : i.desc.kind === "Pod" ? { categories: ["all"] } : {}),
+      ...(i.desc.group
+        ? { categories: ["all"] }
+        : i.desc.kind === "Pod"
+        ? { categories: ["all"] }
+        : {}),
     });
     if (i.statusSubresource) {
       resources.push({

@@ -44,7 +44,9 @@ export function parseSelectors(info: ResourceInfo, query: URLSearchParams): Sele
   try {
     label = parseLabelSelector(query.get("labelSelector") ?? "");
   } catch (e) {
-    if (e instanceof SelectorParseError) fail(badRequest(`unable to parse requirement: ${e.message}`));
+    if (e instanceof SelectorParseError) {
+      fail(badRequest(`unable to parse requirement: ${e.message}`));
+    }
     throw e;
   }
   try {
@@ -113,7 +115,11 @@ export function encodeContinue(rv: number, start: string): string {
 /** Decodes a continue token, or a 400 when it is not one of ours. */
 export function decodeContinue(token: string): { rv: number; start: string } {
   try {
-    const parsed = JSON.parse(base64UrlDecode(token)) as { v?: unknown; rv?: unknown; start?: unknown };
+    const parsed = JSON.parse(base64UrlDecode(token)) as {
+      v?: unknown;
+      rv?: unknown;
+      start?: unknown;
+    };
     if (
       parsed.v === "meta.k8s.io/v1" && typeof parsed.rv === "number" && parsed.rv > 0 &&
       typeof parsed.start === "string"
@@ -176,7 +182,9 @@ export function handleList(ctx: HandlerContext, req: ListRequest): Response {
   const limitText = query.get("limit") ?? "";
   let limit = 0;
   if (limitText !== "") {
-    if (!/^-?[0-9]+$/.test(limitText)) fail(badRequest(`invalid limit: ${JSON.stringify(limitText)}`));
+    if (!/^-?[0-9]+$/.test(limitText)) {
+      fail(badRequest(`invalid limit: ${JSON.stringify(limitText)}`));
+    }
     limit = Math.max(0, Number(limitText));
   }
   const problems: FieldProblem[] = [];

@@ -59,7 +59,9 @@ function removeAt(doc: unknown, tokens: string[]): unknown {
   const { parent, last } = resolveParent(doc, tokens);
   if (Array.isArray(parent)) {
     const i = Number(last);
-    if (!Number.isInteger(i) || i < 0 || i >= parent.length) patchError(`index out of range: ${last}`);
+    if (!Number.isInteger(i) || i < 0 || i >= parent.length) {
+      patchError(`index out of range: ${last}`);
+    }
     return parent.splice(i, 1)[0];
   }
   if (!isRecord(parent) || !Object.hasOwn(parent, last)) {

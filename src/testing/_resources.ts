@@ -61,16 +61,23 @@ function info(
 
 /** The resources the simulated cluster serves. */
 export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
-  info(pods, "pod", ["po"], [
-    "spec.nodeName",
-    "spec.restartPolicy",
-    "spec.schedulerName",
-    "spec.serviceAccountName",
-    "spec.hostNetwork",
-    "status.phase",
-    "status.podIP",
-    "status.nominatedNodeName",
-  ], true, true),
+  info(
+    pods,
+    "pod",
+    ["po"],
+    [
+      "spec.nodeName",
+      "spec.restartPolicy",
+      "spec.schedulerName",
+      "spec.serviceAccountName",
+      "spec.hostNetwork",
+      "status.phase",
+      "status.podIP",
+      "status.nominatedNodeName",
+    ],
+    true,
+    true,
+  ),
   info(configmaps, "configmap", ["cm"], [], false, false),
   info(namespaces, "namespace", ["ns"], ["status.phase"], true, true),
   info(widgets, "widget", ["wg"], [], true, true),

@@ -122,9 +122,12 @@ export async function _respond(handler: FetchHandler, request: Request): Promise
     return await handler(request);
   } catch (error) {
     if (request.signal.aborted) return new Response(null, { status: 499 });
-    return new Response(`handler failed: ${error instanceof Error ? error.message : String(error)}\n`, {
-      status: 500,
-      headers: { "Content-Type": "text/plain; charset=utf-8" },
-    });
+    return new Response(
+      `handler failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      {
+        status: 500,
+        headers: { "Content-Type": "text/plain; charset=utf-8" },
+      },
+    );
   }
 }

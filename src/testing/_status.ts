@@ -48,7 +48,9 @@ export function jsonResponse(
 /** An error response carrying `s` (its `code` is the HTTP status; `Retry-After` from details). */
 export function statusResponse(s: Status, extraHeaders?: Record<string, string>): Response {
   const retry = s.details?.retryAfterSeconds;
-  const headers = retry === undefined ? extraHeaders : { "Retry-After": String(retry), ...extraHeaders };
+  const headers = retry === undefined
+    ? extraHeaders
+    : { "Retry-After": String(retry), ...extraHeaders };
   return jsonResponse(JSON.stringify(s), s.code ?? 500, headers);
 }
 
@@ -189,7 +191,13 @@ export function serviceUnavailable(message: string): Status {
 
 /** 415 UnsupportedMediaType. */
 export function unsupportedMediaType(contentType: string): Status {
-  return status(415, "UnsupportedMediaType", `the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/strategic-merge-patch+json, application/json-patch+json; got ${JSON.stringify(contentType)}`);
+  return status(
+    415,
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/strategic-merge-patch+json, application/json-patch+json; got ${
+      JSON.stringify(contentType)
+    }`,
+  );
 }
 
 /** The plain-text 429 of the API server's rate limiter. */

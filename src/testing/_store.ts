@@ -340,7 +340,11 @@ export class Store {
     if (!isRecord(input)) fail(badRequest("the body of the request must be a JSON object"));
     if (!isRecord(input.metadata)) fail(badRequest("the object has no metadata"));
     if (input.kind !== undefined && input.kind !== info.desc.kind) {
-      fail(badRequest(`the kind ${JSON.stringify(input.kind)} does not match the expected ${info.desc.kind}`));
+      fail(
+        badRequest(
+          `the kind ${JSON.stringify(input.kind)} does not match the expected ${info.desc.kind}`,
+        ),
+      );
     }
     const metaNs = input.metadata.namespace;
     if (!info.desc.namespaced) return { obj: input, namespace: undefined };
@@ -355,11 +359,14 @@ export class Store {
     return { obj: input, namespace: namespace || metaNs || "default" };
   }
 
-  /** Creates an object; `adopt` takes ownership of `input` instead of copying it. */
+  /**
+   * Creates an object; `adopt` takes ownership of `input` instead of copying it; `trusted`
+   * skips name and label validation (internal writers that only write valid objects).
+   */
   create(
     state: ResourceState,
     input: unknown,
-    options: { namespace?: string | undefined; writer: Writer; adopt?: boolean },
+    options: { namespace?: string | undefined; writer: Writer; adopt?: boolean; trusted?: boolean },
   ): Version {
     const info = state.info;
     const checked = this.#checkInput(info, input, options.namespace);
@@ -379,7 +386,7 @@ export class Store {
         message: "Required value: name or generateName is required",
       }]));
     }
-    this.#validate(info, obj, name);
+    if (!options.trusted) this.#validate(info, obj, name);
     const key = objectKey(checked.namespace, name);
     if (state.objects.has(key)) fail(alreadyExists(info.desc.resource, info.desc.group, name));
     const rv = ++this.rv;
@@ -412,6 +419,7 @@ export class Store {
       writer: Writer;
       subresource?: string | undefined;
       adopt?: boolean;
+      trusted?: boolean;
     },
   ): Version {
     const info = state.info;
@@ -439,7 +447,7 @@ export class Store {
         { name, kind: info.desc.resource },
       ));
     }
-    this.#validate(info, obj, name);
+    if (!options.trusted) this.#validate(info, obj, name);
     let source = obj;
     const oldItem = old.item as Record<string, unknown>;
     if (options.subresource === "status") {
@@ -470,9 +478,7 @@ export class Store {
       meta.deletionGracePeriodSeconds = (oldMeta as Record<string, unknown>)
         .deletionGracePeriodSeconds ?? 0;
     }
-    const metaSource = options.subresource === "status"
-      ? oldItem
-      : source;
+    const metaSource = options.subresource === "status" ? oldItem : source;
     const item = this.#build({ ...source, metadata: (metaSource as KubeObject).metadata }, meta);
     const finalizers = item.metadata.finalizers;
     const releasing = oldMeta.deletionTimestamp !== undefined &&

@@ -17,8 +17,8 @@ import {
   notSupported,
   parseResourceVersion,
   parseSelectors,
-  type Selectors,
   selected,
+  type Selectors,
 } from "./_list.ts";
 import type { ChangeListener, ResourceState, StoredEvent, Version } from "./_store.ts";
 import {

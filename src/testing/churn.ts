@@ -196,11 +196,14 @@ export class _Churner {
         n = `${this.#prefix}-${this.#counter++}`;
       } while (this.#state.objects.has(ns ? `${ns}/${n}` : n));
     }
-    const obj = this.#fixture(this.#counter, ns === undefined ? { name: n } : { name: n, namespace: ns });
+    const obj = this.#fixture(
+      this.#counter,
+      ns === undefined ? { name: n } : { name: n, namespace: ns },
+    );
     const labels = { ...obj.metadata.labels };
     labels[this.#labelKey] = this.#rng.next() < 0.5 ? "true" : "false";
     obj.metadata.labels = labels;
-    const v = this.#store.create(this.#state, obj, { writer: "control", adopt: true });
+    const v = this.#store.create(this.#state, obj, { writer: "control", adopt: true, trusted: true });
     this.#add(v.key);
   }
 
@@ -210,6 +213,7 @@ export class _Churner {
     this.#store.update(this.#state, { ...v.item, metadata: meta }, {
       writer: "control",
       adopt: true,
+      trusted: true,
     });
   }
 
@@ -239,7 +243,11 @@ export class _Churner {
           });
           break;
         case "delete":
-          this.#store.delete(this.#state, target!.item.metadata.namespace, target!.item.metadata.name!);
+          this.#store.delete(
+            this.#state,
+            target!.item.metadata.namespace,
+            target!.item.metadata.name!,
+          );
           this.#remove(target!.key);
           break;
         case "recreate": {
@@ -253,7 +261,9 @@ export class _Churner {
     } catch (error) {
       // A concurrent writer (the test itself) can make an operation conflict; the object is
       // then simply not churned this step. Anything else is a real bug: rethrow.
-      if (!(error instanceof KubeApiError) || (error.code !== 409 && error.code !== 404)) throw error;
+      if (!(error instanceof KubeApiError) || (error.code !== 409 && error.code !== 404)) {
+        throw error;
+      }
     }
     this.stats.steps++;
     this.stats[op]++;

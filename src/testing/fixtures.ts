@@ -187,7 +187,11 @@ export function podFixture(index: number, options?: FixtureOptions): KubeObject 
       phase,
       conditions: [
         { type: "Initialized", status: "True", lastTransitionTime: ts(index, 2) },
-        { type: "Ready", status: phase === "Running" ? "True" : "False", lastTransitionTime: ts(index, 5) },
+        {
+          type: "Ready",
+          status: phase === "Running" ? "True" : "False",
+          lastTransitionTime: ts(index, 5),
+        },
         { type: "PodScheduled", status: "True", lastTransitionTime: ts(index, 1) },
       ],
       hostIP: `192.168.${(h >>> 12) % 50}.10`,
@@ -196,7 +200,9 @@ export function podFixture(index: number, options?: FixtureOptions): KubeObject 
       startTime: ts(index, 2),
       containerStatuses: [{
         name: app,
-        state: phase === "Running" ? { running: { startedAt: ts(index, 4) } } : { waiting: { reason: "ContainerCreating" } },
+        state: phase === "Running"
+          ? { running: { startedAt: ts(index, 4) } }
+          : { waiting: { reason: "ContainerCreating" } },
         ready: phase === "Running",
         restartCount: h % 3,
         image,
@@ -224,7 +230,10 @@ export function configMapFixture(index: number, options?: FixtureOptions): KubeO
       namespace: options?.namespace ?? `ns-${index % 10}`,
       labels: { app: APPS[mix(index) % APPS.length]!, ...options?.labels },
     },
-    data: { "config.yaml": `replicas: ${index % 7}\ngreeting: "grüß dich"\n`, index: String(index) },
+    data: {
+      "config.yaml": `replicas: ${index % 7}\ngreeting: "grüß dich"\n`,
+      index: String(index),
+    },
   };
 }
 

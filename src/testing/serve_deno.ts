@@ -52,7 +52,18 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
   const ready = new Promise<{ hostname: string; port: number }>((r) => (listening = r));
   const server = Deno.serve(
     { hostname, port, onListen: (addr) => listening(addr) },
-    async (request) => tracker.wrap(await _respond(handler, request)),
+    async (request) => {
+      // Deno's request.signal also aborts after every successful response (its legacy
+      // behaviour, which it warns about when read); a client that goes away cancels the
+      // response body instead, so the handler gets a request without that signal.
+      const init = {
+        method: request.method,
+        headers: request.headers,
+        body: request.body,
+        duplex: "half",
+      } as RequestInit;
+      return tracker.wrap(await _respond(handler, new Request(request.url, init)));
+    },
   );
   const addr = await ready;
   let closing: Promise<void> | undefined;

@@ -16,7 +16,7 @@ import type { HandlerContext } from "./_context.ts";
 import { discovery } from "./_discovery.ts";
 import { handleList } from "./_list.ts";
 import { jsonPatch, mergePatch } from "./_patch.ts";
-import { type ResourceInfo, resourceId, SERVED_RESOURCES } from "./_resources.ts";
+import { resourceId, type ResourceInfo, SERVED_RESOURCES } from "./_resources.ts";
 import { Rng } from "./_rng.ts";
 import { route } from "./_router.ts";
 import {
@@ -87,8 +87,9 @@ export interface SimulatedClusterOptions {
   logRequests?: boolean | ((request: RecordedRequest) => void);
   /**
    * Bytes a watch may have queued (unread by its client) before the server closes it as too
-   * slow, like the real API server does; the client then re-watches from its last RV.
-   * @default 134217728 (128 MiB)
+   * slow, like the real API server does; the client then re-watches from its last RV. Large
+   * by default so synchronous bursts (`churn(100_000)`) reach a reader that has not read yet.
+   * @default 1073741824 (1 GiB)
    */
   maxWatchBufferBytes?: number;
 }
@@ -212,7 +213,7 @@ export class SimulatedCluster implements Disposable {
     );
     this.#maxWatchBuffer = positiveInteger(
       "options.maxWatchBufferBytes",
-      o.maxWatchBufferBytes ?? 128 * 1024 * 1024,
+      o.maxWatchBufferBytes ?? 1024 * 1024 * 1024,
     );
     if (o.watchList !== undefined && typeof o.watchList !== "boolean") {
       throw new TypeError(`options.watchList must be a boolean, got ${String(o.watchList)}`);
@@ -253,14 +254,14 @@ export class SimulatedCluster implements Disposable {
         return faults.chunking;
       },
     };
-    const self = this;
+    const watchList = this.#watchList;
     this.#ctx = {
       store: this.#store,
       env,
       bookmarkIntervalMs: this.#bookmarkIntervalMs,
       maxWatchBufferBytes: this.#maxWatchBuffer,
       get watchListEnabled(): boolean {
-        return self.#watchList && !faults.watchListDisabled;
+        return watchList && !faults.watchListDisabled;
       },
       get omitInitialEventsEnd(): boolean {
         return faults.omittingInitialEventsEnd;
@@ -477,7 +478,11 @@ export class SimulatedCluster implements Disposable {
 
   async #handle(request: Request): Promise<Response> {
     if (request.signal?.aborted) throw request.signal.reason;
-    if (this.#closed) return statusResponse(serviceUnavailable("apiserver is shutting down"), { "Retry-After": "1" });
+    if (this.#closed) {
+      return statusResponse(serviceUnavailable("apiserver is shutting down"), {
+        "Retry-After": "1",
+      });
+    }
     const url = new URL(request.url);
     const method = request.method.toUpperCase();
     if (method === "OPTIONS") return preflight(request);
@@ -506,20 +511,26 @@ export class SimulatedCluster implements Disposable {
       const retry = { "Retry-After": String(failure.retryAfterSeconds) };
       if (failure.status === 429) return tooManyRequests(failure.retryAfterSeconds);
       if (failure.status === 503) {
-        return statusResponse(serviceUnavailable("the server is currently unable to handle the request"), retry);
+        return statusResponse(
+          serviceUnavailable("the server is currently unable to handle the request"),
+          retry,
+        );
       }
       return statusResponse(internalError("simulated failure"));
     }
     if (this.faults.stalled) {
       await this.faults.whenResumed(request.signal);
       if (this.#closed) {
-        return statusResponse(serviceUnavailable("apiserver is shutting down"), { "Retry-After": "1" });
+        return statusResponse(serviceUnavailable("apiserver is shutting down"), {
+          "Retry-After": "1",
+        });
       }
     }
     try {
       switch (r.kind) {
         case "discovery":
-          return discovery(url.pathname, this.#resources, url.host) ?? statusResponse(pathNotFound());
+          return discovery(url.pathname, this.#resources, url.host) ??
+            statusResponse(pathNotFound());
         case "notFound":
           return statusResponse(pathNotFound());
         case "methodNotAllowed":
@@ -559,12 +570,19 @@ export class SimulatedCluster implements Disposable {
         });
       }
       case "get": {
-        const v = this.#find(state, { name: r.name!, ...(r.namespace ? { namespace: r.namespace } : {}) });
+        const v = this.#find(state, {
+          name: r.name!,
+          ...(r.namespace ? { namespace: r.namespace } : {}),
+        });
         return jsonResponse(v.json, 200);
       }
       case "create": {
         const body = await readBody(request);
-        const v = this.#store.create(state, body, { namespace: r.namespace, writer: "http", adopt: true });
+        const v = this.#store.create(state, body, {
+          namespace: r.namespace,
+          writer: "http",
+          adopt: true,
+        });
         return jsonResponse(v.json, 201);
       }
       case "update": {
@@ -580,13 +598,18 @@ export class SimulatedCluster implements Disposable {
       case "patch": {
         const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
         const body = await readBody(request);
-        const current = this.#find(state, { name: r.name!, ...(r.namespace ? { namespace: r.namespace } : {}) });
+        const current = this.#find(state, {
+          name: r.name!,
+          ...(r.namespace ? { namespace: r.namespace } : {}),
+        });
         let next: unknown;
         if (
           contentType === "application/merge-patch+json" ||
           contentType === "application/strategic-merge-patch+json"
         ) {
-          if (!isRecord(body)) throw KubeApiError.fromStatus(badRequest("a merge patch must be a JSON object"));
+          if (!isRecord(body)) {
+            throw KubeApiError.fromStatus(badRequest("a merge patch must be a JSON object"));
+          }
           next = mergePatch(current.toObject(), body);
         } else if (contentType === "application/json-patch+json") {
           next = jsonPatch(current.toObject(), body);

@@ -48,6 +48,7 @@ export interface WatchDecodeErrorOptions {
  * ```
  */
 export class WatchDecodeError extends Error {
+  /** Always `"WatchDecodeError"`. */
   override name = "WatchDecodeError";
   /** What was wrong. */
   readonly kind: WatchDecodeErrorKind;

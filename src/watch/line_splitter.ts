@@ -57,6 +57,7 @@ export interface LineTooLongErrorOptions {
  * ```
  */
 export class LineTooLongError extends Error {
+  /** Always `"LineTooLongError"`. */
   override name = "LineTooLongError";
   /** The configured limit in bytes. */
   readonly limit: number;
@@ -85,12 +86,13 @@ export class LineTooLongError extends Error {
  *
  * A line that lies inside one chunk is handed over as a `subarray` view of that chunk, without
  * copying. A line spanning chunks is kept as a list of views and joined once, when its newline
- * arrives. Hence chunks must not be modified after {@linkcode LineSplitter.push} (chunks from
- * a Web `ReadableStream` never are).
+ * arrives. Hence chunks must not be modified after they are pushed (chunks from a Web
+ * `ReadableStream` never are). {@linkcode LineSplitter.pushLines} is the batch variant: all
+ * whole lines of a chunk in one call.
  *
- * When a line passes `maxLineLength`, `push` throws a {@linkcode LineTooLongError}; lines after
- * it in that same chunk are not delivered. The bytes of the oversized line are dropped, and the
- * rest of it (up to its newline) is skipped by later pushes.
+ * When a line passes `maxLineLength`, the push throws a {@linkcode LineTooLongError}; lines
+ * after it in that same chunk are not delivered. The bytes of the oversized line are dropped,
+ * and the rest of it (up to its newline) is skipped by later pushes.
  *
  * @example
  * ```ts
@@ -209,7 +211,7 @@ export class LineSplitter {
     if (this.#pendingLength > 0) {
       const newline = chunk.indexOf(LF);
       if (newline === -1) {
-        this.#keep(chunk, chunkOffset + length);
+        if (length > 0) this.#keep(chunk, chunkOffset + length);
         return;
       }
       let line = this.#join(chunk, 0, newline);

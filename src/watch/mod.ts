@@ -54,6 +54,7 @@ export {
 } from "./decode_error.ts";
 export {
   type LineHandler,
+  type LinesHandler,
   LineSplitter,
   type LineSplitterOptions,
   LineTooLongError,

@@ -51,8 +51,9 @@ export interface WatchDecoderStreamOptions {
  * - Final bytes without a newline are delivered when they form a complete event.
  *
  * The body is locked at once (a locked body throws a `TypeError` here). On every exit (end,
- * error, `break`/`return()`, abort) the body's reader is cancelled and released and the abort
- * listener removed. Events from one chunk are delivered without waiting for the next read.
+ * error, `break`/`return()`, abort) the body's reader is released (and cancelled, unless the
+ * body ended) and the abort listener removed; aborting also interrupts a pending read. Events
+ * from one chunk are delivered without waiting for the next read.
  *
  * @example
  * ```ts

@@ -1,0 +1,126 @@
+/**
+ * The benchmark's API server, run in its own process (bundled for Node by scripts/bench.mjs)
+ * so that neither its CPU time nor its heap is counted in the client being measured.
+ *
+ * It serves a {@linkcode SimulatedCluster} seeded with `--pods N` pods (podFixture) over real
+ * loopback HTTP with the node:http adapter, plus, under URL prefixes:
+ *
+ * - `/burst/<M>/...`: the simulator, except that a watch gets a pre-built body of M
+ *   `MODIFIED` events (resource versions following the cluster's) as fast as the socket takes
+ *   it, then stays open and silent (so an informer does not re-watch). The simulator itself
+ *   writes events as objects change; pre-building them keeps the server from being the
+ *   bottleneck of a decode benchmark.
+ * - `/raw/burst/<M>`: the same M events as a plain body that ends (baselines).
+ * - `/bench/churn?steps=K` (POST): K random changes to the pods (cold-start benchmark).
+ * - `/bench/info`: `{ pods, resourceVersion }`.
+ *
+ * Prints one JSON line `{ "url": ... }` on stdout when ready; stops on SIGTERM or stdin EOF.
+ * @module
+ */
+import { pods } from "../src/client/mod.ts";
+import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { serve } from "../src/testing/serve_node.ts";
+import { buildWatchBurst, type WatchBurst } from "./fixtures.ts";
+
+declare const process: {
+  argv: string[];
+  stdout: { write(s: string): boolean };
+  stdin: { on(event: string, fn: () => void): void; resume(): void };
+  on(event: string, fn: () => void): void;
+  exit(code: number): never;
+};
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
+}
+
+const podCount = arg("pods", 10_000);
+const cluster = new SimulatedCluster({ historyLimit: 100_000 });
+cluster.seed(pods, podCount);
+const bursts = new Map<number, WatchBurst>();
+
+/** The burst of `m` events following the cluster's current resource version (built once). */
+function burst(m: number): WatchBurst {
+  let b = bursts.get(m);
+  if (b === undefined) {
+    b = buildWatchBurst(cluster.list(pods), {
+      events: m,
+      firstResourceVersion: Number(cluster.resourceVersion) + 1,
+    });
+    bursts.set(m, b);
+  }
+  return b;
+}
+
+/** A body of the burst's chunks; `hold` keeps it open (silent) afterwards until cancelled. */
+function burstBody(b: WatchBurst, hold: boolean): ReadableStream<Uint8Array> {
+  let i = 0;
+  let release: (() => void) | undefined;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (i < b.chunks.length) {
+        controller.enqueue(b.chunks[i++]!);
+        return;
+      }
+      if (!hold) {
+        controller.close();
+        return;
+      }
+      return new Promise<void>((resolve) => (release = resolve));
+    },
+    cancel() {
+      release?.();
+    },
+  }, { highWaterMark: 0 });
+}
+
+const jsonHeaders = { "content-type": "application/json" };
+
+async function handle(request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname;
+  if (path === "/bench/info") {
+    return new Response(JSON.stringify({ pods: podCount, resourceVersion: cluster.resourceVersion }), {
+      headers: jsonHeaders,
+    });
+  }
+  if (path === "/bench/churn" && request.method === "POST") {
+    const steps = Number(url.searchParams.get("steps") ?? "100");
+    const stats = cluster.churn(steps, { resource: pods, mix: { create: 0, update: 1, delete: 0 } });
+    return new Response(JSON.stringify({ stats, resourceVersion: cluster.resourceVersion }), {
+      headers: jsonHeaders,
+    });
+  }
+  const raw = /^\/raw\/burst\/(\d+)$/.exec(path);
+  if (raw !== null) {
+    const b = burst(Number(raw[1]));
+    return new Response(burstBody(b, false), {
+      headers: { ...jsonHeaders, "x-bench-bytes": String(b.bytes), "x-bench-events": String(b.events) },
+    });
+  }
+  const prefixed = /^\/burst\/(\d+)(\/.*)$/.exec(path);
+  if (prefixed !== null) {
+    const m = Number(prefixed[1]);
+    if (url.searchParams.get("watch") === "1" || url.searchParams.get("watch") === "true") {
+      return new Response(burstBody(burst(m), true), { headers: jsonHeaders });
+    }
+    const inner = new URL(prefixed[2]! + url.search, url);
+    return cluster.fetch(new Request(inner, request));
+  }
+  return cluster.fetch(request);
+}
+
+// Build the default burst before announcing readiness, so no client waits for it.
+const prebuild = arg("events", 0);
+if (prebuild > 0) burst(prebuild);
+
+const server = await serve(handle, { hostname: "127.0.0.1", port: 0 });
+process.stdout.write(JSON.stringify({ url: server.url, pods: podCount }) + "\n");
+const stop = (): void => {
+  cluster.close();
+  void server.close().then(() => process.exit(0));
+};
+process.on("SIGTERM", stop);
+process.stdin.on("end", stop);
+process.stdin.resume();
