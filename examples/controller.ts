@@ -120,8 +120,9 @@ export interface PodIndexController {
   /** Namespaces whose last reconcile failed and that wait for a retry, with the error. */
   readonly failing: ReadonlyMap<string, unknown>;
   /**
-   * True when nothing is left to do: no event waiting for delivery, no namespace queued,
-   * waiting for a retry, or being reconciled.
+   * True when the controller is caught up: both informers are synced and watching (not
+   * listing or backing off), no event waits for delivery, and no namespace is queued, waiting
+   * for a retry, or being reconciled.
    */
   readonly idle: boolean;
 }
@@ -333,7 +334,11 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
     get idle(): boolean {
       const q = queue.metrics();
       if (q.depth > 0 || q.inFlight > 0 || q.delayed > 0) return false;
-      return factory.informers.every((i) => i.health().listeners.every((l) => l.backlog === 0));
+      return factory.informers.every((informer) => {
+        const health = informer.health();
+        return health.synced && health.state === "watching" &&
+          health.listeners.every((listener) => listener.backlog === 0);
+      });
     },
   };
 }

@@ -7,7 +7,7 @@
 //   node scripts/test.mjs tests/a_test.ts # only these files (all three runtimes)
 //   RUNTIMES=deno,node node scripts/test.mjs
 import { spawn } from "node:child_process";
-import { mkdir, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { join, resolve, basename } from "node:path";
 
@@ -94,7 +94,8 @@ if (runtimes.includes("bun")) {
 if (runtimes.includes("node")) {
   const t0 = performance.now();
   console.log(`\n=== node ${process.version} --test (${files.length} files, esbuild-transpiled)`);
-  const outdir = join(root, ".node-tests");
+  // One folder per run (same depth as tests/, so relative URLs keep working), removed after.
+  const outdir = join(root, `.node-tests-${process.pid}`);
   await rm(outdir, { recursive: true, force: true });
   await mkdir(outdir, { recursive: true });
   if (existsSync(join(root, "tests", "fixtures"))) {
@@ -124,6 +125,7 @@ if (runtimes.includes("node")) {
   const { readFile } = await import("node:fs/promises");
   const report = existsSync(tap) ? await readFile(tap, "utf8") : "";
   record("node", num(/^# pass (\d+)$/gm, report), existsSync(tap) ? num(/^# fail (\d+)$/gm, report) : 1, r.code, elapsed(t0));
+  await rm(outdir, { recursive: true, force: true });
 }
 
 console.log("\n=== summary");
@@ -132,6 +134,5 @@ for (const r of results) {
 }
 const passed = results.reduce((a, r) => a + r.passed, 0);
 const failed = results.reduce((a, r) => a + (r.ok ? r.failed : Math.max(1, r.failed)), 0);
-await writeFile(join(root, ".node-tests", "summary.json"), JSON.stringify(results, null, 2)).catch(() => {});
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(results.every((r) => r.ok) && results.length > 0 ? 0 : 1);

@@ -270,12 +270,12 @@ describe("informer: surviving a real cluster", () => {
     e.cluster.delete(pods, { namespace: "a", name: "p3" });
     e.cluster.create(pods, pod("a", "p3"));
     e.cluster.faults.compact();
-    // re-watch -> 410; relist at the last RV -> 410 (a paged list at an exact, compacted RV);
-    // relist at "" (consistent) -> the current state.
+    // re-watch -> 410. The watch had started at the list's RV and received nothing, so a relist
+    // at that RV could only be stale: the reflector backs off and lists consistently ("").
     await e.clock.advance(10_000);
     const evs = await take(it, (_, all) => all.length === 4);
     const lists = e.cluster.requests.filter((r) => r.verb === "list").map((r) => r.query.resourceVersion);
-    assert.deepEqual(lists, ["0", "4", ""]);
+    assert.deepEqual(lists, ["0", ""]);
     assert.deepEqual(evs.map(show), ["update p1", "delete p3 (unknown)", "add p3", "delete p2 (unknown)"]);
     const tomb = evs[3]!;
     assert.ok(tomb.type === "delete");
@@ -572,5 +572,29 @@ describe("SharedInformerFactory", () => {
     await factory.shutdown();
     e.cluster.close();
     assert.equal(e.clock.pendingTimers, 0);
+  });
+});
+
+describe("informer: relist after a watch that had made progress", () => {
+  test("410 after events relists at the last synced RV first, and only then consistently", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const inf = e.informer({ resource: pods });
+    const it = inf.events();
+    inf.start();
+    await take(it, (ev) => ev.type === "synced");
+    e.cluster.create(pods, pod("a", "p2"));
+    await take(it, () => true);
+    const rv = inf.resourceVersion!;
+    await e.clock.flush();
+    e.cluster.faults.dropWatches();
+    e.cluster.delete(pods, { namespace: "a", name: "p1" });
+    e.cluster.faults.compact();
+    await e.clock.advance(10_000);
+    const evs = await take(it, () => true);
+    assert.deepEqual(evs.map(show), ["delete p1 (unknown)"]);
+    const lists = e.cluster.requests.filter((r) => r.verb === "list").map((r) => r.query.resourceVersion);
+    assert.deepEqual(lists, ["0", rv, ""]);
+    await e.close();
   });
 });

@@ -105,7 +105,10 @@ import { KubeClient, pods, createInformer, type KubeObject } from "@kinformer/ki
 import { SimulatedCluster } from "@kinformer/kinformer/testing";
 import { kubectlProxy, type ClusterClientOptions } from "@kinformer/kinformer/config";
 import { loadFromDefault } from "@kinformer/kinformer/config/node";
+import { denoHost } from "@kinformer/kinformer/config/deno";
+import { loadKubeconfig as loadOnBun } from "@kinformer/kinformer/config/bun";
 
+export const runtimeEntries: unknown[] = [denoHost.runtime, loadOnBun];
 const options: ClusterClientOptions = kubectlProxy();
 const client: KubeClient = new KubeClient(options);
 const cluster = new SimulatedCluster();

@@ -159,6 +159,10 @@ export class Reflector<T extends KubeObject> {
   #o: ReflectorOptions<T>;
   #plan: ReflectorPlanState;
   #watches = 0;
+  /** True while the current watch started at a list's RV and has received nothing yet. */
+  #freshFromList = false;
+  /** RV of the last completed list. */
+  #listedAt: string | undefined;
   readonly stats: ReflectorStats = {
     state: "idle",
     lists: 0,
@@ -202,6 +206,7 @@ export class Reflector<T extends KubeObject> {
           await this.#list(next.resourceVersion, signal);
         } else {
           this.stats.state = next.kind === "stream" ? "listing" : "watching";
+          this.#freshFromList = this.#listedAt === this.#plan.lastSyncResourceVersion;
           const healthy = await this.#watch(next, signal);
           endedBy = "closed";
           if (!healthy && !signal.aborted) await this.#backOff(undefined, signal);
@@ -214,10 +219,13 @@ export class Reflector<T extends KubeObject> {
         const retryAfterMs = error instanceof KubeApiError && error.retryAfterSeconds !== undefined
           ? error.retryAfterSeconds * 1000
           : 0;
-        // Expired watch: relist at once; everything else backs off.
-        const delay = kind === "expired" && phase === "watch"
-          ? 0
-          : Math.max(this.#o.backoff.next(), retryAfterMs);
+        // An expired watch relists at once, unless it started right at a list's RV: then the
+        // server keeps serving a stale list; back off and ask for a consistent one.
+        const relistNow = kind === "expired" && phase === "watch" && !this.#freshFromList;
+        if (kind === "expired" && phase === "watch" && this.#freshFromList) {
+          this.#plan.needsConsistentList = true;
+        }
+        const delay = relistNow ? 0 : Math.max(this.#o.backoff.next(), retryAfterMs);
         this.#report(error, kind, phase, delay);
         if (delay > 0) await this.#backOff(delay, signal);
       }
@@ -314,6 +322,7 @@ export class Reflector<T extends KubeObject> {
       throw new KubeApiError({ code: 500, bodySnippet: "list response had no metadata.resourceVersion" });
     }
     this.#listed(items, listRV);
+    o.backoff.reset();
     o.onListDone?.(o.clock.now() - started, items.length, pages);
   }
 
@@ -323,6 +332,7 @@ export class Reflector<T extends KubeObject> {
       this.#o.onRelist?.();
     }
     this.stats.lists++;
+    this.#listedAt = resourceVersion;
     this.stats.lastActivityAt = this.#o.clock.now();
     this.#o.sink.replace(items, resourceVersion);
     this.#setResourceVersion(resourceVersion);
@@ -383,7 +393,11 @@ export class Reflector<T extends KubeObject> {
       for await (const event of events) {
         armInactivity();
         this.stats.lastActivityAt = o.clock.now();
-        received++;
+        // The connection works: the next failure starts backing off from the beginning.
+        if (received++ === 0) {
+          o.backoff.reset();
+          this.#freshFromList = false;
+        }
         o.onEvent?.(event.type);
         if (event.type === "BOOKMARK") {
           this.stats.lastBookmarkAt = o.clock.now();

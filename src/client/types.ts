@@ -113,7 +113,12 @@ export interface KubeList<T extends KubeObject = KubeObject> {
 
 /** One cause inside `Status.details.causes`. */
 export interface StatusCause {
-  /** Machine-readable cause, e.g. `ResourceVersionTooLarge`. */
+  /**
+   * Machine-readable cause, e.g. `ResourceVersionTooLarge`. On the wire the cause's type
+   * travels under the JSON key `reason`.
+   */
+  reason?: string;
+  /** Older spelling some tools use for {@linkcode StatusCause.reason}. */
   type?: string;
   /** Human-readable message. */
   message?: string;

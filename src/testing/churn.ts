@@ -203,7 +203,11 @@ export class _Churner {
     const labels = { ...obj.metadata.labels };
     labels[this.#labelKey] = this.#rng.next() < 0.5 ? "true" : "false";
     obj.metadata.labels = labels;
-    const v = this.#store.create(this.#state, obj, { writer: "control", adopt: true, trusted: true });
+    const v = this.#store.create(this.#state, obj, {
+      writer: "control",
+      adopt: true,
+      trusted: true,
+    });
     this.#add(v.key);
   }
 
