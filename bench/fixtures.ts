@@ -65,22 +65,30 @@ export function buildWatchBurst(objects: readonly KubeObject[], options: WatchBu
   const utf8 = new TextEncoder();
   const used = Math.min(objects.length, events);
   const templates: Template[] = [];
-  for (let k = 0; k < used; k++) templates.push(template(objects[k]!, utf8));
+  for (let k = 0; k < used; k++) templates.push(template(objects[k]!));
   const seenBase = Date.UTC(2025, 5, 1);
-  let bytes = 0;
-  for (let i = 0; i < events; i++) {
-    bytes += templates[i % used]!.bytes + digits(firstResourceVersion + i) + SEEN_LENGTH;
-  }
-  const all = new Uint8Array(bytes);
+  // Sized from the UTF-16 length (plus slack for non-ASCII text), grown when a line overflows.
+  let estimate = 0;
+  for (let i = 0; i < events; i++) estimate += templates[i % used]!.chars + 40;
+  let all = new Uint8Array(Math.ceil(estimate * 1.02) + 4096);
   let at = 0;
   for (let i = 0; i < events; i++) {
     const t = templates[i % used]!;
     const rv = String(firstResourceVersion + i);
     const seen = new Date(seenBase + i * 1000).toISOString();
     const line = t.rvFirst ? t.head + rv + t.mid + seen + t.tail : t.head + seen + t.mid + rv + t.tail;
-    at += utf8.encodeInto(line, all.subarray(at)).written;
+    for (;;) {
+      const r = utf8.encodeInto(line, all.subarray(at));
+      if (r.read === line.length) {
+        at += r.written;
+        break;
+      }
+      const bigger = new Uint8Array(Math.ceil(all.length * 1.25) + line.length * 3);
+      bigger.set(all.subarray(0, at));
+      all = bigger;
+    }
   }
-  if (at !== bytes) throw new Error(`burst size mismatch: ${at} != ${bytes}`);
+  const bytes = at;
   const chunks: Uint8Array[] = [];
   for (let i = 0; i < bytes; i += chunkBytes) chunks.push(all.subarray(i, Math.min(bytes, i + chunkBytes)));
   return { chunks, bytes, events, lastResourceVersion: String(firstResourceVersion + events - 1) };
@@ -88,13 +96,6 @@ export function buildWatchBurst(objects: readonly KubeObject[], options: WatchBu
 
 const RV_MARK = "\u0000rv\u0000";
 const SEEN_MARK = "\u0000seen\u0000";
-/** Length of `Date.prototype.toISOString()` for years 0000-9999. */
-const SEEN_LENGTH = 24;
-
-function digits(n: number): number {
-  return String(n).length;
-}
-
 /** An event line cut where the resource version and the timestamp go. */
 interface Template {
   head: string;
@@ -102,12 +103,12 @@ interface Template {
   tail: string;
   /** Whether the resource version comes before the timestamp. */
   rvFirst: boolean;
-  /** UTF-8 length of the three pieces. */
-  bytes: number;
+  /** UTF-16 length of the three pieces. */
+  chars: number;
 }
 
 /** The event line of `object`, cut where the resource version and timestamp go. */
-function template(object: KubeObject, utf8: TextEncoder): Template {
+function template(object: KubeObject): Template {
   const metadata = object.metadata;
   const rv = metadata.resourceVersion;
   const annotations = metadata.annotations ?? {};
@@ -134,8 +135,7 @@ function template(object: KubeObject, utf8: TextEncoder): Template {
   const head = line.slice(0, a);
   const mid = line.slice(a + aLength, b);
   const tail = line.slice(b + bLength);
-  const bytes = utf8.encode(head).length + utf8.encode(mid).length + utf8.encode(tail).length;
-  return { head, mid, tail, rvFirst, bytes };
+  return { head, mid, tail, rvFirst, chars: head.length + mid.length + tail.length };
 }
 
 /**

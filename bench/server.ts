@@ -14,7 +14,8 @@
  * - `/bench/churn?steps=K` (POST): K random changes to the pods (cold-start benchmark).
  * - `/bench/info`: `{ pods, resourceVersion }`.
  *
- * Prints one JSON line `{ "url": ... }` on stdout when ready; stops on SIGTERM or stdin EOF.
+ * `--events M1,M2` builds those bursts before the server announces itself: one JSON line
+ * `{ "url": ... }` on stdout. Stops on SIGTERM or at the end of stdin.
  * @module
  */
 import { pods } from "../src/client/mod.ts";
@@ -96,7 +97,7 @@ async function handle(request: Request): Promise<Response> {
   }
   if (path === "/bench/churn" && request.method === "POST") {
     const steps = Number(url.searchParams.get("steps") ?? "100");
-    const stats = cluster.churn(steps, { resource: pods, mix: { create: 0, update: 1, delete: 0 } });
+    const stats = cluster.churn(steps, { resource: pods, mix: { create: 0, update: 1, delete: 0, recreate: 0, labelFlip: 0 } });
     return new Response(JSON.stringify({ stats, resourceVersion: cluster.resourceVersion }), {
       headers: jsonHeaders,
     });
@@ -122,8 +123,9 @@ async function handle(request: Request): Promise<Response> {
 
 // Build the default burst and the list JSON (made lazily, once per object) before announcing
 // readiness, so that no measured client pays for them.
-const prebuild = arg("events", 0);
-if (prebuild > 0) burst(prebuild);
+const eventsIndex = process.argv.indexOf("--events");
+const prebuild = eventsIndex >= 0 ? process.argv[eventsIndex + 1]!.split(",").map(Number) : [];
+for (const m of prebuild) if (m > 0) burst(m);
 await (await cluster.fetch(new Request("http://bench/api/v1/pods"))).arrayBuffer();
 
 const server = await serve(handle, { hostname: "127.0.0.1", port: 0 });

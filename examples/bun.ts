@@ -62,7 +62,7 @@ const onSigint = (): void => stop.abort(new Error("interrupted"));
 process.once("SIGINT", onSigint);
 const timer = setTimeout(() => stop.abort(new Error("time limit")), seconds * 1000);
 
-// No --server: simulate a cluster here, served over HTTP like a real one, with some churn.
+// No --server: simulate a cluster here, served over HTTP like a real one.
 // (Bun.serve sends a response head only with the first body chunk, oven-sh/bun#33660; the
 // churn keeps watches busy, so that does not show here.)
 let cluster: SimulatedCluster | undefined;
@@ -73,15 +73,19 @@ if (server === undefined) {
   cluster.seed(configmaps, 3, (i) => configMapFixture(i, { namespace: "default" }));
   served = await serve(cluster.fetch, { hostname: "127.0.0.1", port: 0 });
   server = served.url;
-  cluster.startChurn({ resource: configmaps, ratePerSecond: rate, signal: stop.signal });
 }
-console.log(`kinformer on Bun ${process.versions.bun}: ${cluster ? "simulated cluster" : "API server"} at ${server}`);
+console.log(
+  `kinformer on Bun ${process.versions.bun}: ${
+    cluster ? "simulated cluster" : "API server"
+  } at ${server}`,
+);
 
 const client = new KubeClient({ server, token: values.token });
 const informer = createInformer(client, {
   resource: configmaps,
   namespace: values.namespace,
-  onError: (error, ctx) => console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
+  onError: (error, ctx) =>
+    console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
 });
 informer.start();
 let synced = false;
@@ -91,6 +95,8 @@ try {
     if (ev.type === "synced") {
       synced = true;
       console.log(`SYNCED ${informer.store.list().length} objects`);
+      // The simulated cluster starts changing once the informer has its initial state.
+      cluster?.startChurn({ resource: configmaps, ratePerSecond: rate, signal: stop.signal });
       continue;
     }
     console.log(describe(ev));

@@ -121,8 +121,8 @@ export interface PodIndexController {
   readonly failing: ReadonlyMap<string, unknown>;
   /**
    * True when the controller is caught up: both informers are synced and watching (not
-   * listing or backing off), no event waits for delivery, and no namespace is queued, waiting
-   * for a retry, or being reconciled.
+   * listing or backing off), no event waits for delivery, no namespace is queued or being
+   * reconciled, and none waits for a retry after a failure.
    */
   readonly idle: boolean;
 }
@@ -159,7 +159,7 @@ function describeError(error: unknown): string {
  *
  * @example
  * ```ts
- * import { KubeClient, pods } from "@kinformer/kinformer";
+ * import { configmaps, KubeClient, pods } from "@kinformer/kinformer";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import { startPodIndexController } from "./controller.ts";
  *
@@ -168,7 +168,11 @@ function describeError(error: unknown): string {
  * const client = new KubeClient({ server: "http://sim.local", fetch: cluster.fetch });
  * const stop = new AbortController();
  * const controller = startPodIndexController({ client, signal: stop.signal, log: console.log });
- * await controller.waitForSync(); // logs: created shop/pod-index (1 pods: web-1)
+ * await controller.waitForSync();
+ * while (!controller.idle) await new Promise((resolve) => setTimeout(resolve, 10));
+ * // logged: created shop/pod-index (1 pods: web-1)
+ * console.log(cluster.get(configmaps, { namespace: "shop", name: "pod-index" })?.data);
+ * // { pods: "web-1", count: "1" }
  * stop.abort();
  * await controller.done;
  * cluster.close();
@@ -180,7 +184,9 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
   }
   const { client, signal } = options;
   if (!(client instanceof KubeClient)) throw new TypeError("options.client must be a KubeClient");
-  if (!(signal instanceof AbortSignal)) throw new TypeError("options.signal must be an AbortSignal");
+  if (!(signal instanceof AbortSignal)) {
+    throw new TypeError("options.signal must be an AbortSignal");
+  }
   const workers = options.workers ?? 2;
   if (!Number.isInteger(workers) || workers < 1) {
     throw new RangeError(`options.workers must be a positive integer, got ${String(workers)}`);
@@ -283,7 +289,6 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
         ...current,
         apiVersion: "v1",
         kind: "ConfigMap",
-        metadata: { ...current.metadata, labels: { ...current.metadata.labels } },
         data,
       }, { signal });
       stats.updated++;
@@ -332,8 +337,10 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
     stats,
     failing,
     get idle(): boolean {
+      // A namespace that failed waits in the queue's delay heap until its retry; one that has
+      // succeeded since may still have a stale retry there, which will find nothing to do.
       const q = queue.metrics();
-      if (q.depth > 0 || q.inFlight > 0 || q.delayed > 0) return false;
+      if (q.depth > 0 || q.inFlight > 0 || failing.size > 0) return false;
       return factory.informers.every((informer) => {
         const health = informer.health();
         return health.synced && health.state === "watching" &&
@@ -386,10 +393,20 @@ function sleepMs(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
+}
+
 /** Calls `fn` on Ctrl-C where the runtime lets us hear it (Node, Bun, Deno); returns an undo. */
 function onInterrupt(fn: () => void): () => void {
   const g = globalThis as {
-    Deno?: { addSignalListener(s: "SIGINT", f: () => void): void; removeSignalListener(s: "SIGINT", f: () => void): void };
+    Deno?: {
+      addSignalListener(s: "SIGINT", f: () => void): void;
+      removeSignalListener(s: "SIGINT", f: () => void): void;
+    };
     process?: { once(s: "SIGINT", f: () => void): void; off(s: "SIGINT", f: () => void): void };
   };
   if (g.Deno !== undefined) {
@@ -417,8 +434,9 @@ async function runAgainstServer(args: Args): Promise<void> {
   try {
     await controller.waitForSync();
     console.log("caches synced; reconciling every namespace");
-    if (args.seconds !== undefined) await sleepMs(args.seconds * 1000, stop.signal);
-    else await new Promise<void>((resolve) => stop.signal.addEventListener("abort", () => resolve()));
+    await (args.seconds === undefined
+      ? aborted(stop.signal)
+      : sleepMs(args.seconds * 1000, stop.signal));
   } finally {
     stop.abort();
     await controller.done;
@@ -461,7 +479,9 @@ async function runSimulation(seconds: number): Promise<void> {
   const namespaces = ["shop", "search", "billing", "batch"];
   let n = 0;
   for (const ns of namespaces) {
-    for (let i = 0; i < 3; i++) cluster.create(pods, { metadata: { namespace: ns, name: `seed-${n++}` } });
+    for (let i = 0; i < 3; i++) {
+      cluster.create(pods, { metadata: { namespace: ns, name: `seed-${n++}` } });
+    }
   }
   // A stale index in a namespace without pods (to be deleted), and someone else's pod-index.
   cluster.create(configmaps, {
@@ -487,12 +507,15 @@ async function runSimulation(seconds: number): Promise<void> {
     resource: pods,
     namespaces,
     ratePerSecond: 15,
-    mix: { create: 2, update: 1, delete: 2, recreate: 1, labelFlip: 1 },
+    mix: { create: 3, update: 1, delete: 2, recreate: 1, labelFlip: 1 },
     signal: stop.signal,
   });
   const step = (seconds * 1000) / 10;
   const faults: Array<[string, () => void]> = [
-    ["bodies now arrive in chunks of 1-64 bytes", () => cluster.faults.chunkBodies({ maxChunkBytes: 64 })],
+    [
+      "bodies now arrive in chunks of 1-64 bytes",
+      () => cluster.faults.chunkBodies({ maxChunkBytes: 64 }),
+    ],
     ["the next 3 writes fail with 500", () => {
       cluster.faults.failNext(1, { verb: "create" });
       cluster.faults.failNext(1, { verb: "update" });
@@ -520,7 +543,9 @@ async function runSimulation(seconds: number): Promise<void> {
     }
     await sleepMs(step * 2, stop.signal);
     churn.stop();
-    console.log(`[sim] churn stopped after ${churn.stats.steps} changes; waiting for the controller`);
+    console.log(
+      `[sim] churn stopped after ${churn.stats.steps} changes; waiting for the controller`,
+    );
     for (let i = 0; i < 20 && !stop.signal.aborted; i++) {
       await sleepMs(step / 5, stop.signal);
       if (controller.idle && report(cluster).wrong.length === 0) break;
@@ -556,7 +581,8 @@ function isMainModule(): boolean {
   const meta = import.meta as ImportMeta & { main?: boolean };
   if (typeof meta.main === "boolean") return meta.main; // Deno, Bun, Node >= 24
   const argv1 = (globalThis as { process?: { argv?: string[] } }).process?.argv?.[1];
-  return argv1 !== undefined && decodeURIComponent(url.pathname).endsWith(argv1.replaceAll("\\", "/"));
+  return argv1 !== undefined &&
+    decodeURIComponent(url.pathname).endsWith(argv1.replaceAll("\\", "/"));
 }
 
 if (isMainModule()) {

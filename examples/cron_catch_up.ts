@@ -18,7 +18,8 @@
  *
  * Output: one line per change on stdout (`add default/web-1 rv=12`, with `initial` for the
  * first run's list and `final-state-unknown` for deletions inferred by a relist); progress on
- * stderr. Exit status 0 when caught up, 1 on error, 2 on timeout (progress is still saved).
+ * stderr. Exit status 0 when caught up (checkpoint saved), 1 on error, 2 on timeout (in both cases
+ * the checkpoint is left as it was: the next run starts from the same place).
  * @module
  */
 import { readFile, rename, writeFile } from "node:fs/promises";
@@ -49,20 +50,32 @@ function parseArgs(argv: string[]): Args {
   for (let i = 0; i < argv.length; i += 2) {
     const name = argv[i]!;
     const value = argv[i + 1];
-    if (!name.startsWith("--") || value === undefined) throw new TypeError(`expected --option value, got ${name}`);
+    if (!name.startsWith("--") || value === undefined) {
+      throw new TypeError(`expected --option value, got ${name}`);
+    }
     values.set(name.slice(2), value);
   }
   const known = ["state", "server", "token", "namespace", "resource", "timeout"];
   for (const name of values.keys()) {
-    if (!known.includes(name)) throw new TypeError(`unknown option --${name} (known: --${known.join(", --")})`);
+    if (!known.includes(name)) {
+      throw new TypeError(`unknown option --${name} (known: --${known.join(", --")})`);
+    }
   }
   const state = values.get("state");
-  if (state === undefined) throw new TypeError("--state FILE is required (where the checkpoint is kept)");
+  if (state === undefined) {
+    throw new TypeError("--state FILE is required (where the checkpoint is kept)");
+  }
   const resourceName = values.get("resource") ?? "pods";
   const resource = RESOURCES[resourceName];
-  if (resource === undefined) throw new TypeError(`--resource must be one of ${Object.keys(RESOURCES).join(", ")}`);
+  if (resource === undefined) {
+    throw new TypeError(`--resource must be one of ${Object.keys(RESOURCES).join(", ")}`);
+  }
   const timeout = Number(values.get("timeout") ?? 300);
-  if (!(timeout > 0)) throw new RangeError(`--timeout must be a positive number of seconds, got ${values.get("timeout")}`);
+  if (!(timeout > 0)) {
+    throw new RangeError(
+      `--timeout must be a positive number of seconds, got ${values.get("timeout")}`,
+    );
+  }
   return {
     state,
     server: values.get("server"),
@@ -97,13 +110,20 @@ async function saveCheckpoint(path: string, cp: InformerCheckpoint): Promise<voi
  * saved checkpoint's resource version and then one round further, so each run sees one new round
  * of changes, as if time had passed since the last run.
  */
-function simulatedCluster(resource: ResourceDescriptor, saved: InformerCheckpoint | undefined): SimulatedCluster {
+function simulatedCluster(
+  resource: ResourceDescriptor,
+  saved: InformerCheckpoint | undefined,
+): SimulatedCluster {
   const cluster = new SimulatedCluster({ seed: 2024 });
   if (resource === pods) cluster.seed(pods, 6, (i) => podFixture(i, { namespace: "default" }));
   else cluster.seed(resource, 6);
   const round = (): void => void cluster.churn(4, { resource, namespaces: ["default"] });
   round();
-  while (saved !== undefined && (compareResourceVersions(cluster.resourceVersion, saved.resourceVersion) ?? 1) <= 0) {
+  // (A checkpoint from a real cluster has a far larger resourceVersion: give up after a while and
+  // let the informer find out the server does not know it.)
+  for (let rounds = 1; saved !== undefined && rounds < 1_000; rounds++) {
+    const cmp = compareResourceVersions(cluster.resourceVersion, saved.resourceVersion);
+    if (cmp === undefined || cmp > 0) break;
     round();
   }
   return cluster;
@@ -148,7 +168,11 @@ async function main(): Promise<number> {
     saved = undefined;
     informer = createInformer(client, options);
   }
-  console.error(saved ? `resuming at resourceVersion ${saved.resourceVersion}` : "no checkpoint: listing everything");
+  console.error(
+    saved
+      ? `resuming at resourceVersion ${saved.resourceVersion}`
+      : "no checkpoint: listing everything",
+  );
 
   const timeout = AbortSignal.timeout(args.timeoutMs);
   // The listener is made before the informer starts: no event can slip past it.
@@ -166,27 +190,27 @@ async function main(): Promise<number> {
   } catch (error) {
     failure = error;
   }
-  let status = 0;
-  // Checkpoint right as the iteration ends, before anything else can be applied to the cache.
-  const checkpoint = informer.hasSynced() && failure === undefined
-    ? informer.checkpoint({ includeObjects: true })
-    : undefined;
+  // Checkpoint right as the iteration ends, before the informer can apply more to its cache. Only
+  // a complete run moves the checkpoint: after a timeout or an error the next run starts from the
+  // same place and may see some changes again, but never misses one (at-least-once).
+  const complete = failure === undefined && !timeout.aborted;
+  const checkpoint = complete ? informer.checkpoint({ includeObjects: true }) : undefined;
   await informer.stop();
   simulated?.close();
-  if (failure !== undefined) {
-    console.error(`catch-up failed: ${String(failure)}`);
-    status = 1;
-  } else if (timeout.aborted) {
-    console.error(`timed out after ${args.timeoutMs / 1000} s; saving the progress made`);
-    status = 2;
-  }
-  if (checkpoint !== undefined) {
-    await saveCheckpoint(args.state, checkpoint);
+  if (checkpoint === undefined) {
     console.error(
-      `${handled} change(s); caught up at resourceVersion ${checkpoint.resourceVersion}, saved to ${args.state}`,
+      failure !== undefined
+        ? `catch-up failed: ${String(failure)}`
+        : `timed out after ${args.timeoutMs / 1000} s`,
     );
+    console.error(`${handled} change(s) handled; ${args.state} not updated`);
+    return failure !== undefined ? 1 : 2;
   }
-  return status;
+  await saveCheckpoint(args.state, checkpoint);
+  console.error(
+    `${handled} change(s); caught up at resourceVersion ${checkpoint.resourceVersion}, saved to ${args.state}`,
+  );
+  return 0;
 }
 
 if ((import.meta as ImportMeta & { main?: boolean }).main) {

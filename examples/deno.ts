@@ -93,7 +93,7 @@ const onSigint = (): void => stop.abort(new Error("interrupted"));
 Deno.addSignalListener("SIGINT", onSigint);
 const timer = setTimeout(() => stop.abort(new Error("time limit")), args.seconds * 1000);
 
-// No --server: simulate a cluster here, served over HTTP like a real one, with some churn.
+// No --server: simulate a cluster here, served over HTTP like a real one.
 let cluster: SimulatedCluster | undefined;
 let served: { url: string; close(): Promise<void> } | undefined;
 let server = args.server;
@@ -102,15 +102,19 @@ if (server === undefined) {
   cluster.seed(configmaps, 3, (i) => configMapFixture(i, { namespace: "default" }));
   served = await serve(cluster.fetch, { hostname: "127.0.0.1", port: 0 });
   server = served.url;
-  cluster.startChurn({ resource: configmaps, ratePerSecond: args.rate, signal: stop.signal });
 }
-console.log(`kinformer on Deno ${Deno.version.deno}: ${cluster ? "simulated cluster" : "API server"} at ${server}`);
+console.log(
+  `kinformer on Deno ${Deno.version.deno}: ${
+    cluster ? "simulated cluster" : "API server"
+  } at ${server}`,
+);
 
 const client = new KubeClient({ server, token: args.token });
 const informer = createInformer(client, {
   resource: configmaps,
   namespace: args.namespace,
-  onError: (error, ctx) => console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
+  onError: (error, ctx) =>
+    console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
 });
 informer.start();
 let synced = false;
@@ -120,6 +124,8 @@ try {
     if (ev.type === "synced") {
       synced = true;
       console.log(`SYNCED ${informer.store.list().length} objects`);
+      // The simulated cluster starts changing once the informer has its initial state.
+      cluster?.startChurn({ resource: configmaps, ratePerSecond: args.rate, signal: stop.signal });
       continue;
     }
     console.log(describe(ev));

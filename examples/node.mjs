@@ -7,8 +7,8 @@
 //   node node.mjs --events 5                                # in-process simulated cluster
 //   node node.mjs --server http://127.0.0.1:8001           # a real cluster via `kubectl proxy`
 //
-// From this repository: `node scripts/build.mjs` builds dist/; with package.json's `exports`
-// pointing into dist/, `node examples/node.mjs` resolves the package by its own name.
+// From this repository: `npm run build` (dist/), then `node examples/node.mjs`: package.json's
+// `exports` point into dist/, so Node resolves the package by its own name.
 //
 // Flags: --server URL (default: a simulated cluster in this process, handed to the client as
 // its `fetch`), --token TOKEN, --namespace NS (default: all), --events N (stop after N changes
@@ -56,24 +56,28 @@ const onSigint = () => stop.abort(new Error("interrupted"));
 process.once("SIGINT", onSigint);
 const timer = setTimeout(() => stop.abort(new Error("time limit")), seconds * 1000);
 
-// No --server: simulate a cluster in this process, with some churn. The client calls its
+// No --server: simulate a cluster in this process. The client calls its
 // fetch handler directly (no HTTP), which is all a test of your own code needs.
 let client;
 let cluster;
 if (values.server === undefined) {
   cluster = new SimulatedCluster();
   cluster.seed(configmaps, 3, (i) => configMapFixture(i, { namespace: "default" }));
-  cluster.startChurn({ resource: configmaps, ratePerSecond: rate, signal: stop.signal });
   client = new KubeClient({ server: "http://simulated.cluster", fetch: cluster.fetch });
 } else {
   client = new KubeClient({ server: values.server, token: values.token });
 }
-console.log(`kinformer on Node ${process.version}: ${cluster ? "simulated cluster" : "API server"} at ${client.server}`);
+console.log(
+  `kinformer on Node ${process.version}: ${
+    cluster ? "simulated cluster" : "API server"
+  } at ${client.server}`,
+);
 
 const informer = createInformer(client, {
   resource: configmaps,
   namespace: values.namespace,
-  onError: (error, ctx) => console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
+  onError: (error, ctx) =>
+    console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
 });
 informer.start();
 let synced = false;
@@ -83,6 +87,8 @@ try {
     if (ev.type === "synced") {
       synced = true;
       console.log(`SYNCED ${informer.store.list().length} objects`);
+      // The simulated cluster starts changing once the informer has its initial state.
+      cluster?.startChurn({ resource: configmaps, ratePerSecond: rate, signal: stop.signal });
       continue;
     }
     console.log(describe(ev));

@@ -13,7 +13,7 @@
  *
  * As a library:
  *
- * ```ts
+ * ```ts ignore
  * import { prometheusMetrics } from "./prometheus_metrics.ts";
  * const prom = prometheusMetrics({ labels: { resource: "pods" }, health: () => informer.health() });
  * const informer = createInformer(client, { resource: pods, metrics: prom.metrics });
@@ -82,7 +82,9 @@ const STATES: readonly ReflectorState[] = ["idle", "listing", "watching", "backi
 export function prometheusMetrics(options: PrometheusMetricsOptions = {}): PrometheusMetrics {
   const prefix = options.prefix ?? "kinformer_";
   if (typeof prefix !== "string" || !METRIC_NAME.test(prefix + "x")) {
-    throw new TypeError(`prefix must start a valid Prometheus metric name, got ${JSON.stringify(prefix)}`);
+    throw new TypeError(
+      `prefix must start a valid Prometheus metric name, got ${JSON.stringify(prefix)}`,
+    );
   }
   const constant = { ...options.labels };
   for (const [name, value] of Object.entries(constant)) {
@@ -143,15 +145,27 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     out.sample("list_items", listItems);
     out.family("list_pages_total", "counter", "LIST pages fetched by completed list rounds.");
     out.sample("list_pages_total", listPages);
-    out.family("watch_events_total", "counter", "Watch events received, by type (bookmarks included).");
+    out.family(
+      "watch_events_total",
+      "counter",
+      "Watch events received, by type (bookmarks included).",
+    );
     for (const [type, n] of watchEvents) out.sample("watch_events_total", n, { type });
-    out.family("relists_total", "counter", "Lists that replaced an earlier state (after 410 Gone, or after resuming).");
+    out.family(
+      "relists_total",
+      "counter",
+      "Lists that replaced an earlier state (after 410 Gone, or after resuming).",
+    );
     out.sample("relists_total", relists);
     out.family("reconnects_total", "counter", "Watches reopened, by why the previous one ended.");
     for (const [kind, n] of [...reconnects].sort()) out.sample("reconnects_total", n, { kind });
     out.family("decode_errors_total", "counter", "Watch lines that could not be decoded.");
     out.sample("decode_errors_total", decodeErrors);
-    out.family("listener_backlog_max", "gauge", "Largest listener backlog after the last batch of events.");
+    out.family(
+      "listener_backlog_max",
+      "gauge",
+      "Largest listener backlog after the last batch of events.",
+    );
     out.sample("listener_backlog_max", backlogMax);
     if (health !== undefined) renderHealth(out, health());
     return out.text();
@@ -162,7 +176,10 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
       return new Response("method not allowed\n", { status: 405, headers: { Allow: "GET, HEAD" } });
     }
     const body = request.method === "HEAD" ? null : render();
-    return new Response(body, { status: 200, headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE } });
+    return new Response(body, {
+      status: 200,
+      headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE },
+    });
   };
 
   return { metrics, handler, render };
@@ -177,19 +194,35 @@ function renderHealth(out: Exposition, h: InformerHealth): void {
   out.sample("stalled", h.stalled ? 1 : 0);
   out.family("objects", "gauge", "Objects in the cache.");
   out.sample("objects", h.objects);
-  out.family("last_event_timestamp_seconds", "gauge", "When the last watch event arrived (Unix time).");
+  out.family(
+    "last_event_timestamp_seconds",
+    "gauge",
+    "When the last watch event arrived (Unix time).",
+  );
   if (h.lastEventAt !== undefined) out.sample("last_event_timestamp_seconds", h.lastEventAt / 1000);
-  out.family("last_bookmark_timestamp_seconds", "gauge", "When the last bookmark arrived (Unix time).");
-  if (h.lastBookmarkAt !== undefined) out.sample("last_bookmark_timestamp_seconds", h.lastBookmarkAt / 1000);
+  out.family(
+    "last_bookmark_timestamp_seconds",
+    "gauge",
+    "When the last bookmark arrived (Unix time).",
+  );
+  if (h.lastBookmarkAt !== undefined) {
+    out.sample("last_bookmark_timestamp_seconds", h.lastBookmarkAt / 1000);
+  }
   out.family("watch_restarts_total", "counter", "Watches opened after the first one.");
   out.sample("watch_restarts_total", h.watchRestarts);
   out.family("errors_total", "counter", "Errors, by kind.");
-  for (const [kind, n] of Object.entries(h.errors).sort()) out.sample("errors_total", n ?? 0, { kind });
+  for (const [kind, n] of Object.entries(h.errors).sort()) {
+    out.sample("errors_total", n ?? 0, { kind });
+  }
   out.family("last_error_timestamp_seconds", "gauge", "When the last error happened (Unix time).");
   if (h.lastError !== undefined) out.sample("last_error_timestamp_seconds", h.lastError.at / 1000);
   out.family("listeners", "gauge", "Listeners (event handlers and events() iterators).");
   out.sample("listeners", h.listeners.length);
-  out.family("listener_backlog_high_water", "gauge", "Largest backlog any current listener ever had.");
+  out.family(
+    "listener_backlog_high_water",
+    "gauge",
+    "Largest backlog any current listener ever had.",
+  );
   out.sample("listener_backlog_high_water", Math.max(0, ...h.listeners.map((l) => l.highWater)));
 }
 
@@ -201,7 +234,9 @@ class Exposition {
 
   constructor(prefix: string, constant: Record<string, string>) {
     this.#prefix = prefix;
-    this.#constant = Object.entries(constant).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(",");
+    this.#constant = Object.entries(constant).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(
+      ",",
+    );
   }
 
   family(name: string, type: "counter" | "gauge" | "summary", help: string): void {
@@ -239,13 +274,23 @@ interface Runtimes {
   Deno?: {
     args: string[];
     serve(
-      options: { port: number; hostname: string; onListen(addr: { hostname: string; port: number }): void },
+      options: {
+        port: number;
+        hostname: string;
+        onListen(addr: { hostname: string; port: number }): void;
+      },
       handler: (request: Request) => Response | Promise<Response>,
     ): unknown;
   };
   Bun?: {
     argv: string[];
-    serve(options: { port: number; hostname: string; fetch(request: Request): Response | Promise<Response> }): {
+    serve(
+      options: {
+        port: number;
+        hostname: string;
+        fetch(request: Request): Response | Promise<Response>;
+      },
+    ): {
       port: number;
     };
   };
@@ -293,12 +338,18 @@ async function main(): Promise<void> {
   };
   const hostname = "127.0.0.1";
   if (rt.Deno !== undefined) {
-    rt.Deno.serve({ port, hostname, onListen: (a) => console.log(`metrics on http://${a.hostname}:${a.port}/metrics`) }, route);
+    rt.Deno.serve({
+      port,
+      hostname,
+      onListen: (a) => console.log(`metrics on http://${a.hostname}:${a.port}/metrics`),
+    }, route);
   } else if (rt.Bun !== undefined) {
     const s = rt.Bun.serve({ port, hostname, fetch: route });
     console.log(`metrics on http://${hostname}:${s.port}/metrics`);
   } else {
-    throw new Error("run this with Deno or Bun (or import prometheusMetrics and serve it yourself)");
+    throw new Error(
+      "run this with Deno or Bun (or import prometheusMetrics and serve it yourself)",
+    );
   }
   await informer.waitForSync();
   console.log(`synced: ${informer.store.size} pods`);

@@ -72,6 +72,12 @@ if (!skipChecks) {
   const lint = await run(bin("deno"), ["lint", "--quiet"], { capture: false });
   checksOk = check.code === 0 && lint.code === 0;
   results.push({ name: "deno check + lint", passed: checksOk ? 2 : 0, failed: checksOk ? 0 : 1, ok: checksOk, seconds: elapsed(t0) });
+  // Every JSDoc @example is a test: type-checked and run (what JSR shows users must work).
+  const t1 = performance.now();
+  console.log(`\n=== deno test --doc (JSDoc @examples)`);
+  const doc = await run(bin("deno"), ["test", "--doc", "-A", "--parallel", "mod.ts", "src/"]);
+  const dm = [...doc.out.matchAll(/(?:ok|FAILED) \| (\d+) passed \| (\d+) failed/g)].at(-1);
+  record("deno doc examples", dm ? Number(dm[1]) : 0, dm ? Number(dm[2]) : 1, doc.code, elapsed(t1));
 }
 
 if (runtimes.includes("deno")) {

@@ -117,13 +117,20 @@ export class ChildHandle {
    * Resolves with the first match of `pattern` in stdout (`"stdout"`) or fd 3 (`"control"`);
    * rejects if the child exits without printing it.
    */
-  async waitFor(pattern: RegExp, where: "stdout" | "control" = "stdout"): Promise<RegExpMatchArray> {
+  async waitFor(
+    pattern: RegExp,
+    where: "stdout" | "control" = "stdout",
+  ): Promise<RegExpMatchArray> {
     for (;;) {
       const text = where === "stdout" ? this.#stdout : this.#control;
       const match = text.match(pattern);
       if (match !== null) return match;
       if (this.#exit !== undefined) {
-        throw new Error(`${this.command} exited (${JSON.stringify(this.#exit)}) before printing ${pattern}\n${this.output}`);
+        throw new Error(
+          `${this.command} exited (${
+            JSON.stringify(this.#exit)
+          }) before printing ${pattern}\n${this.output}`,
+        );
       }
       await new Promise<void>((resolve) => {
         const wake = (): void => {
@@ -152,7 +159,11 @@ export class ChildHandle {
 }
 
 /** Starts a child process. */
-export function startProcess(command: string, args: readonly string[], options?: StartOptions): ChildHandle {
+export function startProcess(
+  command: string,
+  args: readonly string[],
+  options?: StartOptions,
+): ChildHandle {
   return new ChildHandle(command, args, options);
 }
 
@@ -185,7 +196,11 @@ export async function withTempDir<T>(prefix: string, fn: (dir: string) => Promis
  * Bundles `entry` (relative to the repository) into `outfile` with the esbuild CLI: one ESM
  * file for Workers or browsers, nothing external.
  */
-export async function bundle(entry: string, outfile: string, platform: "browser" | "neutral"): Promise<void> {
+export async function bundle(
+  entry: string,
+  outfile: string,
+  platform: "browser" | "neutral",
+): Promise<void> {
   const result = await runProcess(bin("esbuild"), [
     join(ROOT, entry),
     "--bundle",
@@ -203,7 +218,11 @@ export async function bundle(entry: string, outfile: string, platform: "browser"
  * `limitMs`. For state that another process changes (a connection it closes), where no event
  * tells this one; the limit bounds the test, it is not a timing assertion.
  */
-export async function eventually(condition: () => boolean, what: string, limitMs = 5_000): Promise<void> {
+export async function eventually(
+  condition: () => boolean,
+  what: string,
+  limitMs = 5_000,
+): Promise<void> {
   for (let waited = 0; !condition(); waited += 10) {
     if (waited >= limitMs) throw new Error(`still not true after ${limitMs} ms: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 10));

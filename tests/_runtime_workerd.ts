@@ -64,7 +64,10 @@ function binding(b: Binding): string {
  * only (`allow = ["local"]`; the default `internet` service refuses private and local
  * addresses), and one HTTP socket on 127.0.0.1, port 0, for the first Worker.
  */
-export function workerdConfig(workers: readonly WorkerSpec[], compatibilityDate = "2025-01-01"): string {
+export function workerdConfig(
+  workers: readonly WorkerSpec[],
+  compatibilityDate = "2025-01-01",
+): string {
   const entry = workers[0];
   if (entry === undefined) throw new TypeError("at least one worker is needed");
   const services = workers.map((w, i) => `    (name = ${str(w.name)}, worker = .w${i}),`);

@@ -15,8 +15,12 @@ import { bundle, ROOT, withTempDir } from "./_runtime_process.ts";
 const CHROMIUM = "/usr/bin/chromium";
 
 function skipReason(): string | undefined {
-  if (!existsSync(CHROMIUM)) return `chromium is not installed (${CHROMIUM} not found; apt-get install chromium)`;
-  if (!existsSync(join(ROOT, "node_modules", "playwright-core"))) return "playwright-core is not installed";
+  if (!existsSync(CHROMIUM)) {
+    return `chromium is not installed (${CHROMIUM} not found; apt-get install chromium)`;
+  }
+  if (!existsSync(join(ROOT, "node_modules", "playwright-core"))) {
+    return "playwright-core is not installed";
+  }
   return undefined;
 }
 const skip = skipReason();
@@ -56,72 +60,85 @@ interface PageLike {
 }
 
 describe(`browsers: headless Chromium (test process: ${runtime})`, () => {
-  test("a Web Worker's informer syncs from a cross-origin API server and posts live changes to the page", {
-    skip,
-    timeout: 20_000,
-  }, async () => {
-    await withTempDir("browser", async (dir) => {
-      const site = join(dir, "site");
-      const profile = join(dir, "profile");
-      await mkdir(site);
-      await mkdir(profile);
-      await bundle("examples/browser/worker.ts", join(site, "worker.js"), "browser");
-      await copyFile(join(ROOT, "examples", "browser", "index.html"), join(site, "index.html"));
+  test(
+    "a Web Worker's informer syncs from a cross-origin API server and posts live changes to the page",
+    {
+      skip,
+      timeout: 20_000,
+    },
+    async () => {
+      await withTempDir("browser", async (dir) => {
+        const site = join(dir, "site");
+        const profile = join(dir, "profile");
+        await mkdir(site);
+        await mkdir(profile);
+        await bundle("examples/browser/worker.ts", join(site, "worker.js"), "browser");
+        await copyFile(join(ROOT, "examples", "browser", "index.html"), join(site, "index.html"));
 
-      const cluster = new SimulatedCluster();
-      let api: ServedHandle | undefined;
-      let pages: ServedHandle | undefined;
-      let context: BrowserContextLike | undefined;
-      const problems: string[] = [];
-      try {
-        cluster.create(configmaps, { metadata: { namespace: "default", name: "a" } });
-        cluster.create(configmaps, { metadata: { namespace: "default", name: "b" } });
-        cluster.create(configmaps, { metadata: { namespace: "other", name: "elsewhere" } });
-        api = await serveHandler(cluster.fetch);
-        pages = await serveHandler(staticFiles(site));
-        assert.notEqual(new URL(api.url).origin, new URL(pages.url).origin, "two origins");
+        const cluster = new SimulatedCluster();
+        let api: ServedHandle | undefined;
+        let pages: ServedHandle | undefined;
+        let context: BrowserContextLike | undefined;
+        const problems: string[] = [];
+        try {
+          cluster.create(configmaps, { metadata: { namespace: "default", name: "a" } });
+          cluster.create(configmaps, { metadata: { namespace: "default", name: "b" } });
+          cluster.create(configmaps, { metadata: { namespace: "other", name: "elsewhere" } });
+          api = await serveHandler(cluster.fetch);
+          pages = await serveHandler(staticFiles(site));
+          assert.notEqual(new URL(api.url).origin, new URL(pages.url).origin, "two origins");
 
-        const { chromium } = await import("playwright-core");
-        context = await chromium.launchPersistentContext(profile, {
-          executablePath: CHROMIUM,
-          headless: true,
-          args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        }) as unknown as BrowserContextLike;
-        const page = await context.newPage();
-        page.on("console", (m) => {
-          if (m.type() === "error") problems.push(`console: ${m.text()}`);
-        });
-        page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+          const { chromium } = await import("playwright-core");
+          context = await chromium.launchPersistentContext(profile, {
+            executablePath: CHROMIUM,
+            headless: true,
+            args: [
+              "--headless",
+              "--no-sandbox",
+              "--disable-gpu",
+              "--disable-background-networking",
+            ],
+          }) as unknown as BrowserContextLike;
+          const page = await context.newPage();
+          page.on("console", (m) => {
+            if (m.type() === "error") problems.push(`console: ${m.text()}`);
+          });
+          page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
 
-        const query = new URLSearchParams({ server: api.url, namespace: "default" });
-        await page.goto(`${pages.url}/index.html?${query}`);
-        await page.waitForFunction(`document.body.dataset.synced === "true"`, undefined, { timeout: 10_000 });
+          const query = new URLSearchParams({ server: api.url, namespace: "default" });
+          await page.goto(`${pages.url}/index.html?${query}`);
+          await page.waitForFunction(`document.body.dataset.synced === "true"`, undefined, {
+            timeout: 10_000,
+          });
 
-        cluster.create(configmaps, { metadata: { namespace: "default", name: "c" } });
-        cluster.patch(configmaps, { namespace: "default", name: "a" }, { data: { v: "2" } });
-        cluster.delete(configmaps, { namespace: "default", name: "b" });
-        cluster.create(configmaps, { metadata: { namespace: "other", name: "not-followed" } });
-        await page.waitForFunction(`Number(document.body.dataset.changes) >= 3`, undefined, { timeout: 10_000 });
+          cluster.create(configmaps, { metadata: { namespace: "default", name: "c" } });
+          cluster.patch(configmaps, { namespace: "default", name: "a" }, { data: { v: "2" } });
+          cluster.delete(configmaps, { namespace: "default", name: "b" });
+          cluster.create(configmaps, { metadata: { namespace: "other", name: "not-followed" } });
+          await page.waitForFunction(`Number(document.body.dataset.changes) >= 3`, undefined, {
+            timeout: 10_000,
+          });
 
-        const log = (await page.textContent("#log") ?? "").trim().split("\n");
-        assert.deepEqual(log, [
-          "ADD default/a (initial)",
-          "ADD default/b (initial)",
-          "SYNCED 2 objects",
-          "ADD default/c",
-          "UPDATE default/a",
-          "DELETE default/b",
-        ], problems.join("\n"));
-        assert.deepEqual(problems, []);
-        const verbs = cluster.requests.map((r) => r.verb);
-        assert.deepEqual(verbs.slice(0, 2), ["list", "watch"]);
-        assert.ok(cluster.requests.every((r) => r.namespace === "default"));
-      } finally {
-        await context?.close();
-        cluster.close();
-        await pages?.close();
-        await api?.close();
-      }
-    });
-  });
+          const log = (await page.textContent("#log") ?? "").trim().split("\n");
+          assert.deepEqual(log, [
+            "ADD default/a (initial)",
+            "ADD default/b (initial)",
+            "SYNCED 2 objects",
+            "ADD default/c",
+            "UPDATE default/a",
+            "DELETE default/b",
+          ], problems.join("\n"));
+          assert.deepEqual(problems, []);
+          const verbs = cluster.requests.map((r) => r.verb);
+          assert.deepEqual(verbs.slice(0, 2), ["list", "watch"]);
+          assert.ok(cluster.requests.every((r) => r.namespace === "default"));
+        } finally {
+          await context?.close();
+          cluster.close();
+          await pages?.close();
+          await api?.close();
+        }
+      });
+    },
+  );
 });

@@ -86,7 +86,9 @@ function gatedFetch(cluster: SimulatedCluster): {
     fetch: async (request) => {
       const url = new URL(request.url);
       const held = waiting;
-      if (held !== undefined && url.pathname.endsWith("/configmaps") && url.searchParams.has("watch")) {
+      if (
+        held !== undefined && url.pathname.endsWith("/configmaps") && url.searchParams.has("watch")
+      ) {
         await new Promise<void>((resolve, reject) => {
           const onAbort = (): void => reject(request.signal.reason);
           request.signal.addEventListener("abort", onAbort, { once: true });
@@ -127,7 +129,10 @@ function setup(
   const clock = new ManualClock(0);
   const cluster = new SimulatedCluster({ clock, seed });
   prepare(cluster);
-  const client = new KubeClient({ server: "http://sim.test", fetch: fetch?.(cluster) ?? cluster.fetch });
+  const client = new KubeClient({
+    server: "http://sim.test",
+    fetch: fetch?.(cluster) ?? cluster.fetch,
+  });
   const stop = new AbortController();
   const logs: string[] = [];
   const controller = startPodIndexController({
@@ -170,23 +175,26 @@ describe("example pod-index controller", () => {
     const { clock, cluster, controller } = env;
     try {
       await quiesce(clock, cluster, controller);
-      assert.deepEqual(managedIndexes(cluster), new Map([
-        ["alpha", { pods: "a-1,a-2,a-3", count: "3" }],
-        ["beta", { pods: "b-1,b-2", count: "2" }],
-        ["gamma", { pods: "g-1", count: "1" }],
-      ]));
+      assert.deepEqual(
+        managedIndexes(cluster),
+        new Map([
+          ["alpha", { pods: "a-1,a-2,a-3", count: "3" }],
+          ["beta", { pods: "b-1,b-2", count: "2" }],
+          ["gamma", { pods: "g-1", count: "1" }],
+        ]),
+      );
       assert.equal(controller.stats.created, 3);
       assert.equal(controller.stats.deleted, 1);
 
       // Churn pods in four namespaces (one new) while faults hit lists, watches and writes.
-      const churn = cluster.startChurn({
+      const churnOptions = {
         resource: pods,
         namespaces: ["alpha", "beta", "gamma", "epsilon"],
-        ratePerSecond: 40,
-        mix: { create: 2, update: 1, delete: 2, recreate: 1, labelFlip: 1 },
-      });
+        mix: { create: 3, update: 1, delete: 2, recreate: 1, labelFlip: 1 },
+      };
+      const churned = { steps: 0, create: 0, update: 0, delete: 0, recreate: 0, labelFlip: 0 };
       const faults = cluster.faults;
-      const timeline: Array<[number, () => void]> = [
+      const timeline = new Map<number, () => void>([
         [500, () => faults.chunkBodies({ maxChunkBytes: 64 })],
         [1_000, () => {
           faults.failNext(2, { verb: "update", status: 500 });
@@ -205,23 +213,18 @@ describe("example pod-index controller", () => {
           }
         }],
         [3_500, () => faults.dropWatches()],
-      ];
-      let at = 0;
-      for (const [when, inject] of timeline) {
-        while (at < when) {
-          await clock.advance(100);
-          at += 100;
-        }
-        inject();
-      }
-      while (at < 5_000) {
+      ]);
+      for (let at = 0; at < 5_000; at += 100) {
+        timeline.get(at)?.();
+        // 4 changes per 100 ms of cluster time: 40 per second.
+        const stats = cluster.churn(at === 3_000 ? 0 : 4, churnOptions);
+        for (const k of Object.keys(churned) as (keyof typeof churned)[]) churned[k] += stats[k];
         await clock.advance(100);
-        at += 100;
       }
-      churn.stop();
       faults.reset();
-      assert.ok(churn.stats.steps >= 150, `churn ran (${churn.stats.steps} steps)`);
-      assert.ok(churn.stats.recreate > 0 && churn.stats.labelFlip > 0 && churn.stats.delete > 0);
+      assert.equal(churned.steps, 196);
+      assert.ok(churned.create > 0 && churned.delete > 0);
+      assert.ok(churned.recreate > 0 && churned.labelFlip > 0 && churned.update > 0);
 
       await quiesce(clock, cluster, controller);
 
@@ -284,7 +287,10 @@ describe("example pod-index controller", () => {
 
       gate.fetch.open(); // the cache catches up; the next retry succeeds
       await quiesce(clock, cluster, controller);
-      assert.deepEqual(managedIndexes(cluster), new Map([["alpha", { pods: "a-1,a-2,a-3", count: "3" }]]));
+      assert.deepEqual(
+        managedIndexes(cluster),
+        new Map([["alpha", { pods: "a-1,a-2,a-3", count: "3" }]]),
+      );
       assert.equal(controller.failing.size, 0);
     } finally {
       gate.fetch.open();

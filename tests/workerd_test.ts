@@ -4,9 +4,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import process from "node:process";
 import { configmaps } from "../src/client/resource.ts";
 import type { KubeObject } from "../src/client/types.ts";
-import { SimulatedCluster, type SimulatedClusterOptions } from "../src/testing/simulated_cluster.ts";
+import {
+  SimulatedCluster,
+  type SimulatedClusterOptions,
+} from "../src/testing/simulated_cluster.ts";
 import type { ServedHandle } from "../src/testing/_serve_common.ts";
 import type { WatchReport } from "../examples/worker/worker.ts";
 import type { CatchUpReport } from "../examples/worker/checkpoint_worker.ts";
@@ -59,6 +63,37 @@ function seen(cluster: SimulatedCluster): string[] {
   });
 }
 
+/** Bundles the checkpoint Worker with an in-memory KV namespace and starts it in workerd. */
+async function startCheckpointWorker(dir: string, server: string): Promise<Workerd> {
+  await bundle(
+    "examples/worker/checkpoint_worker.ts",
+    join(dir, "checkpoint_worker.js"),
+    "neutral",
+  );
+  await writeFile(join(dir, "kv.js"), MEMORY_KV_MODULE);
+  return await startWorkerd(
+    dir,
+    workerdConfig([
+      {
+        name: "main",
+        module: "checkpoint_worker.js",
+        bindings: [
+          { name: "KUBE_SERVER", text: server },
+          { name: "KUBE_NAMESPACE", text: "default" },
+          { name: "CHECKPOINTS", kvNamespace: "kv" },
+          { name: "CATCH_UP_TIMEOUT_MS", text: "10000" },
+        ],
+      },
+      { name: "kv", module: "kv.js" },
+    ]),
+  );
+}
+
+/** `POST /run` on the checkpoint Worker. */
+function runCatchUp(workerd: Workerd, query = ""): Promise<CatchUpReport> {
+  return postJson(`${workerd.url}/run${query}`, { method: "POST" });
+}
+
 describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
   test("a Worker's informer lists, syncs and receives the live events of its own writes", {
     skip,
@@ -73,11 +108,14 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
         cluster.create(configmaps, configMap("other", "elsewhere"));
         const listedAt = cluster.resourceVersion;
         await bundle("examples/worker/worker.ts", join(dir, "worker.js"), "neutral");
-        workerd = await startWorkerd(dir, workerdConfig([{
-          name: "main",
-          module: "worker.js",
-          bindings: [{ name: "KUBE_SERVER", text: server.url }],
-        }]));
+        workerd = await startWorkerd(
+          dir,
+          workerdConfig([{
+            name: "main",
+            module: "worker.js",
+            bindings: [{ name: "KUBE_SERVER", text: server.url }],
+          }]),
+        );
 
         const report = await postJson<WatchReport>(
           `${workerd.url}/?namespace=default&create=3&events=3&timeoutMs=15000`,
@@ -92,12 +130,16 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
         assert.equal(report.watchEvents, 3);
         const listRv = cluster.requests.find((r) => r.verb === "list")?.query;
         assert.deepEqual(listRv, { limit: "500", resourceVersion: "0" });
-        assert.deepEqual(seen(cluster), [
+        // One LIST, then the watch from its version (opened while the Worker writes, so the
+        // creates may come before or after it: they are newer than the list either way).
+        const requests = seen(cluster);
+        assert.equal(requests[0], "list limit=500");
+        assert.deepEqual([...requests].sort(), [
+          "create",
+          "create",
+          "create",
           "list limit=500",
           `watch from ${listedAt}`,
-          "create",
-          "create",
-          "create",
         ]);
         assert.ok(
           cluster.requests.every((r) => r.namespace === "default"),
@@ -125,25 +167,10 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
       try {
         const { cluster, server } = sim;
         for (const name of ["a", "b", "c"]) cluster.create(configmaps, configMap("default", name));
-        await bundle("examples/worker/checkpoint_worker.ts", join(dir, "checkpoint_worker.js"), "neutral");
-        await writeFile(join(dir, "kv.js"), MEMORY_KV_MODULE);
-        workerd = await startWorkerd(dir, workerdConfig([
-          {
-            name: "main",
-            module: "checkpoint_worker.js",
-            bindings: [
-              { name: "KUBE_SERVER", text: server.url },
-              { name: "KUBE_NAMESPACE", text: "default" },
-              { name: "CHECKPOINTS", kvNamespace: "kv" },
-              { name: "CATCH_UP_TIMEOUT_MS", text: "10000" },
-            ],
-          },
-          { name: "kv", module: "kv.js" },
-        ]));
-        const run = (): Promise<CatchUpReport> => postJson(`${workerd!.url}/run`, { method: "POST" });
+        workerd = await startCheckpointWorker(dir, server.url);
 
         // First run: nothing stored yet, so it lists (and learns the current version).
-        const first = await run();
+        const first = await runCatchUp(workerd);
         assert.deepEqual(first.errors, []);
         assert.equal(first.resumed, false);
         assert.deepEqual(first.events, ["add default/a", "add default/b", "add default/c"]);
@@ -163,7 +190,7 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
         cluster.create(configmaps, configMap("other", "not-followed"));
 
         // Second run: resumes from the checkpoint; only the changes, and no full LIST.
-        const second = await run();
+        const second = await runCatchUp(workerd);
         assert.deepEqual(second.errors, []);
         assert.equal(second.resumed, true);
         assert.equal(second.fromResourceVersion, first.toResourceVersion);
@@ -180,7 +207,7 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
 
         // Third run, nothing changed in the namespace: nothing to process.
         cluster.clearRequests();
-        const third = await run();
+        const third = await runCatchUp(workerd);
         assert.equal(third.resumed, true);
         assert.deepEqual(third.events, []);
         assert.equal(third.complete, true);
@@ -203,33 +230,20 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
       try {
         const { cluster, server } = sim;
         for (const name of ["a", "b"]) cluster.create(configmaps, configMap("default", name));
-        await bundle("examples/worker/checkpoint_worker.ts", join(dir, "checkpoint_worker.js"), "neutral");
-        await writeFile(join(dir, "kv.js"), MEMORY_KV_MODULE);
-        workerd = await startWorkerd(dir, workerdConfig([
-          {
-            name: "main",
-            module: "checkpoint_worker.js",
-            bindings: [
-              { name: "KUBE_SERVER", text: server.url },
-              { name: "KUBE_NAMESPACE", text: "default" },
-              { name: "CHECKPOINTS", kvNamespace: "kv" },
-              { name: "CATCH_UP_TIMEOUT_MS", text: "10000" },
-            ],
-          },
-          { name: "kv", module: "kv.js" },
-        ]));
-        const run = (): Promise<CatchUpReport> => postJson(`${workerd!.url}/run`, { method: "POST" });
-        const first = await run();
+        workerd = await startCheckpointWorker(dir, server.url);
+        const first = await runCatchUp(workerd);
         assert.deepEqual(first.events, ["add default/a", "add default/b"]);
 
         // More changes than the server keeps: the saved version is gone (410 on the watch).
         cluster.delete(configmaps, { namespace: "default", name: "a" });
         for (let i = 0; i < 5; i++) {
-          cluster.patch(configmaps, { namespace: "default", name: "b" }, { data: { v: String(i) } });
+          cluster.patch(configmaps, { namespace: "default", name: "b" }, {
+            data: { v: String(i) },
+          });
         }
         cluster.create(configmaps, configMap("default", "c"));
 
-        const second = await run();
+        const second = await runCatchUp(workerd);
         assert.equal(second.resumed, true);
         assert.equal(second.complete, true);
         assert.equal(second.lists, 1, "relisted once");
@@ -245,4 +259,48 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
       }
     });
   });
+  test(
+    "a catch-up run that misses its deadline keeps the old checkpoint; the next run processes those changes",
+    {
+      skip,
+      timeout: 20_000,
+    },
+    async () => {
+      await withTempDir("workerd-deadline", async (dir) => {
+        const sim = await servedCluster({ bookmarkIntervalMs: 200 });
+        let workerd: Workerd | undefined;
+        try {
+          const { cluster, server } = sim;
+          for (const name of ["a", "b"]) cluster.create(configmaps, configMap("default", name));
+          workerd = await startCheckpointWorker(dir, server.url);
+          const first = await runCatchUp(workerd);
+          assert.deepEqual(first.events, ["add default/a", "add default/b"]);
+          assert.equal(first.complete, true);
+
+          cluster.create(configmaps, configMap("default", "c"));
+          cluster.faults.stall(); // the API server stops answering
+          const late = await runCatchUp(workerd, "?timeoutMs=300");
+          assert.equal(late.resumed, true);
+          assert.equal(late.complete, false);
+          assert.deepEqual(late.events, []);
+          assert.equal(late.toResourceVersion, null);
+          assert.deepEqual(
+            await postJson(`${workerd.url}/checkpoint`),
+            { resourceVersion: first.toResourceVersion, objects: 2 },
+            "the checkpoint stays as it was",
+          );
+
+          cluster.faults.resume();
+          const next = await runCatchUp(workerd);
+          assert.equal(next.fromResourceVersion, first.toResourceVersion);
+          assert.deepEqual(next.events, ["add default/c"]);
+          assert.equal(next.complete, true);
+          assert.equal(next.lists, 0);
+        } finally {
+          await workerd?.close();
+          await sim.close();
+        }
+      });
+    },
+  );
 });

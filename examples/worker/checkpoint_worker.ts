@@ -20,8 +20,8 @@
  * # wrangler secret put KUBE_TOKEN
  * ```
  *
- * `POST /run` runs the same job on demand and answers with its report (what the tests use);
- * `GET /checkpoint` shows the stored checkpoint's resource version and object count.
+ * `POST /run` runs the same job on demand and answers with its report (what the tests use;
+ * `?timeoutMs=` sets its deadline); `GET /checkpoint` shows the stored checkpoint's resource version and object count.
  *
  * How long a run takes: the newest resource version of a cluster is usually a change to some
  * other resource (resource versions are global), and then only the watch's next BOOKMARK
@@ -113,12 +113,20 @@ function checkpointKey(env: Env): string {
   return `kinformer/checkpoint/configmaps/${env.KUBE_NAMESPACE || "*"}`;
 }
 
+/** Options of {@linkcode catchUp}. */
+export interface CatchUpOptions {
+  /** Deadline of this run in ms. @default env.CATCH_UP_TIMEOUT_MS, else 90000 */
+  timeoutMs?: number | undefined;
+}
+
 /** One catch-up run: load checkpoint, resume, process changes until current, store checkpoint. */
-export async function catchUp(env: Env): Promise<CatchUpReport> {
+export async function catchUp(env: Env, options: CatchUpOptions = {}): Promise<CatchUpReport> {
   const namespace = env.KUBE_NAMESPACE || undefined;
   const key = checkpointKey(env);
-  const timeoutMs = Number(env.CATCH_UP_TIMEOUT_MS ?? "90000");
-  if (!(timeoutMs > 0)) throw new RangeError(`CATCH_UP_TIMEOUT_MS must be positive, got ${env.CATCH_UP_TIMEOUT_MS}`);
+  const timeoutMs = options.timeoutMs ?? Number(env.CATCH_UP_TIMEOUT_MS ?? "90000");
+  if (!(timeoutMs > 0)) {
+    throw new RangeError(`the catch-up timeout must be a positive number of ms, got ${timeoutMs}`);
+  }
 
   const saved = await env.CHECKPOINTS.get(key);
   const resumeFrom = saved === null ? undefined : JSON.parse(saved) as InformerCheckpoint;
@@ -169,19 +177,26 @@ export async function catchUp(env: Env): Promise<CatchUpReport> {
 
 export default {
   scheduled(_controller: ScheduledController, env: Env, ctx: ExecutionContext): void {
-    ctx.waitUntil(catchUp(env).then((report) => {
-      console.log(
-        `catch-up: ${report.events.length} changes, ${report.fromResourceVersion ?? "start"} -> ` +
-          `${report.toResourceVersion ?? "(not stored)"}, ${report.lists} lists`,
-      );
-    }));
+    ctx.waitUntil(
+      catchUp(env).then((report) => {
+        console.log(
+          `catch-up: ${report.events.length} changes, ${
+            report.fromResourceVersion ?? "start"
+          } -> ` +
+            `${report.toResourceVersion ?? "(not stored)"}, ${report.lists} lists`,
+        );
+      }),
+    );
   },
 
   async fetch(request: Request, env: Env): Promise<Response> {
     const url = new URL(request.url);
     if (request.method === "POST" && url.pathname === "/run") {
+      const timeout = url.searchParams.get("timeoutMs");
       try {
-        return Response.json(await catchUp(env));
+        return Response.json(
+          await catchUp(env, { timeoutMs: timeout === null ? undefined : Number(timeout) }),
+        );
       } catch (error) {
         return Response.json({ error: String(error) }, { status: 500 });
       }
@@ -190,7 +205,10 @@ export default {
       const saved = await env.CHECKPOINTS.get(checkpointKey(env));
       if (saved === null) return Response.json(null);
       const cp = JSON.parse(saved) as InformerCheckpoint;
-      return Response.json({ resourceVersion: cp.resourceVersion, objects: cp.objects?.length ?? 0 });
+      return Response.json({
+        resourceVersion: cp.resourceVersion,
+        objects: cp.objects?.length ?? 0,
+      });
     }
     return new Response("POST /run or GET /checkpoint\n", { status: 404 });
   },

@@ -42,9 +42,11 @@ export interface WatchReport {
   created: string[];
   /** Whether all requested live events arrived before the timeout. */
   complete: boolean;
-  /** LIST requests, watch events and errors the informer counted. */
+  /** Full LISTs the informer made. */
   lists: number;
+  /** Watch events it received. */
   watchEvents: number;
+  /** Errors it recovered from. */
   errors: string[];
 }
 

@@ -495,21 +495,6 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       throw new TypeError(`until must be "current", got ${JSON.stringify(options.until)}`);
     }
     const listener = this.#addListener(options);
-    // Catch-up run: the resource version to reach, learned once at the start.
-    const target = options.until === "current" ? this.#currentResourceVersion(options.signal) : undefined;
-    target?.catch(() => {}); // awaited below; never an unhandled rejection meanwhile
-    const startRV = this.#reflector.resourceVersion;
-    let reached = false;
-    const hasReached = async (): Promise<boolean> => {
-      if (target === undefined) return false;
-      if (reached) return true;
-      const goal = await target;
-      const rv = this.#reflector.resourceVersion;
-      if (!this.#synced || rv === undefined) return false;
-      const cmp = compareResourceVersions(rv, goal);
-      reached = cmp === undefined ? rv !== startRV : cmp >= 0;
-      return reached;
-    };
     const signal = options.signal;
     const finish = (): void => {
       signal?.removeEventListener("abort", finish);
@@ -517,19 +502,45 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     };
     signal?.addEventListener("abort", finish, { once: true });
     if (signal?.aborted) finish();
+    // Catch-up run: the resource version to reach, learned once at the start.
+    const catchUp = options.until === "current";
+    let goal: string | undefined;
+    let goalError: { error: unknown } | undefined;
+    let goalSettled: Promise<void> | undefined;
+    if (catchUp && !listener.closed) {
+      goalSettled = this.#currentResourceVersion(signal).then(
+        (rv) => void (goal = rv),
+        (error) => void (goalError = { error }),
+      );
+    }
+    const startRV = this.#reflector.resourceVersion;
+    const reached = (): boolean => {
+      if (goal === undefined) return false;
+      const rv = this.#reflector.resourceVersion;
+      if (!this.#synced || rv === undefined) return false;
+      const cmp = compareResourceVersions(rv, goal);
+      return cmp === undefined ? rv !== startRV : cmp >= 0;
+    };
     const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
     const iterator: AsyncIterableIterator<InformerEvent<T>> = {
       next: async (): Promise<IteratorResult<InformerEvent<T>>> => {
         for (;;) {
           const value = listener.shift();
           if (value !== undefined) return { done: false, value };
-          if (listener.closed || await hasReached()) {
+          if (listener.closed || (catchUp && reached())) {
             finish();
             return done;
           }
-          if (listener.backlog > 0) continue;
-          if (target === undefined) await listener.wait();
-          else await Promise.race([listener.wait(), this.#resourceVersionMoved()]);
+          if (goalError !== undefined) {
+            finish();
+            throw goalError.error;
+          }
+          if (!catchUp) await listener.wait();
+          else {
+            const waits = [listener.wait(), this.#resourceVersionMoved()];
+            if (goal === undefined && goalSettled !== undefined) waits.push(goalSettled);
+            await Promise.race(waits);
+          }
         }
       },
       return: (): Promise<IteratorResult<InformerEvent<T>>> => {
@@ -744,7 +755,14 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       const old = this.#indexer.get(key);
       const object = delta.object;
       if (delta.type === "Deleted") {
-        if (old === undefined) continue; // never known: nothing to tell
+        // A delete for a key the cache never held still reaches listeners: a consumer resumed
+        // from a checkpoint without objects may know it (tombstones always have `old`).
+        if (old === undefined) {
+          if (!delta.finalStateUnknown) {
+            this.#notify({ type: "delete", object, finalStateUnknown: false });
+          }
+          continue;
+        }
         this.#indexer.delete(key);
         const last = delta.finalStateUnknown ? old : object;
         this.#notify({ type: "delete", object: last, finalStateUnknown: delta.finalStateUnknown === true });

@@ -33,8 +33,10 @@ function filter<T extends KubeObject>(items: T[], options: ListerListOptions): T
  *
  * @example
  * ```ts
- * import { Lister } from "@kinformer/kinformer/cache";
- * declare const lister: Lister;
+ * import { Indexer, Lister } from "@kinformer/kinformer/cache";
+ * const cache = new Indexer();
+ * cache.set({ metadata: { namespace: "default", name: "web-1", labels: { app: "web" } } });
+ * const lister = new Lister(cache);
  * const web = lister.namespace("default").list({ labelSelector: "app=web" });
  * console.log(web.length, lister.namespace("default").get("web-1")?.metadata.name);
  * ```

@@ -17,6 +17,7 @@ import { LineTooLongError } from "../watch/line_splitter.ts";
  * ```
  */
 export class WatchInactivityError extends Error {
+  /** The error class name. */
   override name = "WatchInactivityError";
   /** The limit that passed, in ms. */
   readonly inactivityMs: number;
@@ -38,6 +39,7 @@ export class WatchInactivityError extends Error {
  * ```
  */
 export class InitialEventsTimeoutError extends Error {
+  /** The error class name. */
   override name = "InitialEventsTimeoutError";
   /** The limit that passed, in ms. */
   readonly timeoutMs: number;

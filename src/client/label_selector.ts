@@ -19,6 +19,7 @@
  * ```
  */
 export class SelectorParseError extends Error {
+  /** The error class name. */
   override name = "SelectorParseError";
   /** The selector text (for the object form: its rendering as text, as far as it got). */
   readonly selector: string;

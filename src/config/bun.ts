@@ -100,8 +100,8 @@ const loader = createConfigLoader(bunHost);
  * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's TLS
  * settings.
  *
- * @example
- * ```ts
+ * @example Runs on Bun only (`deno test --doc` type-checks it but does not run it):
+ * ```ts ignore
  * import { loadKubeconfig } from "@kinformer/kinformer/config/bun";
  * import { rm, writeFile } from "node:fs/promises";
  * import { tmpdir } from "node:os";

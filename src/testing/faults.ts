@@ -130,8 +130,8 @@ export class ClusterFaults {
     return this.#stalled;
   }
 
-  /** Current chunking of bodies, if any. */
-  get chunking(): Chunking | undefined {
+  /** Current chunking of bodies (`maxChunkBytes`, `delayMs`), if any. */
+  get chunking(): Readonly<Required<ChunkBodiesOptions>> | undefined {
     return this.#chunking;
   }
 
