@@ -353,13 +353,14 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
 // ------------------------------------------------------------------ running it as a script
 
 interface Args {
+  help: boolean;
   server: string | undefined;
   token: string | undefined;
   seconds: number | undefined;
 }
 
 function parseArgs(args: readonly string[]): Args {
-  const out: Args = { server: undefined, token: undefined, seconds: undefined };
+  const out: Args = { help: false, server: undefined, token: undefined, seconds: undefined };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const [flag, inline] = arg.includes("=") ? arg.split(/=(.*)/s, 2) as [string, string] : [arg];
@@ -374,8 +375,7 @@ function parseArgs(args: readonly string[]): Args {
       out.seconds = Number(value());
       if (!(out.seconds > 0)) throw new RangeError(`--seconds must be a positive number`);
     } else if (flag === "--help" || flag === "-h") {
-      console.log("usage: controller.ts [--server URL [--token T]] [--seconds N]");
-      out.seconds = 0;
+      out.help = true;
     } else throw new TypeError(`unknown argument ${JSON.stringify(arg)} (try --help)`);
   }
   return out;
@@ -546,9 +546,10 @@ async function runSimulation(seconds: number): Promise<void> {
     console.log(
       `[sim] churn stopped after ${churn.stats.steps} changes; waiting for the controller`,
     );
-    for (let i = 0; i < 20 && !stop.signal.aborted; i++) {
-      await sleepMs(step / 5, stop.signal);
+    // Informers may still be backing off after the faults: give them up to 30 s.
+    for (let i = 0; i < 300 && !stop.signal.aborted; i++) {
       if (controller.idle && report(cluster).wrong.length === 0) break;
+      await sleepMs(100, stop.signal);
     }
   } finally {
     stop.abort();
@@ -569,7 +570,10 @@ async function runSimulation(seconds: number): Promise<void> {
 /** Entry point: `--server URL [--token T] [--seconds N]`, or a simulated cluster. */
 export async function main(args: readonly string[]): Promise<void> {
   const parsed = parseArgs(args);
-  if (parsed.seconds === 0) return; // --help
+  if (parsed.help) {
+    console.log("usage: controller.ts [--server URL [--token T]] [--seconds N]");
+    return;
+  }
   if (parsed.server !== undefined) await runAgainstServer(parsed);
   else await runSimulation(parsed.seconds ?? 10);
 }

@@ -3,7 +3,6 @@
 // where a catch-up run (`events({ until: "current" })`) ends.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import { configmaps, pods } from "../src/client/resource.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import type { InformerCheckpoint, SharedInformer } from "../src/cache/informer.ts";
@@ -11,15 +10,6 @@ import type { InformerEvent } from "../src/cache/informer_event.ts";
 import { objectKey } from "../src/cache/object_key.ts";
 import { compareResourceVersions } from "../src/util/resource_version.ts";
 import { type Env, env, show, take, verbs } from "./_informer_env.ts";
-
-/**
- * Options of a test that shows a known bug in src/cache (described in the issue 7 report). It
- * runs as `todo` (not counted as a failure) until the bug is fixed; set
- * KINFORMER_KNOWN_BUGS=fail to run it as an ordinary test.
- */
-function knownBug(why: string): { todo?: string } {
-  return process.env.KINFORMER_KNOWN_BUGS === "fail" ? {} : { todo: `known bug: ${why}` };
-}
 
 /** Stops every informer and the cluster, then checks no timer or watch was left behind. */
 async function closed(e: Env): Promise<void> {
@@ -324,7 +314,6 @@ describe("resuming from a checkpoint", () => {
 
   test(
     "without objects: a deletion seen on the watch is still told (the DELETED event has the object)",
-    knownBug("informer.ts #handleDeltas drops Deleted deltas for keys not in the cache"),
     async () => {
       const e = env();
       e.cluster.create(pods, pod("a", "p1"));
@@ -363,9 +352,6 @@ describe("catch-up runs: events({ until: 'current' })", () => {
 
   test(
     "on a fresh informer started before events(): the initial list is still delivered",
-    knownBug(
-      "informer.ts events(): events pushed while next() awaits the current-RV list are dropped",
-    ),
     async () => {
       const e = env();
       e.cluster.create(pods, pod("a", "p1"));
@@ -414,9 +400,6 @@ describe("catch-up runs: events({ until: 'current' })", () => {
 
   test(
     "changes that arrive while the current resource version is being fetched are delivered",
-    knownBug(
-      "informer.ts events(): hasReached() finishes the iteration without draining the backlog",
-    ),
     async () => {
       let answer!: () => void;
       const held = new Promise<void>((resolve) => (answer = resolve));
@@ -577,7 +560,6 @@ describe("catch-up runs: events({ until: 'current' })", () => {
 
   test(
     "aborting the signal while the current resource version is being fetched ends the iteration",
-    knownBug("informer.ts events(): next() rejects with the abort reason instead of ending"),
     async () => {
       let answer!: () => void;
       const held = new Promise<void>((resolve) => (answer = resolve));
@@ -604,9 +586,6 @@ describe("catch-up runs: events({ until: 'current' })", () => {
 
   test(
     "a failed current-RV lookup ends the iteration with the error and removes the listener",
-    knownBug(
-      "informer.ts events(): a rejected target leaves the listener registered (its backlog grows)",
-    ),
     async () => {
       const e = env();
       const cp = await checkpointOf(e);

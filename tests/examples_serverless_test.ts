@@ -6,7 +6,6 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import process from "node:process";
 import { configmaps, pods } from "../src/client/resource.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import type { InformerCheckpoint } from "../src/cache/informer.ts";
@@ -16,15 +15,6 @@ import { PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "../examples/promethe
 import { type Env, env } from "./_informer_env.ts";
 import { runtime, serveHandler } from "./_serve.ts";
 import { bin, missingBinary, ROOT, runProcess, withTempDir } from "./_runtime_process.ts";
-
-/**
- * Options of a test that shows a known bug in src/cache (described in the issue 7 report). It
- * runs as `todo` (not counted as a failure) until the bug is fixed; set
- * KINFORMER_KNOWN_BUGS=fail to run it as an ordinary test.
- */
-function knownBug(why: string): { todo?: string } {
-  return process.env.KINFORMER_KNOWN_BUGS === "fail" ? {} : { todo: `known bug: ${why}` };
-}
 
 function pod(namespace: string, name: string): KubeObject {
   return { metadata: { namespace, name }, spec: { containers: [{ name: "c", image: "nginx" }] } };
@@ -417,9 +407,6 @@ describe(`examples/cron_catch_up.ts (test process: ${runtime})`, () => {
       {
         skip: rt.skip,
         timeout: 60_000,
-        ...knownBug(
-          "informer.ts events(): events queued while next() awaits the current-RV list are dropped",
-        ),
       },
       async () => {
         await withTempDir("cron-print", async (dir) => {

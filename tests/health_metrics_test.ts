@@ -2,7 +2,6 @@
 // clock: every counter, timestamp and state must follow what actually happened.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import process from "node:process";
 import { pods } from "../src/client/resource.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import type { InformerMetrics } from "../src/cache/informer.ts";
@@ -10,15 +9,6 @@ import type { ErrorKind } from "../src/cache/reflector_errors.ts";
 import { sleep } from "../src/util/clock.ts";
 import type { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
 import { type Env, env, take, verbs } from "./_informer_env.ts";
-
-/**
- * Options of a test that shows a known bug in src/cache (described in the issue 7 report). It
- * runs as `todo` (not counted as a failure) until the bug is fixed; set
- * KINFORMER_KNOWN_BUGS=fail to run it as an ordinary test.
- */
-function knownBug(why: string): { todo?: string } {
-  return process.env.KINFORMER_KNOWN_BUGS === "fail" ? {} : { todo: `known bug: ${why}` };
-}
 
 /** Stops every informer and the cluster, then checks no timer or watch was left behind. */
 async function closed(e: Env): Promise<void> {
@@ -321,9 +311,6 @@ describe("health()", () => {
 
   test(
     "a first LIST that never answers turns stalled on after the inactivity limit",
-    knownBug(
-      "informer.ts health(): stalled needs lastActivityAt, which nothing sets before a first list",
-    ),
     async () => {
       const e = env(halfOpenFirstList());
       const inf = e.informer({ resource: pods, inactivityTimeoutMs: 150_000 });
@@ -338,9 +325,6 @@ describe("health()", () => {
 
   test(
     "a LIST that never answers (half-open connection) is abandoned after the inactivity limit and retried",
-    knownBug(
-      "reflector.ts #list(): no timeout on LIST requests, a half-open connection hangs it forever",
-    ),
     async () => {
       const e = env(halfOpenFirstList());
       e.cluster.create(pods, pod("a", "p1"));
@@ -554,9 +538,6 @@ describe("metrics hooks", () => {
 
   test(
     "a metrics hook that throws is reported and does not stop the informer",
-    knownBug(
-      "reflector.ts/informer.ts: metrics hooks run unguarded; a throw fails the watch over and over",
-    ),
     async () => {
       const e = env();
       const inf = e.informer({

@@ -372,12 +372,14 @@ describe("informer: surviving a real cluster", () => {
   test("a malformed watch line is reported as a decode error and the watch resumes, cache intact", async () => {
     let corrupt = true;
     const e = env({
-      fetch: (c) => async (req) => {
+      fetch: (c) => (req) => {
         if (corrupt && new URL(req.url).searchParams.get("watch")) {
           corrupt = false;
-          return new Response('{"type":"ADDED","object":{"metadata":{"name":"x"}}}\n{not json\n', {
-            headers: { "content-type": "application/json" },
-          });
+          return Promise.resolve(
+            new Response('{"type":"ADDED","object":{"metadata":{"name":"x"}}}\n{not json\n', {
+              headers: { "content-type": "application/json" },
+            }),
+          );
         }
         return c.fetch(req);
       },
@@ -398,13 +400,15 @@ describe("informer: surviving a real cluster", () => {
   test("an HTML error page from a proxy on LIST is a typed error, then the informer recovers", async () => {
     let html = true;
     const e = env({
-      fetch: (c) => async (req) => {
+      fetch: (c) => (req) => {
         if (html) {
           html = false;
-          return new Response("<html><body><h1>502 Bad Gateway</h1></body></html>", {
-            status: 502,
-            headers: { "content-type": "text/html" },
-          });
+          return Promise.resolve(
+            new Response("<html><body><h1>502 Bad Gateway</h1></body></html>", {
+              status: 502,
+              headers: { "content-type": "text/html" },
+            }),
+          );
         }
         return c.fetch(req);
       },

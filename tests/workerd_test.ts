@@ -4,7 +4,6 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import process from "node:process";
 import { configmaps } from "../src/client/resource.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import {

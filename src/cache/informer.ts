@@ -91,7 +91,7 @@ export interface InformerMetrics {
   onList?(durationMs: number, items: number, pages: number): void;
   /** A watch event arrived (`ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`). */
   onWatchEvent?(type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"): void;
-  /** A relist started because the old resource version is gone (or after resuming). */
+  /** A list replaced an earlier state (a relist after 410, or the first list of a resumed informer). */
   onRelist?(): void;
   /** The watch is reconnecting after `kind` of failure (or `"closed"` for a clean end). */
   onReconnect?(kind: ErrorKind | "closed"): void;
@@ -277,6 +277,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
   #resyncAt = Infinity;
   #syncing: Set<Listener<T>> | undefined;
   #resumed: boolean;
+  #metrics: InformerMetrics | undefined;
   #rvWaiters = new Set<() => void>();
 
   /** Use {@linkcode createInformer}. */
@@ -296,7 +297,9 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       for (const object of resume.objects ?? []) this.#indexer.set(object);
       this.#synced = true;
     }
-    const metrics = options.metrics;
+    const metrics = guardMetrics(options.metrics, (error) =>
+      this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 }));
+    this.#metrics = metrics;
     const backoff = options.backoff;
     const random = options.random ?? Math.random;
     this.#reflector = new Reflector<T>({
@@ -331,10 +334,10 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         this.#reportError(error, context);
       },
       resumeFrom: resume?.resourceVersion,
-      onListDone: metrics?.onList?.bind(metrics),
-      onEvent: metrics?.onWatchEvent?.bind(metrics),
-      onRelist: metrics?.onRelist?.bind(metrics),
-      onReconnect: metrics?.onReconnect?.bind(metrics),
+      onListDone: metrics?.onList,
+      onEvent: metrics?.onWatchEvent,
+      onRelist: metrics?.onRelist,
+      onReconnect: metrics?.onReconnect,
       onResourceVersion: () => {
         for (const wake of this.#rvWaiters) wake();
         this.#rvWaiters.clear();
@@ -731,7 +734,6 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         this.#reportError(error, { kind: "handler", phase: "watch", retryInMs: 0 });
       }
     }
-    this.#reportBacklog();
     if (!this.#synced && this.#fifo.hasSynced()) {
       this.#synced = true;
       const synced: InformerEvent<T> = { type: "synced" };
@@ -739,10 +741,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       for (const wake of this.#syncWaiters) wake();
       this.#syncWaiters.clear();
     }
+    this.#reportBacklog();
   }
 
   #reportBacklog(): void {
-    const hook = this.#options.metrics?.onListenerBacklog;
+    const hook = this.#metrics?.onListenerBacklog;
     if (hook === undefined) return;
     let max = 0;
     for (const l of this.#listeners) if (l.backlog > max) max = l.backlog;
@@ -851,6 +854,35 @@ function dispatch<T extends KubeObject>(
     case "synced":
       return handler.onSynced?.();
   }
+}
+
+/** Wraps every hook so a throwing one is reported instead of breaking the informer. */
+function guardMetrics(
+  metrics: InformerMetrics | undefined,
+  report: (error: unknown) => void,
+): InformerMetrics | undefined {
+  if (metrics === undefined) return undefined;
+  const guarded: InformerMetrics = {};
+  const names: (keyof InformerMetrics)[] = [
+    "onList",
+    "onWatchEvent",
+    "onRelist",
+    "onReconnect",
+    "onDecodeError",
+    "onListenerBacklog",
+  ];
+  for (const name of names) {
+    const hook = metrics[name] as ((...args: unknown[]) => void) | undefined;
+    if (typeof hook !== "function") continue;
+    (guarded as Record<string, (...args: unknown[]) => void>)[name] = (...args) => {
+      try {
+        hook.apply(metrics, args);
+      } catch (error) {
+        report(error);
+      }
+    };
+  }
+  return guarded;
 }
 
 function checkCheckpoint<T extends KubeObject>(cp: InformerCheckpoint<T>, o: InformerOptions<T>): void {

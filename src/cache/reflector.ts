@@ -194,6 +194,8 @@ export class Reflector<T extends KubeObject> {
 
   /** Runs until `signal` aborts; never rejects. */
   async run(signal: AbortSignal): Promise<void> {
+    // Nothing learnt yet counts from the start: a first request that hangs shows as stalled.
+    this.stats.lastActivityAt ??= this.#o.clock.now();
     let endedBy: ErrorKind | "closed" | undefined;
     while (!signal.aborted) {
       const next = planNextRequest(this.#plan);
@@ -221,7 +223,10 @@ export class Reflector<T extends KubeObject> {
           : 0;
         // An expired watch relists at once, unless it started right at a list's RV: then the
         // server keeps serving a stale list; back off and ask for a consistent one.
-        const relistNow = kind === "expired" && phase === "watch" && !this.#freshFromList;
+        // A list at an old RV that is gone retries at once as a consistent list ("").
+        const relistNow = (kind === "expired" && phase === "watch" && !this.#freshFromList) ||
+          ((kind === "expired" || kind === "too-large-rv") && phase !== "watch" &&
+            next.resourceVersion !== "");
         if (kind === "expired" && phase === "watch" && this.#freshFromList) {
           this.#plan.needsConsistentList = true;
         }
@@ -279,6 +284,28 @@ export class Reflector<T extends KubeObject> {
     this.#o.onResourceVersion?.(rv);
   }
 
+  /** Runs one request that must answer within the inactivity limit (a half-open connection). */
+  async #withTimeout<R>(
+    signal: AbortSignal,
+    request: (signal: AbortSignal) => Promise<R>,
+  ): Promise<R> {
+    const o = this.#o;
+    const { controller, release } = childController(signal);
+    const timer = o.clock.setTimeout(
+      () => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs)),
+      o.inactivityTimeoutMs,
+    );
+    try {
+      return await request(controller.signal);
+    } catch (error) {
+      if (!signal.aborted && controller.signal.aborted) throw controller.signal.reason;
+      throw error;
+    } finally {
+      o.clock.clearTimeout(timer);
+      release();
+    }
+  }
+
   /** Paged LIST; on an expired continue token, one unpaged list at the same RV. */
   async #list(resourceVersion: string, signal: AbortSignal): Promise<void> {
     const o = this.#o;
@@ -296,18 +323,25 @@ export class Reflector<T extends KubeObject> {
     do {
       let page;
       try {
-        page = await o.client.list(o.resource, {
+        const pageOptions = {
           ...base,
           limit: o.pageSize,
           continue: cont,
           resourceVersion: cont === undefined ? resourceVersion : undefined,
-        });
+        };
+        page = await this.#withTimeout(
+          signal,
+          (s) => o.client.list(o.resource, { ...pageOptions, signal: s }),
+        );
       } catch (error) {
         if (cont === undefined || !(error instanceof KubeApiError) || !error.isExpired) throw error;
         // The snapshot behind the continue token was compacted: one full list instead.
         this.#report(error, "expired", "list", 0);
         items.length = 0;
-        page = await o.client.list(o.resource, { ...base, resourceVersion });
+        page = await this.#withTimeout(
+          signal,
+          (s) => o.client.list(o.resource, { ...base, resourceVersion, signal: s }),
+        );
         cont = undefined;
       }
       pages++;
