@@ -14,6 +14,10 @@
 // its `fetch`), --token TOKEN, --namespace NS (default: all), --events N (stop after N changes
 // after the sync), --seconds S (stop after S seconds, default 10), --rate R (simulated changes
 // per second, default 10). Exits 0 once stopped after a sync, 1 if the informer never synced.
+//
+// examples/deno.ts and examples/bun.ts share this flag parsing and event printing through
+// examples/_watch_and_print.ts. This file keeps its own copy on purpose: it is plain JavaScript
+// that imports only the built package, so it runs as it is when copied into an application.
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { configmaps, createInformer, KubeClient } from "@kinformer/kinformer";

@@ -1,10 +1,14 @@
 // Shared setup for informer tests: a simulated cluster on a manual clock, a client on it.
+import assert from "node:assert/strict";
 import { KubeClient } from "../src/client/kube_client.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import { createInformer, type InformerOptions, type SharedInformer } from "../src/cache/informer.ts";
 import type { InformerEvent } from "../src/cache/informer_event.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { seeded } from "./_seeded.ts";
+
+export { seeded };
 
 export interface Env {
   clock: ManualClock;
@@ -47,15 +51,18 @@ export function env(options: { seed?: number; fetch?: (c: SimulatedCluster) => (
   };
 }
 
-/** A small deterministic PRNG (mulberry32). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+/** Stops every informer and the cluster, then checks no timer or watch was left behind. */
+export async function closed(e: Env): Promise<void> {
+  await e.close();
+  assert.equal(e.clock.pendingTimers, 0, "timers left behind");
+  assert.equal(e.cluster.openWatches, 0, "watches left open");
+}
+
+/** A pod with one nginx container; `metadata.labels` only when `labels` is given. */
+export function pod(namespace: string, name: string, labels?: Record<string, string>): KubeObject {
+  return {
+    metadata: labels === undefined ? { namespace, name } : { namespace, name, labels },
+    spec: { containers: [{ name: "c", image: "nginx" }] },
   };
 }
 

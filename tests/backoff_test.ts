@@ -2,23 +2,12 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type BackoffOptions, exponentialBackoff } from "../src/util/backoff.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
+import { seeded } from "./_seeded.ts";
 
 /** A random source that replays `values` in a loop. */
 function replay(...values: number[]): () => number {
   let i = 0;
   return () => values[i++ % values.length]!;
-}
-
-/** A small seeded generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 describe("exponentialBackoff", () => {

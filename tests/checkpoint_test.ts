@@ -9,21 +9,7 @@ import type { InformerCheckpoint, SharedInformer } from "../src/cache/informer.t
 import type { InformerEvent } from "../src/cache/informer_event.ts";
 import { objectKey } from "../src/cache/object_key.ts";
 import { compareResourceVersions } from "../src/util/resource_version.ts";
-import { type Env, env, show, take, verbs } from "./_informer_env.ts";
-
-/** Stops every informer and the cluster, then checks no timer or watch was left behind. */
-async function closed(e: Env): Promise<void> {
-  await e.close();
-  assert.equal(e.clock.pendingTimers, 0, "timers left behind");
-  assert.equal(e.cluster.openWatches, 0, "watches left open");
-}
-
-function pod(namespace: string, name: string, labels: Record<string, string> = {}): KubeObject {
-  return {
-    metadata: { namespace, name, labels },
-    spec: { containers: [{ name: "c", image: "nginx" }] },
-  };
-}
+import { closed, type Env, env, pod, show, take, verbs } from "./_informer_env.ts";
 
 /** Runs an informer to its first sync, takes a checkpoint and stops it. */
 async function checkpointOf(
@@ -38,6 +24,22 @@ async function checkpointOf(
   await first.stop();
   // What a serverless job does with it: store it as JSON, read it back next time.
   return JSON.parse(JSON.stringify(cp)) as InformerCheckpoint;
+}
+
+/**
+ * An env whose `limit=1` lists (a catch-up run's lookup of the current resource version) wait
+ * until `answer()` is called.
+ */
+function envWithLookupsHeld(): { e: Env; answer: () => void } {
+  let answer!: () => void;
+  const held = new Promise<void>((resolve) => (answer = resolve));
+  const e = env({
+    fetch: (c) => async (req) => {
+      if (new URL(req.url).searchParams.get("limit") === "1") await held;
+      return c.fetch(req);
+    },
+  });
+  return { e, answer };
 }
 
 /** Drains a catch-up iteration. */
@@ -401,14 +403,7 @@ describe("catch-up runs: events({ until: 'current' })", () => {
   test(
     "changes that arrive while the current resource version is being fetched are delivered",
     async () => {
-      let answer!: () => void;
-      const held = new Promise<void>((resolve) => (answer = resolve));
-      const e = env({
-        fetch: (c) => async (req) => {
-          if (new URL(req.url).searchParams.get("limit") === "1") await held;
-          return c.fetch(req);
-        },
-      });
+      const { e, answer } = envWithLookupsHeld();
       e.cluster.create(pods, pod("a", "p1"));
       const cp = await checkpointOf(e);
       e.cluster.create(pods, pod("a", "p2"));
@@ -561,14 +556,7 @@ describe("catch-up runs: events({ until: 'current' })", () => {
   test(
     "aborting the signal while the current resource version is being fetched ends the iteration",
     async () => {
-      let answer!: () => void;
-      const held = new Promise<void>((resolve) => (answer = resolve));
-      const e = env({
-        fetch: (c) => async (req) => {
-          if (new URL(req.url).searchParams.get("limit") === "1") await held;
-          return c.fetch(req);
-        },
-      });
+      const { e, answer } = envWithLookupsHeld();
       const cp = await checkpointOf(e);
       const inf = e.informer({ resource: pods, resumeFrom: cp });
       const ac = new AbortController();

@@ -6,6 +6,7 @@ import {
   type InformerRegistrationLike,
   type ReconcileContext,
   runController,
+  type RunControllerOptions,
 } from "../src/controller/mod.ts";
 import { RateLimitingQueue } from "../src/queue/mod.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
@@ -52,6 +53,25 @@ class FakeInformer implements InformerLike<Obj> {
   }
 }
 
+/** A fake informer that has already synced, holding `initial`. */
+function syncedInformer(initial: Obj[] = []): FakeInformer {
+  const informer = new FakeInformer(initial);
+  informer.synced = true;
+  return informer;
+}
+
+/** Runs a controller on its own abort signal; `stop()` aborts it and waits until it has ended. */
+function start(options: Omit<RunControllerOptions<Obj>, "signal">): { stop(): Promise<void> } {
+  const abort = new AbortController();
+  const run = runController({ ...options, signal: abort.signal });
+  return {
+    stop: async () => {
+      abort.abort();
+      await run;
+    },
+  };
+}
+
 /** A promise with its resolve function. */
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve!: () => void;
@@ -77,11 +97,9 @@ describe("runController", () => {
     const b = new FakeInformer([obj("default", "b")]);
     a.synced = true;
     const reconciled: string[] = [];
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [a, b],
       clock,
-      signal: stop.signal,
       reconcile: (key) => {
         reconciled.push(key);
       },
@@ -93,8 +111,7 @@ describe("runController", () => {
     b.synced = true;
     await clock.advance(100);
     assert.deepEqual(reconciled, ["default/a", "default/b"]);
-    stop.abort();
-    await run;
+    await controller.stop();
     assert.equal(clock.pendingTimers, 0);
   });
 
@@ -120,11 +137,9 @@ describe("runController", () => {
       },
     };
     const reconciled: string[] = [];
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       reconcile: (key) => {
         reconciled.push(key);
       },
@@ -136,21 +151,17 @@ describe("runController", () => {
     synced.resolve();
     await clock.flush();
     assert.deepEqual(reconciled, ["ns/x"]);
-    stop.abort();
-    await run;
+    await controller.stop();
   });
 
   test("add, update and delete events enqueue namespace/name keys, deduplicated", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer();
-    informer.synced = true;
+    const informer = syncedInformer();
     const gate = deferred();
     const reconciled: string[] = [];
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       reconcile: async (key) => {
         reconciled.push(key);
         await gate.promise;
@@ -166,20 +177,16 @@ describe("runController", () => {
     gate.resolve();
     await clock.flush();
     assert.deepEqual(reconciled, ["default/first", "default/web", "node-1", "kube-system/dns"]);
-    stop.abort();
-    await run;
+    await controller.stop();
   });
 
   test("keyFor can map one object to several keys, and to none", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer();
-    informer.synced = true;
+    const informer = syncedInformer();
     const reconciled: string[] = [];
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       keyFor: (o) => {
         const owner = o.metadata.labels?.["owner"];
         return owner === undefined ? undefined : [owner, `audit/${owner}`];
@@ -195,20 +202,16 @@ describe("runController", () => {
     });
     await clock.flush();
     assert.deepEqual(reconciled, ["default/rs", "audit/default/rs"]);
-    stop.abort();
-    await run;
+    await controller.stop();
   });
 
   test("an object without a name is reported to onError without a key", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer();
-    informer.synced = true;
+    const informer = syncedInformer();
     const errors: [unknown, string | undefined][] = [];
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       onError: (error, key) => errors.push([error, key]),
       reconcile: () => {},
     });
@@ -217,22 +220,18 @@ describe("runController", () => {
     assert.equal(errors.length, 1);
     assert.ok(errors[0]?.[0] instanceof TypeError);
     assert.equal(errors[0]?.[1], undefined);
-    stop.abort();
-    await run;
+    await controller.stop();
   });
 
   test("a failing reconcile is retried with exponential backoff and reported", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer([obj("default", "web")]);
-    informer.synced = true;
+    const informer = syncedInformer([obj("default", "web")]);
     const attempts: { at: number; numRequeues: number }[] = [];
     const errors: [unknown, string | undefined][] = [];
-    const stop = new AbortController();
     const boom = new Error("apply failed");
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       onError: (error, key) => errors.push([error, key]),
       reconcile: (_key, ctx) => {
         attempts.push({ at: clock.now(), numRequeues: ctx.numRequeues });
@@ -249,21 +248,17 @@ describe("runController", () => {
     informer.add(obj("default", "web"));
     await clock.flush();
     assert.equal(attempts.at(-1)?.numRequeues, 0, "success forgot the backoff");
-    stop.abort();
-    await run;
+    await controller.stop();
     assert.equal(clock.pendingTimers, 0);
   });
 
   test("requeueAfterMs reconciles the key again after that delay", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer([obj("default", "web")]);
-    informer.synced = true;
+    const informer = syncedInformer([obj("default", "web")]);
     const times: number[] = [];
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       reconcile: () => {
         times.push(clock.now());
         return { requeueAfterMs: 30_000 };
@@ -272,22 +267,18 @@ describe("runController", () => {
     await clock.advance(90_000);
     assert.deepEqual(times, [0, 30_000, 60_000, 90_000]);
     assert.equal(clock.pendingTimers, 1, "the next re-check is scheduled");
-    stop.abort();
-    await run;
+    await controller.stop();
     assert.equal(clock.pendingTimers, 0, "shutdown clears the scheduled re-check");
   });
 
   test("an invalid requeueAfterMs is reported and retried with backoff", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer([obj("default", "web")]);
-    informer.synced = true;
+    const informer = syncedInformer([obj("default", "web")]);
     const errors: unknown[] = [];
     let calls = 0;
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       onError: (error) => errors.push(error),
       reconcile: () => (++calls === 1 ? { requeueAfterMs: -1 } : undefined),
     });
@@ -295,24 +286,20 @@ describe("runController", () => {
     assert.equal(calls, 2);
     assert.equal(errors.length, 1);
     assert.ok(errors[0] instanceof RangeError);
-    stop.abort();
-    await run;
+    await controller.stop();
   });
 
   test("workers: 2 reconciles at most two keys at once", async () => {
     const clock = new ManualClock(0);
     const keys = ["a", "b", "c", "d", "e"];
-    const informer = new FakeInformer(keys.map((k) => obj("default", k)));
-    informer.synced = true;
+    const informer = syncedInformer(keys.map((k) => obj("default", k)));
     let running = 0;
     let maxRunning = 0;
     const finished: [string, number][] = [];
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
       workers: 2,
-      signal: stop.signal,
       reconcile: async (key, { signal }) => {
         running++;
         maxRunning = Math.max(maxRunning, running);
@@ -333,24 +320,20 @@ describe("runController", () => {
       ["default/d", 2000],
       ["default/e", 3000],
     ]);
-    stop.abort();
-    await run;
+    await controller.stop();
     assert.equal(clock.pendingTimers, 0);
   });
 
   test("a key updated while it is reconciled is reconciled again afterwards, never twice at once", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer([obj("default", "web")]);
-    informer.synced = true;
+    const informer = syncedInformer([obj("default", "web")]);
     let running = 0;
     let maxRunning = 0;
     let calls = 0;
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
       workers: 3,
-      signal: stop.signal,
       reconcile: async (_key, { signal }) => {
         calls++;
         running++;
@@ -368,14 +351,12 @@ describe("runController", () => {
     await clock.advance(300);
     assert.equal(maxRunning, 1);
     assert.equal(calls, 2);
-    stop.abort();
-    await run;
+    await controller.stop();
   });
 
   test("abort lets in-flight reconciles finish, removes handlers, shuts the queue down, leaves no timers", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer([obj("default", "a"), obj("default", "b")]);
-    informer.synced = true;
+    const informer = syncedInformer([obj("default", "a"), obj("default", "b")]);
     const queue = new RateLimitingQueue<string>({ clock });
     const gate = deferred();
     const contexts: ReconcileContext[] = [];
@@ -409,20 +390,16 @@ describe("runController", () => {
 
   test("a reconcile that stops early on abort is neither retried nor reported", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer([obj("default", "a")]);
-    informer.synced = true;
+    const informer = syncedInformer([obj("default", "a")]);
     const errors: unknown[] = [];
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       onError: (e) => errors.push(e),
       reconcile: (_key, { signal }) => sleep(60_000, clock, signal),
     });
     await clock.flush();
-    stop.abort();
-    await run;
+    await controller.stop();
     assert.deepEqual(errors, []);
     assert.equal(clock.pendingTimers, 0);
   });
@@ -431,18 +408,15 @@ describe("runController", () => {
     const clock = new ManualClock(0);
     const informer = new FakeInformer([obj("default", "a")]);
     let calls = 0;
-    const stop = new AbortController();
-    const run = runController({
+    const controller = start({
       informers: [informer],
       clock,
-      signal: stop.signal,
       reconcile: () => {
         calls++;
       },
     });
     await clock.advance(250);
-    stop.abort();
-    await run;
+    await controller.stop();
     assert.equal(calls, 0);
     assert.equal(informer.handlers.size, 0);
     assert.equal(clock.pendingTimers, 0);
@@ -467,8 +441,7 @@ describe("runController", () => {
 
   test("an onError that throws stops the controller and rejects with its error", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer([obj("default", "a")]);
-    informer.synced = true;
+    const informer = syncedInformer([obj("default", "a")]);
     const fatal = new Error("onError is broken");
     const run = runController({
       informers: [informer],
@@ -507,20 +480,16 @@ describe("runController", () => {
 
   test("startInformers: false leaves starting to the caller", async () => {
     const clock = new ManualClock(0);
-    const informer = new FakeInformer();
-    informer.synced = true;
-    const stop = new AbortController();
-    const run = runController({
+    const informer = syncedInformer();
+    const controller = start({
       informers: [informer],
       clock,
       startInformers: false,
-      signal: stop.signal,
       reconcile: () => {},
     });
     await clock.flush();
     assert.equal(informer.startedWith, undefined);
-    stop.abort();
-    await run;
+    await controller.stop();
   });
 
   test("invalid options are rejected with errors naming the option", async () => {

@@ -7,18 +7,13 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { configmaps, pods } from "../src/client/resource.ts";
-import type { KubeObject } from "../src/client/types.ts";
 import type { InformerCheckpoint } from "../src/cache/informer.ts";
 import { sleep } from "../src/util/clock.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
 import { PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "../examples/prometheus_metrics.ts";
-import { type Env, env } from "./_informer_env.ts";
+import { type Env, env, pod } from "./_informer_env.ts";
 import { runtime, serveHandler } from "./_serve.ts";
 import { bin, missingBinary, ROOT, runProcess, withTempDir } from "./_runtime_process.ts";
-
-function pod(namespace: string, name: string): KubeObject {
-  return { metadata: { namespace, name }, spec: { containers: [{ name: "c", image: "nginx" }] } };
-}
 
 // ------------------------------------------------------------------ Prometheus text format
 

@@ -3,23 +3,11 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { pods } from "../src/client/resource.ts";
-import type { KubeObject } from "../src/client/types.ts";
 import type { InformerMetrics } from "../src/cache/informer.ts";
 import type { ErrorKind } from "../src/cache/reflector_errors.ts";
 import { sleep } from "../src/util/clock.ts";
 import type { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
-import { type Env, env, take, verbs } from "./_informer_env.ts";
-
-/** Stops every informer and the cluster, then checks no timer or watch was left behind. */
-async function closed(e: Env): Promise<void> {
-  await e.close();
-  assert.equal(e.clock.pendingTimers, 0, "timers left behind");
-  assert.equal(e.cluster.openWatches, 0, "watches left open");
-}
-
-function pod(namespace: string, name: string): KubeObject {
-  return { metadata: { namespace, name }, spec: { containers: [{ name: "c", image: "nginx" }] } };
-}
+import { closed, type Env, env, pod, take, verbs } from "./_informer_env.ts";
 
 /** Every metrics hook, recording its calls as text (`"list 750ms 5 items 3 pages"`, ...). */
 function recorder(): {

@@ -17,8 +17,8 @@ import {
   nodeHttpsFetch,
   runtime,
   runtimeHost,
-  startTlsServer,
   tempDir,
+  withTlsServer,
 } from "./fixtures/kubeconfig/helpers.ts";
 import type { TlsServerAnswer } from "./fixtures/kubeconfig/helpers.ts";
 
@@ -314,13 +314,7 @@ describe(`loadInCluster on this runtime (${runtime})`, () => {
   });
 
   test("a KubeClient from the options trusts the pod's CA and sends the rotating token", async (t) => {
-    const server = await startTlsServer();
-    if (server === undefined) {
-      t.skip("no `node` executable to run the TLS test server");
-      return;
-    }
-    const { dir, cleanup } = await tempDir();
-    try {
+    await withTlsServer(t, async (server, dir) => {
       await writeFile(join(dir, "token"), "rotating-1");
       await writeFile(join(dir, "ca.crt"), await fixture("certs/ca.crt"));
       const url = new URL(server.url);
@@ -346,9 +340,6 @@ describe(`loadInCluster on this runtime (${runtime})`, () => {
       } finally {
         options.close();
       }
-    } finally {
-      await cleanup();
-      await server.close();
-    }
+    });
   });
 });

@@ -2,16 +2,11 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, namespaces, pods } from "../src/client/resource.ts";
 import { KubeClient } from "../src/client/kube_client.ts";
-import type { KubeObject } from "../src/client/types.ts";
 import { createInformer } from "../src/cache/informer.ts";
 import { SharedInformerFactory } from "../src/cache/factory.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
-import { env, seeded, show, take, verbs } from "./_informer_env.ts";
-
-function pod(namespace: string, name: string, labels: Record<string, string> = {}): KubeObject {
-  return { metadata: { namespace, name, labels }, spec: { containers: [{ name: "c", image: "nginx" }] } };
-}
+import { env, pod, seeded, show, take, verbs } from "./_informer_env.ts";
 
 describe("informer: list, cache and listeners", () => {
   test("does nothing until start(), then lists at RV 0 with limit 500 and serves the cache", async () => {

@@ -37,6 +37,23 @@ function stubClient(
   return { client, requests };
 }
 
+/** A client that counts the calls of its token function and its `fetch` (which answers at once). */
+function countingClient(): { client: KubeClient; calls: () => number } {
+  let calls = 0;
+  const client = new KubeClient({
+    server: "http://127.0.0.1:8001",
+    token: () => {
+      calls++;
+      return "t";
+    },
+    fetch: () => {
+      calls++;
+      return Promise.resolve(podList());
+    },
+  });
+  return { client, calls: () => calls };
+}
+
 function podList(items: KubeObject[] = [], resourceVersion = "1"): Response {
   return Response.json({ kind: "PodList", apiVersion: "v1", metadata: { resourceVersion }, items });
 }
@@ -92,6 +109,19 @@ async function apiError(promise: Promise<unknown>): Promise<KubeApiError> {
     return error;
   }
   assert.fail("expected the request to fail");
+}
+
+/**
+ * Starts `call` with a signal, aborts the signal once the call is under way (a macrotask
+ * later), and checks the call rejects with that very abort reason.
+ */
+async function abortsUnderWay(call: (signal: AbortSignal) => Promise<unknown>): Promise<void> {
+  const controller = new AbortController();
+  const pending = call(controller.signal);
+  await turn();
+  const reason = new Error("stop");
+  controller.abort(reason);
+  await rejectsWithSame(pending, reason);
 }
 
 /** Resolves on the next macrotask, letting pending fetches and reads start. */
@@ -172,19 +202,8 @@ describe("KubeClient options", () => {
   });
 
   test("the constructor starts no request", () => {
-    let calls = 0;
-    new KubeClient({
-      server: "http://127.0.0.1:8001",
-      token: () => {
-        calls++;
-        return "t";
-      },
-      fetch: () => {
-        calls++;
-        return Promise.resolve(new Response());
-      },
-    });
-    assert.equal(calls, 0);
+    const { calls } = countingClient();
+    assert.equal(calls(), 0);
   });
 });
 
@@ -751,22 +770,11 @@ describe("KubeClient network failures and aborts", () => {
   });
 
   test("an already aborted signal rethrows its reason without calling fetch or the token", async () => {
-    let calls = 0;
-    const client = new KubeClient({
-      server: "http://127.0.0.1:8001",
-      token: () => {
-        calls++;
-        return "t";
-      },
-      fetch: () => {
-        calls++;
-        return Promise.resolve(podList());
-      },
-    });
+    const { client, calls } = countingClient();
     const reason = new Error("shutting down");
     await rejectsWithSame(client.list(pods, { signal: AbortSignal.abort(reason) }), reason);
     await rejectsWithSame(client.watch(pods, { signal: AbortSignal.abort(reason) }), reason);
-    assert.equal(calls, 0);
+    assert.equal(calls(), 0);
   });
 
   test("an abort during a fetch that honours the signal rethrows the reason unchanged", async () => {
@@ -812,12 +820,7 @@ describe("KubeClient network failures and aborts", () => {
       server: "http://127.0.0.1:8001",
       fetch: () => new Promise<Response>((resolve) => (answer = resolve)),
     });
-    const controller = new AbortController();
-    const pending = client.watch(pods, { signal: controller.signal });
-    await turn();
-    const reason = new Error("stop");
-    controller.abort(reason);
-    await rejectsWithSame(pending, reason);
+    await abortsUnderWay((signal) => client.watch(pods, { signal }));
     const tracked = trackedBody([], "open");
     answer(new Response(tracked.body));
     await turn();
@@ -834,36 +837,21 @@ describe("KubeClient network failures and aborts", () => {
         return Promise.resolve(podList());
       },
     });
-    const controller = new AbortController();
-    const pending = client.list(pods, { signal: controller.signal });
-    await turn();
-    const reason = new Error("stop");
-    controller.abort(reason);
-    await rejectsWithSame(pending, reason);
+    await abortsUnderWay((signal) => client.list(pods, { signal }));
     assert.equal(fetches, 0);
   });
 
   test("an abort while reading a list body rethrows the reason and cancels the body", async () => {
     const tracked = trackedBody(['{"kind":"PodList","items":['], "open");
     const { client } = stubClient(() => new Response(tracked.body));
-    const controller = new AbortController();
-    const pending = client.list(pods, { signal: controller.signal });
-    await turn();
-    const reason = new Error("stop");
-    controller.abort(reason);
-    await rejectsWithSame(pending, reason);
+    await abortsUnderWay((signal) => client.list(pods, { signal }));
     assert.equal(tracked.cancelled(), true);
   });
 
   test("an abort while reading an error body rethrows the reason and cancels the body", async () => {
     const tracked = trackedBody(["<html>"], "open");
     const { client } = stubClient(() => new Response(tracked.body, { status: 502 }));
-    const controller = new AbortController();
-    const pending = client.list(pods, { signal: controller.signal });
-    await turn();
-    const reason = new Error("stop");
-    controller.abort(reason);
-    await rejectsWithSame(pending, reason);
+    await abortsUnderWay((signal) => client.list(pods, { signal }));
     assert.equal(tracked.cancelled(), true);
   });
 });

@@ -27,8 +27,8 @@ import {
   nodeHttpsFetch,
   runtime,
   runtimeHost,
-  startTlsServer,
   tempDir,
+  withTlsServer,
 } from "./fixtures/kubeconfig/helpers.ts";
 import type { TlsServerAnswer } from "./fixtures/kubeconfig/helpers.ts";
 
@@ -1013,13 +1013,7 @@ describe(`loadKubeconfig on this runtime (${runtime})`, () => {
   });
 
   test("a KubeClient built from the options trusts the kubeconfig CA and presents the client certificate", async (t) => {
-    const server = await startTlsServer();
-    if (server === undefined) {
-      t.skip("no `node` executable to run the TLS test server");
-      return;
-    }
-    const { dir, cleanup } = await tempDir();
-    try {
+    await withTlsServer(t, async (server, dir) => {
       const text = (await fixture("embedded.yaml")).replace("https://127.0.0.1:6443", server.url);
       const path = join(dir, "config");
       await writeFile(path, text);
@@ -1049,10 +1043,7 @@ describe(`loadKubeconfig on this runtime (${runtime})`, () => {
 
       // Without the kubeconfig's CA the same server is not trusted.
       await assert.rejects(() => new KubeClient({ server: server.url }).request("/version"));
-    } finally {
-      await cleanup();
-      await server.close();
-    }
+    });
   });
 
   test("tls-server-name verifies the server against that name (Bun)", async (t) => {
@@ -1060,35 +1051,23 @@ describe(`loadKubeconfig on this runtime (${runtime})`, () => {
       t.skip(`${runtime} cannot apply tls-server-name; covered by the UnsupportedTls tests`);
       return;
     }
-    const server = await startTlsServer("named-server");
-    if (server === undefined) {
-      t.skip("no `node` executable to run the TLS test server");
-      return;
-    }
-    try {
+    await withTlsServer(t, async (server, dir) => {
       const ca = await fixture("certs/ca.crt");
       const loader = createConfigLoader(await runtimeHost());
-      const { dir, cleanup } = await tempDir();
-      try {
-        for (const [name, ok] of [["kinformer.test", true], ["other.test", false]] as const) {
-          const path = join(dir, name);
-          await writeFile(
-            path,
-            kubeconfigJson({
-              server: server.url,
-              "certificate-authority-data": b64(ca),
-              "tls-server-name": name,
-            }, { token: "t" }),
-          );
-          const client = new KubeClient(await loader.loadKubeconfig({ path }));
-          if (ok) assert.equal((await client.request("/x")).status, 200);
-          else await assert.rejects(() => client.request("/x"));
-        }
-      } finally {
-        await cleanup();
+      for (const [name, ok] of [["kinformer.test", true], ["other.test", false]] as const) {
+        const path = join(dir, name);
+        await writeFile(
+          path,
+          kubeconfigJson({
+            server: server.url,
+            "certificate-authority-data": b64(ca),
+            "tls-server-name": name,
+          }, { token: "t" }),
+        );
+        const client = new KubeClient(await loader.loadKubeconfig({ path }));
+        if (ok) assert.equal((await client.request("/x")).status, 200);
+        else await assert.rejects(() => client.request("/x"));
       }
-    } finally {
-      await server.close();
-    }
+    }, { certName: "named-server" });
   });
 });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../src/client/types.ts";
 import type { InformerEvent } from "../src/cache/informer_event.ts";
 import { Listener } from "../src/cache/listener.ts";
+import { seeded } from "./_seeded.ts";
 
 function pod(name: string, rv: string, uid = `uid-${name}`): KubeObject {
   return { metadata: { namespace: "ns", name, resourceVersion: rv, uid } };
@@ -49,18 +50,6 @@ function show(events: InformerEvent[]): string[] {
         return "synced";
     }
   });
-}
-
-/** A small seeded generator (mulberry32). */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Whether `promise` has settled after the pending microtasks ran. */

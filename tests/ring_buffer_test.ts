@@ -1,18 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { RingBuffer } from "../src/util/ring_buffer.ts";
-
-/** A small seeded generator (mulberry32), so a failing sequence can be replayed. */
-function seeded(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seeded } from "./_seeded.ts";
 
 describe("RingBuffer", () => {
   test("a new buffer is empty, with a power-of-two capacity of at least the one asked for", () => {

@@ -93,6 +93,31 @@ function runCatchUp(workerd: Workerd, query = ""): Promise<CatchUpReport> {
   return postJson(`${workerd.url}/run${query}`, { method: "POST" });
 }
 
+/**
+ * Runs `body` against the checkpoint Worker in workerd, started against a served simulated
+ * cluster (made with `setup.cluster`) that already holds the ConfigMaps `setup.configMaps` in
+ * namespace default; stops both afterwards.
+ */
+async function withCheckpointWorker(
+  setup: { tempDir: string; cluster: SimulatedClusterOptions; configMaps: string[] },
+  body: (cluster: SimulatedCluster, workerd: Workerd) => Promise<void>,
+): Promise<void> {
+  await withTempDir(setup.tempDir, async (dir) => {
+    const sim = await servedCluster(setup.cluster);
+    let workerd: Workerd | undefined;
+    try {
+      for (const name of setup.configMaps) {
+        sim.cluster.create(configmaps, configMap("default", name));
+      }
+      workerd = await startCheckpointWorker(dir, sim.server.url);
+      await body(sim.cluster, workerd);
+    } finally {
+      await workerd?.close();
+      await sim.close();
+    }
+  });
+}
+
 describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
   test("a Worker's informer lists, syncs and receives the live events of its own writes", {
     skip,
@@ -157,17 +182,12 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
     skip,
     timeout: 20_000,
   }, async () => {
-    await withTempDir("workerd-cp", async (dir) => {
-      // The newest resource version can belong to another namespace (as on a real cluster,
-      // where it is global): then only a BOOKMARK tells the watch it is current. Real API
-      // servers send one about every minute; here every 200 ms.
-      const sim = await servedCluster({ bookmarkIntervalMs: 200 });
-      let workerd: Workerd | undefined;
-      try {
-        const { cluster, server } = sim;
-        for (const name of ["a", "b", "c"]) cluster.create(configmaps, configMap("default", name));
-        workerd = await startCheckpointWorker(dir, server.url);
-
+    // The newest resource version can belong to another namespace (as on a real cluster,
+    // where it is global): then only a BOOKMARK tells the watch it is current. Real API
+    // servers send one about every minute; here every 200 ms.
+    await withCheckpointWorker(
+      { tempDir: "workerd-cp", cluster: { bookmarkIntervalMs: 200 }, configMaps: ["a", "b", "c"] },
+      async (cluster, workerd) => {
         // First run: nothing stored yet, so it lists (and learns the current version).
         const first = await runCatchUp(workerd);
         assert.deepEqual(first.errors, []);
@@ -212,24 +232,21 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
         assert.equal(third.complete, true);
         assert.equal(third.lists, 0);
         await eventually(() => cluster.openWatches === 0, "the Worker's watches are closed");
-      } finally {
-        await workerd?.close();
-        await sim.close();
-      }
-    });
+      },
+    );
   });
 
   test("the cron checkpoint Worker relists after 410 Gone and reports only the difference", {
     skip,
     timeout: 20_000,
   }, async () => {
-    await withTempDir("workerd-410", async (dir) => {
-      const sim = await servedCluster({ historyLimit: 3, bookmarkIntervalMs: 200 });
-      let workerd: Workerd | undefined;
-      try {
-        const { cluster, server } = sim;
-        for (const name of ["a", "b"]) cluster.create(configmaps, configMap("default", name));
-        workerd = await startCheckpointWorker(dir, server.url);
+    await withCheckpointWorker(
+      {
+        tempDir: "workerd-410",
+        cluster: { historyLimit: 3, bookmarkIntervalMs: 200 },
+        configMaps: ["a", "b"],
+      },
+      async (cluster, workerd) => {
         const first = await runCatchUp(workerd);
         assert.deepEqual(first.events, ["add default/a", "add default/b"]);
 
@@ -252,11 +269,8 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
         );
         assert.equal(second.objects, 2);
         assert.equal(second.toResourceVersion, cluster.resourceVersion);
-      } finally {
-        await workerd?.close();
-        await sim.close();
-      }
-    });
+      },
+    );
   });
   test(
     "a catch-up run that misses its deadline keeps the old checkpoint; the next run processes those changes",
@@ -265,13 +279,13 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
       timeout: 20_000,
     },
     async () => {
-      await withTempDir("workerd-deadline", async (dir) => {
-        const sim = await servedCluster({ bookmarkIntervalMs: 200 });
-        let workerd: Workerd | undefined;
-        try {
-          const { cluster, server } = sim;
-          for (const name of ["a", "b"]) cluster.create(configmaps, configMap("default", name));
-          workerd = await startCheckpointWorker(dir, server.url);
+      await withCheckpointWorker(
+        {
+          tempDir: "workerd-deadline",
+          cluster: { bookmarkIntervalMs: 200 },
+          configMaps: ["a", "b"],
+        },
+        async (cluster, workerd) => {
           const first = await runCatchUp(workerd);
           assert.deepEqual(first.events, ["add default/a", "add default/b"]);
           assert.equal(first.complete, true);
@@ -295,11 +309,8 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
           assert.deepEqual(next.events, ["add default/c"]);
           assert.equal(next.complete, true);
           assert.equal(next.lists, 0);
-        } finally {
-          await workerd?.close();
-          await sim.close();
-        }
-      });
+        },
+      );
     },
   );
 });

@@ -475,8 +475,7 @@ export class KubeClient {
     checkString("options.resourceVersion", options?.resourceVersion);
     checkMatch(options?.resourceVersionMatch);
     const path = resourcePath(resource, { namespace: options?.namespace });
-    const signal = options?.signal;
-    const response = await this.request(path, {
+    const body = await this.#readObject("GET", path, {
       query: {
         labelSelector: options?.labelSelector,
         fieldSelector: options?.fieldSelector,
@@ -485,9 +484,8 @@ export class KubeClient {
         resourceVersion: options?.resourceVersion,
         resourceVersionMatch: options?.resourceVersionMatch,
       },
-      signal,
+      signal: options?.signal,
     });
-    const body = await readJsonObject(response, `GET ${path}`, signal);
     const list = body as unknown as KubeList<T>;
     if (list.metadata === undefined || list.metadata === null) list.metadata = {};
     if (list.items === undefined || list.items === null) list.items = [];
@@ -573,8 +571,7 @@ export class KubeClient {
     options?: GetOptions,
   ): Promise<T> {
     const path = resourcePath(resource, { namespace: options?.namespace, name: requireName(name) });
-    const response = await this.request(path, { signal: options?.signal });
-    return await readJsonObject(response, `GET ${path}`, options?.signal) as T;
+    return await this.#readObject("GET", path, { signal: options?.signal }) as T;
   }
 
   /**
@@ -608,12 +605,7 @@ export class KubeClient {
       );
     }
     const path = resourcePath(resource, { namespace });
-    const response = await this.request(path, {
-      method: "POST",
-      body: object,
-      signal: options?.signal,
-    });
-    return await readJsonObject(response, `POST ${path}`, options?.signal) as T;
+    return await this.#readObject("POST", path, { body: object, signal: options?.signal }) as T;
   }
 
   /**
@@ -645,12 +637,7 @@ export class KubeClient {
       throw new TypeError(`object.metadata.name is required to replace, got ${describe(name)}`);
     }
     const path = resourcePath(resource, { namespace, name });
-    const response = await this.request(path, {
-      method: "PUT",
-      body: object,
-      signal: options?.signal,
-    });
-    return await readJsonObject(response, `PUT ${path}`, options?.signal) as T;
+    return await this.#readObject("PUT", path, { body: object, signal: options?.signal }) as T;
   }
 
   /**
@@ -690,13 +677,11 @@ export class KubeClient {
       );
     }
     const path = resourcePath(resource, { namespace: options?.namespace, name: requireName(name) });
-    const response = await this.request(path, {
-      method: "PATCH",
+    return await this.#readObject("PATCH", path, {
       body: patch,
       headers: { "content-type": PATCH_CONTENT_TYPES[type] },
       signal: options?.signal,
-    });
-    return await readJsonObject(response, `PATCH ${path}`, options?.signal) as T;
+    }) as T;
   }
 
   /**
@@ -734,12 +719,20 @@ export class KubeClient {
       );
     }
     const path = resourcePath(resource, { namespace: options?.namespace, name: requireName(name) });
-    const response = await this.request(path, {
-      method: "DELETE",
+    return await this.#readObject("DELETE", path, {
       query: { propagationPolicy: policy, gracePeriodSeconds: grace },
       signal: options?.signal,
-    });
-    return await readJsonObject(response, `DELETE ${path}`, options?.signal) as T | Status;
+    }) as T | Status;
+  }
+
+  /** Sends one request whose 2xx answer is a JSON object (or a `Status`), and reads that object. */
+  async #readObject(
+    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+    path: string,
+    options: Omit<KubeRequestOptions, "method">,
+  ): Promise<Record<string, unknown>> {
+    const response = await this.request(path, { ...options, method });
+    return await readJsonObject(response, `${method} ${path}`, options.signal);
   }
 
   async #currentToken(signal: AbortSignal | undefined): Promise<string | undefined> {

@@ -1,7 +1,7 @@
 /**
- * What the three runtime adapters share (no runtime APIs here): option checks and a tracker
- * of open response bodies, so `close()` can end streams (open watches) that would otherwise
- * keep a server from shutting down.
+ * What the three runtime adapters share (no runtime APIs here): option checks, a tracker of
+ * open response bodies, so `close()` can end streams (open watches) that would otherwise keep a
+ * server from shutting down, and the run-once `close()` itself.
  * @module
  */
 
@@ -50,6 +50,25 @@ export function _serveOptions(options: ServeOptions | undefined): {
     throw new RangeError(`options.port must be an integer in [0, 65535], got ${String(port)}`);
   }
   return { hostname, port, signal: options?.signal };
+}
+
+/**
+ * The `close` of a {@linkcode ServedHandle}: the first call, or `signal` aborting, runs
+ * `shutdown`; every call returns that same promise.
+ */
+export function _closeOnce(
+  signal: AbortSignal | undefined,
+  shutdown: () => Promise<void>,
+): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    signal?.removeEventListener("abort", onAbort);
+    closing ??= shutdown();
+    return closing;
+  };
+  const onAbort = (): void => void close();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  return close;
 }
 
 /** Tracks response bodies in flight so they can all be ended at shutdown. */

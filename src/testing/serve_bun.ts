@@ -5,6 +5,7 @@
  */
 import {
   _BodyTracker,
+  _closeOnce,
   _respond,
   _serveOptions,
   type FetchHandler,
@@ -59,16 +60,9 @@ export function serve(handler: FetchHandler, options?: ServeOptions): Promise<Se
     idleTimeout: 0,
     fetch: async (request) => tracker.wrap(await _respond(handler, request)),
   });
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    signal?.removeEventListener("abort", onAbort);
-    closing ??= (async () => {
-      tracker.endAll();
-      await server.stop(true);
-    })();
-    return closing;
-  };
-  const onAbort = (): void => void close();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const close = _closeOnce(signal, async () => {
+    tracker.endAll();
+    await server.stop(true);
+  });
   return Promise.resolve({ url: `http://${hostname}:${server.port}`, close });
 }

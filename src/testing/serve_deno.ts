@@ -5,6 +5,7 @@
  */
 import {
   _BodyTracker,
+  _closeOnce,
   _respond,
   _serveOptions,
   type FetchHandler,
@@ -66,16 +67,9 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
     },
   );
   const addr = await ready;
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    signal?.removeEventListener("abort", onAbort);
-    closing ??= (async () => {
-      tracker.endAll();
-      await server.shutdown();
-    })();
-    return closing;
-  };
-  const onAbort = (): void => void close();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const close = _closeOnce(signal, async () => {
+    tracker.endAll();
+    await server.shutdown();
+  });
   return { url: `http://${addr.hostname}:${addr.port}`, close };
 }

@@ -8,6 +8,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import {
   _BodyTracker,
+  _closeOnce,
   _respond,
   _serveOptions,
   type FetchHandler,
@@ -137,17 +138,11 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
   });
   const address = server.address();
   const actualPort = typeof address === "object" && address !== null ? address.port : port;
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    signal?.removeEventListener("abort", onAbort);
-    closing ??= new Promise<void>((resolve) => {
+  const close = _closeOnce(signal, () =>
+    new Promise((resolve) => {
       tracker.endAll();
       server.close(() => resolve());
       for (const s of sockets) s.destroy();
-    });
-    return closing;
-  };
-  const onAbort = (): void => void close();
-  signal?.addEventListener("abort", onAbort, { once: true });
+    }));
   return { url: `http://${hostname}:${actualPort}`, close };
 }
