@@ -5,7 +5,7 @@ interface ProcessLike {
   argv: string[];
   memoryUsage(): { heapUsed: number; rss: number };
   stdout: { write(text: string): unknown };
-  exit(code?: number): never;
+  exit(code?: number): void;
 }
 
 const proc = (globalThis as unknown as { process: ProcessLike }).process;
@@ -67,7 +67,7 @@ export function heapAfterGc(): number {
 }
 
 /** Prints the one JSON result line the orchestrator reads, then exits. */
-export function report(result: unknown): never {
+export function report(result: unknown): void {
   proc.stdout.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);
   proc.exit(0);
 }

@@ -37,21 +37,26 @@ async function loadClientNode(): Promise<typeof import("@kubernetes/client-node"
   return await import("@kubernetes/client-node");
 }
 
-/** A started, synced client-node informer (its `start()` resolves once the list is cached). */
-export async function syncClientNode(
-  server: string,
-): Promise<{ list(): V1Pod[]; stop(): Promise<void> }> {
+/**
+ * Loads client-node (outside the measured time and heap) and returns a function that starts
+ * one of its informers and resolves once synced (its `start()` resolves once the list is cached).
+ */
+export async function loadClientNodeInformer(): Promise<
+  (server: string) => Promise<{ list(): readonly V1Pod[]; stop(): Promise<void> }>
+> {
   const { CoreV1Api, KubeConfig, makeInformer } = await loadClientNode();
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "bench", server, skipTLSVerify: true }],
-    users: [{ name: "bench" }],
-    contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
-    currentContext: "bench",
-  });
-  const api = kc.makeApiClient(CoreV1Api);
-  const informer = makeInformer(kc, "/api/v1/pods", () => api.listPodForAllNamespaces());
-  informer.on("error", (error: unknown) => console.error("client-node informer error", error));
-  await informer.start();
-  return informer;
+  return async (server) => {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: [{ name: "bench", server, skipTLSVerify: true }],
+      users: [{ name: "bench" }],
+      contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
+      currentContext: "bench",
+    });
+    const api = kc.makeApiClient(CoreV1Api);
+    const informer = makeInformer(kc, "/api/v1/pods", () => api.listPodForAllNamespaces());
+    informer.on("error", (error: unknown) => console.error("client-node informer error", error));
+    await informer.start();
+    return informer;
+  };
 }

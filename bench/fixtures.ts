@@ -51,11 +51,16 @@ export interface WatchBurst {
  * console.log(burst.events, burst.lastResourceVersion); // 3 "12"
  * ```
  */
-export function buildWatchBurst(objects: readonly KubeObject[], options: WatchBurstOptions): WatchBurst {
+export function buildWatchBurst(
+  objects: readonly KubeObject[],
+  options: WatchBurstOptions,
+): WatchBurst {
   const { events, firstResourceVersion } = options;
   const chunkBytes = options.chunkBytes ?? BENCH_CHUNK_BYTES;
   if (objects.length === 0) throw new RangeError("objects must not be empty");
-  if (!Number.isInteger(events) || events < 1) throw new RangeError(`events must be a positive integer, got ${events}`);
+  if (!Number.isInteger(events) || events < 1) {
+    throw new RangeError(`events must be a positive integer, got ${events}`);
+  }
   if (!Number.isInteger(chunkBytes) || chunkBytes < 1) {
     throw new RangeError(`chunkBytes must be a positive integer, got ${chunkBytes}`);
   }
@@ -76,7 +81,9 @@ export function buildWatchBurst(objects: readonly KubeObject[], options: WatchBu
     const t = templates[i % used]!;
     const rv = String(firstResourceVersion + i);
     const seen = new Date(seenBase + i * 1000).toISOString();
-    const line = t.rvFirst ? t.head + rv + t.mid + seen + t.tail : t.head + seen + t.mid + rv + t.tail;
+    const line = t.rvFirst
+      ? t.head + rv + t.mid + seen + t.tail
+      : t.head + seen + t.mid + rv + t.tail;
     for (;;) {
       const r = utf8.encodeInto(line, all.subarray(at));
       if (r.read === line.length) {
@@ -90,7 +97,9 @@ export function buildWatchBurst(objects: readonly KubeObject[], options: WatchBu
   }
   const bytes = at;
   const chunks: Uint8Array[] = [];
-  for (let i = 0; i < bytes; i += chunkBytes) chunks.push(all.subarray(i, Math.min(bytes, i + chunkBytes)));
+  for (let i = 0; i < bytes; i += chunkBytes) {
+    chunks.push(all.subarray(i, Math.min(bytes, i + chunkBytes)));
+  }
   return { chunks, bytes, events, lastResourceVersion: String(firstResourceVersion + events - 1) };
 }
 
@@ -120,7 +129,8 @@ function template(object: KubeObject): Template {
   try {
     line = `{"type":"MODIFIED","object":${JSON.stringify(object)}}\n`;
   } finally {
-    metadata.resourceVersion = rv;
+    if (rv === undefined) delete metadata.resourceVersion;
+    else metadata.resourceVersion = rv;
     if (seen === undefined) delete annotations["kubernetes.io/config.seen"];
     else annotations["kubernetes.io/config.seen"] = seen;
   }

@@ -87,17 +87,23 @@ function burstBody(b: WatchBurst, hold: boolean): ReadableStream<Uint8Array> {
 
 const jsonHeaders = { "content-type": "application/json" };
 
-async function handle(request: Request): Promise<Response> {
+function handle(request: Request): Response | Promise<Response> {
   const url = new URL(request.url);
   const path = url.pathname;
   if (path === "/bench/info") {
-    return new Response(JSON.stringify({ pods: podCount, resourceVersion: cluster.resourceVersion }), {
-      headers: jsonHeaders,
-    });
+    return new Response(
+      JSON.stringify({ pods: podCount, resourceVersion: cluster.resourceVersion }),
+      {
+        headers: jsonHeaders,
+      },
+    );
   }
   if (path === "/bench/churn" && request.method === "POST") {
     const steps = Number(url.searchParams.get("steps") ?? "100");
-    const stats = cluster.churn(steps, { resource: pods, mix: { create: 0, update: 1, delete: 0, recreate: 0, labelFlip: 0 } });
+    const stats = cluster.churn(steps, {
+      resource: pods,
+      mix: { create: 0, update: 1, delete: 0, recreate: 0, labelFlip: 0 },
+    });
     return new Response(JSON.stringify({ stats, resourceVersion: cluster.resourceVersion }), {
       headers: jsonHeaders,
     });
@@ -106,7 +112,11 @@ async function handle(request: Request): Promise<Response> {
   if (raw !== null) {
     const b = burst(Number(raw[1]));
     return new Response(burstBody(b, false), {
-      headers: { ...jsonHeaders, "x-bench-bytes": String(b.bytes), "x-bench-events": String(b.events) },
+      headers: {
+        ...jsonHeaders,
+        "x-bench-bytes": String(b.bytes),
+        "x-bench-events": String(b.events),
+      },
     });
   }
   const prefixed = /^\/burst\/(\d+)(\/.*)$/.exec(path);
@@ -129,7 +139,10 @@ for (const m of prebuild) if (m > 0) burst(m);
 await (await cluster.fetch(new Request("http://bench/api/v1/pods"))).arrayBuffer();
 
 const server = await serve(handle, { hostname: "127.0.0.1", port: 0 });
-process.stdout.write(JSON.stringify({ url: server.url, pods: podCount, readyMs: Math.round(performance.now()) }) + "\n");
+process.stdout.write(
+  JSON.stringify({ url: server.url, pods: podCount, readyMs: Math.round(performance.now()) }) +
+    "\n",
+);
 const stop = (): void => {
   cluster.close();
   void server.close().then(() => process.exit(0));

@@ -388,12 +388,21 @@ export class Reflector<T extends KubeObject> {
     let received = 0;
     let timer: unknown;
     let initialTimer: unknown;
+    // One timer per watch, moved only when it fires early: clearing and setting a timer for
+    // every event cost about 10% of the decode+deliver time on Deno (bench/, scenario 1).
+    let lastSeen = 0;
+    const onInactivityTimer = (): void => {
+      const idle = o.clock.now() - lastSeen;
+      if (idle >= o.inactivityTimeoutMs) {
+        timer = undefined;
+        controller.abort(new WatchInactivityError(o.inactivityTimeoutMs));
+      } else {
+        timer = o.clock.setTimeout(onInactivityTimer, o.inactivityTimeoutMs - idle);
+      }
+    };
     const armInactivity = (): void => {
-      if (timer !== undefined) o.clock.clearTimeout(timer);
-      timer = o.clock.setTimeout(
-        () => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs)),
-        o.inactivityTimeoutMs,
-      );
+      lastSeen = o.clock.now();
+      timer ??= o.clock.setTimeout(onInactivityTimer, o.inactivityTimeoutMs);
     };
     // Streaming list: collect the initial state, swap it in at the end bookmark.
     let initial: Map<string, T> | undefined = stream ? new Map() : undefined;
