@@ -597,3 +597,44 @@ describe("informer: relist after a watch that had made progress", () => {
     await e.close();
   });
 });
+
+describe("informer: pipelined paging", () => {
+  test("the next page is requested as soon as a page's continue token arrives, before its body ends", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held = false;
+    const e = env({
+      fetch: (c) => async (req) => {
+        const res = await c.fetch(req);
+        const url = new URL(req.url);
+        if (held || url.searchParams.get("limit") === null || url.searchParams.has("continue")) return res;
+        held = true;
+        // Page 1: hand over the head (with metadata.continue) at once, the rest after the gate.
+        const text = await res.text();
+        const cut = text.indexOf('"items"') + 10;
+        const enc = new TextEncoder();
+        const body = new ReadableStream<Uint8Array>({
+          async start(controller) {
+            controller.enqueue(enc.encode(text.slice(0, cut)));
+            await gate;
+            controller.enqueue(enc.encode(text.slice(cut)));
+            controller.close();
+          },
+        });
+        return new Response(body, { status: res.status, headers: res.headers });
+      },
+    });
+    for (let i = 0; i < 12; i++) e.cluster.create(pods, pod("a", `p${String(i).padStart(2, "0")}`));
+    const inf = e.informer({ resource: pods, pageSize: 5 });
+    inf.start();
+    await e.clock.flush(5);
+    const lists = () => e.cluster.requests.filter((r) => r.verb === "list");
+    assert.equal(lists().length, 3, "pages 2 and 3 were requested while page 1 was still arriving");
+    assert.equal(inf.hasSynced(), false);
+    release();
+    await inf.waitForSync();
+    assert.deepEqual(inf.store.listKeys().length, 12);
+    assert.equal(lists().length, 3);
+    await e.close();
+  });
+});

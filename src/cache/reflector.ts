@@ -4,7 +4,7 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { KubeList, KubeObject } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
 import { decodeWatchStream } from "../watch/watch_decoder.ts";
 import type { Backoff } from "../util/backoff.ts";
@@ -306,7 +306,11 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** Paged LIST; on an expired continue token, one unpaged list at the same RV. */
+  /**
+   * Paged LIST; on an expired continue token, one unpaged list at the same RV. Pages are
+   * pipelined: the next page is requested as soon as this one's continue token shows at the
+   * head of its body, while the rest of it is still arriving.
+   */
   async #list(resourceVersion: string, signal: AbortSignal): Promise<void> {
     const o = this.#o;
     const started = o.clock.now();
@@ -314,44 +318,69 @@ export class Reflector<T extends KubeObject> {
       namespace: o.namespace,
       labelSelector: o.labelSelector,
       fieldSelector: o.fieldSelector,
-      signal,
+    };
+    // Every page request of this list, so leaving early cancels the ones still in flight.
+    const { controller: listing, release } = childController(signal);
+    interface Pending {
+      page: Promise<KubeList<KubeObject>>;
+      next?: { token: string; pending: Pending };
+    }
+    const request = (cont: string | undefined): Pending => {
+      const pending: Pending = {
+        page: this.#withTimeout(listing.signal, (s) =>
+          o.client.list(o.resource, {
+            ...base,
+            limit: o.pageSize,
+            continue: cont,
+            resourceVersion: cont === undefined ? resourceVersion : undefined,
+            signal: s,
+            onContinue: (token) => {
+              if (token === "" || listing.signal.aborted) return;
+              pending.next = { token, pending: request(token) };
+            },
+          })),
+      };
+      pending.page.catch(() => {}); // awaited below, or abandoned with the listing
+      return pending;
     };
     const items: T[] = [];
     let pages = 0;
     let listRV: string | undefined;
     let cont: string | undefined;
-    do {
-      let page;
-      try {
-        const pageOptions = {
-          ...base,
-          limit: o.pageSize,
-          continue: cont,
-          resourceVersion: cont === undefined ? resourceVersion : undefined,
-        };
-        page = await this.#withTimeout(
-          signal,
-          (s) => o.client.list(o.resource, { ...pageOptions, signal: s }),
-        );
-      } catch (error) {
-        if (cont === undefined || !(error instanceof KubeApiError) || !error.isExpired) throw error;
-        // The snapshot behind the continue token was compacted: one full list instead.
-        this.#report(error, "expired", "list", 0);
-        items.length = 0;
-        page = await this.#withTimeout(
-          signal,
-          (s) => o.client.list(o.resource, { ...base, resourceVersion, signal: s }),
-        );
-        cont = undefined;
+    let pending = request(undefined);
+    try {
+      for (;;) {
+        let page: KubeList<KubeObject>;
+        try {
+          page = await pending.page;
+        } catch (error) {
+          if (cont === undefined || !(error instanceof KubeApiError) || !error.isExpired) {
+            throw error;
+          }
+          // The snapshot behind the continue token was compacted: one full list instead.
+          this.#report(error, "expired", "list", 0);
+          items.length = 0;
+          page = await this.#withTimeout(
+            listing.signal,
+            (s) => o.client.list(o.resource, { ...base, resourceVersion, signal: s }),
+          );
+          pending = { page: Promise.resolve(page) };
+        }
+        pages++;
+        listRV = page.metadata.resourceVersion;
+        for (const item of page.items) {
+          const t = this.#transform(item, "list");
+          if (t !== undefined) items.push(t);
+        }
+        cont = page.metadata.continue || undefined;
+        if (cont === undefined) break;
+        const next = pending.next;
+        pending = next !== undefined && next.token === cont ? next.pending : request(cont);
       }
-      pages++;
-      listRV = page.metadata.resourceVersion;
-      for (const item of page.items) {
-        const t = this.#transform(item, "list");
-        if (t !== undefined) items.push(t);
-      }
-      cont = page.metadata.continue || undefined;
-    } while (cont !== undefined);
+    } finally {
+      listing.abort();
+      release();
+    }
     if (listRV === undefined) {
       throw new KubeApiError({ code: 500, bodySnippet: "list response had no metadata.resourceVersion" });
     }

@@ -139,6 +139,14 @@ export interface ListOptions {
    * @default undefined
    */
   signal?: AbortSignal | undefined;
+  /**
+   * Called once with the page's `metadata.continue` token (`""` on the last page) as soon as
+   * it is seen at the head of the body, before the rest of the page has arrived, so the next
+   * page can be requested while this one is still being read (pipelined paging). Not called
+   * when the head does not carry the token before `items`.
+   * @default undefined
+   */
+  onContinue?: ((token: string) => void) | undefined;
 }
 
 /** Options of {@linkcode KubeClient.watch}. */
@@ -475,7 +483,13 @@ export class KubeClient {
     checkString("options.resourceVersion", options?.resourceVersion);
     checkMatch(options?.resourceVersionMatch);
     const path = resourcePath(resource, { namespace: options?.namespace });
-    const body = await this.#readObject("GET", path, {
+    const onContinue = options?.onContinue;
+    if (onContinue !== undefined && typeof onContinue !== "function") {
+      throw new TypeError(`options.onContinue must be a function, got ${describe(onContinue)}`);
+    }
+    const signal = options?.signal;
+    const response = await this.request(path, {
+      method: "GET",
       query: {
         labelSelector: options?.labelSelector,
         fieldSelector: options?.fieldSelector,
@@ -484,8 +498,14 @@ export class KubeClient {
         resourceVersion: options?.resourceVersion,
         resourceVersionMatch: options?.resourceVersionMatch,
       },
-      signal: options?.signal,
+      signal,
     });
+    const body = await readJsonObject(
+      response,
+      `GET ${path}`,
+      signal,
+      onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
+    );
     const list = body as unknown as KubeList<T>;
     if (list.metadata === undefined || list.metadata === null) list.metadata = {};
     if (list.items === undefined || list.items === null) list.items = [];
@@ -947,10 +967,29 @@ function parseRetryAfter(value: string | null, now: number): number | undefined 
  * Reads a body as text, at most `maxBytes` (the rest is cancelled). An abort of `signal`
  * cancels the body and rethrows the signal's reason, even when the stream ignores the signal.
  */
+/**
+ * Looks at the head of a list body for `metadata.continue` (the API server writes `metadata`
+ * before `items`) and hands it over once; returns true when done looking.
+ */
+function continueTokenPeeker(onContinue: (token: string) => void): (head: string) => boolean {
+  return (head) => {
+    const items = head.indexOf('"items"');
+    const region = items < 0 ? head : head.slice(0, items);
+    const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(region);
+    if (m !== null) {
+      onContinue(JSON.parse(`"${m[1]}"`) as string);
+      return true;
+    }
+    // Past `items` (or 64 KiB of head) without the token: give up, read on sequentially.
+    return items >= 0 || head.length > 65_536;
+  };
+}
+
 async function readText(
   response: Response,
   signal: AbortSignal | undefined,
   maxBytes: number,
+  peek?: (head: string) => boolean,
 ): Promise<string> {
   const body = response.body;
   if (body === null) return "";
@@ -986,6 +1025,9 @@ async function readText(
         break;
       }
       parts.push(decoder.decode(chunk.value, { stream: true }));
+      if (peek !== undefined && peek(parts.length === 1 ? parts[0]! : parts.join(""))) {
+        peek = undefined;
+      }
     }
     parts.push(decoder.decode());
     return parts.join("");
@@ -1001,10 +1043,11 @@ async function readJsonObject(
   response: Response,
   request: string,
   signal: AbortSignal | undefined,
+  peek?: (head: string) => boolean,
 ): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await readText(response, signal, Infinity);
+    text = await readText(response, signal, Infinity, peek);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     throw new KubeNetworkError(`${request} (reading the body)`, error);
