@@ -38,11 +38,12 @@ export type { ListerListOptions } from "./lister.ts";
 export { DeltaFIFO } from "./delta_fifo.ts";
 export type { Delta, DeltaFIFOOptions, DeltaType, KnownObjects } from "./delta_fifo.ts";
 export { objectKey, splitObjectKey } from "./object_key.ts";
-export { planNextRequest } from "./reflector.ts";
+export { planAfterFailure, planNextRequest } from "./reflector.ts";
 export type {
   InitialListMode,
   PlannedRequest,
   ReflectorErrorContext,
+  ReflectorFailure,
   ReflectorPlanState,
   ReflectorState,
 } from "./reflector.ts";

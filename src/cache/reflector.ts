@@ -66,6 +66,58 @@ export function planNextRequest(state: ReflectorPlanState): PlannedRequest {
   return { kind: "list", resourceVersion: state.needsConsistentList ? "" : rv ?? "0" };
 }
 
+/** What went wrong, as {@linkcode planAfterFailure} needs to know it. */
+export interface ReflectorFailure {
+  /** How the error is filed. */
+  kind: ErrorKind;
+  /** The request that failed. */
+  request: PlannedRequest;
+  /** The failed watch had started at a list's RV and received nothing yet. */
+  freshFromList: boolean;
+}
+
+/**
+ * Updates the plan after a failure and says whether to retry at once (no backoff); pure, so it
+ * is tested on its own. An expired watch relists (at once, unless it had just started from a
+ * list's RV: then that RV is already gone, so back off and list consistently); an expired or
+ * too-large RV on a list retries at once with a consistent list (`""`); a streaming list the
+ * server refuses or never finishes falls back to LIST for good. Everything else backs off.
+ *
+ * @example
+ * ```ts
+ * import { planAfterFailure } from "@kinformer/kinformer/cache";
+ * const state = { lastSyncResourceVersion: "42", mustRelist: false, needsConsistentList: false, initialList: "list" as const, streamUnavailable: false };
+ * const { retryNow } = planAfterFailure(state, { kind: "expired", request: { kind: "watch", resourceVersion: "42" }, freshFromList: false });
+ * console.log(retryNow, state.mustRelist); // true true
+ * ```
+ */
+export function planAfterFailure(
+  state: ReflectorPlanState,
+  failure: ReflectorFailure,
+): { retryNow: boolean } {
+  const { kind, request } = failure;
+  if (request.kind === "watch") {
+    if (kind === "too-large-rv") {
+      state.mustRelist = true;
+      state.needsConsistentList = true;
+    }
+    if (kind !== "expired") return { retryNow: false };
+    state.mustRelist = true;
+    if (!failure.freshFromList) return { retryNow: true };
+    state.needsConsistentList = true;
+    return { retryNow: false };
+  }
+  if (request.kind === "stream" && (kind === "invalid" || kind === "initial-events-timeout")) {
+    state.streamUnavailable = true;
+  }
+  if (kind === "expired" || kind === "too-large-rv") {
+    const wasConsistent = state.needsConsistentList || request.resourceVersion === "";
+    state.needsConsistentList = true;
+    return { retryNow: !wasConsistent };
+  }
+  return { retryNow: false };
+}
+
 /** Where the reflector delivers what it learns. */
 export interface ReflectorSink<T extends KubeObject> {
   /** A complete state (a list, or a streaming list's initial events) at `resourceVersion`. */
@@ -215,42 +267,22 @@ export class Reflector<T extends KubeObject> {
         }
       } catch (error) {
         if (signal.aborted) break;
-        this.#onFailure(error, phase);
         const kind = classifyError(error);
         endedBy = kind;
+        const { retryNow } = planAfterFailure(this.#plan, {
+          kind,
+          request: next,
+          freshFromList: this.#freshFromList,
+        });
         const retryAfterMs = error instanceof KubeApiError && error.retryAfterSeconds !== undefined
           ? error.retryAfterSeconds * 1000
           : 0;
-        // An expired watch relists at once, unless it started right at a list's RV: then the
-        // server keeps serving a stale list; back off and ask for a consistent one.
-        // A list at an old RV that is gone retries at once as a consistent list ("").
-        const relistNow = (kind === "expired" && phase === "watch" && !this.#freshFromList) ||
-          ((kind === "expired" || kind === "too-large-rv") && phase !== "watch" &&
-            next.resourceVersion !== "");
-        if (kind === "expired" && phase === "watch" && this.#freshFromList) {
-          this.#plan.needsConsistentList = true;
-        }
-        const delay = relistNow ? 0 : Math.max(this.#o.backoff.next(), retryAfterMs);
+        const delay = retryNow ? 0 : Math.max(this.#o.backoff.next(), retryAfterMs);
         this.#report(error, kind, phase, delay);
         if (delay > 0) await this.#backOff(delay, signal);
       }
     }
     this.stats.state = "stopped";
-  }
-
-  #onFailure(error: unknown, phase: "list" | "stream" | "watch"): void {
-    const kind = classifyError(error);
-    if (kind === "expired") {
-      if (phase === "watch") this.#plan.mustRelist = true;
-      else this.#plan.needsConsistentList = true;
-    }
-    if (kind === "too-large-rv") {
-      this.#plan.mustRelist = true;
-      this.#plan.needsConsistentList = true;
-    }
-    if (phase === "stream" && (kind === "invalid" || kind === "initial-events-timeout")) {
-      this.#plan.streamUnavailable = true;
-    }
   }
 
   #report(error: unknown, kind: ErrorKind, phase: "list" | "stream" | "watch", retryInMs: number) {

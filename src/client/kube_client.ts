@@ -964,10 +964,6 @@ function parseRetryAfter(value: string | null, now: number): number | undefined 
 }
 
 /**
- * Reads a body as text, at most `maxBytes` (the rest is cancelled). An abort of `signal`
- * cancels the body and rethrows the signal's reason, even when the stream ignores the signal.
- */
-/**
  * Looks at the head of a list body for `metadata.continue` (the API server writes `metadata`
  * before `items`) and hands it over once; returns true when done looking.
  */
@@ -985,6 +981,11 @@ function continueTokenPeeker(onContinue: (token: string) => void): (head: string
   };
 }
 
+/**
+ * Reads a body as text, at most `maxBytes` (the rest is cancelled). An abort of `signal`
+ * cancels the body and rethrows the signal's reason, even when the stream ignores the signal.
+ * `peek` is shown the text so far after each chunk until it returns true.
+ */
 async function readText(
   response: Response,
   signal: AbortSignal | undefined,
@@ -1004,6 +1005,8 @@ async function readText(
   const parts: string[] = [];
   let received = 0;
   let finished = false;
+  /** The text so far, kept only while `peek` still looks. */
+  let head = "";
   try {
     while (true) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -1024,9 +1027,14 @@ async function readText(
         parts.push(decoder.decode(chunk.value.subarray(0, room), { stream: true }));
         break;
       }
-      parts.push(decoder.decode(chunk.value, { stream: true }));
-      if (peek !== undefined && peek(parts.length === 1 ? parts[0]! : parts.join(""))) {
-        peek = undefined;
+      const text = decoder.decode(chunk.value, { stream: true });
+      parts.push(text);
+      if (peek !== undefined) {
+        head += text;
+        if (peek(head)) {
+          peek = undefined;
+          head = "";
+        }
       }
     }
     parts.push(decoder.decode());
