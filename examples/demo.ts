@@ -47,7 +47,9 @@ function parseArgs(argv: string[]): Args {
     else if (a === "--seconds") args.seconds = Number(value());
     else if (a === "--quiet") args.quiet = true;
     else if (a === "--help" || a === "-h") {
-      console.log("usage: demo [--server URL] [--token TOKEN] [--namespace NS] [--seconds N] [--quiet]");
+      console.log(
+        "usage: demo [--server URL] [--token TOKEN] [--namespace NS] [--seconds N] [--quiet]",
+      );
       throw new Error("help");
     } else throw new TypeError(`unknown argument ${a}`);
   }
@@ -70,9 +72,13 @@ function describe(ev: InformerEvent): string {
     case "update":
       return ev.object === ev.oldObject
         ? `RESYNC  ${objectKey(ev.object)}`
-        : `UPDATE  ${objectKey(ev.object)} rv ${ev.oldObject.metadata.resourceVersion} -> ${ev.object.metadata.resourceVersion}`;
+        : `UPDATE  ${
+          objectKey(ev.object)
+        } rv ${ev.oldObject.metadata.resourceVersion} -> ${ev.object.metadata.resourceVersion}`;
     case "delete":
-      return `DELETE  ${objectKey(ev.object)}${ev.finalStateUnknown ? " (deleted while disconnected)" : ""}`;
+      return `DELETE  ${objectKey(ev.object)}${
+        ev.finalStateUnknown ? " (deleted while disconnected)" : ""
+      }`;
     case "synced":
       return "SYNCED  this listener has the whole initial list";
   }
@@ -101,7 +107,9 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
     });
     client = new KubeClient({ server: "http://simulated.cluster", fetch: cluster.fetch });
     console.log(
-      `kinformer demo: simulated cluster with ${cluster.list(pods).length} pods, churn 8 ops/s, faults on a schedule, ${args.seconds}s`,
+      `kinformer demo: simulated cluster with ${
+        cluster.list(pods).length
+      } pods, churn 8 ops/s, faults on a schedule, ${args.seconds}s`,
     );
   }
 
@@ -113,7 +121,9 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
       return o;
     },
     onError: (error, ctx) => {
-      const line = `${ctx.kind} during ${ctx.phase}, retry in ${ctx.retryInMs} ms: ${(error as Error).message}`;
+      const line = `${ctx.kind} during ${ctx.phase}, retry in ${ctx.retryInMs} ms: ${
+        (error as Error).message
+      }`;
       errors.push(line);
       console.log(`${stamp()}  !       ${line}`);
     },
@@ -125,7 +135,9 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
   const t0 = Date.now();
   const syncs = factory.waitForCacheSync().then(() => {
     console.log(
-      `${stamp()}  cache synced in ${Date.now() - t0} ms: ${podInformer.store.size} pods, ${cmInformer.store.size} configmaps`,
+      `${stamp()}  cache synced in ${
+        Date.now() - t0
+      } ms: ${podInformer.store.size} pods, ${cmInformer.store.size} configmaps`,
     );
   });
 
@@ -139,9 +151,21 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
         console.log(`${stamp()}  *       fault: ${what}`);
         fn();
       }, seconds * 1000));
-    churn = c.startChurn({ resource: pods, namespaces: ["default", "shop", "kube-system"], ratePerSecond: 8 });
-    at(args.seconds * 0.2, "drop every open watch (the informer resumes from its RV, no relist)", () => c.faults.dropWatches());
-    at(args.seconds * 0.35, "deliver bodies in 1-9 byte chunks", () => c.faults.chunkBodies({ maxChunkBytes: 9 }));
+    churn = c.startChurn({
+      resource: pods,
+      namespaces: ["default", "shop", "kube-system"],
+      ratePerSecond: 8,
+    });
+    at(
+      args.seconds * 0.2,
+      "drop every open watch (the informer resumes from its RV, no relist)",
+      () => c.faults.dropWatches(),
+    );
+    at(
+      args.seconds * 0.35,
+      "deliver bodies in 1-9 byte chunks",
+      () => c.faults.chunkBodies({ maxChunkBytes: 9 }),
+    );
     at(args.seconds * 0.5, "compact history + drop watches (410 Gone: relist, tombstones)", () => {
       c.faults.wholeBodies();
       c.faults.dropWatches();
@@ -156,7 +180,9 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
   const health = setInterval(() => {
     const h = podInformer.health();
     console.log(
-      `${stamp()}  health  state=${h.state} pods=${h.objects} rv=${h.lastSyncResourceVersion} lists=${h.lists} relists=${h.relists} watchRestarts=${h.watchRestarts} backlog=${h.listeners.map((l) => l.backlog).join("/")}`,
+      `${stamp()}  health  state=${h.state} pods=${h.objects} rv=${h.lastSyncResourceVersion} lists=${h.lists} relists=${h.relists} watchRestarts=${h.watchRestarts} backlog=${
+        h.listeners.map((l) => l.backlog).join("/")
+      }`,
     );
   }, Math.max(1000, (args.seconds * 1000) / 5));
   const end = setTimeout(() => stop.abort(), args.seconds * 1000);
@@ -184,10 +210,14 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
     let caughtUp = 0;
     for await (const _ of podInformer.events({ until: "current", replayCache: false })) caughtUp++;
     const want = new Map(cluster.list(pods).map((p) => [objectKey(p), p.metadata.resourceVersion]));
-    const have = new Map(podInformer.store.list().map((p) => [objectKey(p), p.metadata.resourceVersion]));
+    const have = new Map(
+      podInformer.store.list().map((p) => [objectKey(p), p.metadata.resourceVersion]),
+    );
     const same = want.size === have.size && [...want].every(([k, rv]) => have.get(k) === rv);
     console.log(
-      `${stamp()}  done: ${count} events (+${caughtUp} in the final catch-up), ${errors.length} recovered errors; cache matches the server: ${same ? "yes" : "NO"} (${have.size} pods)`,
+      `${stamp()}  done: ${count} events (+${caughtUp} in the final catch-up), ${errors.length} recovered errors; cache matches the server: ${
+        same ? "yes" : "NO"
+      } (${have.size} pods)`,
     );
     if (!same) exit = 1;
   } else {

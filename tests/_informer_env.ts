@@ -2,7 +2,11 @@
 import assert from "node:assert/strict";
 import { KubeClient } from "../src/client/kube_client.ts";
 import type { KubeObject } from "../src/client/types.ts";
-import { createInformer, type InformerOptions, type SharedInformer } from "../src/cache/informer.ts";
+import {
+  createInformer,
+  type InformerOptions,
+  type SharedInformer,
+} from "../src/cache/informer.ts";
 import type { InformerEvent } from "../src/cache/informer_event.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
@@ -20,7 +24,10 @@ export interface Env {
   close(): Promise<void>;
 }
 
-export function env(options: { seed?: number; fetch?: (c: SimulatedCluster) => (r: Request) => Promise<Response> } = {}): Env {
+export function env(
+  options: { seed?: number; fetch?: (c: SimulatedCluster) => (r: Request) => Promise<Response> } =
+    {},
+): Env {
   const clock = new ManualClock();
   const cluster = new SimulatedCluster({ clock, seed: options.seed ?? 1 });
   const fetch = options.fetch?.(cluster) ?? cluster.fetch;

@@ -54,7 +54,11 @@ async function soak(seed: number, initialList: "list" | "stream"): Promise<void>
   const rng = seeded(seed * 7 + 1);
   try {
     const namespaces = ["a", "b", "c"];
-    e.cluster.churn(60, { resource: pods, namespaces, mix: { create: 1, update: 0, delete: 0, recreate: 0, labelFlip: 0 } });
+    e.cluster.churn(60, {
+      resource: pods,
+      namespaces,
+      mix: { create: 1, update: 0, delete: 0, recreate: 0, labelFlip: 0 },
+    });
     const inf: SharedInformer = e.informer({ resource: pods, initialList, resyncPeriodMs: 45_000 });
     // Three consumers: an iterator, a slow async handler, a coalescing iterator.
     const direct = new Model();
@@ -71,9 +75,22 @@ async function soak(seed: number, initialList: "list" | "stream"): Promise<void>
     drains.push(consume(inf.events({ overflow: "coalesce" }), coalesced));
     let delay = Promise.resolve();
     inf.addEventHandler({
-      onAdd: (o, initial) => (delay = delay.then(() => slow.apply({ type: "add", object: o, isInInitialList: initial }))),
-      onUpdate: (old, o) => (delay = delay.then(() => slow.apply({ type: "update", object: o, oldObject: old }))),
-      onDelete: (o, unknown) => (delay = delay.then(() => slow.apply({ type: "delete", object: o, finalStateUnknown: unknown }))),
+      onAdd: (
+        o,
+        initial,
+      ) => (delay = delay.then(() =>
+        slow.apply({ type: "add", object: o, isInInitialList: initial })
+      )),
+      onUpdate: (
+        old,
+        o,
+      ) => (delay = delay.then(() => slow.apply({ type: "update", object: o, oldObject: old }))),
+      onDelete: (
+        o,
+        unknown,
+      ) => (delay = delay.then(() =>
+        slow.apply({ type: "delete", object: o, finalStateUnknown: unknown })
+      )),
       onSynced: () => (delay = delay.then(() => slow.apply({ type: "synced" }))),
     });
     inf.start();
@@ -83,8 +100,13 @@ async function soak(seed: number, initialList: "list" | "stream"): Promise<void>
       const r = rng();
       if (r < 0.04) f.dropWatches();
       else if (r < 0.06) f.compact();
-      else if (r < 0.08) f.failNext(1 + Math.floor(rng() * 2), { status: rng() < 0.5 ? 500 : 429, verb: rng() < 0.5 ? "list" : "watch", retryAfterSeconds: 1 });
-      else if (r < 0.10) f.chunkBodies({ maxChunkBytes: 1 + Math.floor(rng() * 40) });
+      else if (r < 0.08) {
+        f.failNext(1 + Math.floor(rng() * 2), {
+          status: rng() < 0.5 ? 500 : 429,
+          verb: rng() < 0.5 ? "list" : "watch",
+          retryAfterSeconds: 1,
+        });
+      } else if (r < 0.10) f.chunkBodies({ maxChunkBytes: 1 + Math.floor(rng() * 40) });
       else if (r < 0.12) f.wholeBodies();
       else if (r < 0.13) f.stall();
       else if (r < 0.16) f.resume();
@@ -100,9 +122,18 @@ async function soak(seed: number, initialList: "list" | "stream"): Promise<void>
     assert.deepEqual(snapshot(inf.store.list()), truth, "store equals the server after quiescence");
     await delay;
     await e.clock.flush();
-    for (const [name, model] of [["iterator", direct], ["slow handler", slow], ["coalescing iterator", coalesced]] as const) {
+    for (
+      const [name, model] of [["iterator", direct], ["slow handler", slow], [
+        "coalescing iterator",
+        coalesced,
+      ]] as const
+    ) {
       assert.ok(model.synced, `${name} synced`);
-      assert.deepEqual(snapshot(model.objects.values()), truth, `replaying the ${name}'s events reproduces the store`);
+      assert.deepEqual(
+        snapshot(model.objects.values()),
+        truth,
+        `replaying the ${name}'s events reproduces the store`,
+      );
     }
     const h = inf.health();
     assert.ok(h.watchRestarts > 0 && Object.keys(h.errors).length > 0, "faults really happened");
@@ -119,5 +150,7 @@ async function soak(seed: number, initialList: "list" | "stream"): Promise<void>
   }
 }
 
-test("soak (list mode, seed 1): mutations and faults together leave store and listeners exact", () => soak(1, "list"));
-test("soak (stream mode, seed 2): mutations and faults together leave store and listeners exact", () => soak(2, "stream"));
+test("soak (list mode, seed 1): mutations and faults together leave store and listeners exact", () =>
+  soak(1, "list"));
+test("soak (stream mode, seed 2): mutations and faults together leave store and listeners exact", () =>
+  soak(2, "stream"));

@@ -31,7 +31,10 @@ describe("informer: list, cache and listeners", () => {
     assert.equal(inf.store.get("a/p1")?.metadata.labels?.app, "web");
     assert.deepEqual(inf.store.byIndex("namespace", "b").map((p) => p.metadata.name), ["p2"]);
     assert.deepEqual(inf.store.byIndex("app", "web").map((p) => p.metadata.name), ["p1"]);
-    assert.deepEqual(inf.lister.list({ labelSelector: "app in (db)" }).map((p) => p.metadata.name), ["p2"]);
+    assert.deepEqual(
+      inf.lister.list({ labelSelector: "app in (db)" }).map((p) => p.metadata.name),
+      ["p2"],
+    );
     assert.equal(inf.lister.namespace("a").get("p1")?.metadata.name, "p1");
     await e.close();
   });
@@ -169,7 +172,10 @@ describe("informer: list, cache and listeners", () => {
 
   test("transform runs before caching (strip managedFields)", async () => {
     const e = env();
-    e.cluster.create(pods, { ...pod("a", "p1"), metadata: { namespace: "a", name: "p1", managedFields: [{ manager: "kubectl" }] } });
+    e.cluster.create(pods, {
+      ...pod("a", "p1"),
+      metadata: { namespace: "a", name: "p1", managedFields: [{ manager: "kubectl" }] },
+    });
     const inf = e.informer({
       resource: pods,
       transform: (o) => {
@@ -193,7 +199,9 @@ describe("informer: list, cache and listeners", () => {
     await inf.waitForSync();
     for (let round = 0; round < 200; round++) {
       for (let i = 0; i < 10; i++) {
-        e.cluster.patch(pods, { namespace: "a", name: `p${i}` }, { metadata: { annotations: { round: String(round) } } });
+        e.cluster.patch(pods, { namespace: "a", name: `p${i}` }, {
+          metadata: { annotations: { round: String(round) } },
+        });
       }
     }
     await e.clock.flush(10);
@@ -205,7 +213,9 @@ describe("informer: list, cache and listeners", () => {
     assert.ok(c!.backlog <= 11, `coalesced backlog ${c!.backlog}`);
     const events = await take(coalesce, (_, all) => all.length === c!.backlog);
     assert.equal(events.at(-1)?.type !== undefined, true);
-    const names = events.filter((x) => x.type === "add").map((x) => x.type === "add" && x.object.metadata.annotations?.round);
+    const names = events.filter((x) => x.type === "add").map((x) =>
+      x.type === "add" && x.object.metadata.annotations?.round
+    );
     assert.deepEqual(names, Array(10).fill("199"));
     await grow.return!();
     await e.close();
@@ -269,9 +279,16 @@ describe("informer: surviving a real cluster", () => {
     // at that RV could only be stale: the reflector backs off and lists consistently ("").
     await e.clock.advance(10_000);
     const evs = await take(it, (_, all) => all.length === 4);
-    const lists = e.cluster.requests.filter((r) => r.verb === "list").map((r) => r.query.resourceVersion);
+    const lists = e.cluster.requests.filter((r) => r.verb === "list").map((r) =>
+      r.query.resourceVersion
+    );
     assert.deepEqual(lists, ["0", ""]);
-    assert.deepEqual(evs.map(show), ["update p1", "delete p3 (unknown)", "add p3", "delete p2 (unknown)"]);
+    assert.deepEqual(evs.map(show), [
+      "update p1",
+      "delete p3 (unknown)",
+      "add p3",
+      "delete p2 (unknown)",
+    ]);
     const tomb = evs[3]!;
     assert.ok(tomb.type === "delete");
     assert.equal(tomb.object.metadata.name, "p2"); // last known state, no tombstone to unwrap
@@ -344,7 +361,11 @@ describe("informer: surviving a real cluster", () => {
   test("401 Unauthorized is reported and retried with growing backoff, not in a hot loop", async () => {
     const clock = new ManualClock();
     const cluster = new SimulatedCluster({ clock, token: "right" });
-    const client = new KubeClient({ server: "http://sim.test", token: "wrong", fetch: cluster.fetch });
+    const client = new KubeClient({
+      server: "http://sim.test",
+      token: "wrong",
+      fetch: cluster.fetch,
+    });
     const kinds: string[] = [];
     const inf = createInformer(client, {
       resource: pods,
@@ -455,7 +476,11 @@ describe("informer: surviving a real cluster", () => {
     const e = env();
     e.cluster.faults.omitInitialEventsEnd();
     e.cluster.create(pods, pod("a", "p1"));
-    const inf = e.informer({ resource: pods, initialList: "stream", initialEventsTimeoutMs: 60_000 });
+    const inf = e.informer({
+      resource: pods,
+      initialList: "stream",
+      initialEventsTimeoutMs: 60_000,
+    });
     inf.start();
     await e.clock.advance(59_000);
     assert.equal(inf.hasSynced(), false);
@@ -469,14 +494,20 @@ describe("informer: surviving a real cluster", () => {
   test("chunks split anywhere (mid-JSON, mid-UTF-8) give the same cache", async () => {
     const e = env();
     for (let i = 0; i < 5; i++) {
-      e.cluster.create(pods, { ...pod("a", `p${i}`), metadata: { namespace: "a", name: `p${i}`, annotations: { note: "héllo 日本語 🚀" } } });
+      e.cluster.create(pods, {
+        ...pod("a", `p${i}`),
+        metadata: { namespace: "a", name: `p${i}`, annotations: { note: "héllo 日本語 🚀" } },
+      });
     }
     e.cluster.faults.chunkBodies({ maxChunkBytes: 7 });
     const inf = e.informer({ resource: pods });
     const it = inf.events();
     inf.start();
     await take(it, (ev) => ev.type === "synced");
-    e.cluster.create(pods, { ...pod("a", "p9"), metadata: { namespace: "a", name: "p9", annotations: { note: "ünïcödé ✓" } } });
+    e.cluster.create(pods, {
+      ...pod("a", "p9"),
+      metadata: { namespace: "a", name: "p9", annotations: { note: "ünïcödé ✓" } },
+    });
     const [ev] = await take(it, () => true);
     assert.ok(ev?.type === "add");
     assert.equal(ev.object.metadata.annotations?.note, "ünïcödé ✓");
@@ -500,7 +531,10 @@ describe("informer: surviving a real cluster", () => {
     }
     e.cluster.patch(pods, { namespace: "a", name: "p1" }, { metadata: { labels: { app: "db" } } });
     e.cluster.patch(pods, { namespace: "a", name: "p2" }, { metadata: { labels: { app: "web" } } });
-    assert.deepEqual((await take(it, (_, all) => all.length === 2)).map(show), ["delete p1", "add p2"]);
+    assert.deepEqual((await take(it, (_, all) => all.length === 2)).map(show), [
+      "delete p1",
+      "add p2",
+    ]);
     await e.close();
   });
 
@@ -543,7 +577,10 @@ describe("informer: surviving a real cluster", () => {
     const e = env();
     assert.throws(() => e.informer({ resource: pods, pageSize: 0 }), /pageSize/);
     assert.throws(() => e.informer({ resource: namespaces, namespace: "a" }), /cluster-scoped/);
-    assert.throws(() => e.informer({ resource: pods, initialList: "fast" as "list" }), /initialList/);
+    assert.throws(
+      () => e.informer({ resource: pods, initialList: "fast" as "list" }),
+      /initialList/,
+    );
     assert.throws(() => e.informer({ resource: pods, resyncPeriodMs: -1 }), /resyncPeriodMs/);
     e.cluster.close();
   });
@@ -592,7 +629,9 @@ describe("informer: relist after a watch that had made progress", () => {
     await e.clock.advance(10_000);
     const evs = await take(it, () => true);
     assert.deepEqual(evs.map(show), ["delete p1 (unknown)"]);
-    const lists = e.cluster.requests.filter((r) => r.verb === "list").map((r) => r.query.resourceVersion);
+    const lists = e.cluster.requests.filter((r) => r.verb === "list").map((r) =>
+      r.query.resourceVersion
+    );
     assert.deepEqual(lists, ["0", rv, ""]);
     await e.close();
   });
@@ -607,7 +646,9 @@ describe("informer: pipelined paging", () => {
       fetch: (c) => async (req) => {
         const res = await c.fetch(req);
         const url = new URL(req.url);
-        if (held || url.searchParams.get("limit") === null || url.searchParams.has("continue")) return res;
+        if (held || url.searchParams.get("limit") === null || url.searchParams.has("continue")) {
+          return res;
+        }
         held = true;
         // Page 1: hand over the head (with metadata.continue) at once, the rest after the gate.
         const text = await res.text();

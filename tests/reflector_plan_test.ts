@@ -4,7 +4,11 @@ import { KubeApiError, KubeNetworkError } from "../src/client/errors.ts";
 import type { Status } from "../src/client/types.ts";
 import { WatchDecodeError } from "../src/watch/decode_error.ts";
 import { LineTooLongError } from "../src/watch/line_splitter.ts";
-import { planAfterFailure, planNextRequest, type ReflectorPlanState } from "../src/cache/reflector.ts";
+import {
+  planAfterFailure,
+  planNextRequest,
+  type ReflectorPlanState,
+} from "../src/cache/reflector.ts";
 import {
   classifyError,
   InitialEventsTimeoutError,
@@ -237,43 +241,82 @@ describe("planAfterFailure", () => {
 
   test("an expired watch that had made progress relists at once, at the last synced RV", () => {
     const s = fresh();
-    assert.deepEqual(planAfterFailure(s, { kind: "expired", request: watch42, freshFromList: false }), { retryNow: true });
+    assert.deepEqual(
+      planAfterFailure(s, { kind: "expired", request: watch42, freshFromList: false }),
+      { retryNow: true },
+    );
     assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "42" });
   });
 
   test("an expired watch that started at a list's RV backs off and lists consistently", () => {
     const s = fresh();
-    assert.deepEqual(planAfterFailure(s, { kind: "expired", request: watch42, freshFromList: true }), { retryNow: false });
+    assert.deepEqual(
+      planAfterFailure(s, { kind: "expired", request: watch42, freshFromList: true }),
+      { retryNow: false },
+    );
     assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "" });
   });
 
   test("an expired list at an old RV retries at once with a consistent list, then backs off", () => {
     const s = { ...fresh(), mustRelist: true };
     const list42 = { kind: "list", resourceVersion: "42" } as const;
-    assert.deepEqual(planAfterFailure(s, { kind: "expired", request: list42, freshFromList: false }), { retryNow: true });
+    assert.deepEqual(
+      planAfterFailure(s, { kind: "expired", request: list42, freshFromList: false }),
+      { retryNow: true },
+    );
     assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "" });
-    const again = planAfterFailure(s, { kind: "expired", request: { kind: "list", resourceVersion: "" }, freshFromList: false });
+    const again = planAfterFailure(s, {
+      kind: "expired",
+      request: { kind: "list", resourceVersion: "" },
+      freshFromList: false,
+    });
     assert.deepEqual(again, { retryNow: false });
   });
 
   test("a too-large RV on a watch relists consistently after a backoff", () => {
     const s = fresh();
-    assert.deepEqual(planAfterFailure(s, { kind: "too-large-rv", request: watch42, freshFromList: false }), { retryNow: false });
+    assert.deepEqual(
+      planAfterFailure(s, { kind: "too-large-rv", request: watch42, freshFromList: false }),
+      { retryNow: false },
+    );
     assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "" });
   });
 
   test("a refused or unfinished streaming list falls back to LIST for good", () => {
     for (const kind of ["invalid", "initial-events-timeout"] as const) {
-      const s: ReflectorPlanState = { ...fresh(), lastSyncResourceVersion: undefined, mustRelist: true, initialList: "stream" };
-      assert.deepEqual(planAfterFailure(s, { kind, request: { kind: "stream", resourceVersion: "" }, freshFromList: false }), { retryNow: false });
+      const s: ReflectorPlanState = {
+        ...fresh(),
+        lastSyncResourceVersion: undefined,
+        mustRelist: true,
+        initialList: "stream",
+      };
+      assert.deepEqual(
+        planAfterFailure(s, {
+          kind,
+          request: { kind: "stream", resourceVersion: "" },
+          freshFromList: false,
+        }),
+        { retryNow: false },
+      );
       assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "0" });
     }
   });
 
   test("network, throttling and server errors change nothing but back off", () => {
-    for (const kind of ["network", "rate-limited", "server", "unauthorized", "decode", "inactivity"] as const) {
+    for (
+      const kind of [
+        "network",
+        "rate-limited",
+        "server",
+        "unauthorized",
+        "decode",
+        "inactivity",
+      ] as const
+    ) {
       const s = fresh();
-      assert.deepEqual(planAfterFailure(s, { kind, request: watch42, freshFromList: false }), { retryNow: false });
+      assert.deepEqual(planAfterFailure(s, { kind, request: watch42, freshFromList: false }), {
+        retryNow: false,
+      });
       assert.deepEqual(planNextRequest(s), watch42);
     }
   });

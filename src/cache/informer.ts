@@ -297,8 +297,10 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       for (const object of resume.objects ?? []) this.#indexer.set(object);
       this.#synced = true;
     }
-    const metrics = guardMetrics(options.metrics, (error) =>
-      this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 }));
+    const metrics = guardMetrics(
+      options.metrics,
+      (error) => this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
+    );
     this.#metrics = metrics;
     const backoff = options.backoff;
     const random = options.random ?? Math.random;
@@ -311,7 +313,9 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       pageSize: options.pageSize ?? 500,
       initialList: options.initialList ?? "list",
       clock: this.#clock,
-      backoff: isBackoff(backoff) ? backoff : exponentialBackoff(this.#clock, { random, ...backoff }),
+      backoff: isBackoff(backoff)
+        ? backoff
+        : exponentialBackoff(this.#clock, { random, ...backoff }),
       random,
       inactivityTimeoutMs: options.inactivityTimeoutMs ?? 150_000,
       initialEventsTimeoutMs: options.initialEventsTimeoutMs ?? 60_000,
@@ -599,7 +603,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
           } catch (error) {
             this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 });
           }
-          if (ev.type === "synced") for (const wake of syncWaiters) wake();
+          if (ev.type === "synced") { for (const wake of syncWaiters) wake(); }
         }
       } finally {
         running = false;
@@ -768,14 +772,18 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         }
         this.#indexer.delete(key);
         const last = delta.finalStateUnknown ? old : object;
-        this.#notify({ type: "delete", object: last, finalStateUnknown: delta.finalStateUnknown === true });
+        this.#notify({
+          type: "delete",
+          object: last,
+          finalStateUnknown: delta.finalStateUnknown === true,
+        });
         continue;
       }
       if (delta.type === "Sync") {
         if (old === undefined) continue;
         const targets = this.#syncing;
         const ev: InformerEvent<T> = { type: "update", object: old, oldObject: old };
-        if (targets !== undefined) for (const l of targets) l.push(ev);
+        if (targets !== undefined) { for (const l of targets) l.push(ev); }
         continue;
       }
       if (
@@ -789,7 +797,9 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       this.#indexer.set(object, key);
       if (old === undefined) {
         this.#notify({ type: "add", object, isInInitialList: initial });
-      } else if (old.metadata.uid !== object.metadata.uid && old.metadata.uid && object.metadata.uid) {
+      } else if (
+        old.metadata.uid !== object.metadata.uid && old.metadata.uid && object.metadata.uid
+      ) {
         // Deleted and re-created under the same name while we were not looking.
         this.#notify({ type: "delete", object: old, finalStateUnknown: true });
         this.#notify({ type: "add", object, isInInitialList: initial });
@@ -885,11 +895,24 @@ function guardMetrics(
   return guarded;
 }
 
-function checkCheckpoint<T extends KubeObject>(cp: InformerCheckpoint<T>, o: InformerOptions<T>): void {
-  if (typeof cp !== "object" || cp === null || cp.version !== 1 || typeof cp.resourceVersion !== "string") {
-    throw new TypeError(`resumeFrom is not a kinformer checkpoint: ${JSON.stringify(cp)?.slice(0, 100)}`);
+function checkCheckpoint<T extends KubeObject>(
+  cp: InformerCheckpoint<T>,
+  o: InformerOptions<T>,
+): void {
+  if (
+    typeof cp !== "object" || cp === null || cp.version !== 1 ||
+    typeof cp.resourceVersion !== "string"
+  ) {
+    throw new TypeError(
+      `resumeFrom is not a kinformer checkpoint: ${JSON.stringify(cp)?.slice(0, 100)}`,
+    );
   }
-  const mine = [resourceKey(o.resource), o.namespace ?? "", o.labelSelector ?? "", o.fieldSelector ?? ""];
+  const mine = [
+    resourceKey(o.resource),
+    o.namespace ?? "",
+    o.labelSelector ?? "",
+    o.fieldSelector ?? "",
+  ];
   const theirs = [cp.resource, cp.namespace, cp.labelSelector, cp.fieldSelector];
   if (mine.join("|") !== theirs.join("|")) {
     throw new TypeError(`resumeFrom was taken for ${theirs.join("|")}, not ${mine.join("|")}`);
@@ -913,14 +936,18 @@ function validateOptions<T extends KubeObject>(o: InformerOptions<T>): void {
     throw new TypeError(`resource must be a ResourceDescriptor, got ${JSON.stringify(r)}`);
   }
   if (o.namespace !== undefined && o.namespace !== "" && !r.namespaced) {
-    throw new TypeError(`namespace ${JSON.stringify(o.namespace)} given for cluster-scoped ${r.resource}`);
+    throw new TypeError(
+      `namespace ${JSON.stringify(o.namespace)} given for cluster-scoped ${r.resource}`,
+    );
   }
   if (o.pageSize !== undefined && !(Number.isInteger(o.pageSize) && o.pageSize > 0)) {
     throw new RangeError(`pageSize must be a positive integer, got ${o.pageSize}`);
   }
   const modes = ["list", "stream", "auto"];
   if (o.initialList !== undefined && !modes.includes(o.initialList)) {
-    throw new TypeError(`initialList must be one of ${modes.join(", ")}, got ${JSON.stringify(o.initialList)}`);
+    throw new TypeError(
+      `initialList must be one of ${modes.join(", ")}, got ${JSON.stringify(o.initialList)}`,
+    );
   }
   for (const name of ["resyncPeriodMs", "inactivityTimeoutMs", "initialEventsTimeoutMs"] as const) {
     if (o[name] !== undefined) checkNonNegative(name, o[name]);

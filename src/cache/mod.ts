@@ -21,9 +21,9 @@ export type {
   EventsOptions,
   HandlerRegistration,
   InformerCheckpoint,
-  InformerMetrics,
   InformerErrorContext,
   InformerHealth,
+  InformerMetrics,
   InformerOptions,
   ListenerHealth,
   ListenerOptions,
@@ -32,7 +32,7 @@ export { SharedInformerFactory } from "./factory.ts";
 export type { InformerForOptions, SharedInformerFactoryOptions } from "./factory.ts";
 export type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
 export { Indexer, NAMESPACE_INDEX } from "./indexer.ts";
-export type { IndexFunc, Indexers, Store } from "./indexer.ts";
+export type { Indexers, IndexFunc, Store } from "./indexer.ts";
 export { Lister, NamespaceLister } from "./lister.ts";
 export type { ListerListOptions } from "./lister.ts";
 export { DeltaFIFO } from "./delta_fifo.ts";

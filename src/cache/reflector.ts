@@ -414,7 +414,10 @@ export class Reflector<T extends KubeObject> {
       release();
     }
     if (listRV === undefined) {
-      throw new KubeApiError({ code: 500, bodySnippet: "list response had no metadata.resourceVersion" });
+      throw new KubeApiError({
+        code: 500,
+        bodySnippet: "list response had no metadata.resourceVersion",
+      });
     }
     this.#listed(items, listRV);
     o.backoff.reset();

@@ -7,7 +7,8 @@
 import { KubeApiError } from "../client/errors.ts";
 import { status } from "./_status.ts";
 
-function isRecord(v: unknown): v is Record<string, unknown> {
+/** A JSON object (not an array, not null). */
+export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 

@@ -10,6 +10,7 @@ import { _labelKeyProblem, _labelValueProblem } from "../client/label_selector.t
 import type { KubeObject, Status } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Rng } from "./_rng.ts";
+import { isRecord } from "./_patch.ts";
 import type { ResourceInfo } from "./_resources.ts";
 import {
   alreadyExists,
@@ -224,10 +225,6 @@ const HANDLED_META = new Set([
   "deletionTimestamp",
   "deletionGracePeriodSeconds",
 ]);
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
 
 /** Who is writing: the HTTP API follows the server's rules, the control API may set status. */
 export type Writer = "http" | "control";

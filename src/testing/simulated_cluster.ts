@@ -15,7 +15,7 @@ import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
 import type { HandlerContext } from "./_context.ts";
 import { discovery } from "./_discovery.ts";
 import { handleList } from "./_list.ts";
-import { jsonPatch, mergePatch } from "./_patch.ts";
+import { isRecord, jsonPatch, mergePatch } from "./_patch.ts";
 import { resourceId, type ResourceInfo, SERVED_RESOURCES } from "./_resources.ts";
 import { Rng } from "./_rng.ts";
 import { route } from "./_router.ts";
@@ -138,10 +138,6 @@ function positiveInteger(option: string, value: unknown): number {
     throw new RangeError(`${option} must be a positive integer, got ${String(value)}`);
   }
   return value;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /**
