@@ -487,23 +487,20 @@ export class KubeClient {
     if (onContinue !== undefined && typeof onContinue !== "function") {
       throw new TypeError(`options.onContinue must be a function, got ${describe(onContinue)}`);
     }
-    const signal = options?.signal;
-    const response = await this.request(path, {
-      method: "GET",
-      query: {
-        labelSelector: options?.labelSelector,
-        fieldSelector: options?.fieldSelector,
-        limit,
-        continue: options?.continue,
-        resourceVersion: options?.resourceVersion,
-        resourceVersionMatch: options?.resourceVersionMatch,
+    const body = await this.#readObject(
+      "GET",
+      path,
+      {
+        query: {
+          labelSelector: options?.labelSelector,
+          fieldSelector: options?.fieldSelector,
+          limit,
+          continue: options?.continue,
+          resourceVersion: options?.resourceVersion,
+          resourceVersionMatch: options?.resourceVersionMatch,
+        },
+        signal: options?.signal,
       },
-      signal,
-    });
-    const body = await readJsonObject(
-      response,
-      `GET ${path}`,
-      signal,
       onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
     );
     const list = body as unknown as KubeList<T>;
@@ -745,14 +742,18 @@ export class KubeClient {
     }) as T | Status;
   }
 
-  /** Sends one request whose 2xx answer is a JSON object (or a `Status`), and reads that object. */
+  /**
+   * Sends one request whose 2xx answer is a JSON object (or a `Status`), and reads that object;
+   * `peek` as in `readText`.
+   */
   async #readObject(
     method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
     path: string,
     options: Omit<KubeRequestOptions, "method">,
+    peek?: (head: string) => boolean,
   ): Promise<Record<string, unknown>> {
     const response = await this.request(path, { ...options, method });
-    return await readJsonObject(response, `${method} ${path}`, options.signal);
+    return await readJsonObject(response, `${method} ${path}`, options.signal, peek);
   }
 
   async #currentToken(signal: AbortSignal | undefined): Promise<string | undefined> {
