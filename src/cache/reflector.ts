@@ -353,13 +353,21 @@ export class Reflector<T extends KubeObject> {
     };
     // Every page request of this list, so leaving early cancels the ones still in flight.
     const { controller: listing, release } = childController(signal);
+    // At most one page ahead: the page being read may start the next one as soon as its
+    // continue token shows; a page that is not used is cancelled at once.
     interface Pending {
       page: Promise<KubeList<KubeObject>>;
-      next?: { token: string; pending: Pending };
+      cancel(): void;
+      /** Continue token seen at the head of this page's body. */
+      peeked?: string;
+      /** The next page, requested early with `peeked`. */
+      next?: Pending;
     }
+    let current: Pending | undefined;
     const request = (cont: string | undefined): Pending => {
+      const { controller, release: unlink } = childController(listing.signal);
       const pending: Pending = {
-        page: this.#withTimeout(listing.signal, (s) =>
+        page: this.#withTimeout(controller.signal, (s) =>
           o.client.list(o.resource, {
             ...base,
             limit: o.pageSize,
@@ -367,24 +375,28 @@ export class Reflector<T extends KubeObject> {
             resourceVersion: cont === undefined ? resourceVersion : undefined,
             signal: s,
             onContinue: (token) => {
-              if (token === "" || listing.signal.aborted) return;
-              pending.next = { token, pending: request(token) };
+              if (token === "") return;
+              pending.peeked = token;
+              if (pending === current && !controller.signal.aborted) pending.next = request(token);
             },
           })),
+        cancel: () => controller.abort(),
       };
-      pending.page.catch(() => {}); // awaited below, or abandoned with the listing
+      pending.page.catch(() => {}).finally(unlink); // awaited below, or cancelled
       return pending;
     };
     const items: T[] = [];
     let pages = 0;
     let listRV: string | undefined;
     let cont: string | undefined;
-    let pending = request(undefined);
+    current = request(undefined);
     try {
       for (;;) {
         let page: KubeList<KubeObject>;
+        let next: Pending | undefined;
         try {
-          page = await pending.page;
+          page = await current.page;
+          next = current.next;
         } catch (error) {
           if (cont === undefined || !(error instanceof KubeApiError) || !error.isExpired) {
             throw error;
@@ -396,7 +408,6 @@ export class Reflector<T extends KubeObject> {
             listing.signal,
             (s) => o.client.list(o.resource, { ...base, resourceVersion, signal: s }),
           );
-          pending = { page: Promise.resolve(page) };
         }
         pages++;
         listRV = page.metadata.resourceVersion;
@@ -405,9 +416,16 @@ export class Reflector<T extends KubeObject> {
           if (t !== undefined) items.push(t);
         }
         cont = page.metadata.continue || undefined;
+        if (next !== undefined && current.peeked !== cont) {
+          next.cancel(); // the head said otherwise than the page: never use it
+          next = undefined;
+        }
         if (cont === undefined) break;
-        const next = pending.next;
-        pending = next !== undefined && next.token === cont ? next.pending : request(cont);
+        current = next ?? request(cont);
+        // This page's token may have shown while it was not yet current: go one ahead now.
+        if (current.peeked !== undefined && current.next === undefined) {
+          current.next = request(current.peeked);
+        }
       }
     } finally {
       listing.abort();
@@ -464,8 +482,8 @@ export class Reflector<T extends KubeObject> {
         timer = o.clock.setTimeout(onInactivityTimer, o.inactivityTimeoutMs - idle);
       }
     };
-    const armInactivity = (): void => {
-      lastSeen = o.clock.now();
+    const armInactivity = (now: number): void => {
+      lastSeen = now;
       timer ??= o.clock.setTimeout(onInactivityTimer, o.inactivityTimeoutMs);
     };
     // Streaming list: collect the initial state, swap it in at the end bookmark.
@@ -476,9 +494,8 @@ export class Reflector<T extends KubeObject> {
         o.initialEventsTimeoutMs,
       );
     }
-    const started = o.clock.now();
     try {
-      armInactivity();
+      armInactivity(opened);
       const response = await o.client.watch(o.resource, {
         namespace: o.namespace,
         labelSelector: o.labelSelector,
@@ -498,8 +515,9 @@ export class Reflector<T extends KubeObject> {
           : { signal: controller.signal, maxLineLength: o.maxLineLength },
       );
       for await (const event of events) {
-        armInactivity();
-        this.stats.lastActivityAt = o.clock.now();
+        const now = o.clock.now();
+        armInactivity(now);
+        this.stats.lastActivityAt = now;
         // The connection works: the next failure starts backing off from the beginning.
         if (received++ === 0) {
           o.backoff.reset();
@@ -514,7 +532,7 @@ export class Reflector<T extends KubeObject> {
             const items = [...initial.values()];
             initial = undefined;
             this.#listed(items, event.resourceVersion);
-            o.onListDone?.(o.clock.now() - started, items.length, 1);
+            o.onListDone?.(o.clock.now() - opened, items.length, 1);
             this.stats.state = "watching";
             continue;
           }
@@ -533,7 +551,7 @@ export class Reflector<T extends KubeObject> {
           continue;
         }
         this.stats.events++;
-        this.stats.lastEventAt = o.clock.now();
+        this.stats.lastEventAt = now;
         o.sink.apply(event.type, object);
         if (rv !== undefined) this.#setResourceVersion(rv);
       }
