@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, readdir, rm, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { join, resolve, basename } from "node:path";
+import { basename, join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -65,19 +65,34 @@ let checksOk = true;
 
 if (!skipChecks) {
   const t0 = performance.now();
-  const targets = ["mod.ts", "src", "tests", "examples", "bench"].filter((p) => existsSync(join(root, p)));
+  const targets = ["mod.ts", "src", "tests", "examples", "bench"].filter((p) =>
+    existsSync(join(root, p))
+  );
   console.log(`\n=== deno check ${targets.join(" ")}`);
   const check = await run(bin("deno"), ["check", "--quiet", ...targets], { capture: false });
-  console.log(`\n=== deno lint`);
+  console.log(`\n=== deno lint + deno fmt --check`);
   const lint = await run(bin("deno"), ["lint", "--quiet"], { capture: false });
-  checksOk = check.code === 0 && lint.code === 0;
-  results.push({ name: "deno check + lint", passed: checksOk ? 2 : 0, failed: checksOk ? 0 : 1, ok: checksOk, seconds: elapsed(t0) });
+  const fmt = await run(bin("deno"), ["fmt", "--check", "--quiet"], { capture: false });
+  checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0;
+  results.push({
+    name: "deno check+lint+fmt",
+    passed: checksOk ? 2 : 0,
+    failed: checksOk ? 0 : 1,
+    ok: checksOk,
+    seconds: elapsed(t0),
+  });
   // Every JSDoc @example is a test: type-checked and run (what JSR shows users must work).
   const t1 = performance.now();
   console.log(`\n=== deno test --doc (JSDoc @examples)`);
   const doc = await run(bin("deno"), ["test", "--doc", "-A", "--parallel", "mod.ts", "src/"]);
   const dm = [...doc.out.matchAll(/(?:ok|FAILED) \| (\d+) passed \| (\d+) failed/g)].at(-1);
-  record("deno doc examples", dm ? Number(dm[1]) : 0, dm ? Number(dm[2]) : 1, doc.code, elapsed(t1));
+  record(
+    "deno doc examples",
+    dm ? Number(dm[1]) : 0,
+    dm ? Number(dm[2]) : 1,
+    doc.code,
+    elapsed(t1),
+  );
 }
 
 if (runtimes.includes("deno")) {
@@ -85,7 +100,11 @@ if (runtimes.includes("deno")) {
   console.log(`\n=== deno test (${files.length} files)`);
   const r = await run(bin("deno"), ["test", "-A", "--no-check", "--parallel", ...files]);
   // "ok | 9 passed (64 steps) | 0 failed (12 steps)": describe() blocks count as tests, it() as steps.
-  const m = [...r.out.matchAll(/(?:ok|FAILED) \| (\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g)].at(-1);
+  const m = [
+    ...r.out.matchAll(
+      /(?:ok|FAILED) \| (\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g,
+    ),
+  ].at(-1);
   const n = (i) => (m && m[i] ? Number(m[i]) : 0);
   record("deno (tests+steps)", n(1) + n(2), m ? n(3) + n(4) : 1, r.code, elapsed(t0));
 }
@@ -94,7 +113,13 @@ if (runtimes.includes("bun")) {
   const t0 = performance.now();
   console.log(`\n=== bun test (${files.length} files)`);
   const r = await run(bin("bun"), ["test", "--timeout", "60000", ...files.map((f) => `./${f}`)]);
-  record("bun", num(/^\s*(\d+) pass$/gm, r.out), num(/^\s*(\d+) fail$/gm, r.out), r.code, elapsed(t0));
+  record(
+    "bun",
+    num(/^\s*(\d+) pass$/gm, r.out),
+    num(/^\s*(\d+) fail$/gm, r.out),
+    r.code,
+    elapsed(t0),
+  );
 }
 
 if (runtimes.includes("node")) {
@@ -123,20 +148,33 @@ if (runtimes.includes("node")) {
   const outs = files.map((f) => join(outdir, basename(f).replace(/\.ts$/, ".mjs")));
   const tap = join(outdir, "report.tap");
   const r = await run("node", [
-    "--test", "--test-concurrency=2",
-    "--test-reporter=spec", "--test-reporter-destination=stdout",
-    "--test-reporter=tap", `--test-reporter-destination=${tap}`,
+    "--test",
+    "--test-concurrency=2",
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    "--test-reporter=tap",
+    `--test-reporter-destination=${tap}`,
     ...outs,
   ]);
   const { readFile } = await import("node:fs/promises");
   const report = existsSync(tap) ? await readFile(tap, "utf8") : "";
-  record("node", num(/^# pass (\d+)$/gm, report), existsSync(tap) ? num(/^# fail (\d+)$/gm, report) : 1, r.code, elapsed(t0));
+  record(
+    "node",
+    num(/^# pass (\d+)$/gm, report),
+    existsSync(tap) ? num(/^# fail (\d+)$/gm, report) : 1,
+    r.code,
+    elapsed(t0),
+  );
   await rm(outdir, { recursive: true, force: true });
 }
 
 console.log("\n=== summary");
 for (const r of results) {
-  console.log(`${r.ok ? "PASS" : "FAIL"}  ${r.name.padEnd(18)} ${String(r.passed).padStart(5)} passed ${String(r.failed).padStart(4)} failed  (${r.seconds}s)`);
+  console.log(
+    `${r.ok ? "PASS" : "FAIL"}  ${r.name.padEnd(18)} ${String(r.passed).padStart(5)} passed ${
+      String(r.failed).padStart(4)
+    } failed  (${r.seconds}s)`,
+  );
 }
 const passed = results.reduce((a, r) => a + r.passed, 0);
 const failed = results.reduce((a, r) => a + (r.ok ? r.failed : Math.max(1, r.failed)), 0);

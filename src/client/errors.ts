@@ -80,7 +80,9 @@ export class KubeApiError extends Error {
 
   /** True when the server said the requested resourceVersion is newer than it has. */
   get isResourceVersionTooLarge(): boolean {
-    return this.status?.details?.causes?.some((c) => (c.reason ?? c.type) === "ResourceVersionTooLarge") ??
+    return this.status?.details?.causes?.some((c) =>
+      (c.reason ?? c.type) === "ResourceVersionTooLarge"
+    ) ??
       false;
   }
 }
