@@ -521,6 +521,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       );
     }
     const startRV = this.#reflector.resourceVersion;
+    let eventWait: Promise<void> | undefined;
+    let rvWait: Promise<void> | undefined;
     const reached = (): boolean => {
       if (goal === undefined) return false;
       const rv = this.#reflector.resourceVersion;
@@ -544,7 +546,10 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
           }
           if (!catchUp) await listener.wait();
           else {
-            const waits = [listener.wait(), this.#resourceVersionMoved()];
+            // Reuse pending waits across turns, so nothing piles up between events.
+            eventWait ??= listener.wait().then(() => void (eventWait = undefined));
+            rvWait ??= this.#resourceVersionMoved().then(() => void (rvWait = undefined));
+            const waits = [eventWait, rvWait];
             if (goal === undefined && goalSettled !== undefined) waits.push(goalSettled);
             await Promise.race(waits);
           }
