@@ -11,6 +11,7 @@ import { resourcePath } from "./resource.ts";
 import type { ResourceDescriptor } from "./resource.ts";
 import { isStatus } from "./types.ts";
 import type { KubeList, KubeObject, Status } from "./types.ts";
+import { describeValue, isRecord } from "../util/values.ts";
 
 /** The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set. */
 export const DEFAULT_USER_AGENT = "kinformer/0.1.0";
@@ -324,7 +325,7 @@ export class KubeClient {
     if (token !== undefined && typeof token !== "function") {
       if (typeof token !== "string" || token === "") {
         throw new TypeError(
-          `options.token must be a non-empty string or a function, got ${describe(token)}`,
+          `options.token must be a non-empty string or a function, got ${describeValue(token)}`,
         );
       }
       checkHeaderValue("options.token", `Bearer ${token}`);
@@ -334,7 +335,7 @@ export class KubeClient {
     const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
     if (typeof userAgent !== "string" || userAgent === "") {
       throw new TypeError(
-        `options.userAgent must be a non-empty string, got ${describe(userAgent)}`,
+        `options.userAgent must be a non-empty string, got ${describeValue(userAgent)}`,
       );
     }
     checkHeaderValue("options.userAgent", userAgent);
@@ -346,7 +347,9 @@ export class KubeClient {
 
     if (options.fetch !== undefined) {
       if (typeof options.fetch !== "function") {
-        throw new TypeError(`options.fetch must be a function, got ${describe(options.fetch)}`);
+        throw new TypeError(
+          `options.fetch must be a function, got ${describeValue(options.fetch)}`,
+        );
       }
       this.#fetch = options.fetch;
     } else {
@@ -359,7 +362,7 @@ export class KubeClient {
 
     const clock = options.clock ?? systemClock;
     if (typeof clock !== "object" || clock === null || typeof clock.now !== "function") {
-      throw new TypeError(`options.clock must be a Clock, got ${describe(clock)}`);
+      throw new TypeError(`options.clock must be a Clock, got ${describeValue(clock)}`);
     }
     this.#clock = clock;
   }
@@ -402,15 +405,17 @@ export class KubeClient {
    */
   async request(path: string, options?: KubeRequestOptions): Promise<Response> {
     if (typeof path !== "string" || !path.startsWith("/")) {
-      throw new TypeError(`path must be a string starting with "/", got ${describe(path)}`);
+      throw new TypeError(`path must be a string starting with "/", got ${describeValue(path)}`);
     }
     const method = options?.method ?? "GET";
     if (typeof method !== "string" || !/^[A-Za-z]+$/.test(method)) {
-      throw new TypeError(`options.method must be an HTTP method name, got ${describe(method)}`);
+      throw new TypeError(
+        `options.method must be an HTTP method name, got ${describeValue(method)}`,
+      );
     }
     const signal = options?.signal;
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new TypeError(`options.signal must be an AbortSignal, got ${describe(signal)}`);
+      throw new TypeError(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
     }
     if (signal?.aborted) throw signal.reason;
 
@@ -425,7 +430,9 @@ export class KubeClient {
     if (options?.body !== undefined) {
       const json = JSON.stringify(options.body);
       if (json === undefined) {
-        throw new TypeError(`options.body is not JSON-serializable: ${describe(options.body)}`);
+        throw new TypeError(
+          `options.body is not JSON-serializable: ${describeValue(options.body)}`,
+        );
       }
       init.body = json;
       headers.set("content-type", "application/json");
@@ -475,7 +482,7 @@ export class KubeClient {
   ): Promise<KubeList<T>> {
     const limit = options?.limit;
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-      throw new RangeError(`options.limit must be a positive integer, got ${describe(limit)}`);
+      throw new RangeError(`options.limit must be a positive integer, got ${describeValue(limit)}`);
     }
     checkString("options.labelSelector", options?.labelSelector);
     checkString("options.fieldSelector", options?.fieldSelector);
@@ -485,7 +492,9 @@ export class KubeClient {
     const path = resourcePath(resource, { namespace: options?.namespace });
     const onContinue = options?.onContinue;
     if (onContinue !== undefined && typeof onContinue !== "function") {
-      throw new TypeError(`options.onContinue must be a function, got ${describe(onContinue)}`);
+      throw new TypeError(
+        `options.onContinue must be a function, got ${describeValue(onContinue)}`,
+      );
     }
     const body = await this.#readObject(
       "GET",
@@ -507,7 +516,9 @@ export class KubeClient {
     if (list.metadata === undefined || list.metadata === null) list.metadata = {};
     if (list.items === undefined || list.items === null) list.items = [];
     if (!Array.isArray(list.items)) {
-      throw new TypeError(`GET ${path}: list answer has non-array items: ${describe(list.items)}`);
+      throw new TypeError(
+        `GET ${path}: list answer has non-array items: ${describeValue(list.items)}`,
+      );
     }
     return list;
   }
@@ -541,7 +552,9 @@ export class KubeClient {
     const timeoutSeconds = options?.timeoutSeconds;
     if (timeoutSeconds !== undefined && (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 0)) {
       throw new RangeError(
-        `options.timeoutSeconds must be a non-negative integer, got ${describe(timeoutSeconds)}`,
+        `options.timeoutSeconds must be a non-negative integer, got ${
+          describeValue(timeoutSeconds)
+        }`,
       );
     }
     checkString("options.labelSelector", options?.labelSelector);
@@ -651,7 +664,9 @@ export class KubeClient {
     const namespace = objectNamespace(resource, object, options?.namespace);
     const name = object.metadata.name;
     if (typeof name !== "string" || name === "") {
-      throw new TypeError(`object.metadata.name is required to replace, got ${describe(name)}`);
+      throw new TypeError(
+        `object.metadata.name is required to replace, got ${describeValue(name)}`,
+      );
     }
     const path = resourcePath(resource, { namespace, name });
     return await this.#readObject("PUT", path, { body: object, signal: options?.signal }) as T;
@@ -683,14 +698,14 @@ export class KubeClient {
     const type = options?.type ?? "merge";
     if (!Object.hasOwn(PATCH_CONTENT_TYPES, type)) {
       throw new TypeError(
-        `options.type must be "merge", "strategic" or "json", got ${describe(type)}`,
+        `options.type must be "merge", "strategic" or "json", got ${describeValue(type)}`,
       );
     }
-    if (type === "json" ? !Array.isArray(patch) : !isObject(patch)) {
+    if (type === "json" ? !Array.isArray(patch) : !isRecord(patch)) {
       throw new TypeError(
         `patch must be ${
           type === "json" ? "an array of operations" : "an object"
-        } for a ${type} patch, got ${describe(patch)}`,
+        } for a ${type} patch, got ${describeValue(patch)}`,
       );
     }
     const path = resourcePath(resource, { namespace: options?.namespace, name: requireName(name) });
@@ -724,14 +739,14 @@ export class KubeClient {
     const grace = options?.gracePeriodSeconds;
     if (grace !== undefined && (!Number.isInteger(grace) || grace < 0)) {
       throw new RangeError(
-        `options.gracePeriodSeconds must be a non-negative integer, got ${describe(grace)}`,
+        `options.gracePeriodSeconds must be a non-negative integer, got ${describeValue(grace)}`,
       );
     }
     const policy = options?.propagationPolicy;
     if (policy !== undefined && !["Foreground", "Background", "Orphan"].includes(policy)) {
       throw new TypeError(
         `options.propagationPolicy must be "Foreground", "Background" or "Orphan", got ${
-          describe(policy)
+          describeValue(policy)
         }`,
       );
     }
@@ -761,7 +776,9 @@ export class KubeClient {
     if (typeof source !== "function") return source;
     const token = await raceAbort(Promise.resolve(source()), signal);
     if (typeof token !== "string" || token === "") {
-      throw new TypeError(`options.token() must return a non-empty string, got ${describe(token)}`);
+      throw new TypeError(
+        `options.token() must return a non-empty string, got ${describeValue(token)}`,
+      );
     }
     checkHeaderValue("options.token()", `Bearer ${token}`);
     return token;
@@ -794,7 +811,9 @@ export class KubeClient {
 /** Parses and normalises `options.server`. */
 function parseServer(server: unknown): string {
   if (typeof server !== "string" || server === "") {
-    throw new TypeError(`options.server must be a non-empty URL string, got ${describe(server)}`);
+    throw new TypeError(
+      `options.server must be a non-empty URL string, got ${describeValue(server)}`,
+    );
   }
   let url: URL;
   try {
@@ -830,7 +849,7 @@ function toHeaders(option: string, headers: Record<string, string>): Headers {
   for (const [name, value] of Object.entries(headers)) {
     if (typeof value !== "string") {
       throw new TypeError(
-        `${option}[${JSON.stringify(name)}] must be a string, got ${describe(value)}`,
+        `${option}[${JSON.stringify(name)}] must be a string, got ${describeValue(value)}`,
       );
     }
   }
@@ -856,14 +875,14 @@ function checkHeaderValue(option: string, value: string): void {
 
 function appendQuery(url: URL, query: Record<string, QueryValue>): void {
   if (typeof query !== "object" || query === null) {
-    throw new TypeError(`options.query must be an object, got ${describe(query)}`);
+    throw new TypeError(`options.query must be an object, got ${describeValue(query)}`);
   }
   for (const [name, value] of Object.entries(query)) {
     if (value === undefined) continue;
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
       throw new TypeError(
         `options.query[${JSON.stringify(name)}] must be a string, number or boolean, got ${
-          describe(value)
+          describeValue(value)
         }`,
       );
     }
@@ -873,27 +892,27 @@ function appendQuery(url: URL, query: Record<string, QueryValue>): void {
 
 function checkString(option: string, value: unknown): void {
   if (value !== undefined && typeof value !== "string") {
-    throw new TypeError(`${option} must be a string, got ${describe(value)}`);
+    throw new TypeError(`${option} must be a string, got ${describeValue(value)}`);
   }
 }
 
 function checkBoolean(option: string, value: unknown): void {
   if (value !== undefined && typeof value !== "boolean") {
-    throw new TypeError(`${option} must be a boolean, got ${describe(value)}`);
+    throw new TypeError(`${option} must be a boolean, got ${describeValue(value)}`);
   }
 }
 
 function checkMatch(value: unknown): void {
   if (value !== undefined && value !== "Exact" && value !== "NotOlderThan") {
     throw new TypeError(
-      `options.resourceVersionMatch must be "Exact" or "NotOlderThan", got ${describe(value)}`,
+      `options.resourceVersionMatch must be "Exact" or "NotOlderThan", got ${describeValue(value)}`,
     );
   }
 }
 
 function requireName(name: unknown): string {
   if (typeof name !== "string" || name === "") {
-    throw new TypeError(`name must be a non-empty string, got ${describe(name)}`);
+    throw new TypeError(`name must be a non-empty string, got ${describeValue(name)}`);
   }
   return name;
 }
@@ -904,9 +923,9 @@ function objectNamespace(
   object: KubeObject,
   option: string | undefined,
 ): string | undefined {
-  if (!isObject(object) || !isObject(object.metadata)) {
+  if (!isRecord(object) || !isRecord(object.metadata)) {
     throw new TypeError(
-      `object must be a Kubernetes object with metadata, got ${describe(object)}`,
+      `object must be a Kubernetes object with metadata, got ${describeValue(object)}`,
     );
   }
   const metadataNamespace: unknown = object.metadata.namespace;
@@ -923,10 +942,6 @@ function objectNamespace(
     );
   }
   return given ?? own;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** The decoded Status when `text` is a JSON object with `kind: "Status"`. */
@@ -1072,7 +1087,7 @@ async function readJsonObject(
       { cause: error },
     );
   }
-  if (!isObject(parsed)) {
+  if (!isRecord(parsed)) {
     throw new TypeError(
       `${request}: answer is not a JSON object: ${JSON.stringify(snippet(text))}`,
     );
@@ -1133,12 +1148,4 @@ function cancelQuietly(promise: Promise<void>): void {
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function describe(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "function") return "a function";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object" && value !== null) return "an object";
-  return String(value);
 }

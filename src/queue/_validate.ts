@@ -4,19 +4,12 @@
  * @module
  */
 import type { Clock } from "../util/clock.ts";
-
-function show(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "function") return "a function";
-  if (value === null) return "null";
-  if (typeof value === "object") return "an object";
-  return String(value);
-}
+import { describeValue } from "../util/values.ts";
 
 /** Throws unless `value` is a plain object or `undefined`. */
 export function _checkOptionsObject(value: unknown, where: string): void {
   if (value !== undefined && (typeof value !== "object" || value === null)) {
-    throw new TypeError(`${where}: options must be an object, got ${show(value)}`);
+    throw new TypeError(`${where}: options must be an object, got ${describeValue(value)}`);
   }
 }
 
@@ -29,7 +22,9 @@ export function _checkClock(value: unknown, option: string): void {
     typeof c.setTimeout !== "function" || typeof c.clearTimeout !== "function"
   ) {
     throw new TypeError(
-      `${option} must be a Clock with now(), setTimeout() and clearTimeout(), got ${show(value)}`,
+      `${option} must be a Clock with now(), setTimeout() and clearTimeout(), got ${
+        describeValue(value)
+      }`,
     );
   }
 }
@@ -37,14 +32,14 @@ export function _checkClock(value: unknown, option: string): void {
 /** Throws unless `value` is `undefined` or a function. */
 export function _checkFunction(value: unknown, option: string): void {
   if (value !== undefined && typeof value !== "function") {
-    throw new TypeError(`${option} must be a function, got ${show(value)}`);
+    throw new TypeError(`${option} must be a function, got ${describeValue(value)}`);
   }
 }
 
 /** Throws unless `value` is `undefined` or a string. */
 export function _checkString(value: unknown, option: string): void {
   if (value !== undefined && typeof value !== "string") {
-    throw new TypeError(`${option} must be a string, got ${show(value)}`);
+    throw new TypeError(`${option} must be a string, got ${describeValue(value)}`);
   }
 }
 
@@ -60,7 +55,7 @@ export function _checkNumber(
 ): void {
   if (value === undefined) return;
   if (typeof value !== "number") {
-    throw new TypeError(`${option} must be a number, got ${show(value)}`);
+    throw new TypeError(`${option} must be a number, got ${describeValue(value)}`);
   }
   const tooSmall = range.minExclusive ? !(value > range.min) : !(value >= range.min);
   if (
@@ -71,7 +66,9 @@ export function _checkNumber(
       range.minExclusive ? ">" : ">="
     } ${range.min}`;
     throw new RangeError(
-      `${option} must be ${what}${range.allowInfinity ? "" : " and finite"}, got ${show(value)}`,
+      `${option} must be ${what}${range.allowInfinity ? "" : " and finite"}, got ${
+        describeValue(value)
+      }`,
     );
   }
 }
@@ -84,7 +81,9 @@ export function _checkRateLimiter(value: unknown, option: string): void {
     typeof l.forget !== "function" || typeof l.numRequeues !== "function"
   ) {
     throw new TypeError(
-      `${option} must be a RateLimiter with when(), forget() and numRequeues(), got ${show(value)}`,
+      `${option} must be a RateLimiter with when(), forget() and numRequeues(), got ${
+        describeValue(value)
+      }`,
     );
   }
 }

@@ -7,10 +7,7 @@
 import { KubeApiError } from "../client/errors.ts";
 import { status } from "./_status.ts";
 
-/** A JSON object (not an array, not null). */
-export function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === "object" && v !== null && !Array.isArray(v);
-}
+import { isRecord } from "../util/values.ts";
 
 /** Applies a JSON merge patch to `target` (not mutated) and returns the result. */
 export function mergePatch(target: unknown, patch: unknown): unknown {

@@ -10,7 +10,7 @@ import { _labelKeyProblem, _labelValueProblem } from "../client/label_selector.t
 import type { KubeObject, Status } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Rng } from "./_rng.ts";
-import { isRecord } from "./_patch.ts";
+import { isRecord } from "../util/values.ts";
 import type { ResourceInfo } from "./_resources.ts";
 import {
   alreadyExists,

@@ -11,6 +11,7 @@ import {
 } from "./decode_error.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./watch_event.ts";
+import { isRecord } from "../util/values.ts";
 
 /** Options of {@linkcode decodeWatchStream}. */
 export interface DecodeWatchStreamOptions {
@@ -436,8 +437,4 @@ function describe(value: unknown): string {
   if (value === null) return "null";
   if (typeof value !== "object") return typeof value;
   return value.constructor?.name ?? "object";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -1,0 +1,18 @@
+/**
+ * Small value checks shared by the client, the decoder, the queues and the simulator (internal).
+ * @module
+ */
+
+/** A JSON object: not an array, not null. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A short description of a bad option value for a TypeError/RangeError message. */
+export function describeValue(value: unknown): string {
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object" && value !== null) return "an object";
+  return String(value);
+}
