@@ -11,7 +11,17 @@ export type IndexFunc<T> = (object: T) => readonly string[];
 /** Named index functions. */
 export type Indexers<T> = Record<string, IndexFunc<T>>;
 
-/** Name of the built-in index by `metadata.namespace` (`""` for cluster-scoped objects). */
+/**
+ * Name of the built-in index by `metadata.namespace` (`""` for cluster-scoped objects).
+ *
+ * @example
+ * ```ts
+ * import { Indexer, NAMESPACE_INDEX } from "@kinformer/kinformer/cache";
+ * const cache = new Indexer();
+ * cache.set({ metadata: { namespace: "shop", name: "cart" } });
+ * console.log(cache.indexKeys(NAMESPACE_INDEX, "shop")); // ["shop/cart"]
+ * ```
+ */
 export const NAMESPACE_INDEX = "namespace";
 
 /**

@@ -4,7 +4,15 @@
  */
 import type { Status } from "./types.ts";
 
-/** How many characters of a non-JSON error body an error keeps for its message. */
+/**
+ * How many characters of a non-JSON error body an error keeps for its message.
+ *
+ * @example
+ * ```ts
+ * import { BODY_SNIPPET_LENGTH } from "@kinformer/kinformer/client";
+ * console.log(BODY_SNIPPET_LENGTH); // 200
+ * ```
+ */
 export const BODY_SNIPPET_LENGTH = 200;
 
 /** Constructor options of {@linkcode KubeApiError}. */

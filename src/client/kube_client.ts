@@ -13,7 +13,15 @@ import { isStatus } from "./types.ts";
 import type { KubeList, KubeObject, Status } from "./types.ts";
 import { describeValue, isRecord } from "../util/values.ts";
 
-/** The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set. */
+/**
+ * The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_USER_AGENT } from "@kinformer/kinformer/client";
+ * console.log(DEFAULT_USER_AGENT); // "kinformer/0.1.0"
+ * ```
+ */
 export const DEFAULT_USER_AGENT = "kinformer/0.1.0";
 
 /** Bytes of a non-2xx body read to decode a Status or cut a snippet; the rest is cancelled. */
