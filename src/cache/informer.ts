@@ -8,6 +8,7 @@ import type { KubeObject } from "../client/types.ts";
 import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { compareResourceVersions } from "../util/resource_version.ts";
+import { waitFor } from "../util/wait_for.ts";
 import { resourceKey } from "../client/resource.ts";
 import { type Delta, DeltaFIFO } from "./delta_fifo.ts";
 import { Indexer, type Indexers, type Store } from "./indexer.ts";
@@ -456,23 +457,12 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
    * Error when the informer is stopped first.
    */
   waitForSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
-    if (this.#synced) return Promise.resolve();
-    const signal = options.signal;
-    return new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = (): void => {
-        this.#syncWaiters.delete(wake);
-        reject(signal?.reason);
-      };
-      const wake = (): void => {
-        signal?.removeEventListener("abort", onAbort);
-        if (this.#synced) resolve();
-        else reject(new Error("informer stopped before it synced"));
-      };
-      if (this.#stopped) return wake();
-      this.#syncWaiters.add(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    return waitFor(
+      this.#syncWaiters,
+      () => this.#synced ? "done" : this.#stopped ? "failed" : "pending",
+      "informer stopped before it synced",
+      options.signal,
+    );
   }
 
   /**
@@ -617,25 +607,13 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       else for (const wake of syncWaiters) wake();
     };
     void pump();
-    const waitForSync = (options: { signal?: AbortSignal | undefined } = {}): Promise<void> => {
-      const signal = options.signal;
-      return new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason);
-        const onAbort = (): void => {
-          syncWaiters.delete(wake);
-          reject(signal?.reason);
-        };
-        const wake = (): void => {
-          syncWaiters.delete(wake);
-          signal?.removeEventListener("abort", onAbort);
-          if (listener.synced) resolve();
-          else reject(new Error("event handler removed before it synced"));
-        };
-        if (listener.synced || listener.closed) return wake();
-        syncWaiters.add(wake);
-        signal?.addEventListener("abort", onAbort, { once: true });
-      });
-    };
+    const waitForSync = (options: { signal?: AbortSignal | undefined } = {}): Promise<void> =>
+      waitFor(
+        syncWaiters,
+        () => listener.synced ? "done" : listener.closed ? "failed" : "pending",
+        "event handler removed before it synced",
+        options.signal,
+      );
     return { hasSynced: () => listener.synced, waitForSync, remove };
   }
 

@@ -1,0 +1,42 @@
+/**
+ * Waiting for a condition that an owner signals (internal).
+ * @module
+ */
+
+/** What a waited-for condition is now. */
+export type WaitState = "done" | "failed" | "pending";
+
+/**
+ * Resolves once `check()` says `"done"`, rejects with `failure` once it says `"failed"`, or with
+ * the signal's reason on abort. The owner calls every function in `waiters` when the condition
+ * may have changed; a waiter removes itself once settled, and its abort listener is released.
+ */
+export function waitFor(
+  waiters: Set<() => void>,
+  check: () => WaitState,
+  failure: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const settle = (state: WaitState): void => {
+      if (state === "done") resolve();
+      else reject(new Error(failure));
+    };
+    const first = check();
+    if (first !== "pending") return settle(first);
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      waiters.delete(wake);
+      reject(signal?.reason);
+    };
+    const wake = (): void => {
+      const state = check();
+      if (state === "pending") return;
+      waiters.delete(wake);
+      signal?.removeEventListener("abort", onAbort);
+      settle(state);
+    };
+    waiters.add(wake);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
