@@ -98,7 +98,14 @@ if (!skipChecks) {
 if (runtimes.includes("deno")) {
   const t0 = performance.now();
   console.log(`\n=== deno test (${files.length} files)`);
-  const r = await run(bin("deno"), ["test", "-A", "--no-check", "--parallel", ...files]);
+  const r = await run(bin("deno"), [
+    "test",
+    "-A",
+    "--no-check",
+    "--parallel",
+    "--v8-flags=--expose-gc", // tests that check what garbage collection releases
+    ...files,
+  ]);
   // "ok | 9 passed (64 steps) | 0 failed (12 steps)": describe() blocks count as tests, it() as steps.
   const m = [
     ...r.out.matchAll(
@@ -142,12 +149,15 @@ if (runtimes.includes("node")) {
     format: "esm",
     target: "node20",
     packages: "external",
+    // Examples bundled into a test must not run their own main() (Node 24 has import.meta.main).
+    define: { "import.meta.main": "false" },
     sourcemap: "inline",
     logLevel: "warning",
   });
   const outs = files.map((f) => join(outdir, basename(f).replace(/\.ts$/, ".mjs")));
   const tap = join(outdir, "report.tap");
   const r = await run("node", [
+    "--expose-gc",
     "--test",
     "--test-concurrency=2",
     "--test-reporter=spec",

@@ -9,7 +9,10 @@ import {
 } from "../src/cache/informer.ts";
 import type { InformerEvent } from "../src/cache/informer_event.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import {
+  SimulatedCluster,
+  type SimulatedClusterOptions,
+} from "../src/testing/simulated_cluster.ts";
 import { seeded } from "./_seeded.ts";
 
 export { seeded };
@@ -25,11 +28,15 @@ export interface Env {
 }
 
 export function env(
-  options: { seed?: number; fetch?: (c: SimulatedCluster) => (r: Request) => Promise<Response> } =
-    {},
+  options: {
+    seed?: number;
+    fetch?: (c: SimulatedCluster) => (r: Request) => Promise<Response>;
+    /** More cluster options (e.g. `watchCache: false` for a server that pages lists at "0"). */
+    cluster?: Omit<SimulatedClusterOptions, "clock" | "seed">;
+  } = {},
 ): Env {
   const clock = new ManualClock();
-  const cluster = new SimulatedCluster({ clock, seed: options.seed ?? 1 });
+  const cluster = new SimulatedCluster({ ...options.cluster, clock, seed: options.seed ?? 1 });
   const fetch = options.fetch?.(cluster) ?? cluster.fetch;
   const client = new KubeClient({ server: "http://sim.test", fetch });
   const errors: { kind: string; error: unknown }[] = [];

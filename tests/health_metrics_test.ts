@@ -363,6 +363,7 @@ describe("metrics hooks", () => {
         if (!new URL(req.url).searchParams.has("watch")) await sleep(250, e.clock);
         return c.fetch(req);
       },
+      cluster: { watchCache: false }, // pages at "0", so relists at an exact version page too
     });
     for (let i = 0; i < 5; i++) e.cluster.create(pods, pod("a", `p${i}`));
     const r = recorder();

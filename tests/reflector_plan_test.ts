@@ -7,8 +7,9 @@ import { LineTooLongError } from "../src/watch/line_splitter.ts";
 import {
   planAfterFailure,
   planNextRequest,
+  type ReflectorFailure,
   type ReflectorPlanState,
-} from "../src/cache/reflector.ts";
+} from "../src/cache/reflector_plan.ts";
 import {
   classifyError,
   InitialEventsTimeoutError,
@@ -28,24 +29,25 @@ function state(overrides: Partial<ReflectorPlanState> = {}): ReflectorPlanState 
 
 describe("planNextRequest", () => {
   test("the first list asks for resourceVersion 0 (any state, served from the watch cache)", () => {
-    assert.deepEqual(planNextRequest(state()), { kind: "list", resourceVersion: "0" });
+    assert.deepEqual(planNextRequest(state()), { kind: "list", resourceVersion: "0", paged: true });
   });
 
   test("a relist asks for the last synced resource version", () => {
     assert.deepEqual(
       planNextRequest(state({ lastSyncResourceVersion: "10245", mustRelist: true })),
-      { kind: "list", resourceVersion: "10245" },
+      { kind: "list", resourceVersion: "10245", paged: false },
     );
   });
 
   test('after an Expired or too-large-RV list failure the relist is consistent (resourceVersion "")', () => {
     assert.deepEqual(
       planNextRequest(state({ lastSyncResourceVersion: "10245", needsConsistentList: true })),
-      { kind: "list", resourceVersion: "" },
+      { kind: "list", resourceVersion: "", paged: true },
     );
     assert.deepEqual(planNextRequest(state({ needsConsistentList: true })), {
       kind: "list",
       resourceVersion: "",
+      paged: true,
     });
   });
 
@@ -69,6 +71,7 @@ describe("planNextRequest", () => {
     assert.deepEqual(planNextRequest(state({ mustRelist: false })), {
       kind: "list",
       resourceVersion: "0",
+      paged: true,
     });
   });
 
@@ -99,16 +102,17 @@ describe("planNextRequest", () => {
       assert.deepEqual(planNextRequest(state({ initialList, streamUnavailable: true })), {
         kind: "list",
         resourceVersion: "0",
+        paged: true,
       });
       assert.deepEqual(
         planNextRequest(
           state({ initialList, streamUnavailable: true, lastSyncResourceVersion: "42" }),
         ),
-        { kind: "list", resourceVersion: "42" },
+        { kind: "list", resourceVersion: "42", paged: false },
       );
       assert.deepEqual(
         planNextRequest(state({ initialList, streamUnavailable: true, needsConsistentList: true })),
-        { kind: "list", resourceVersion: "" },
+        { kind: "list", resourceVersion: "", paged: true },
       );
     }
   });
@@ -229,6 +233,28 @@ describe("reflector errors", () => {
   });
 });
 
+describe("planNextRequest: paging (client-go's rule)", () => {
+  test("lists at an exact resource version are not paged, so the watch cache serves them", () => {
+    assert.deepEqual(
+      planNextRequest(state({ lastSyncResourceVersion: "500" })),
+      { kind: "list", resourceVersion: "500", paged: false },
+    );
+  });
+
+  test('lists at "" and "0" are paged', () => {
+    assert.equal((planNextRequest(state()) as { paged: boolean }).paged, true);
+    const consistent = planNextRequest(state({ needsConsistentList: true }));
+    assert.equal((consistent as { paged: boolean }).paged, true);
+  });
+
+  test("a server whose first list came back paginated keeps paging exact relists", () => {
+    assert.deepEqual(
+      planNextRequest(state({ lastSyncResourceVersion: "500", paginatedResult: true })),
+      { kind: "list", resourceVersion: "500", paged: true },
+    );
+  });
+});
+
 describe("planAfterFailure", () => {
   const fresh = (): ReflectorPlanState => ({
     lastSyncResourceVersion: "42",
@@ -238,86 +264,102 @@ describe("planAfterFailure", () => {
     streamUnavailable: false,
   });
   const watch42 = { kind: "watch", resourceVersion: "42" } as const;
+  /** Applies a failure and returns the new state and the retry decision. */
+  const after = (s: ReflectorPlanState, f: Partial<ReflectorFailure>) =>
+    planAfterFailure(s, { kind: "other", request: watch42, freshFromList: false, ...f });
 
   test("an expired watch that had made progress relists at once, at the last synced RV", () => {
-    const s = fresh();
-    assert.deepEqual(
-      planAfterFailure(s, { kind: "expired", request: watch42, freshFromList: false }),
-      { retryNow: true },
-    );
-    assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "42" });
+    const r = after(fresh(), { kind: "expired" });
+    assert.equal(r.retryNow, true);
+    assert.deepEqual(planNextRequest(r.state), {
+      kind: "list",
+      resourceVersion: "42",
+      paged: false,
+    });
   });
 
   test("an expired watch that started at a list's RV backs off and lists consistently", () => {
-    const s = fresh();
-    assert.deepEqual(
-      planAfterFailure(s, { kind: "expired", request: watch42, freshFromList: true }),
-      { retryNow: false },
-    );
-    assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "" });
+    const r = after(fresh(), { kind: "expired", freshFromList: true });
+    assert.equal(r.retryNow, false);
+    assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
   });
 
   test("an expired list at an old RV retries at once with a consistent list, then backs off", () => {
-    const s = { ...fresh(), mustRelist: true };
-    const list42 = { kind: "list", resourceVersion: "42" } as const;
-    assert.deepEqual(
-      planAfterFailure(s, { kind: "expired", request: list42, freshFromList: false }),
-      { retryNow: true },
-    );
-    assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "" });
-    const again = planAfterFailure(s, {
+    const list42 = { kind: "list", resourceVersion: "42", paged: false } as const;
+    const r = after({ ...fresh(), mustRelist: true }, { kind: "expired", request: list42 });
+    assert.equal(r.retryNow, true);
+    assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
+    const again = after(r.state, {
       kind: "expired",
-      request: { kind: "list", resourceVersion: "" },
-      freshFromList: false,
+      request: { kind: "list", resourceVersion: "", paged: true },
     });
-    assert.deepEqual(again, { retryNow: false });
+    assert.equal(again.retryNow, false);
   });
 
   test("a too-large RV on a watch relists consistently after a backoff", () => {
-    const s = fresh();
-    assert.deepEqual(
-      planAfterFailure(s, { kind: "too-large-rv", request: watch42, freshFromList: false }),
-      { retryNow: false },
-    );
-    assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "" });
+    const r = after(fresh(), { kind: "too-large-rv" });
+    assert.equal(r.retryNow, false);
+    assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
   });
 
-  test("a refused or unfinished streaming list falls back to LIST for good", () => {
-    for (const kind of ["invalid", "initial-events-timeout"] as const) {
+  test("a refused or unfinished streaming list falls back to LIST (for this relist)", () => {
+    for (const kind of ["invalid", "initial-events-timeout", "decode"] as const) {
       const s: ReflectorPlanState = {
         ...fresh(),
         lastSyncResourceVersion: undefined,
         mustRelist: true,
         initialList: "stream",
       };
-      assert.deepEqual(
-        planAfterFailure(s, {
-          kind,
-          request: { kind: "stream", resourceVersion: "" },
-          freshFromList: false,
-        }),
-        { retryNow: false },
-      );
-      assert.deepEqual(planNextRequest(s), { kind: "list", resourceVersion: "0" });
+      const r = after(s, { kind, request: { kind: "stream", resourceVersion: "" } });
+      assert.equal(r.retryNow, false);
+      assert.deepEqual(planNextRequest(r.state), {
+        kind: "list",
+        resourceVersion: "0",
+        paged: true,
+      });
     }
+  });
+
+  test("a watch that cannot be decoded is re-watched once, then relisted", () => {
+    const first = after(fresh(), { kind: "decode" });
+    assert.equal(first.retryNow, false);
+    assert.deepEqual(planNextRequest(first.state), watch42, "first failure: watch again");
+    const second = after(first.state, { kind: "decode" });
+    assert.equal(second.retryNow, false);
+    assert.deepEqual(
+      planNextRequest(second.state),
+      { kind: "list", resourceVersion: "42", paged: false },
+      "second failure at the same resource version: relist",
+    );
+  });
+
+  test("decode failures at different resource versions each get a re-watch", () => {
+    const first = after(fresh(), { kind: "decode" });
+    const moved = { ...first.state, lastSyncResourceVersion: "50" };
+    const second = after(moved, {
+      kind: "decode",
+      request: { kind: "watch", resourceVersion: "50" },
+    });
+    assert.deepEqual(planNextRequest(second.state), { kind: "watch", resourceVersion: "50" });
   });
 
   test("network, throttling and server errors change nothing but back off", () => {
     for (
-      const kind of [
-        "network",
-        "rate-limited",
-        "server",
-        "unauthorized",
-        "decode",
-        "inactivity",
-      ] as const
+      const kind of ["network", "rate-limited", "server", "unauthorized", "inactivity"] as const
     ) {
+      const r = after(fresh(), { kind });
+      assert.equal(r.retryNow, false);
+      assert.deepEqual(planNextRequest(r.state), watch42);
+    }
+  });
+
+  test("planning after a failure is pure: the input state is not changed", () => {
+    for (const kind of ["expired", "too-large-rv", "decode", "invalid"] as const) {
       const s = fresh();
-      assert.deepEqual(planAfterFailure(s, { kind, request: watch42, freshFromList: false }), {
-        retryNow: false,
-      });
-      assert.deepEqual(planNextRequest(s), watch42);
+      const copy = structuredClone(s);
+      after(s, { kind });
+      after(s, { kind, request: { kind: "stream", resourceVersion: "" } });
+      assert.deepEqual(s, copy);
     }
   });
 });

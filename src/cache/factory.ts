@@ -5,6 +5,7 @@
 import type { KubeClient } from "../client/kube_client.ts";
 import { type ResourceDescriptor, resourceKey } from "../client/resource.ts";
 import type { KubeObject } from "../client/types.ts";
+import type { IndexFunc } from "./indexer.ts";
 import { createInformer, type InformerOptions, type SharedInformer } from "./informer.ts";
 
 /** Factory-wide defaults; any {@linkcode InformerOptions} field except `resource`. */
@@ -13,10 +14,19 @@ export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, "re
 /** Per-informer options of {@linkcode SharedInformerFactory.informerFor}. */
 export type InformerForOptions<T extends KubeObject> = Omit<InformerOptions<T>, "resource">;
 
+/** Options that pick the informer (its identity) rather than configure it. */
+const IDENTITY = new Set(["resource", "namespace", "labelSelector", "fieldSelector", "indexers"]);
+
 /**
  * Hands out one shared informer per resource + namespace + selectors, so every part of a
  * program that asks for "pods in default" shares one connection and one cache. Informers
  * created after `start()` start at once.
+ *
+ * A later `informerFor()` for the same resource + namespace + selectors may bring more
+ * `indexers`: they are added to the shared cache (as client-go's `AddIndexers`). Any other
+ * option that differs from the first call's (a `transform`, `resyncPeriodMs`, `pageSize`,
+ * `onError`, ...; compared by identity) cannot be honoured by a shared informer and throws a
+ * `TypeError` naming it: pass it to the first call, or use another factory.
  *
  * @example
  * ```ts
@@ -38,6 +48,8 @@ export class SharedInformerFactory implements AsyncDisposable {
   #client: KubeClient;
   #defaults: SharedInformerFactoryOptions;
   #informers = new Map<string, SharedInformer<KubeObject>>();
+  /** Index functions of each informer, by name (the first call's and those added later). */
+  #indexers = new Map<string, Map<string, unknown>>();
   #signal: AbortSignal | undefined;
   #started = false;
 
@@ -64,7 +76,38 @@ export class SharedInformerFactory implements AsyncDisposable {
     if (informer === undefined) {
       informer = createInformer<T>(this.#client, merged);
       this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
+      this.#indexers.set(key, new Map(Object.entries(merged.indexers ?? {})));
       if (this.#started) informer.start(this.#signal);
+      return informer;
+    }
+    const first = informer.options as Record<string, unknown>;
+    const asked = merged as unknown as Record<string, unknown>;
+    const differing = [...new Set([...Object.keys(first), ...Object.keys(asked)])].filter((name) =>
+      !IDENTITY.has(name) && !Object.is(first[name], asked[name])
+    );
+    if (differing.length > 0) {
+      throw new TypeError(
+        `informerFor(${key}): ${differing.join(", ")} ${
+          differing.length === 1 ? "differs" : "differ"
+        } from what the shared informer was created with; it cannot honour both (pass ` +
+          `${differing.length === 1 ? "it" : "them"} to the first informerFor() call, or use ` +
+          `another factory)`,
+      );
+    }
+    const known = this.#indexers.get(key)!;
+    const added: Record<string, IndexFunc<T>> = {};
+    for (const [name, fn] of Object.entries(merged.indexers ?? {})) {
+      const had = known.get(name);
+      if (had === undefined) added[name] = fn;
+      else if (had !== fn) {
+        throw new TypeError(
+          `informerFor(${key}): indexers.${name} is already defined with another function`,
+        );
+      }
+    }
+    if (Object.keys(added).length > 0) {
+      informer.store.addIndexers(added);
+      for (const [name, fn] of Object.entries(added)) known.set(name, fn);
     }
     return informer;
   }

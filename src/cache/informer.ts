@@ -61,11 +61,16 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** Random source in [0, 1) for jitter and watch timeouts. @default Math.random */
   random?: (() => number) | undefined;
   /**
-   * Reconnect a watch that sent nothing (no event, no bookmark) for this long, in ms.
-   * Bookmarks come about once a minute. @default 150000
+   * Reconnect a watch that sent nothing (not a byte) for this long, in ms; also the idle limit
+   * of each LIST response (a list that keeps delivering bytes is never cut). Bookmarks come
+   * about once a minute. @default 150000
    */
   inactivityTimeoutMs?: number | undefined;
-  /** Give up on a streaming list without its end bookmark after this long, in ms. @default 60000 */
+  /**
+   * A streaming list that makes no progress (no byte) for this long, in ms, before its
+   * initial-events-end bookmark falls back to a paged LIST; a stream that keeps delivering is
+   * never cut. Streaming is tried again at the next relist. @default 10000
+   */
   initialEventsTimeoutMs?: number | undefined;
   /** Longest accepted watch line, in bytes. @default 16 MiB */
   maxLineLength?: number | undefined;
@@ -280,6 +285,14 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
   #resumed: boolean;
   #metrics: InformerMetrics | undefined;
   #rvWaiters = new Set<() => void>();
+  /**
+   * Removes the listener of an `events()` iterator dropped without `return()` or an abort.
+   * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
+   * there, iterators must be ended explicitly (a Worker's life is short anyway).
+   */
+  #abandoned = typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry<Listener<T>>((listener) => this.#removeListener(listener))
+    : undefined;
 
   /** Use {@linkcode createInformer}. */
   constructor(client: KubeClient, options: InformerOptions<T>) {
@@ -319,7 +332,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         : exponentialBackoff(this.#clock, { random, ...backoff }),
       random,
       inactivityTimeoutMs: options.inactivityTimeoutMs ?? 150_000,
-      initialEventsTimeoutMs: options.initialEventsTimeoutMs ?? 60_000,
+      initialEventsTimeoutMs: options.initialEventsTimeoutMs ?? 10_000,
       maxLineLength: options.maxLineLength,
       transform: options.transform ?? ((o: KubeObject) => o as T),
       sink: {
@@ -470,6 +483,10 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
    * then `{ type: "synced" }`, then live changes. Ends when the signal aborts, the iterator is
    * returned (`break`), or the informer stops.
    *
+   * The listener starts when `events()` is called, not at the first `next()`: events from then
+   * on are buffered for it. An iterator that is dropped without `break`, `return()` or an abort
+   * keeps buffering until it is garbage collected; then its listener is removed.
+   *
    * @example
    * ```ts
    * import { createInformer } from "@kinformer/kinformer";
@@ -495,6 +512,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     const signal = options.signal;
     const finish = (): void => {
       signal?.removeEventListener("abort", finish);
+      this.#abandoned?.unregister(listener);
       this.#removeListener(listener);
     };
     signal?.addEventListener("abort", finish, { once: true });
@@ -549,8 +567,13 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         finish();
         return Promise.resolve(done);
       },
-      [Symbol.asyncIterator]: () => iterator,
+      // No closure here may capture `iterator`: the abort listener and the listener's wake-ups
+      // would then keep a dropped iterator alive, and the registry could never remove it.
+      [Symbol.asyncIterator](): AsyncIterableIterator<InformerEvent<T>> {
+        return this;
+      },
     };
+    if (!listener.closed) this.#abandoned?.register(iterator, listener, listener);
     return iterator;
   }
 

@@ -38,18 +38,21 @@ export type { ListerListOptions } from "./lister.ts";
 export { DeltaFIFO } from "./delta_fifo.ts";
 export type { Delta, DeltaFIFOOptions, DeltaType, KnownObjects } from "./delta_fifo.ts";
 export { objectKey, splitObjectKey } from "./object_key.ts";
-export { planAfterFailure, planNextRequest } from "./reflector.ts";
+export { planAfterFailure, planNextRequest } from "./reflector_plan.ts";
 export type {
   InitialListMode,
+  PlanAfterFailure,
   PlannedRequest,
-  ReflectorErrorContext,
   ReflectorFailure,
   ReflectorPlanState,
-  ReflectorState,
-} from "./reflector.ts";
+} from "./reflector_plan.ts";
+export { MAX_RETRY_AFTER_MS } from "./reflector.ts";
+export type { ReflectorErrorContext, ReflectorState } from "./reflector.ts";
+export { PACER_BURST, PACER_STABLE_WATCH_MS } from "./request_pacer.ts";
 export {
   classifyError,
   InitialEventsTimeoutError,
+  ListInactivityError,
   WatchInactivityError,
 } from "./reflector_errors.ts";
 export type { ErrorKind } from "./reflector_errors.ts";

@@ -4,12 +4,13 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeList, KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
 import { decodeWatchStream } from "../watch/watch_decoder.ts";
-import type { Backoff } from "../util/backoff.ts";
-import type { Clock } from "../util/clock.ts";
-import { sleep } from "../util/clock.ts";
+import { linkedController } from "../util/abort.ts";
+import { type Backoff, exponentialBackoff } from "../util/backoff.ts";
+import { type Clock, sleep } from "../util/clock.ts";
+import { IdleTimer } from "../util/idle_timer.ts";
 import {
   classifyError,
   type ErrorKind,
@@ -17,106 +18,32 @@ import {
   WatchInactivityError,
 } from "./reflector_errors.ts";
 import { objectKey } from "./object_key.ts";
+import { listAllPages } from "./list_pager.ts";
+import {
+  type InitialListMode,
+  planAfterFailure,
+  type PlannedRequest,
+  planNextRequest,
+  type ReflectorPlanState,
+} from "./reflector_plan.ts";
+import { RequestPacer } from "./request_pacer.ts";
 
-/** How the reflector fetches the initial state: paged LIST, streaming list, or try stream first. */
-export type InitialListMode = "list" | "stream" | "auto";
+export type {
+  InitialListMode,
+  PlannedRequest,
+  ReflectorFailure,
+  ReflectorPlanState,
+} from "./reflector_plan.ts";
 
 /** The reflector's state, as shown by `health().state`. */
 export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "stopped";
 
-/** Everything the next-request decision depends on. */
-export interface ReflectorPlanState {
-  /** RV of the last completed list or last event/bookmark; undefined before the first list. */
-  lastSyncResourceVersion: string | undefined;
-  /** The cache must be rebuilt by a list (first run, or after 410). */
-  mustRelist: boolean;
-  /** The last list failed with Expired or ResourceVersionTooLarge: list at "" (consistent). */
-  needsConsistentList: boolean;
-  /** Configured initial-list mode. */
-  initialList: InitialListMode;
-  /** The server refused (or never finished) a streaming list: use LIST from now on. */
-  streamUnavailable: boolean;
-}
-
-/** The request the reflector makes next. */
-export type PlannedRequest =
-  | { kind: "list"; resourceVersion: string }
-  | { kind: "stream"; resourceVersion: string }
-  | { kind: "watch"; resourceVersion: string };
-
 /**
- * Decides the next request from the reflector's state; pure, so it is tested on its own.
- * First list at RV "0" (any state, cheap for the server), later lists at the last synced RV,
- * "" after an Expired/too-large failure; otherwise watch from the last RV.
- *
- * @example
- * ```ts
- * import { planNextRequest } from "@kinformer/kinformer/cache";
- * console.log(planNextRequest({ lastSyncResourceVersion: undefined, mustRelist: true, needsConsistentList: false, initialList: "list", streamUnavailable: false }));
- * // { kind: "list", resourceVersion: "0" }
- * ```
+ * The longest delay a server can ask for with `Retry-After` (or `retryAfterSeconds` in a
+ * Status) that the reflector honours, in ms: one minute, twice the backoff cap. A longer one is
+ * clamped to it, so a proxy sending nonsense cannot park the informer for hours.
  */
-export function planNextRequest(state: ReflectorPlanState): PlannedRequest {
-  const rv = state.lastSyncResourceVersion;
-  if (!state.mustRelist && rv !== undefined) return { kind: "watch", resourceVersion: rv };
-  const stream = state.initialList !== "list" && !state.streamUnavailable;
-  if (stream) {
-    return { kind: "stream", resourceVersion: state.needsConsistentList ? "" : rv ?? "" };
-  }
-  return { kind: "list", resourceVersion: state.needsConsistentList ? "" : rv ?? "0" };
-}
-
-/** What went wrong, as {@linkcode planAfterFailure} needs to know it. */
-export interface ReflectorFailure {
-  /** How the error is filed. */
-  kind: ErrorKind;
-  /** The request that failed. */
-  request: PlannedRequest;
-  /** The failed watch had started at a list's RV and received nothing yet. */
-  freshFromList: boolean;
-}
-
-/**
- * Updates the plan after a failure and says whether to retry at once (no backoff); pure, so it
- * is tested on its own. An expired watch relists (at once, unless it had just started from a
- * list's RV: then that RV is already gone, so back off and list consistently); an expired or
- * too-large RV on a list retries at once with a consistent list (`""`); a streaming list the
- * server refuses or never finishes falls back to LIST for good. Everything else backs off.
- *
- * @example
- * ```ts
- * import { planAfterFailure } from "@kinformer/kinformer/cache";
- * const state = { lastSyncResourceVersion: "42", mustRelist: false, needsConsistentList: false, initialList: "list" as const, streamUnavailable: false };
- * const { retryNow } = planAfterFailure(state, { kind: "expired", request: { kind: "watch", resourceVersion: "42" }, freshFromList: false });
- * console.log(retryNow, state.mustRelist); // true true
- * ```
- */
-export function planAfterFailure(
-  state: ReflectorPlanState,
-  failure: ReflectorFailure,
-): { retryNow: boolean } {
-  const { kind, request } = failure;
-  if (request.kind === "watch") {
-    if (kind === "too-large-rv") {
-      state.mustRelist = true;
-      state.needsConsistentList = true;
-    }
-    if (kind !== "expired") return { retryNow: false };
-    state.mustRelist = true;
-    if (!failure.freshFromList) return { retryNow: true };
-    state.needsConsistentList = true;
-    return { retryNow: false };
-  }
-  if (request.kind === "stream" && (kind === "invalid" || kind === "initial-events-timeout")) {
-    state.streamUnavailable = true;
-  }
-  if (kind === "expired" || kind === "too-large-rv") {
-    const wasConsistent = state.needsConsistentList || request.resourceVersion === "";
-    state.needsConsistentList = true;
-    return { retryNow: !wasConsistent };
-  }
-  return { retryNow: false };
-}
+export const MAX_RETRY_AFTER_MS = 60_000;
 
 /** Where the reflector delivers what it learns. */
 export interface ReflectorSink<T extends KubeObject> {
@@ -192,24 +119,18 @@ export interface ReflectorOptions<T extends KubeObject> {
   onResourceVersion?: ((resourceVersion: string) => void) | undefined;
 }
 
-/** Linked abort: aborts when `parent` aborts or when `abort()` is called. */
-function childController(parent: AbortSignal): { controller: AbortController; release(): void } {
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(parent.reason);
-  if (parent.aborted) controller.abort(parent.reason);
-  else parent.addEventListener("abort", onAbort, { once: true });
-  return { controller, release: () => parent.removeEventListener("abort", onAbort) };
-}
-
 /**
  * The ListAndWatch loop as an explicit state machine (listing, watching, backing off,
  * relisting). It never stops on an error: every error is reported through `onError` and the
- * loop recovers (relist on 410, back off with jitter on failures, honour `Retry-After`) until
- * the signal passed to {@linkcode Reflector.run} aborts. Internal: used by the informer.
+ * loop recovers (relist on 410, back off with jitter on failures, honour `Retry-After` up to
+ * {@linkcode MAX_RETRY_AFTER_MS}) until the signal passed to {@linkcode Reflector.run} aborts.
+ * Every request start goes through a {@linkcode RequestPacer}, so no server behaviour can make
+ * it hammer the API server. Internal: used by the informer.
  */
 export class Reflector<T extends KubeObject> {
   #o: ReflectorOptions<T>;
   #plan: ReflectorPlanState;
+  #pacer: RequestPacer;
   #watches = 0;
   /** True while the current watch started at a list's RV and has received nothing yet. */
   #freshFromList = false;
@@ -237,6 +158,9 @@ export class Reflector<T extends KubeObject> {
       initialList: options.initialList,
       streamUnavailable: false,
     };
+    this.#pacer = new RequestPacer(
+      exponentialBackoff(options.clock, { random: options.random }),
+    );
   }
 
   /** The last resource version the sink is known to be at. */
@@ -249,7 +173,15 @@ export class Reflector<T extends KubeObject> {
     // Nothing learnt yet counts from the start: a first request that hangs shows as stalled.
     this.stats.lastActivityAt ??= this.#o.clock.now();
     let endedBy: ErrorKind | "closed" | undefined;
+    /** Delay owed by the last failure (backoff or Retry-After), in ms. */
+    let owed = 0;
     while (!signal.aborted) {
+      const wait = Math.max(owed, this.#pacer.nextDelay());
+      owed = 0;
+      if (wait > 0) {
+        await this.#backOff(wait, signal);
+        if (signal.aborted) break;
+      }
       const next = planNextRequest(this.#plan);
       const phase = next.kind;
       if (endedBy !== undefined && next.kind === "watch") this.#o.onReconnect?.(endedBy);
@@ -257,29 +189,26 @@ export class Reflector<T extends KubeObject> {
       try {
         if (next.kind === "list") {
           this.stats.state = "listing";
-          await this.#list(next.resourceVersion, signal);
+          await this.#list(next.resourceVersion, next.paged, signal);
         } else {
           this.stats.state = next.kind === "stream" ? "listing" : "watching";
           this.#freshFromList = this.#listedAt === this.#plan.lastSyncResourceVersion;
           const healthy = await this.#watch(next, signal);
           endedBy = "closed";
-          if (!healthy && !signal.aborted) await this.#backOff(undefined, signal);
+          if (!healthy) owed = this.#o.backoff.next();
         }
       } catch (error) {
         if (signal.aborted) break;
         const kind = classifyError(error);
         endedBy = kind;
-        const { retryNow } = planAfterFailure(this.#plan, {
+        const { state, retryNow } = planAfterFailure(this.#plan, {
           kind,
           request: next,
           freshFromList: this.#freshFromList,
         });
-        const retryAfterMs = error instanceof KubeApiError && error.retryAfterSeconds !== undefined
-          ? error.retryAfterSeconds * 1000
-          : 0;
-        const delay = retryNow ? 0 : Math.max(this.#o.backoff.next(), retryAfterMs);
-        this.#report(error, kind, phase, delay);
-        if (delay > 0) await this.#backOff(delay, signal);
+        this.#plan = state;
+        owed = retryNow ? 0 : Math.max(backoffDelay(this.#o.backoff), retryAfterMs(error));
+        this.#report(error, kind, phase, owed);
       }
     }
     this.stats.state = "stopped";
@@ -292,10 +221,10 @@ export class Reflector<T extends KubeObject> {
     this.#o.onError(error, { kind, phase, retryInMs });
   }
 
-  async #backOff(delay: number | undefined, signal: AbortSignal): Promise<void> {
+  async #backOff(delay: number, signal: AbortSignal): Promise<void> {
     this.stats.state = "backing-off";
     try {
-      await sleep(delay ?? this.#o.backoff.next(), this.#o.clock, signal);
+      await sleep(delay, this.#o.clock, signal);
     } catch {
       // aborted: the loop condition ends the run
     }
@@ -312,134 +241,40 @@ export class Reflector<T extends KubeObject> {
   }
 
   #setResourceVersion(rv: string): void {
-    this.#plan.lastSyncResourceVersion = rv;
+    this.#plan = { ...this.#plan, lastSyncResourceVersion: rv };
     this.#o.onResourceVersion?.(rv);
   }
 
-  /** Runs one request that must answer within the inactivity limit (a half-open connection). */
-  async #withTimeout<R>(
-    signal: AbortSignal,
-    request: (signal: AbortSignal) => Promise<R>,
-  ): Promise<R> {
-    const o = this.#o;
-    const { controller, release } = childController(signal);
-    const timer = o.clock.setTimeout(
-      () => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs)),
-      o.inactivityTimeoutMs,
-    );
-    try {
-      return await request(controller.signal);
-    } catch (error) {
-      if (!signal.aborted && controller.signal.aborted) throw controller.signal.reason;
-      throw error;
-    } finally {
-      o.clock.clearTimeout(timer);
-      release();
-    }
-  }
-
-  /**
-   * Paged LIST; on an expired continue token, one unpaged list at the same RV. Pages are
-   * pipelined: the next page is requested as soon as this one's continue token shows at the
-   * head of its body, while the rest of it is still arriving.
-   */
-  async #list(resourceVersion: string, signal: AbortSignal): Promise<void> {
+  /** One whole LIST (paged when `paged`), swapped into the sink at once. */
+  async #list(resourceVersion: string, paged: boolean, signal: AbortSignal): Promise<void> {
     const o = this.#o;
     const started = o.clock.now();
-    const base = {
+    const listed = await listAllPages({
+      client: o.client,
+      resource: o.resource,
       namespace: o.namespace,
       labelSelector: o.labelSelector,
       fieldSelector: o.fieldSelector,
-    };
-    // Every page request of this list, so leaving early cancels the ones still in flight.
-    const { controller: listing, release } = childController(signal);
-    // At most one page ahead: the page being read may start the next one as soon as its
-    // continue token shows; a page that is not used is cancelled at once.
-    interface Pending {
-      page: Promise<KubeList<KubeObject>>;
-      cancel(): void;
-      /** Continue token seen at the head of this page's body. */
-      peeked?: string;
-      /** The next page, requested early with `peeked`. */
-      next?: Pending;
-    }
-    let current: Pending | undefined;
-    const request = (cont: string | undefined): Pending => {
-      const { controller, release: unlink } = childController(listing.signal);
-      const pending: Pending = {
-        page: this.#withTimeout(controller.signal, (s) =>
-          o.client.list(o.resource, {
-            ...base,
-            limit: o.pageSize,
-            continue: cont,
-            resourceVersion: cont === undefined ? resourceVersion : undefined,
-            signal: s,
-            onContinue: (token) => {
-              if (token === "") return;
-              pending.peeked = token;
-              if (pending === current && !controller.signal.aborted) pending.next = request(token);
-            },
-          })),
-        cancel: () => controller.abort(),
-      };
-      pending.page.catch(() => {}).finally(unlink); // awaited below, or cancelled
-      return pending;
-    };
+      resourceVersion,
+      pageSize: paged ? o.pageSize : undefined,
+      clock: o.clock,
+      idleTimeoutMs: o.inactivityTimeoutMs,
+      signal,
+      onProgress: (now) => void (this.stats.lastActivityAt = now),
+      onExpiredContinue: (error) => this.#report(error, "expired", "list", 0),
+    });
     const items: T[] = [];
-    let pages = 0;
-    let listRV: string | undefined;
-    let cont: string | undefined;
-    current = request(undefined);
-    try {
-      for (;;) {
-        let page: KubeList<KubeObject>;
-        let next: Pending | undefined;
-        try {
-          page = await current.page;
-          next = current.next;
-        } catch (error) {
-          if (cont === undefined || !(error instanceof KubeApiError) || !error.isExpired) {
-            throw error;
-          }
-          // The snapshot behind the continue token was compacted: one full list instead.
-          this.#report(error, "expired", "list", 0);
-          items.length = 0;
-          page = await this.#withTimeout(
-            listing.signal,
-            (s) => o.client.list(o.resource, { ...base, resourceVersion, signal: s }),
-          );
-        }
-        pages++;
-        listRV = page.metadata.resourceVersion;
-        for (const item of page.items) {
-          const t = this.#transform(item, "list");
-          if (t !== undefined) items.push(t);
-        }
-        cont = page.metadata.continue || undefined;
-        if (next !== undefined && current.peeked !== cont) {
-          next.cancel(); // the head said otherwise than the page: never use it
-          next = undefined;
-        }
-        if (cont === undefined) break;
-        current = next ?? request(cont);
-        // This page's token may have shown while it was not yet current: go one ahead now.
-        if (current.peeked !== undefined && current.next === undefined) {
-          current.next = request(current.peeked);
-        }
-      }
-    } finally {
-      listing.abort();
-      release();
+    for (const item of listed.items) {
+      const t = this.#transform(item, "list");
+      if (t !== undefined) items.push(t);
     }
-    if (listRV === undefined) {
-      throw new KubeApiError({
-        code: 500,
-        bodySnippet: "list response had no metadata.resourceVersion",
-      });
+    // A first list at "0" that came back in pages shows a server that pages this resource.
+    if (resourceVersion === "0" && listed.pages > 1 && this.stats.lists === 0) {
+      this.#plan = { ...this.#plan, paginatedResult: true };
     }
-    this.#listed(items, listRV);
+    this.#listed(items, listed.resourceVersion);
     o.backoff.reset();
-    o.onListDone?.(o.clock.now() - started, items.length, pages);
+    o.onListDone?.(o.clock.now() - started, items.length, listed.pages);
   }
 
   #listed(items: T[], resourceVersion: string): void {
@@ -452,8 +287,13 @@ export class Reflector<T extends KubeObject> {
     this.stats.lastActivityAt = this.#o.clock.now();
     this.#o.sink.replace(items, resourceVersion);
     this.#setResourceVersion(resourceVersion);
-    this.#plan.mustRelist = false;
-    this.#plan.needsConsistentList = false;
+    // Streaming is tried again at the next relist, whatever happened during this one.
+    this.#plan = {
+      ...this.#plan,
+      mustRelist: false,
+      needsConsistentList: false,
+      streamUnavailable: false,
+    };
   }
 
   /**
@@ -465,37 +305,23 @@ export class Reflector<T extends KubeObject> {
     const o = this.#o;
     const stream = req.kind === "stream";
     if (this.#watches++ > 0) this.stats.watchRestarts++;
-    const { controller, release } = childController(signal);
+    const { controller, release } = linkedController(signal);
     const opened = o.clock.now();
     let received = 0;
-    let timer: unknown;
-    let initialTimer: unknown;
-    // One timer per watch, moved only when it fires early: clearing and setting a timer for
-    // every event cost about 10% of the decode+deliver time on Deno (bench/, scenario 1).
-    let lastSeen = 0;
-    const onInactivityTimer = (): void => {
-      const idle = o.clock.now() - lastSeen;
-      if (idle >= o.inactivityTimeoutMs) {
-        timer = undefined;
-        controller.abort(new WatchInactivityError(o.inactivityTimeoutMs));
-      } else {
-        timer = o.clock.setTimeout(onInactivityTimer, o.inactivityTimeoutMs - idle);
-      }
-    };
-    const armInactivity = (now: number): void => {
-      lastSeen = now;
-      timer ??= o.clock.setTimeout(onInactivityTimer, o.inactivityTimeoutMs);
-    };
+    // A streaming list's initial phase is cut when it stops making progress (no byte for
+    // initialEventsTimeoutMs), however long it runs while data flows; then, as for any watch,
+    // nothing for inactivityTimeoutMs means a half-open connection.
+    const watching = (): void => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs));
+    const idle = stream
+      ? new IdleTimer(
+        o.clock,
+        o.initialEventsTimeoutMs,
+        () => controller.abort(new InitialEventsTimeoutError(o.initialEventsTimeoutMs)),
+      )
+      : new IdleTimer(o.clock, o.inactivityTimeoutMs, watching);
     // Streaming list: collect the initial state, swap it in at the end bookmark.
     let initial: Map<string, T> | undefined = stream ? new Map() : undefined;
-    if (stream) {
-      initialTimer = o.clock.setTimeout(
-        () => controller.abort(new InitialEventsTimeoutError(o.initialEventsTimeoutMs)),
-        o.initialEventsTimeoutMs,
-      );
-    }
     try {
-      armInactivity(opened);
       const response = await o.client.watch(o.resource, {
         namespace: o.namespace,
         labelSelector: o.labelSelector,
@@ -508,15 +334,13 @@ export class Reflector<T extends KubeObject> {
         signal: controller.signal,
       });
       if (response.body === null) throw new TypeError("watch response has no body");
-      const events = decodeWatchStream<KubeObject>(
-        response.body,
-        o.maxLineLength === undefined
-          ? { signal: controller.signal }
-          : { signal: controller.signal, maxLineLength: o.maxLineLength },
-      );
+      const events = decodeWatchStream<KubeObject>(response.body, {
+        signal: controller.signal,
+        onProgress: () => idle.touch(o.clock.now()),
+        ...(o.maxLineLength === undefined ? {} : { maxLineLength: o.maxLineLength }),
+      });
       for await (const event of events) {
         const now = o.clock.now();
-        armInactivity(now);
         this.stats.lastActivityAt = now;
         // The connection works: the next failure starts backing off from the beginning.
         if (received++ === 0) {
@@ -525,10 +349,10 @@ export class Reflector<T extends KubeObject> {
         }
         o.onEvent?.(event.type);
         if (event.type === "BOOKMARK") {
-          this.stats.lastBookmarkAt = o.clock.now();
+          this.stats.lastBookmarkAt = now;
           if (initial !== undefined) {
             if (!event.initialEventsEnd) continue;
-            o.clock.clearTimeout(initialTimer);
+            idle.restart(o.inactivityTimeoutMs, watching);
             const items = [...initial.values()];
             initial = undefined;
             this.#listed(items, event.resourceVersion);
@@ -566,10 +390,22 @@ export class Reflector<T extends KubeObject> {
       if (!signal.aborted && controller.signal.aborted) throw controller.signal.reason;
       throw error;
     } finally {
-      if (timer !== undefined) o.clock.clearTimeout(timer);
-      if (initialTimer !== undefined) o.clock.clearTimeout(initialTimer);
+      this.#pacer.watchEnded(o.clock.now() - opened);
+      idle.stop();
       if (!controller.signal.aborted) controller.abort();
       release();
     }
   }
+}
+
+/** The backoff's next delay, or 0 when a custom backoff answers nonsense (NaN, negative). */
+function backoffDelay(backoff: Backoff): number {
+  const ms = backoff.next();
+  return typeof ms === "number" && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : 0;
+}
+
+/** The delay a server asked for (already validated by the client), clamped, in ms. */
+function retryAfterMs(error: unknown): number {
+  if (!(error instanceof KubeApiError) || error.retryAfterSeconds === undefined) return 0;
+  return Math.min(error.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS);
 }

@@ -29,8 +29,33 @@ export class WatchInactivityError extends Error {
 }
 
 /**
- * A streaming list (`sendInitialEvents`) did not deliver its `k8s.io/initial-events-end`
- * bookmark in time; the reflector falls back to a paged LIST.
+ * A LIST response sent no bytes for longer than the inactivity limit (a half-open connection,
+ * or a server that stopped mid-body); the reflector retries. A list that keeps delivering bytes
+ * is never cut, however long it takes.
+ *
+ * @example
+ * ```ts
+ * import { ListInactivityError } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * assert.match(new ListInactivityError(150_000).message, /no bytes for 150000 ms/);
+ * ```
+ */
+export class ListInactivityError extends Error {
+  /** The error class name. */
+  override name = "ListInactivityError";
+  /** The limit that passed, in ms. */
+  readonly inactivityMs: number;
+  /** Builds the error for a limit of `inactivityMs`. */
+  constructor(inactivityMs: number) {
+    super(`list response sent no bytes for ${inactivityMs} ms; retrying (half-open connection?)`);
+    this.inactivityMs = inactivityMs;
+  }
+}
+
+/**
+ * A streaming list (`sendInitialEvents`) stopped making progress (no byte for the limit) before
+ * its `k8s.io/initial-events-end` bookmark, or ended without it; the reflector falls back to a
+ * paged LIST for this relist and tries streaming again at the next one.
  *
  * @example
  * ```ts
@@ -51,7 +76,7 @@ export class InitialEventsTimeoutError extends Error {
     super(
       closed
         ? "streaming list ended before its initial-events-end bookmark; falling back to LIST"
-        : `streaming list sent no initial-events-end bookmark within ${timeoutMs} ms; falling back to LIST`,
+        : `streaming list made no progress for ${timeoutMs} ms before its initial-events-end bookmark; falling back to LIST`,
     );
     this.timeoutMs = timeoutMs;
   }
@@ -62,7 +87,8 @@ export class InitialEventsTimeoutError extends Error {
  * `expired` (410: relist), `too-large-rv` (504 ResourceVersionTooLarge: consistent relist),
  * `unauthorized` (401), `forbidden` (403), `not-found` (404), `invalid` (400/422),
  * `rate-limited` (429), `server` (5xx), `network`, `decode` (a malformed or oversized line,
- * an HTML page), `inactivity`, `initial-events-timeout`, `transform` (the `transform` option
+ * an HTML page, an unknown event type, a non-string resource version), `inactivity` (a watch
+ * or a LIST response went silent), `initial-events-timeout`, `transform` (the `transform` option
  * threw; the object is skipped), `handler` (a listener or index function threw), `other`.
  */
 export type ErrorKind =
@@ -113,7 +139,9 @@ export function classifyError(error: unknown): ErrorKind {
   }
   if (error instanceof KubeNetworkError) return "network";
   if (error instanceof WatchDecodeError || error instanceof LineTooLongError) return "decode";
-  if (error instanceof WatchInactivityError) return "inactivity";
+  if (error instanceof WatchInactivityError || error instanceof ListInactivityError) {
+    return "inactivity";
+  }
   if (error instanceof InitialEventsTimeoutError) return "initial-events-timeout";
   // Fetch and body-stream failures surface as TypeError; user code (transform, handlers, index
   // functions) runs inside its own try/catch, so a TypeError reaching here is the network's.

@@ -70,7 +70,9 @@ export class KubeApiError extends Error {
     this.code = code;
     this.reason = reason;
     this.status = status;
-    this.retryAfterSeconds = options.retryAfterSeconds ?? status?.details?.retryAfterSeconds;
+    // A proxy or a broken server may send anything here: only a non-negative number counts.
+    this.retryAfterSeconds = seconds(options.retryAfterSeconds) ??
+      seconds(status?.details?.retryAfterSeconds);
     this.bodySnippet = bodySnippet;
   }
 
@@ -115,4 +117,9 @@ export class KubeNetworkError extends Error {
       cause,
     });
   }
+}
+
+/** `value` when it is a finite, non-negative number of seconds; otherwise undefined. */
+function seconds(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : undefined;
 }

@@ -12,6 +12,7 @@ import type { ResourceDescriptor } from "./resource.ts";
 import { isStatus } from "./types.ts";
 import type { KubeList, KubeObject, Status } from "./types.ts";
 import { describeValue, isRecord } from "../util/values.ts";
+import { abortable } from "../util/abort.ts";
 
 /**
  * The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set.
@@ -156,6 +157,12 @@ export interface ListOptions {
    * @default undefined
    */
   onContinue?: ((token: string) => void) | undefined;
+  /**
+   * Called each time a chunk of the body arrives, with the bytes received so far: a heartbeat
+   * for an idle timer (a large list over a slow link keeps delivering bytes for a long time).
+   * @default undefined
+   */
+  onProgress?: ((receivedBytes: number) => void) | undefined;
 }
 
 /** Options of {@linkcode KubeClient.watch}. */
@@ -455,7 +462,7 @@ export class KubeClient {
 
     let response: Response;
     try {
-      response = await raceAbort(this.#fetch(request), signal, discardBody);
+      response = await abortable(this.#fetch(request), signal, discardBody);
     } catch (error) {
       if (signal?.aborted) throw signal.reason;
       throw new KubeNetworkError(`${init.method} ${url.href}`, error);
@@ -504,6 +511,12 @@ export class KubeClient {
         `options.onContinue must be a function, got ${describeValue(onContinue)}`,
       );
     }
+    const onProgress = options?.onProgress;
+    if (onProgress !== undefined && typeof onProgress !== "function") {
+      throw new TypeError(
+        `options.onProgress must be a function, got ${describeValue(onProgress)}`,
+      );
+    }
     const body = await this.#readObject(
       "GET",
       path,
@@ -518,7 +531,10 @@ export class KubeClient {
         },
         signal: options?.signal,
       },
-      onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
+      {
+        peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
+        onProgress,
+      },
     );
     const list = body as unknown as KubeList<T>;
     if (list.metadata === undefined || list.metadata === null) list.metadata = {};
@@ -767,22 +783,22 @@ export class KubeClient {
 
   /**
    * Sends one request whose 2xx answer is a JSON object (or a `Status`), and reads that object;
-   * `peek` as in `readText`.
+   * `reading` as in `readText`.
    */
   async #readObject(
     method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
     path: string,
     options: Omit<KubeRequestOptions, "method">,
-    peek?: (head: string) => boolean,
+    reading?: ReadTextHooks,
   ): Promise<Record<string, unknown>> {
     const response = await this.request(path, { ...options, method });
-    return await readJsonObject(response, `${method} ${path}`, options.signal, peek);
+    return await readJsonObject(response, `${method} ${path}`, options.signal, reading);
   }
 
   async #currentToken(signal: AbortSignal | undefined): Promise<string | undefined> {
     const source = this.#token;
     if (typeof source !== "function") return source;
-    const token = await raceAbort(Promise.resolve(source()), signal);
+    const token = await abortable(Promise.resolve(source()), signal);
     if (typeof token !== "string" || token === "") {
       throw new TypeError(
         `options.token() must return a non-empty string, got ${describeValue(token)}`,
@@ -973,18 +989,52 @@ function snippet(text: string): string {
 }
 
 /**
- * `Retry-After` as whole seconds: delta-seconds as sent, an HTTP date as the seconds from
- * `now` (rounded up, never negative). Anything else is ignored.
+ * `Retry-After` as whole seconds, parsed strictly: delta-seconds (digits only) as sent, an
+ * HTTP date (IMF-fixdate, or the obsolete RFC 850 and asctime forms) as the seconds from `now`
+ * (rounded up, never negative). Anything else (`abc`, `-5`, `1.5`, an empty value) is ignored,
+ * so the caller's own backoff applies. Huge values are returned as they are: whoever waits
+ * clamps them.
  */
-function parseRetryAfter(value: string | null, now: number): number | undefined {
+export function parseRetryAfter(value: string | null, now: number): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  // HTTP dates always name the weekday and the zone (`Wed, 21 Oct 2015 07:28:00 GMT`).
-  if (!/^[A-Za-z]{3},/.test(trimmed) || !/GMT$/.test(trimmed)) return undefined;
-  const at = Date.parse(trimmed);
-  if (Number.isNaN(at)) return undefined;
+  if (/^\d{1,16}$/.test(trimmed)) return Number(trimmed);
+  const at = parseHttpDate(trimmed);
+  if (at === undefined) return undefined;
   return Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
+const LONG_DAY = "(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
+const MONTH = `(${MONTHS.join("|")})`;
+const TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
+/** `Sun, 06 Nov 1994 08:49:37 GMT` */
+const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`);
+/** `Sunday, 06-Nov-94 08:49:37 GMT` */
+const RFC_850 = new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`);
+/** `Sun Nov  6 08:49:37 1994` */
+const ASCTIME = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
+
+/** Milliseconds since the epoch of an HTTP date in one of its three forms, else undefined. */
+function parseHttpDate(text: string): number | undefined {
+  // Each form's fields, in the order day, month, year, hours, minutes, seconds.
+  let fields: string[] | undefined;
+  let m = IMF_FIXDATE.exec(text);
+  if (m !== null) fields = [m[1]!, m[2]!, m[3]!, m[4]!, m[5]!, m[6]!];
+  else if ((m = RFC_850.exec(text)) !== null) {
+    // Two-digit years (obsolete form): 70-99 are 19xx, the rest 20xx.
+    const yy = Number(m[3]);
+    fields = [m[1]!, m[2]!, String(yy + (yy >= 70 ? 1900 : 2000)), m[4]!, m[5]!, m[6]!];
+  } else if ((m = ASCTIME.exec(text)) !== null) {
+    fields = [m[2]!, m[1]!, m[6]!, m[3]!, m[4]!, m[5]!];
+  }
+  if (fields === undefined) return undefined;
+  const [day, month, year, h, min, sec] = fields.map((f, i) =>
+    i === 1 ? MONTHS.indexOf(f) : Number(f)
+  ) as [number, number, number, number, number, number];
+  if (day < 1 || day > 31 || h > 23 || min > 59 || sec > 60) return undefined;
+  return Date.UTC(year, month, day, h, min, sec);
 }
 
 /**
@@ -1008,14 +1058,17 @@ function continueTokenPeeker(onContinue: (token: string) => void): (head: string
 /**
  * Reads a body as text, at most `maxBytes` (the rest is cancelled). An abort of `signal`
  * cancels the body and rethrows the signal's reason, even when the stream ignores the signal.
- * `peek` is shown the text so far after each chunk until it returns true.
+ * `hooks.peek` is shown the text so far after each chunk until it returns true; `hooks.onProgress`
+ * hears of every chunk.
  */
 async function readText(
   response: Response,
   signal: AbortSignal | undefined,
   maxBytes: number,
-  peek?: (head: string) => boolean,
+  hooks: ReadTextHooks = {},
 ): Promise<string> {
+  let peek = hooks.peek;
+  const onProgress = hooks.onProgress;
   const body = response.body;
   if (body === null) return "";
   if (signal?.aborted) {
@@ -1047,6 +1100,7 @@ async function readText(
       }
       const room = maxBytes - received;
       received += chunk.value.byteLength;
+      onProgress?.(received);
       if (chunk.value.byteLength >= room) {
         parts.push(decoder.decode(chunk.value.subarray(0, room), { stream: true }));
         break;
@@ -1070,16 +1124,24 @@ async function readText(
   }
 }
 
+/** What {@linkcode readText} tells while it reads. */
+interface ReadTextHooks {
+  /** Shown the text so far after each chunk until it returns true. */
+  peek?: ((head: string) => boolean) | undefined;
+  /** Called after each chunk with the bytes received so far. */
+  onProgress?: ((receivedBytes: number) => void) | undefined;
+}
+
 /** Reads a 2xx body as a JSON object; a failed read is a {@linkcode KubeNetworkError}. */
 async function readJsonObject(
   response: Response,
   request: string,
   signal: AbortSignal | undefined,
-  peek?: (head: string) => boolean,
+  reading?: ReadTextHooks,
 ): Promise<Record<string, unknown>> {
   let text: string;
   try {
-    text = await readText(response, signal, Infinity, peek);
+    text = await readText(response, signal, Infinity, reading);
   } catch (error) {
     if (signal?.aborted) throw signal.reason;
     throw new KubeNetworkError(`${request} (reading the body)`, error);
@@ -1101,44 +1163,6 @@ async function readJsonObject(
     );
   }
   return parsed;
-}
-
-/**
- * Like `promise`, but rejects with the signal's reason as soon as `signal` aborts, for
- * `fetch` functions that ignore the signal. A value arriving after the abort goes to `late`.
- */
-function raceAbort<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-  late?: (value: T) => void,
-): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    let settled = false;
-    const onAbort = (): void => {
-      settled = true;
-      reject(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener("abort", onAbort);
-        if (!settled) {
-          settled = true;
-          resolve(value);
-        } else late?.(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
-        // After an abort, a rejection is the fetch noticing that abort: the reason was thrown.
-        if (!settled) {
-          settled = true;
-          reject(error);
-        }
-      },
-    );
-  });
 }
 
 /** Releases the body of a response nobody will read (it arrived after an abort). */

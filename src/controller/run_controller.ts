@@ -6,6 +6,7 @@
 import type { KubeObject } from "../client/types.ts";
 import { objectKey } from "../cache/object_key.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
+import { abortable } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { _reportError } from "../queue/_report_error.ts";
 import {
@@ -184,16 +185,6 @@ function isAbortError(error: unknown, signal: AbortSignal): boolean {
         (error as { name?: unknown }).name === "AbortError"));
 }
 
-/** Settles like `promise`, or rejects with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
 function checkSignal(value: unknown): void {
   const s = value as Partial<AbortSignal> | null | undefined;
   if (
@@ -347,9 +338,9 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
     registration: InformerRegistrationLike,
   ): Promise<void> => {
     if (typeof registration.waitForSync === "function") {
-      await untilAborted(registration.waitForSync({ signal: stop.signal }), stop.signal);
+      await abortable(registration.waitForSync({ signal: stop.signal }), stop.signal);
     } else if (typeof informer.waitForSync === "function") {
-      await untilAborted(informer.waitForSync({ signal: stop.signal }), stop.signal);
+      await abortable(informer.waitForSync({ signal: stop.signal }), stop.signal);
     }
     while (!registration.hasSynced()) await sleep(pollMs, clock, stop.signal);
   };

@@ -31,6 +31,8 @@ export interface ChannelEnv {
   readonly stalled: boolean;
   /** Current chunking fault, if any. */
   readonly chunking: Chunking | undefined;
+  /** Current drip-feeding of LIST bodies (overrides `chunking` for them), if any. */
+  readonly listChunking: Chunking | undefined;
 }
 
 /** A simulated network failure, as a client would see it when reading the body. */
@@ -50,6 +52,7 @@ export class BodyChannel {
   #pieces: Uint8Array[] = [];
   #pieceBytes = 0;
   #source: (() => string | undefined) | undefined;
+  readonly #isList: boolean;
   #state: "open" | "ending" | "failing" | "done" = "open";
   #failure: unknown;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -66,6 +69,7 @@ export class BodyChannel {
   constructor(env: ChannelEnv, onDone: () => void, source?: () => string | undefined) {
     this.#env = env;
     this.#onDone = onDone;
+    this.#isList = source !== undefined;
     if (source) {
       this.#source = source;
       this.#state = "ending";
@@ -204,6 +208,11 @@ export class BodyChannel {
     return out;
   }
 
+  /** The chunking fault for this body: lists may be drip-fed on their own. */
+  get #chunking(): Chunking | undefined {
+    return (this.#isList ? this.#env.listChunking : undefined) ?? this.#env.chunking;
+  }
+
   async #pull(c: ReadableStreamDefaultController<Uint8Array>): Promise<void> {
     for (;;) {
       if (this.#state === "done") return;
@@ -212,7 +221,7 @@ export class BodyChannel {
         continue;
       }
       if (this.#pieces.length > 0) {
-        const delayMs = this.#env.chunking?.delayMs ?? 0;
+        const delayMs = this.#chunking?.delayMs ?? 0;
         if (delayMs > 0 && !this.#shutdown) {
           await new Promise<void>((resolve) => {
             const handle = this.#env.clock.setTimeout(() => {
@@ -237,7 +246,7 @@ export class BodyChannel {
       }
       if (text !== "") {
         const bytes = encoder.encode(text);
-        const chunking = this.#env.chunking;
+        const chunking = this.#chunking;
         if (chunking === undefined || this.#shutdown) {
           c.enqueue(bytes);
           return;

@@ -4,6 +4,7 @@
  */
 import type { BodyChannel, ChannelEnv } from "./_channel.ts";
 import type { ResourceState, Store } from "./_store.ts";
+import type { WatchFaults } from "./faults.ts";
 
 /** Cluster services used by the request handlers. */
 export interface HandlerContext {
@@ -19,8 +20,10 @@ export interface HandlerContext {
   readonly watchListEnabled: boolean;
   /** Whether the initial-events-end bookmark is suppressed (a fault). */
   readonly omitInitialEventsEnd: boolean;
-  /** Consumes a "drop this watch after N events" fault for a new watch of `state`. */
-  takeDropAfter(state: ResourceState): number | undefined;
+  /** Lists at resourceVersion "0" are served whole from the watch cache (`limit` ignored). */
+  readonly watchCache: boolean;
+  /** Consumes the faults armed for a new watch of `state` (drop/close after N, bad line). */
+  takeWatchFaults(state: ResourceState): WatchFaults;
   /** Starts tracking an open body (so close() and faults reach it). */
   track(channel: BodyChannel): void;
   /** Stops tracking a finished body. */

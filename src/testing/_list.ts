@@ -187,6 +187,9 @@ export function handleList(ctx: HandlerContext, req: ListRequest): Response {
     }
     limit = Math.max(0, Number(limitText));
   }
+  // As the real API server: a list at resourceVersion "0" is served whole from the watch
+  // cache, whatever `limit` says (only a server without a watch cache pages it).
+  if (rvText === "0" && cont === "" && ctx.watchCache) limit = 0;
   const problems: FieldProblem[] = [];
   if (match !== "") {
     if (rvText === "") {

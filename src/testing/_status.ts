@@ -201,13 +201,13 @@ export function unsupportedMediaType(contentType: string): Status {
 }
 
 /** The plain-text 429 of the API server's rate limiter. */
-export function tooManyRequests(retryAfterSeconds: number): Response {
+export function tooManyRequests(retryAfter: number | string): Response {
   return new Response("Too many requests, please try again later.\n", {
     status: 429,
     headers: {
       ...COMMON_HEADERS,
       "Content-Type": "text/plain; charset=utf-8",
-      "Retry-After": String(retryAfterSeconds),
+      "Retry-After": String(retryAfter),
       "X-Content-Type-Options": "nosniff",
     },
   });

@@ -56,7 +56,7 @@ class Watch implements ChangeListener {
   readonly #bookmarks: boolean;
   #bookmarkTimer: TimerHandle | undefined;
   #timeoutTimer: TimerHandle | undefined;
-  #dropAfter: number | undefined;
+  #endAfter: { events: number; clean: boolean } | undefined;
   #sent = 0;
   #disposed = false;
   #signal: AbortSignal | undefined;
@@ -72,8 +72,10 @@ class Watch implements ChangeListener {
     this.#everything = selectors.label.isEverything() && selectors.field.isEverything() &&
       !req.namespace;
     this.#bookmarks = bookmarks;
-    this.#dropAfter = ctx.takeDropAfter(req.state);
+    const faults = ctx.takeWatchFaults(req.state);
+    this.#endAfter = faults.endAfter;
     this.channel = new BodyChannel(ctx.env, () => this.#dispose());
+    if (faults.corruptLine !== undefined) this.channel.push(faults.corruptLine);
     ctx.track(this.channel);
     ctx.addWatch(this);
     this.#signal = req.signal;
@@ -88,8 +90,10 @@ class Watch implements ChangeListener {
     if (this.#disposed) return;
     this.channel.push(line);
     this.#sent++;
-    if (this.#dropAfter !== undefined && this.#sent >= this.#dropAfter) {
-      this.drop();
+    const end = this.#endAfter;
+    if (end !== undefined && this.#sent >= end.events) {
+      if (end.clean) this.close();
+      else this.drop();
     } else if (this.channel.buffered > this.#ctx.maxWatchBufferBytes) {
       // The real server closes watchers that cannot keep up; clients re-watch from their RV.
       this.close();

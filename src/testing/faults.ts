@@ -36,6 +36,41 @@ export interface FailNextOptions {
    * @default 1
    */
   retryAfterSeconds?: number;
+  /**
+   * The raw `Retry-After` header value to send instead, for hostile-server tests
+   * (`"abc"`, `"-5"`, `"99999999999"`, an HTTP date).
+   * @default undefined (`retryAfterSeconds` as a string)
+   */
+  retryAfter?: string;
+}
+
+/** Options of {@linkcode ClusterFaults.corruptWatches}. */
+export interface CorruptWatchesOptions {
+  /**
+   * How many of the next watches opened get the bad line.
+   * @default 1
+   */
+  times?: number;
+  /**
+   * Length in bytes of the `"long-line"` garbage (no newline until its end).
+   * @default 1048576 (1 MiB)
+   */
+  longLineBytes?: number;
+}
+
+/**
+ * A line a watch should never carry: `"malformed"` (not JSON), `"unknown-type"` (an event type
+ * that does not exist), `"numeric-rv"` (an object whose `metadata.resourceVersion` is a number),
+ * `"long-line"` (a huge line, for a client's line limit).
+ */
+export type WatchCorruption = "malformed" | "unknown-type" | "numeric-rv" | "long-line";
+
+/** What a new watch is armed with (used by the cluster). */
+export interface WatchFaults {
+  /** End the watch after this many events (synthetic ADDEDs and bookmarks count). */
+  endAfter?: { events: number; clean: boolean };
+  /** Send this line first. */
+  corruptLine?: string;
 }
 
 /** Options of {@linkcode ClusterFaults.chunkBodies}. */
@@ -73,6 +108,8 @@ export interface PendingFailure {
   readonly status: 500 | 503 | 429;
   /** Retry-After seconds. */
   readonly retryAfterSeconds: number;
+  /** The `Retry-After` header value sent. */
+  readonly retryAfterHeader: string;
 }
 
 /** What faults act on: the cluster passes itself (internal; not for user code). */
@@ -90,6 +127,24 @@ function checkCount(option: string, value: unknown): number {
     throw new RangeError(`${option} must be a non-negative integer, got ${String(value)}`);
   }
   return value;
+}
+
+function chunkingOf(
+  options: ChunkBodiesOptions | undefined,
+  defaultBytes: number,
+  defaultDelayMs: number,
+): Chunking {
+  const maxChunkBytes = options?.maxChunkBytes ?? defaultBytes;
+  const delayMs = options?.delayMs ?? defaultDelayMs;
+  if (!Number.isInteger(maxChunkBytes) || maxChunkBytes < 1) {
+    throw new RangeError(
+      `options.maxChunkBytes must be a positive integer, got ${String(maxChunkBytes)}`,
+    );
+  }
+  if (typeof delayMs !== "number" || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
+    throw new RangeError(`options.delayMs must be a non-negative number, got ${String(delayMs)}`);
+  }
+  return { maxChunkBytes, delayMs };
 }
 
 /**
@@ -119,6 +174,9 @@ export class ClusterFaults {
   #drops: Array<{ events: number; resource: string | undefined }> = [];
   #omitInitialEventsEnd = false;
   #watchListDisabled = false;
+  #closeAfter: number | undefined;
+  #listChunking: Chunking | undefined;
+  #corruptions: string[] = [];
 
   /** Made by the cluster; use `cluster.faults`. */
   constructor(target: FaultTarget) {
@@ -133,6 +191,11 @@ export class ClusterFaults {
   /** Current chunking of bodies (`maxChunkBytes`, `delayMs`), if any. */
   get chunking(): Readonly<Required<ChunkBodiesOptions>> | undefined {
     return this.#chunking;
+  }
+
+  /** Current drip-feeding of LIST bodies, if any. */
+  get listChunking(): Readonly<Required<ChunkBodiesOptions>> | undefined {
+    return this.#listChunking;
   }
 
   /** Whether the initial-events-end bookmark is suppressed. */
@@ -201,31 +264,73 @@ export class ClusterFaults {
     for (let i = 0; i < times; i++) this.#drops.push({ events, resource });
   }
 
-  /** Consumes an armed drop for a new watch of resource `id` (used by the cluster). */
-  takeDropAfter(id: string): number | undefined {
+  /**
+   * Makes every watch opened from now on end cleanly after `events` events (synthetic ADDEDs
+   * and bookmarks count), as a misbehaving proxy would; `undefined` stops it.
+   */
+  closeWatchesAfter(events: number | undefined): void {
+    this.#closeAfter = events === undefined ? undefined : checkCount("events", events);
+  }
+
+  /**
+   * Arms the next watches opened to start with a line that cannot be decoded (see
+   * {@linkcode WatchCorruption}), before any event.
+   */
+  corruptWatches(kind: WatchCorruption, options?: CorruptWatchesOptions): void {
+    const times = checkCount("options.times", options?.times ?? 1);
+    const longLineBytes = checkCount("options.longLineBytes", options?.longLineBytes ?? 1 << 20);
+    let line: string;
+    switch (kind) {
+      case "malformed":
+        line = '{"type":"MODIFIED","object":{"metadata":{"name":\n';
+        break;
+      case "unknown-type":
+        line = '{"type":"RESIZED","object":{"metadata":{"name":"x","resourceVersion":"1"}}}\n';
+        break;
+      case "numeric-rv":
+        line = '{"type":"ADDED","object":{"metadata":{"name":"x","resourceVersion":7}}}\n';
+        break;
+      case "long-line":
+        line = `{"type":"ADDED","object":{"metadata":{"name":"${"x".repeat(longLineBytes)}"}}}\n`;
+        break;
+      default:
+        throw new TypeError(`unknown watch corruption ${JSON.stringify(kind)}`);
+    }
+    for (let i = 0; i < times; i++) this.#corruptions.push(line);
+  }
+
+  /** Consumes what a new watch of resource `id` is armed with (used by the cluster). */
+  takeWatchFaults(id: string): WatchFaults {
+    const faults: WatchFaults = {};
     const i = this.#drops.findIndex((d) => d.resource === undefined || d.resource === id);
-    if (i < 0) return undefined;
-    return this.#drops.splice(i, 1)[0]!.events;
+    if (i >= 0) faults.endAfter = { events: this.#drops.splice(i, 1)[0]!.events, clean: false };
+    else if (this.#closeAfter !== undefined) {
+      faults.endAfter = { events: this.#closeAfter, clean: true };
+    }
+    const corrupt = this.#corruptions.shift();
+    if (corrupt !== undefined) faults.corruptLine = corrupt;
+    return faults;
   }
 
   /** Delivers list and watch bodies in random-sized chunks, optionally delayed. */
   chunkBodies(options?: ChunkBodiesOptions): void {
-    const maxChunkBytes = options?.maxChunkBytes ?? 7;
-    const delayMs = options?.delayMs ?? 0;
-    if (!Number.isInteger(maxChunkBytes) || maxChunkBytes < 1) {
-      throw new RangeError(
-        `options.maxChunkBytes must be a positive integer, got ${String(maxChunkBytes)}`,
-      );
-    }
-    if (typeof delayMs !== "number" || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
-      throw new RangeError(`options.delayMs must be a non-negative number, got ${String(delayMs)}`);
-    }
-    this.#chunking = { maxChunkBytes, delayMs };
+    this.#chunking = chunkingOf(options, 7, 0);
   }
 
-  /** Stops chunking: bodies go out in large batches again. */
+  /**
+   * Drip-feeds LIST bodies only: `maxChunkBytes` bytes (default 64) every `delayMs` (default
+   * 1000) on the cluster clock, so a list takes a long time while it keeps delivering (a large
+   * list over a slow link). Watches are not affected. {@linkcode ClusterFaults.wholeBodies}
+   * or `reset()` ends it.
+   */
+  dripListBodies(options?: ChunkBodiesOptions): void {
+    this.#listChunking = chunkingOf(options, 64, 1000);
+  }
+
+  /** Stops chunking and drip-feeding: bodies go out in large batches again. */
   wholeBodies(): void {
     this.#chunking = undefined;
+    this.#listChunking = undefined;
   }
 
   /** Fails the next `count` requests (of `options.verb`, if set). */
@@ -239,10 +344,15 @@ export class ClusterFaults {
       "options.retryAfterSeconds",
       options?.retryAfterSeconds ?? 1,
     );
+    const raw = options?.retryAfter;
+    if (raw !== undefined && (typeof raw !== "string" || /[\r\n\0]/.test(raw))) {
+      throw new TypeError("options.retryAfter must be a header value (a string without CR/LF)");
+    }
+    const retryAfterHeader = raw ?? String(retryAfterSeconds);
     for (let i = 0; i < count; i++) {
       this.#failures.push({
         verb: options?.verb,
-        failure: { status: statusCode, retryAfterSeconds },
+        failure: { status: statusCode, retryAfterSeconds, retryAfterHeader },
       });
     }
   }
@@ -276,6 +386,9 @@ export class ClusterFaults {
   reset(): void {
     this.resume();
     this.#chunking = undefined;
+    this.#listChunking = undefined;
+    this.#closeAfter = undefined;
+    this.#corruptions = [];
     this.#failures = [];
     this.#drops = [];
     this.#omitInitialEventsEnd = false;

@@ -82,6 +82,14 @@ export interface SimulatedClusterOptions {
    */
   watchList?: boolean;
   /**
+   * Whether the server has a watch cache, as real API servers do by default: lists at
+   * resourceVersion "0" are then served whole from it and `limit` is ignored (a big cluster's
+   * first list is one large response). `false` models a server without one: every list honours
+   * `limit`. Lists at other resource versions page either way.
+   * @default true
+   */
+  watchCache?: boolean;
+  /**
    * Logs every request: `true` prints one line with `console.log`, a function receives it.
    * @default false
    */
@@ -216,6 +224,10 @@ export class SimulatedCluster implements Disposable {
       throw new TypeError(`options.watchList must be a boolean, got ${String(o.watchList)}`);
     }
     this.#watchList = o.watchList ?? true;
+    if (o.watchCache !== undefined && typeof o.watchCache !== "boolean") {
+      throw new TypeError(`options.watchCache must be a boolean, got ${String(o.watchCache)}`);
+    }
+    const watchCache = o.watchCache ?? true;
     const log = o.logRequests;
     if (log !== undefined && typeof log !== "boolean" && typeof log !== "function") {
       throw new TypeError("options.logRequests must be a boolean or a function");
@@ -250,6 +262,9 @@ export class SimulatedCluster implements Disposable {
       get chunking(): Chunking | undefined {
         return faults.chunking;
       },
+      get listChunking(): Chunking | undefined {
+        return faults.listChunking;
+      },
     };
     const watchList = this.#watchList;
     this.#ctx = {
@@ -263,7 +278,8 @@ export class SimulatedCluster implements Disposable {
       get omitInitialEventsEnd(): boolean {
         return faults.omittingInitialEventsEnd;
       },
-      takeDropAfter: (state) => faults.takeDropAfter(state.info.id),
+      watchCache,
+      takeWatchFaults: (state) => faults.takeWatchFaults(state.info.id),
       track: (c) => this.#channels.add(c),
       untrack: (c) => this.#channels.delete(c),
       addWatch: (w) => this.#watches.add(w),
@@ -505,8 +521,8 @@ export class SimulatedCluster implements Disposable {
     }
     const failure = this.faults.takeFailure(verb);
     if (failure) {
-      const retry = { "Retry-After": String(failure.retryAfterSeconds) };
-      if (failure.status === 429) return tooManyRequests(failure.retryAfterSeconds);
+      const retry = { "Retry-After": failure.retryAfterHeader };
+      if (failure.status === 429) return tooManyRequests(failure.retryAfterHeader);
       if (failure.status === 503) {
         return statusResponse(
           serviceUnavailable("the server is currently unable to handle the request"),

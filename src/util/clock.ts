@@ -38,7 +38,7 @@ export interface Clock {
  */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => globalThis.setTimeout(fn, ms),
+  setTimeout: (fn, ms) => globalThis.setTimeout(fn, timerDelay(ms)),
   clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
 };
 
@@ -59,4 +59,15 @@ export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<v
     }, ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
+}
+
+/** The longest delay `setTimeout` can hold (2^31-1 ms, about 24.8 days). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * A delay `setTimeout` keeps as asked: a longer one overflows to about 1 ms in every runtime (a
+ * hot loop when a server asks for a huge delay), NaN and negatives mean 0.
+ */
+export function timerDelay(ms: number): number {
+  return ms > 0 ? Math.min(ms, MAX_TIMER_MS) : 0;
 }

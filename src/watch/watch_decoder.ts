@@ -26,6 +26,12 @@ export interface DecodeWatchStreamOptions {
    * @default {16777216} (16 MiB)
    */
   maxLineLength?: number;
+  /**
+   * Called for each chunk of bytes read, before its events are decoded: a heartbeat for an
+   * idle timer (one large object can take many chunks).
+   * @default undefined
+   */
+  onProgress?: (() => void) | undefined;
 }
 
 /** Options of {@linkcode WatchDecoderStream}. */
@@ -221,6 +227,7 @@ class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #parser: WatchEventParser<T>;
   readonly #signal: AbortSignal | undefined;
+  readonly #onProgress: (() => void) | undefined;
   /** Events decoded from the current chunk; `#head` is the next one to deliver. */
   readonly #queue: WatchEvent<T>[] = [];
   #head = 0;
@@ -258,6 +265,7 @@ class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<
     this.#parser = new WatchEventParser<T>(options);
     this.#reader = body.getReader();
     this.#signal = signal;
+    this.#onProgress = options.onProgress;
     if (this.#signal !== undefined) {
       if (this.#signal.aborted) this.#onAbort();
       else this.#signal.addEventListener("abort", this.#onAbort, { once: true });
@@ -325,6 +333,7 @@ class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<
             if (last !== undefined) this.#queue.push(last);
             this.#release();
           } else {
+            this.#onProgress?.();
             this.#parser.push(chunk.value, this.#enqueue);
           }
         } catch (error) {
@@ -404,9 +413,16 @@ function parseEvent<T extends KubeObject>(text: string, last: boolean): WatchEve
   switch (type) {
     case "ADDED":
     case "MODIFIED":
-    case "DELETED":
-      if (!isRecord(object.metadata)) throw notAnEvent('"object.metadata" is missing');
+    case "DELETED": {
+      const metadata = object.metadata;
+      if (!isRecord(metadata)) throw notAnEvent('"object.metadata" is missing');
+      // Resource versions are opaque strings; anything else would poison every later request.
+      const rv = metadata.resourceVersion;
+      if (rv !== undefined && typeof rv !== "string") {
+        throw notAnEvent('"object.metadata.resourceVersion" is not a string');
+      }
       return parsed as unknown as WatchEvent<T>;
+    }
     case "BOOKMARK": {
       const metadata = object.metadata;
       if (!isRecord(metadata) || typeof metadata.resourceVersion !== "string") {

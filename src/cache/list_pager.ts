@@ -1,0 +1,177 @@
+/**
+ * One whole LIST: every page of it, pipelined one page ahead, each page request cut only when
+ * it goes idle.
+ * @module
+ */
+import type { KubeClient } from "../client/kube_client.ts";
+import type { ResourceDescriptor } from "../client/resource.ts";
+import type { KubeList, KubeObject } from "../client/types.ts";
+import { KubeApiError } from "../client/errors.ts";
+import type { Clock } from "../util/clock.ts";
+import { linkedController } from "../util/abort.ts";
+import { IdleTimer } from "../util/idle_timer.ts";
+import { ListInactivityError } from "./reflector_errors.ts";
+
+/** What {@linkcode listAllPages} lists, and how. Internal. */
+export interface ListPagerOptions {
+  client: KubeClient;
+  resource: ResourceDescriptor;
+  namespace?: string | undefined;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  /** The resource version to list at (`""`, `"0"` or an exact one). */
+  resourceVersion: string;
+  /** Page size; undefined sends no `limit` (one response). */
+  pageSize: number | undefined;
+  clock: Clock;
+  /** A page request that receives no byte for this long is abandoned. */
+  idleTimeoutMs: number;
+  signal: AbortSignal;
+  /** A chunk of some page arrived (a sign of life). */
+  onProgress?: ((now: number) => void) | undefined;
+  /** The continue token expired mid-list; the pager lists once more, unpaged. */
+  onExpiredContinue?: ((error: KubeApiError) => void) | undefined;
+}
+
+/** A complete list. */
+export interface ListedPages {
+  items: KubeObject[];
+  resourceVersion: string;
+  pages: number;
+}
+
+/** One page request in flight. */
+interface Pending {
+  page: Promise<KubeList<KubeObject>>;
+  cancel(): void;
+  /** Continue token seen at the head of this page's body. */
+  peeked?: string;
+  /** The next page, requested early with `peeked`. */
+  next?: Pending;
+}
+
+/**
+ * Lists every page. Pages are pipelined: the next page is requested as soon as this one's
+ * continue token shows at the head of its body, while the rest of it is still arriving (at most
+ * one page ahead; a prefetch that turns out wrong is cancelled). On an expired continue token,
+ * one unpaged list at the same resource version replaces what was read. Each request is
+ * abandoned with a {@linkcode ListInactivityError} only when no byte has arrived for
+ * `idleTimeoutMs`: a large list over a slow link that keeps delivering is never cut.
+ */
+export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
+  const base = {
+    namespace: o.namespace,
+    labelSelector: o.labelSelector,
+    fieldSelector: o.fieldSelector,
+  };
+  // Every page request of this list, so leaving early cancels the ones still in flight.
+  const { controller: listing, release } = linkedController(o.signal);
+  let current: Pending | undefined;
+  const request = (cont: string | undefined): Pending => {
+    const { controller, release: unlink } = linkedController(listing.signal);
+    const pending: Pending = {
+      page: whileActive(o, controller.signal, (signal, onProgress) =>
+        o.client.list(o.resource, {
+          ...base,
+          limit: o.pageSize,
+          continue: cont,
+          resourceVersion: cont === undefined ? o.resourceVersion : undefined,
+          signal,
+          onProgress,
+          onContinue: (token) => {
+            if (token === "") return;
+            pending.peeked = token;
+            if (pending === current && !controller.signal.aborted) pending.next = request(token);
+          },
+        })),
+      cancel: () => controller.abort(),
+    };
+    pending.page.catch(() => {}).finally(unlink); // awaited below, or cancelled
+    return pending;
+  };
+  const items: KubeObject[] = [];
+  let pages = 0;
+  let listRV: unknown;
+  let cont: string | undefined;
+  current = request(undefined);
+  try {
+    for (;;) {
+      let page: KubeList<KubeObject>;
+      let next: Pending | undefined;
+      try {
+        page = await current.page;
+        next = current.next;
+      } catch (error) {
+        if (cont === undefined || !(error instanceof KubeApiError) || !error.isExpired) {
+          throw error;
+        }
+        // The snapshot behind the continue token was compacted: one full list instead.
+        o.onExpiredContinue?.(error);
+        items.length = 0;
+        page = await whileActive(
+          o,
+          listing.signal,
+          (signal, onProgress) =>
+            o.client.list(o.resource, {
+              ...base,
+              resourceVersion: o.resourceVersion,
+              signal,
+              onProgress,
+            }),
+        );
+      }
+      pages++;
+      listRV = page.metadata.resourceVersion;
+      for (const item of page.items) items.push(item);
+      cont = page.metadata.continue || undefined;
+      if (next !== undefined && current.peeked !== cont) {
+        next.cancel(); // the head said otherwise than the page: never use it
+        next = undefined;
+      }
+      if (cont === undefined) break;
+      current = next ?? request(cont);
+      // This page's token may have shown while it was not yet current: go one ahead now.
+      if (current.peeked !== undefined && current.next === undefined) {
+        current.next = request(current.peeked);
+      }
+    }
+  } finally {
+    listing.abort();
+    release();
+  }
+  if (typeof listRV !== "string" || listRV === "") {
+    throw new KubeApiError({
+      code: 500,
+      bodySnippet: `list response had no string metadata.resourceVersion (got ${typeof listRV})`,
+    });
+  }
+  return { items, resourceVersion: listRV, pages };
+}
+
+/** Runs one request, abandoning it once it has received no byte for `o.idleTimeoutMs`. */
+async function whileActive<R>(
+  o: ListPagerOptions,
+  signal: AbortSignal,
+  request: (signal: AbortSignal, onProgress: () => void) => Promise<R>,
+): Promise<R> {
+  const { controller, release } = linkedController(signal);
+  const idle = new IdleTimer(
+    o.clock,
+    o.idleTimeoutMs,
+    () => controller.abort(new ListInactivityError(o.idleTimeoutMs)),
+  );
+  const onProgress = (): void => {
+    const now = o.clock.now();
+    idle.touch(now);
+    o.onProgress?.(now);
+  };
+  try {
+    return await request(controller.signal, onProgress);
+  } catch (error) {
+    if (!signal.aborted && controller.signal.aborted) throw controller.signal.reason;
+    throw error;
+  } finally {
+    idle.stop();
+    release();
+  }
+}
