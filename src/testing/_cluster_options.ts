@@ -1,0 +1,118 @@
+/**
+ * The options of the simulated cluster and their validation.
+ * @module
+ */
+import { type Clock, systemClock } from "../util/clock.ts";
+import type { RecordedRequest } from "./_request_log.ts";
+
+/** Constructor options of `SimulatedCluster`. */
+export interface SimulatedClusterOptions {
+  /**
+   * Time source for timestamps, bookmarks, `timeoutSeconds`, chunk delays and churn. Pass a
+   * `ManualClock` in tests.
+   * @default systemClock
+   */
+  clock?: Clock;
+  /**
+   * Seed of every random choice (uids, generated names, chunk sizes, churn).
+   * @default 1
+   */
+  seed?: number;
+  /**
+   * When set, requests without `Authorization: Bearer <token>` get a 401 Status.
+   * @default undefined (no authentication)
+   */
+  token?: string;
+  /**
+   * Events kept per resource for watch resumption and for serving older snapshots (exact
+   * lists, continue tokens). Older resourceVersions answer 410.
+   * @default 10000
+   */
+  historyLimit?: number;
+  /**
+   * Interval of BOOKMARK events on watches with `allowWatchBookmarks=true`.
+   * @default 60000
+   */
+  bookmarkIntervalMs?: number;
+  /**
+   * Whether streaming lists (`sendInitialEvents=true`) are enabled; when off they get 422.
+   * @default true
+   */
+  watchList?: boolean;
+  /**
+   * Logs every request: `true` prints one line with `console.log`, a function receives it.
+   * @default false
+   */
+  logRequests?: boolean | ((request: RecordedRequest) => void);
+  /**
+   * Bytes a watch may have queued (unread by its client) before the server closes it as too
+   * slow, like the real API server does; the client then re-watches from its last RV. Large
+   * by default so synchronous bursts (`churn(100_000)`) reach a reader that has not read yet.
+   * @default 1073741824 (1 GiB)
+   */
+  maxWatchBufferBytes?: number;
+}
+
+/** Options after validation, defaults applied. */
+export interface ResolvedClusterOptions {
+  /** Time source. */
+  readonly clock: Clock;
+  /** Seed. */
+  readonly seed: number;
+  /** Bearer token, if required. */
+  readonly token: string | undefined;
+  /** Events kept per resource. */
+  readonly historyLimit: number;
+  /** Bookmark interval. */
+  readonly bookmarkIntervalMs: number;
+  /** Whether streaming lists are enabled. */
+  readonly watchList: boolean;
+  /** The `logRequests` option as given (validated by the request log). */
+  readonly logRequests: boolean | ((request: RecordedRequest) => void) | undefined;
+  /** Watch buffer limit. */
+  readonly maxWatchBufferBytes: number;
+}
+
+function positiveInteger(option: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
+    throw new RangeError(`${option} must be a positive integer, got ${String(value)}`);
+  }
+  return value;
+}
+
+/** Validates the options (`TypeError`/`RangeError` naming the option) and applies defaults. */
+export function resolveClusterOptions(
+  options: SimulatedClusterOptions | undefined,
+): ResolvedClusterOptions {
+  const o = options ?? {};
+  if (typeof o !== "object") throw new TypeError("options must be an object");
+  const seed = o.seed ?? 1;
+  if (typeof seed !== "number" || !Number.isFinite(seed)) {
+    throw new RangeError(`options.seed must be a finite number, got ${String(seed)}`);
+  }
+  if (o.token !== undefined && (typeof o.token !== "string" || o.token === "")) {
+    throw new TypeError(`options.token must be a non-empty string, got ${String(o.token)}`);
+  }
+  const historyLimit = positiveInteger("options.historyLimit", o.historyLimit ?? 10_000);
+  const bookmarkIntervalMs = positiveInteger(
+    "options.bookmarkIntervalMs",
+    o.bookmarkIntervalMs ?? 60_000,
+  );
+  const maxWatchBufferBytes = positiveInteger(
+    "options.maxWatchBufferBytes",
+    o.maxWatchBufferBytes ?? 1024 * 1024 * 1024,
+  );
+  if (o.watchList !== undefined && typeof o.watchList !== "boolean") {
+    throw new TypeError(`options.watchList must be a boolean, got ${String(o.watchList)}`);
+  }
+  return {
+    clock: o.clock ?? systemClock,
+    seed,
+    token: o.token,
+    historyLimit,
+    bookmarkIntervalMs,
+    watchList: o.watchList ?? true,
+    logRequests: o.logRequests,
+    maxWatchBufferBytes,
+  };
+}

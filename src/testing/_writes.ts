@@ -1,0 +1,151 @@
+/**
+ * The simulated cluster's single-object HTTP verbs: GET of one object, POST (create), PUT
+ * (update, also of `/status`), PATCH (merge, strategic merge as merge, JSON patch) and DELETE
+ * (with preconditions), each answering like the real API server.
+ * @module
+ */
+import { KubeApiError } from "../client/errors.ts";
+import type { Status } from "../client/types.ts";
+import { isRecord } from "../util/values.ts";
+import { jsonPatch, mergePatch } from "./_patch.ts";
+import type { Route } from "./_router.ts";
+import { badRequest, jsonResponse, objectNotFound, unsupportedMediaType } from "./_status.ts";
+import { objectKey, type ResourceState, type Store, type Version } from "./_store.ts";
+
+/** A routed request for a served resource. */
+export type ResourceRoute = Extract<Route, { kind: "resource" }>;
+
+/** The verbs handled here. */
+export type WriteVerb = "get" | "create" | "update" | "patch" | "delete";
+
+/**
+ * The current version of one object; `namespace` is ignored for cluster-scoped resources and
+ * defaults to `default` for namespaced ones.
+ *
+ * @throws {KubeApiError} 404 NotFound.
+ */
+export function findObject(
+  state: ResourceState,
+  namespace: string | undefined,
+  name: string,
+): Version {
+  const ns = state.info.desc.namespaced ? namespace || "default" : undefined;
+  const v = state.objects.get(objectKey(ns, name));
+  if (!v) {
+    throw KubeApiError.fromStatus(
+      objectNotFound(state.info.desc.resource, state.info.desc.group, name),
+    );
+  }
+  return v;
+}
+
+async function readBody(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw KubeApiError.fromStatus(badRequest("the body of the request is not valid JSON"));
+  }
+}
+
+/** Answers a get, create, update, patch or delete request (errors are thrown `KubeApiError`s). */
+export async function handleWrite(
+  store: Store,
+  state: ResourceState,
+  request: Request,
+  r: ResourceRoute & { verb: WriteVerb },
+): Promise<Response> {
+  switch (r.verb) {
+    case "get":
+      return jsonResponse(findObject(state, r.namespace, r.name!).json, 200);
+    case "create": {
+      const body = await readBody(request);
+      const v = store.create(state, body, { namespace: r.namespace, writer: "http", adopt: true });
+      return jsonResponse(v.json, 201);
+    }
+    case "update": {
+      const body = await readBody(request);
+      const v = store.update(state, body, {
+        namespace: r.namespace,
+        name: r.name,
+        writer: "http",
+        subresource: r.subresource,
+      });
+      return jsonResponse(v.json, 200);
+    }
+    case "patch":
+      return await patch(store, state, request, r);
+    case "delete":
+      return await remove(store, state, request, r);
+  }
+}
+
+async function patch(
+  store: Store,
+  state: ResourceState,
+  request: Request,
+  r: ResourceRoute,
+): Promise<Response> {
+  const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
+  const body = await readBody(request);
+  const current = findObject(state, r.namespace, r.name!);
+  let next: unknown;
+  if (
+    contentType === "application/merge-patch+json" ||
+    contentType === "application/strategic-merge-patch+json"
+  ) {
+    if (!isRecord(body)) {
+      throw KubeApiError.fromStatus(badRequest("a merge patch must be a JSON object"));
+    }
+    next = mergePatch(current.toObject(), body);
+  } else if (contentType === "application/json-patch+json") {
+    next = jsonPatch(current.toObject(), body);
+  } else {
+    throw KubeApiError.fromStatus(unsupportedMediaType(contentType));
+  }
+  const v = store.update(state, next, {
+    namespace: r.namespace,
+    name: r.name,
+    writer: "http",
+    subresource: r.subresource,
+  });
+  return jsonResponse(v.json, 200);
+}
+
+async function remove(
+  store: Store,
+  state: ResourceState,
+  request: Request,
+  r: ResourceRoute,
+): Promise<Response> {
+  const info = state.info;
+  const text = await request.text();
+  let preconditions: { uid?: string; resourceVersion?: string } | undefined;
+  if (text.trim() !== "") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw KubeApiError.fromStatus(badRequest("the body of the request is not valid JSON"));
+    }
+    if (isRecord(parsed) && isRecord(parsed.preconditions)) {
+      preconditions = parsed.preconditions as typeof preconditions;
+    }
+  }
+  const { version, removed } = store.delete(state, r.namespace, r.name!, preconditions);
+  if (removed && !info.deleteReturnsObject) {
+    const details: Record<string, unknown> = { name: r.name };
+    if (info.desc.group) details.group = info.desc.group;
+    details.kind = info.desc.resource;
+    details.uid = version.item.metadata.uid;
+    const s: Status = {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Success",
+      details: details as Status["details"] & object,
+    };
+    return jsonResponse(JSON.stringify(s), 200);
+  }
+  return jsonResponse(version.json, 200);
+}
