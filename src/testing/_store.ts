@@ -11,6 +11,7 @@ import type { KubeObject, Status } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Rng } from "./_rng.ts";
 import { isRecord } from "../util/values.ts";
+import { setOwn } from "./_own.ts";
 import type { ResourceInfo } from "./_resources.ts";
 import {
   alreadyExists,
@@ -315,15 +316,15 @@ export class Store {
   ): KubeObject {
     const inMeta = input.metadata as Record<string, unknown>;
     for (const [k, v] of Object.entries(inMeta)) {
-      if (!HANDLED_META.has(k) && v !== undefined) meta[k] = v;
+      if (!HANDLED_META.has(k) && v !== undefined) setOwn(meta, k, v);
     }
     const out: Record<string, unknown> = { metadata: meta };
     for (const [k, v] of Object.entries(input)) {
       if (k === "metadata" || k === "kind" || k === "apiVersion" || v === undefined) continue;
-      out[k] = v;
+      setOwn(out, k, v);
     }
     if (keepFrom) {
-      for (const [k, v] of Object.entries(keepFrom)) out[k] = v;
+      for (const [k, v] of Object.entries(keepFrom)) setOwn(out, k, v);
     }
     return out as KubeObject;
   }
@@ -392,7 +393,7 @@ export class Store {
     if (checked.namespace !== undefined) meta.namespace = checked.namespace;
     meta.uid = this.#rng.uuid();
     meta.resourceVersion = String(rv);
-    if ("spec" in obj) meta.generation = 1;
+    if (Object.hasOwn(obj, "spec")) meta.generation = 1;
     meta.creationTimestamp = rfc3339(this.#clock.now());
     const item = this.#build(obj, meta);
     applyServerDefaults(info, item, options.writer);
@@ -450,10 +451,10 @@ export class Store {
     if (options.subresource === "status") {
       // Only the status changes; everything else stays as stored.
       source = { ...oldItem, metadata: { ...(oldItem.metadata as object) } };
-      if ("status" in obj) source.status = obj.status;
+      if (Object.hasOwn(obj, "status")) source.status = obj.status;
       else delete source.status;
     } else if (options.writer === "http" && info.statusSubresource) {
-      if ("status" in oldItem) source.status = oldItem.status;
+      if (Object.hasOwn(oldItem, "status")) source.status = oldItem.status;
       else delete source.status;
     }
     const meta: Record<string, unknown> = { name };
@@ -462,7 +463,7 @@ export class Store {
     meta.uid = oldMeta.uid;
     meta.resourceVersion = oldMeta.resourceVersion;
     let generation = oldMeta.generation;
-    if ("spec" in source) {
+    if (Object.hasOwn(source, "spec")) {
       if (generation === undefined) generation = 1;
       else if (
         source.spec !== oldItem.spec && JSON.stringify(source.spec) !== JSON.stringify(oldItem.spec)
@@ -529,7 +530,7 @@ export class Store {
       const item = JSON.parse(old.itemJson) as KubeObject;
       const meta: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(item.metadata)) {
-        meta[k] = v;
+        setOwn(meta, k, v);
         if (k === "creationTimestamp") {
           meta.deletionTimestamp = rfc3339(this.#clock.now());
           meta.deletionGracePeriodSeconds = 0;
