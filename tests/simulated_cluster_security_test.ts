@@ -1,10 +1,14 @@
 // The simulated cluster is served over real HTTP in users' tests, so it must survive hostile
-// requests: JSON that tries to reach Object.prototype. Deno has no `__proto__` accessor, so the
-// pollution cases only bite on Node and Bun; the suite runs them on every runtime anyway.
+// requests: JSON that tries to reach Object.prototype (Deno has no `__proto__` accessor, so the
+// pollution cases only bite on Node and Bun; the suite runs them on every runtime anyway), and
+// web pages on other origins that the developer happens to visit (CORS).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, pods } from "../src/client/resource.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import {
+  SimulatedCluster,
+  type SimulatedClusterOptions,
+} from "../src/testing/simulated_cluster.ts";
 import { adapters } from "./_serve.ts";
 
 const POLLUTED = "kinformerPolluted";
@@ -212,3 +216,172 @@ for (const adapter of await adapters()) {
     });
   });
 }
+
+for (const adapter of await adapters()) {
+  describe(`SimulatedCluster CORS over HTTP (${adapter.name})`, () => {
+    async function setup(options?: SimulatedClusterOptions): Promise<{
+      c: SimulatedCluster;
+      url: string;
+      close: () => Promise<void>;
+    }> {
+      const c = new SimulatedCluster(options);
+      const server = await adapter.serve(c.fetch, { hostname: "127.0.0.1", port: 0 });
+      return {
+        c,
+        url: server.url,
+        close: async () => {
+          c.close();
+          await server.close();
+        },
+      };
+    }
+
+    function preflight(url: string, origin: string, headers = "authorization"): Promise<Response> {
+      return fetch(`${url}/api/v1/namespaces/default/configmaps`, {
+        method: "OPTIONS",
+        headers: {
+          Origin: origin,
+          "Access-Control-Request-Method": "POST",
+          "Access-Control-Request-Headers": headers,
+        },
+      });
+    }
+
+    test("by default only loopback origins may call it, each answered with its own origin", async () => {
+      const { url, close } = await setup();
+      try {
+        for (
+          const origin of [
+            "http://localhost:5173",
+            "http://127.0.0.1:8080",
+            "http://[::1]:3000",
+            "http://localhost",
+            "https://127.0.0.1:8443",
+          ]
+        ) {
+          const pre = await preflight(url, origin);
+          await pre.body?.cancel();
+          assert.equal(pre.status, 204, origin);
+          assert.equal(pre.headers.get("access-control-allow-origin"), origin);
+          assert.match(pre.headers.get("vary") ?? "", /origin/i);
+          assert.match(pre.headers.get("access-control-allow-methods")!, /PATCH/);
+          const res = await fetch(`${url}/api/v1/pods`, { headers: { Origin: origin } });
+          assert.equal(res.status, 200, origin);
+          assert.equal(res.headers.get("access-control-allow-origin"), origin);
+          assert.match(res.headers.get("access-control-expose-headers")!, /Retry-After/);
+          await res.body?.cancel();
+        }
+      } finally {
+        await close();
+      }
+    });
+
+    test("other origins get 403 and no CORS headers; their requests are not served", async () => {
+      const { c, url, close } = await setup();
+      try {
+        for (
+          const origin of [
+            "https://evil.example",
+            "http://localhost.evil.example",
+            "http://127.0.0.1.evil.example:8080",
+            "http://localhost:80@evil.example",
+            "null",
+          ]
+        ) {
+          const pre = await preflight(url, origin);
+          await pre.body?.cancel();
+          assert.equal(pre.status, 403, origin);
+          assert.equal(pre.headers.get("access-control-allow-origin"), null, origin);
+          // A "simple" request needs no preflight: a page could still send it. It must not
+          // create anything.
+          const post = await fetch(`${url}/api/v1/namespaces/default/configmaps`, {
+            method: "POST",
+            headers: { Origin: origin, "Content-Type": "text/plain" },
+            body: JSON.stringify({ metadata: { name: "planted" } }),
+          });
+          assert.equal(post.status, 403, origin);
+          assert.equal(post.headers.get("access-control-allow-origin"), null, origin);
+          const s = await post.json() as { reason?: string };
+          assert.equal(s.reason, "Forbidden");
+        }
+        assert.equal(c.get(configmaps, { namespace: "default", name: "planted" }), undefined);
+        // Clients that are not browsers send no Origin: they are served, without CORS headers.
+        const plain = await fetch(`${url}/api/v1/pods`);
+        assert.equal(plain.status, 200);
+        assert.equal(plain.headers.get("access-control-allow-origin"), null);
+        await plain.body?.cancel();
+      } finally {
+        await close();
+      }
+    });
+
+    test("preflight allows a fixed list of request headers, not whatever is asked", async () => {
+      const { url, close } = await setup();
+      try {
+        const pre = await preflight(url, "http://localhost:5173", "authorization, x-evil");
+        await pre.body?.cancel();
+        const allowed = (pre.headers.get("access-control-allow-headers") ?? "").toLowerCase()
+          .split(",").map((h) => h.trim());
+        assert.deepEqual(allowed.sort(), ["accept", "authorization", "content-type", "user-agent"]);
+      } finally {
+        await close();
+      }
+    });
+
+    test("corsAllowedOrigins replaces the default: exact origins, port wildcards, patterns, *", async () => {
+      const custom = await setup({
+        corsAllowedOrigins: ["https://app.example", "http://devbox:*", /^https:\/\/[a-z]+\.test$/],
+      });
+      try {
+        for (
+          const [origin, ok] of [
+            ["https://app.example", true],
+            ["https://app.example:8443", false],
+            ["http://devbox:3000", true],
+            ["http://devbox", true],
+            ["http://devbox:3x", false],
+            ["https://preview.test", true],
+            ["http://localhost:5173", false],
+          ] as const
+        ) {
+          const pre = await preflight(custom.url, origin);
+          await pre.body?.cancel();
+          assert.equal(pre.status, ok ? 204 : 403, origin);
+          assert.equal(pre.headers.get("access-control-allow-origin"), ok ? origin : null, origin);
+        }
+      } finally {
+        await custom.close();
+      }
+      const any = await setup({ corsAllowedOrigins: ["*"] });
+      try {
+        const pre = await preflight(any.url, "https://anywhere.example");
+        await pre.body?.cancel();
+        assert.equal(pre.status, 204);
+        assert.equal(pre.headers.get("access-control-allow-origin"), "https://anywhere.example");
+      } finally {
+        await any.close();
+      }
+    });
+  });
+}
+
+describe("SimulatedCluster CORS options", () => {
+  test("corsAllowedOrigins is checked up front", () => {
+    for (
+      const bad of [
+        "http://localhost",
+        [42],
+        ["localhost"],
+        ["http://localhost/"],
+        ["http://localhost:*/x"],
+        [""],
+      ]
+    ) {
+      assert.throws(
+        () => new SimulatedCluster({ corsAllowedOrigins: bad as never }),
+        (e: unknown) => e instanceof TypeError && /options\.corsAllowedOrigins/.test(e.message),
+        JSON.stringify(bad),
+      );
+    }
+  });
+});

@@ -51,6 +51,17 @@ export interface SimulatedClusterOptions {
    * @default 1073741824 (1 GiB)
    */
   maxWatchBufferBytes?: number;
+  /**
+   * Browser origins allowed to call the cluster (CORS). Each entry is an origin
+   * (`"https://app.example:8443"`; the port may be `*`: `"http://localhost:*"` matches any
+   * port or none), `"null"`, a RegExp tested against the whole `Origin` header, or `"*"` for
+   * any origin. A request whose `Origin` is not allowed gets 403 and is not served, preflight
+   * or not; requests without `Origin` (anything but a browser) are always served. Allowed
+   * preflights may ask for `Accept`, `Authorization`, `Content-Type` and `User-Agent`.
+   * The default lets only pages on this machine in: keep it unless the page is elsewhere.
+   * @default LOOPBACK_ORIGINS (`http://` and `https://` `localhost`, `127.0.0.1`, `[::1]`, any port)
+   */
+  corsAllowedOrigins?: ReadonlyArray<string | RegExp>;
 }
 
 /** Options after validation, defaults applied. */
@@ -71,6 +82,8 @@ export interface ResolvedClusterOptions {
   readonly logRequests: boolean | ((request: RecordedRequest) => void) | undefined;
   /** Watch buffer limit. */
   readonly maxWatchBufferBytes: number;
+  /** The `corsAllowedOrigins` option as given (validated by the CORS policy). */
+  readonly corsAllowedOrigins: ReadonlyArray<string | RegExp> | undefined;
 }
 
 function positiveInteger(option: string, value: unknown): number {
@@ -114,5 +127,6 @@ export function resolveClusterOptions(
     watchList: o.watchList ?? true,
     logRequests: o.logRequests,
     maxWatchBufferBytes,
+    corsAllowedOrigins: o.corsAllowedOrigins,
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The simulated cluster's HTTP front: every request goes through shutdown, CORS, routing, the
+ * The simulated cluster's HTTP front: every request goes through CORS, shutdown, routing, the
  * request log, authentication and injected faults before it reaches the list, watch, write
  * or discovery handler; thrown `KubeApiError`s become Status responses.
  * @module
@@ -7,7 +7,7 @@
 import { KubeApiError } from "../client/errors.ts";
 import { rejectUnauthenticated } from "./_auth.ts";
 import type { HandlerContext } from "./_context.ts";
-import { preflight } from "./_cors.ts";
+import type { CorsPolicy } from "./_cors.ts";
 import { discovery } from "./_discovery.ts";
 import { handleList } from "./_list.ts";
 import type { RecordedRequest, RequestLog } from "./_request_log.ts";
@@ -35,6 +35,8 @@ export interface HttpEnv {
   readonly faults: ClusterFaults;
   /** Where requests are recorded. */
   readonly requestLog: RequestLog;
+  /** Allowed browser origins. */
+  readonly cors: CorsPolicy;
   /** Required bearer token, if any. */
   readonly token: string | undefined;
   /** Whether the cluster was closed. */
@@ -61,10 +63,15 @@ function injectedFailure(faults: ClusterFaults, verb: RequestVerb): Response | u
 /** Answers one HTTP request to the simulated cluster. */
 export async function handleRequest(env: HttpEnv, request: Request): Promise<Response> {
   if (request.signal?.aborted) throw request.signal.reason;
+  const method = request.method.toUpperCase();
+  const early = env.cors.intercept(request, method);
+  if (early) return early;
+  return env.cors.decorate(request, await answer(env, request, method));
+}
+
+async function answer(env: HttpEnv, request: Request, method: string): Promise<Response> {
   if (env.isClosed()) return shuttingDown();
   const url = new URL(request.url);
-  const method = request.method.toUpperCase();
-  if (method === "OPTIONS") return preflight(request);
   const r = route(method, url.pathname, url.searchParams, env.resources);
   const verb: RequestVerb = r.kind === "discovery" ? "discovery" : r.verb;
   const record: RecordedRequest = {

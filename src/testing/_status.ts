@@ -5,11 +5,8 @@
  */
 import type { Status, StatusDetails } from "../client/types.ts";
 
-/** CORS and cache headers every response carries. */
+/** Headers every response carries (CORS headers are added by `_cors.ts`, per origin). */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers":
-    "Content-Type, Content-Length, Retry-After, Warning, Audit-Id, Date",
   "Cache-Control": "no-cache, private",
 });
 

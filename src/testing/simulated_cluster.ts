@@ -14,6 +14,7 @@ import { isRecord } from "../util/values.ts";
 import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
 import { resolveClusterOptions, type SimulatedClusterOptions } from "./_cluster_options.ts";
 import type { HandlerContext } from "./_context.ts";
+import { CorsPolicy } from "./_cors.ts";
 import { handleRequest, type HttpEnv } from "./_http.ts";
 import { mergePatch } from "./_patch.ts";
 import { type RecordedRequest, RequestLog } from "./_request_log.ts";
@@ -33,6 +34,7 @@ import { ClusterFaults } from "./faults.ts";
 import { _fixtureFor } from "./fixtures.ts";
 
 export type { SimulatedClusterOptions } from "./_cluster_options.ts";
+export { LOOPBACK_ORIGINS } from "./_cors.ts";
 export type { RecordedRequest } from "./_request_log.ts";
 
 /** Addresses one object in the control API. */
@@ -104,6 +106,7 @@ export class SimulatedCluster implements Disposable {
     const o = resolveClusterOptions(options);
     this.#clock = o.clock;
     this.#requestLog = new RequestLog(o.logRequests);
+    const cors = new CorsPolicy(o.corsAllowedOrigins);
     this.#rng = new Rng(o.seed);
     this.#store = new Store(this.#clock, this.#rng, o.historyLimit, this.#resources);
     this.faults = new ClusterFaults({
@@ -151,6 +154,7 @@ export class SimulatedCluster implements Disposable {
       resources: this.#resources,
       faults,
       requestLog: this.#requestLog,
+      cors,
       token: o.token,
       isClosed: () => this.#closed,
     };
