@@ -3,7 +3,9 @@
  * @module
  */
 import { type Clock, systemClock } from "../util/clock.ts";
+import { describeValue } from "../util/values.ts";
 import type { RecordedRequest } from "./_request_log.ts";
+import { DEFAULT_MAX_JSON_DEPTH } from "./_servable.ts";
 
 /** Constructor options of `SimulatedCluster`. */
 export interface SimulatedClusterOptions {
@@ -62,6 +64,26 @@ export interface SimulatedClusterOptions {
    * @default LOOPBACK_ORIGINS (`http://` and `https://` `localhost`, `127.0.0.1`, `[::1]`, any port)
    */
   corsAllowedOrigins?: ReadonlyArray<string | RegExp>;
+  /**
+   * Largest request body in bytes; a larger one gets 413 `RequestEntityTooLarge` (read no
+   * further than the limit), as kube-apiserver answers with its default limit.
+   * @default 3145728 (3 MiB)
+   */
+  maxRequestBodyBytes?: number;
+  /**
+   * Deepest JSON nesting accepted (the outermost object is level 1): a request body nested
+   * deeper gets 400, and an object nested deeper (written through the control API, `seed` or
+   * built by a JSON patch) is refused with a 400 `KubeApiError` before it is stored, so it can
+   * never break a later LIST or watch. Raising it much past 1000 risks the call stack:
+   * Node's `JSON.stringify` fails at about 4,400 levels.
+   * @default 1000
+   */
+  maxJsonDepth?: number;
+  /**
+   * How many of the latest requests `requests` keeps (older ones are dropped); `0` keeps none.
+   * @default 10000
+   */
+  requestLogLimit?: number;
 }
 
 /** Options after validation, defaults applied. */
@@ -84,13 +106,27 @@ export interface ResolvedClusterOptions {
   readonly maxWatchBufferBytes: number;
   /** The `corsAllowedOrigins` option as given (validated by the CORS policy). */
   readonly corsAllowedOrigins: ReadonlyArray<string | RegExp> | undefined;
+  /** Body size limit. */
+  readonly maxRequestBodyBytes: number;
+  /** JSON depth limit. */
+  readonly maxJsonDepth: number;
+  /** Requests kept in the log. */
+  readonly requestLogLimit: number;
+}
+
+function integerAtLeast(min: 0 | 1, option: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    throw new RangeError(
+      `${option} must be a ${min === 1 ? "positive" : "non-negative"} integer, got ${
+        describeValue(value)
+      }`,
+    );
+  }
+  return value;
 }
 
 function positiveInteger(option: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new RangeError(`${option} must be a positive integer, got ${String(value)}`);
-  }
-  return value;
+  return integerAtLeast(1, option, value);
 }
 
 /** Validates the options (`TypeError`/`RangeError` naming the option) and applies defaults. */
@@ -128,5 +164,11 @@ export function resolveClusterOptions(
     logRequests: o.logRequests,
     maxWatchBufferBytes,
     corsAllowedOrigins: o.corsAllowedOrigins,
+    maxRequestBodyBytes: positiveInteger(
+      "options.maxRequestBodyBytes",
+      o.maxRequestBodyBytes ?? 3 * 1024 * 1024,
+    ),
+    maxJsonDepth: positiveInteger("options.maxJsonDepth", o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
+    requestLogLimit: integerAtLeast(0, "options.requestLogLimit", o.requestLogLimit ?? 10_000),
   };
 }

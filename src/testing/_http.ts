@@ -22,13 +22,15 @@ import {
   tooManyRequests,
 } from "./_status.ts";
 import { handleWatch } from "./_watch.ts";
-import { handleWrite, type ResourceRoute } from "./_writes.ts";
+import { handleWrite, type ResourceRoute, type WriteEnv } from "./_writes.ts";
 import type { ClusterFaults, RequestVerb } from "./faults.ts";
 
 /** What the HTTP front needs from its cluster. */
 export interface HttpEnv {
-  /** Handler services (store, channels, watches). */
+  /** Handler services of list and watch (store, channels, watches). */
   readonly ctx: HandlerContext;
+  /** Handler services of the single-object verbs (store, body limits). */
+  readonly writes: WriteEnv;
   /** Served resources. */
   readonly resources: readonly ResourceInfo[];
   /** Fault switches. */
@@ -104,7 +106,7 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
       case "methodNotAllowed":
         return statusResponse(methodNotAllowed());
       case "resource":
-        return await resource(env.ctx, request, url, r);
+        return await resource(env, request, url, r);
     }
   } catch (error) {
     if (error instanceof KubeApiError && error.status) return statusResponse(error.status);
@@ -113,11 +115,12 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
 }
 
 async function resource(
-  ctx: HandlerContext,
+  env: HttpEnv,
   request: Request,
   url: URL,
   r: ResourceRoute,
 ): Promise<Response> {
+  const ctx = env.ctx;
   const state = ctx.store.state(r.info.id)!;
   const query = url.searchParams;
   switch (r.verb) {
@@ -138,6 +141,6 @@ async function resource(
       });
     }
     default:
-      return await handleWrite(ctx.store, state, request, { ...r, verb: r.verb });
+      return await handleWrite(env.writes, state, request, { ...r, verb: r.verb });
   }
 }

@@ -1,8 +1,10 @@
 /**
- * The simulated cluster's record of the requests it received (`cluster.requests`) and the
- * optional per-request log line (`logRequests`).
+ * The simulated cluster's record of the requests it received (`cluster.requests`): a ring of
+ * the last `requestLogLimit` requests, so a long-running test server does not grow without
+ * bound; and the optional per-request log line (`logRequests`).
  * @module
  */
+import { RingBuffer } from "../util/ring_buffer.ts";
 import type { RequestVerb } from "./faults.ts";
 
 /** One request as the simulated cluster saw it. */
@@ -31,13 +33,15 @@ function queryText(query: Record<string, string>): string {
   return q ? `?${q}` : "";
 }
 
-/** Recorded requests, oldest first, plus the optional logger. */
+/** The last recorded requests, oldest first, plus the optional logger. */
 export class RequestLog {
-  readonly #requests: RecordedRequest[] = [];
+  readonly #requests = new RingBuffer<RecordedRequest>();
+  readonly #limit: number;
   readonly #log: ((request: RecordedRequest) => void) | undefined;
 
-  /** Validates `logRequests` (`options.logRequests` in messages). */
-  constructor(logRequests: RequestLogger | undefined) {
+  /** Keeps the last `limit` requests (validated already); validates `logRequests`. */
+  constructor(limit: number, logRequests: RequestLogger | undefined) {
+    this.#limit = limit;
     if (
       logRequests !== undefined && typeof logRequests !== "boolean" &&
       typeof logRequests !== "function"
@@ -53,7 +57,10 @@ export class RequestLog {
 
   /** Records one request and logs it. */
   record(request: RecordedRequest): void {
-    this.#requests.push(request);
+    if (this.#limit > 0) {
+      if (this.#requests.length === this.#limit) this.#requests.shift();
+      this.#requests.push(request);
+    }
     this.#log?.(request);
   }
 
@@ -64,6 +71,6 @@ export class RequestLog {
 
   /** Forgets every recorded request. */
   clear(): void {
-    this.#requests.length = 0;
+    this.#requests.clear();
   }
 }

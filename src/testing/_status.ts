@@ -186,6 +186,11 @@ export function serviceUnavailable(message: string): Status {
   return status(503, "ServiceUnavailable", message, { retryAfterSeconds: 1 });
 }
 
+/** 413 for a request body over `limit` bytes, worded like kube-apiserver's. */
+export function requestEntityTooLarge(limit: number): Status {
+  return status(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limit}`);
+}
+
 /** 415 UnsupportedMediaType. */
 export function unsupportedMediaType(contentType: string): Status {
   return status(

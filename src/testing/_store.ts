@@ -13,6 +13,7 @@ import type { Rng } from "./_rng.ts";
 import { isRecord } from "../util/values.ts";
 import { setOwn } from "./_own.ts";
 import type { ResourceInfo } from "./_resources.ts";
+import { unservable } from "./_servable.ts";
 import {
   alreadyExists,
   badRequest,
@@ -236,13 +237,20 @@ export class Store {
   rv = 1;
   readonly #clock: Clock;
   readonly #rng: Rng;
+  readonly #maxJsonDepth: number;
   readonly #states = new Map<string, ResourceState>();
 
-  constructor(clock: Clock, rng: Rng, historyLimit: number, resources: readonly ResourceInfo[]) {
+  constructor(
+    clock: Clock,
+    rng: Rng,
+    resources: readonly ResourceInfo[],
+    limits: { historyLimit: number; maxJsonDepth: number },
+  ) {
     this.#clock = clock;
     this.#rng = rng;
+    this.#maxJsonDepth = limits.maxJsonDepth;
     for (const info of resources) {
-      this.#states.set(info.id, new ResourceState(info, this.rv, historyLimit));
+      this.#states.set(info.id, new ResourceState(info, this.rv, limits.historyLimit));
     }
   }
 
@@ -329,13 +337,25 @@ export class Store {
     return out as KubeObject;
   }
 
-  /** Checks an input object's shape and its namespace against the one addressed. */
+  /** Throws a 400 `KubeApiError` naming `what` when `value` could not be served as JSON. */
+  assertServable(value: unknown, what: string): void {
+    const problem = unservable(value, this.#maxJsonDepth);
+    if (problem !== undefined) fail(badRequest(`${what} ${problem}`));
+  }
+
+  /**
+   * Checks an input object's shape and its namespace against the one addressed, and (unless
+   * `trusted`) that it can be served: the stored object is made of the input's values plus
+   * shallow server metadata, so an input JSON can carry gives a stored object it can carry.
+   */
   #checkInput(
     info: ResourceInfo,
     input: unknown,
     namespace: string | undefined,
+    trusted: boolean | undefined,
   ): { obj: Record<string, unknown>; namespace: string | undefined } {
     if (!isRecord(input)) fail(badRequest("the body of the request must be a JSON object"));
+    if (!trusted) this.assertServable(input, "the object");
     if (!isRecord(input.metadata)) fail(badRequest("the object has no metadata"));
     if (input.kind !== undefined && input.kind !== info.desc.kind) {
       fail(
@@ -367,7 +387,7 @@ export class Store {
     options: { namespace?: string | undefined; writer: Writer; adopt?: boolean; trusted?: boolean },
   ): Version {
     const info = state.info;
-    const checked = this.#checkInput(info, input, options.namespace);
+    const checked = this.#checkInput(info, input, options.namespace, options.trusted);
     const obj = options.adopt ? checked.obj : structuredCloneJson(checked.obj);
     const inMeta = obj.metadata as Record<string, unknown>;
     let name = inMeta.name;
@@ -421,7 +441,7 @@ export class Store {
     },
   ): Version {
     const info = state.info;
-    const checked = this.#checkInput(info, input, options.namespace);
+    const checked = this.#checkInput(info, input, options.namespace, options.trusted);
     const obj = options.adopt ? checked.obj : structuredCloneJson(checked.obj);
     const inMeta = obj.metadata as Record<string, unknown>;
     const name = inMeta.name ?? options.name;

@@ -8,6 +8,7 @@ import { KubeApiError } from "../client/errors.ts";
 import type { Status } from "../client/types.ts";
 import { isRecord } from "../util/values.ts";
 import { jsonPatch, mergePatch } from "./_patch.ts";
+import { type BodyLimits, parseJsonBody, readBodyText, readJsonBody } from "./_request_body.ts";
 import type { Route } from "./_router.ts";
 import { badRequest, jsonResponse, objectNotFound, unsupportedMediaType } from "./_status.ts";
 import { objectKey, type ResourceState, type Store, type Version } from "./_store.ts";
@@ -39,32 +40,32 @@ export function findObject(
   return v;
 }
 
-async function readBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw KubeApiError.fromStatus(badRequest("the body of the request is not valid JSON"));
-  }
+/** What the write handlers need. */
+export interface WriteEnv {
+  /** Object store. */
+  readonly store: Store;
+  /** Request body limits. */
+  readonly limits: BodyLimits;
 }
 
 /** Answers a get, create, update, patch or delete request (errors are thrown `KubeApiError`s). */
 export async function handleWrite(
-  store: Store,
+  env: WriteEnv,
   state: ResourceState,
   request: Request,
   r: ResourceRoute & { verb: WriteVerb },
 ): Promise<Response> {
+  const store = env.store;
   switch (r.verb) {
     case "get":
       return jsonResponse(findObject(state, r.namespace, r.name!).json, 200);
     case "create": {
-      const body = await readBody(request);
+      const body = await readJsonBody(request, env.limits);
       const v = store.create(state, body, { namespace: r.namespace, writer: "http", adopt: true });
       return jsonResponse(v.json, 201);
     }
     case "update": {
-      const body = await readBody(request);
+      const body = await readJsonBody(request, env.limits);
       const v = store.update(state, body, {
         namespace: r.namespace,
         name: r.name,
@@ -74,20 +75,20 @@ export async function handleWrite(
       return jsonResponse(v.json, 200);
     }
     case "patch":
-      return await patch(store, state, request, r);
+      return await patch(env, state, request, r);
     case "delete":
-      return await remove(store, state, request, r);
+      return await remove(env, state, request, r);
   }
 }
 
 async function patch(
-  store: Store,
+  env: WriteEnv,
   state: ResourceState,
   request: Request,
   r: ResourceRoute,
 ): Promise<Response> {
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
-  const body = await readBody(request);
+  const body = await readJsonBody(request, env.limits);
   const current = findObject(state, r.namespace, r.name!);
   let next: unknown;
   if (
@@ -103,7 +104,7 @@ async function patch(
   } else {
     throw KubeApiError.fromStatus(unsupportedMediaType(contentType));
   }
-  const v = store.update(state, next, {
+  const v = env.store.update(state, next, {
     namespace: r.namespace,
     name: r.name,
     writer: "http",
@@ -113,26 +114,21 @@ async function patch(
 }
 
 async function remove(
-  store: Store,
+  env: WriteEnv,
   state: ResourceState,
   request: Request,
   r: ResourceRoute,
 ): Promise<Response> {
   const info = state.info;
-  const text = await request.text();
+  const text = await readBodyText(request, env.limits.maxRequestBodyBytes);
   let preconditions: { uid?: string; resourceVersion?: string } | undefined;
   if (text.trim() !== "") {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw KubeApiError.fromStatus(badRequest("the body of the request is not valid JSON"));
-    }
+    const parsed = parseJsonBody(text, env.limits.maxJsonDepth);
     if (isRecord(parsed) && isRecord(parsed.preconditions)) {
       preconditions = parsed.preconditions as typeof preconditions;
     }
   }
-  const { version, removed } = store.delete(state, r.namespace, r.name!, preconditions);
+  const { version, removed } = env.store.delete(state, r.namespace, r.name!, preconditions);
   if (removed && !info.deleteReturnsObject) {
     const details: Record<string, unknown> = { name: r.name };
     if (info.desc.group) details.group = info.desc.group;

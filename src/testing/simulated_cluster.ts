@@ -105,10 +105,13 @@ export class SimulatedCluster implements Disposable {
   constructor(options?: SimulatedClusterOptions) {
     const o = resolveClusterOptions(options);
     this.#clock = o.clock;
-    this.#requestLog = new RequestLog(o.logRequests);
+    this.#requestLog = new RequestLog(o.requestLogLimit, o.logRequests);
     const cors = new CorsPolicy(o.corsAllowedOrigins);
     this.#rng = new Rng(o.seed);
-    this.#store = new Store(this.#clock, this.#rng, o.historyLimit, this.#resources);
+    this.#store = new Store(this.#clock, this.#rng, this.#resources, {
+      historyLimit: o.historyLimit,
+      maxJsonDepth: o.maxJsonDepth,
+    });
     this.faults = new ClusterFaults({
       dropOpenWatches: () => {
         const open = [...this.#watches];
@@ -151,6 +154,10 @@ export class SimulatedCluster implements Disposable {
     };
     const http: HttpEnv = {
       ctx,
+      writes: {
+        store: this.#store,
+        limits: { maxRequestBodyBytes: o.maxRequestBodyBytes, maxJsonDepth: o.maxJsonDepth },
+      },
       resources: this.#resources,
       faults,
       requestLog: this.#requestLog,
@@ -166,7 +173,10 @@ export class SimulatedCluster implements Disposable {
     return String(this.#store.rv);
   }
 
-  /** Every request received so far, oldest first (a copy). */
+  /**
+   * The requests received so far, oldest first (a copy): the last `requestLogLimit` of them
+   * (10,000 by default).
+   */
   get requests(): RecordedRequest[] {
     return this.#requestLog.entries();
   }
@@ -233,7 +243,8 @@ export class SimulatedCluster implements Disposable {
    * are assigned; `generateName` works; `status` given here is kept). Namespaced objects
    * without a namespace go to `default`.
    *
-   * @throws {KubeApiError} 409 AlreadyExists, 422 Invalid.
+   * @throws {KubeApiError} 409 AlreadyExists, 422 Invalid, 400 BadRequest (an object that
+   * could not be served as JSON: nested deeper than `maxJsonDepth`, cyclic, or holding a BigInt).
    */
   create(resource: ResourceDescriptor, object: KubeObject): KubeObject {
     this.#checkOpen();
@@ -244,7 +255,8 @@ export class SimulatedCluster implements Disposable {
    * Replaces an object as if by a PUT (including its status). A `metadata.resourceVersion`
    * must be the current one.
    *
-   * @throws {KubeApiError} 404 NotFound, 409 Conflict, 422 Invalid.
+   * @throws {KubeApiError} 404 NotFound, 409 Conflict, 422 Invalid, 400 BadRequest (as for
+   * `create`).
    */
   update(resource: ResourceDescriptor, object: KubeObject): KubeObject {
     this.#checkOpen();
@@ -254,7 +266,8 @@ export class SimulatedCluster implements Disposable {
   /**
    * Applies a JSON merge patch (RFC 7386) to an object.
    *
-   * @throws {KubeApiError} 404 NotFound, 409 Conflict (a stale resourceVersion in the patch).
+   * @throws {KubeApiError} 404 NotFound, 409 Conflict (a stale resourceVersion in the patch),
+   * 400 BadRequest (a patch or result nested deeper than `maxJsonDepth`).
    */
   patch(resource: ResourceDescriptor, ref: ObjectRef, patch: Record<string, unknown>): KubeObject {
     this.#checkOpen();
@@ -262,6 +275,7 @@ export class SimulatedCluster implements Disposable {
     checkRef(ref);
     const current = findObject(state, ref.namespace, ref.name);
     if (!isRecord(patch)) throw new TypeError("patch must be an object (a JSON merge patch)");
+    this.#store.assertServable(patch, "the patch");
     const next = mergePatch(current.toObject(), patch) as KubeObject;
     return this.#store.update(state, next, { writer: "control" }).toObject();
   }
