@@ -365,7 +365,19 @@ for (const adapter of await adapters()) {
   });
 }
 
-describe("SimulatedCluster CORS options", () => {
+describe("SimulatedCluster options", () => {
+  test("a bad token option is reported without its value", () => {
+    for (const token of [918273645, ["s3cr3t-value"], { value: "s3cr3t-value" }]) {
+      assert.throws(
+        () => new SimulatedCluster({ token: token as never }),
+        (e: unknown) =>
+          e instanceof TypeError && /options\.token/.test(e.message) &&
+          !e.message.includes("918273645") && !e.message.includes("s3cr3t"),
+        String(token),
+      );
+    }
+  });
+
   test("corsAllowedOrigins is checked up front", () => {
     for (
       const bad of [

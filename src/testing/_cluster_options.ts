@@ -140,7 +140,13 @@ export function resolveClusterOptions(
     throw new RangeError(`options.seed must be a finite number, got ${String(seed)}`);
   }
   if (o.token !== undefined && (typeof o.token !== "string" || o.token === "")) {
-    throw new TypeError(`options.token must be a non-empty string, got ${String(o.token)}`);
+    // Never the value: a token given in the wrong shape is still a secret.
+    const got = o.token === ""
+      ? "an empty string"
+      : Array.isArray(o.token)
+      ? "an array"
+      : typeof o.token;
+    throw new TypeError(`options.token must be a non-empty string, got ${got}`);
   }
   const historyLimit = positiveInteger("options.historyLimit", o.historyLimit ?? 10_000);
   const bookmarkIntervalMs = positiveInteger(
