@@ -8,10 +8,9 @@
  * and keys are written as own data properties, so a `__proto__` key is data, never a prototype.
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
 import { isRecord } from "../util/values.ts";
 import { getOwn, setOwn } from "./_own.ts";
-import { status } from "./_status.ts";
+import { fail, status } from "./_status.ts";
 
 /** Applies a JSON merge patch to `target` (not mutated) and returns the result. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -25,7 +24,7 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
 }
 
 function patchError(message: string): never {
-  throw KubeApiError.fromStatus(status(422, "Invalid", message));
+  fail(status(422, "Invalid", message));
 }
 
 function parsePointer(path: unknown): string[] {

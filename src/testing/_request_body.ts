@@ -4,9 +4,8 @@
  * not valid or nests deeper than `maxJsonDepth` is a 400.
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
 import { unservable } from "./_servable.ts";
-import { badRequest, requestEntityTooLarge } from "./_status.ts";
+import { badRequest, fail, requestEntityTooLarge } from "./_status.ts";
 
 /** Limits on request bodies. */
 export interface BodyLimits {
@@ -14,10 +13,6 @@ export interface BodyLimits {
   readonly maxRequestBodyBytes: number;
   /** Deepest JSON nesting (the outermost object or array is level 1). */
   readonly maxJsonDepth: number;
-}
-
-function tooLarge(limit: number): never {
-  throw KubeApiError.fromStatus(requestEntityTooLarge(limit));
 }
 
 /**
@@ -33,7 +28,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     await body.cancel().catch(() => {
       // The body failed already: there is nothing left to read either way.
     });
-    tooLarge(maxBytes);
+    fail(requestEntityTooLarge(maxBytes));
   }
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
@@ -47,7 +42,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
         await reader.cancel().catch(() => {
           // As above: the request is refused whatever its body does now.
         });
-        tooLarge(maxBytes);
+        fail(requestEntityTooLarge(maxBytes));
       }
       chunks.push(value);
     }
@@ -69,11 +64,11 @@ export function parseJsonBody(text: string, maxDepth: number): unknown {
   try {
     value = JSON.parse(text) as unknown;
   } catch {
-    throw KubeApiError.fromStatus(badRequest("the body of the request is not valid JSON"));
+    fail(badRequest("the body of the request is not valid JSON"));
   }
   const problem = unservable(value, maxDepth);
   if (problem !== undefined) {
-    throw KubeApiError.fromStatus(badRequest(`the JSON of the request body ${problem}`));
+    fail(badRequest(`the JSON of the request body ${problem}`));
   }
   return value;
 }

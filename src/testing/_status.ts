@@ -3,6 +3,7 @@
  * returns, shaped like the real API server's (field order included).
  * @module
  */
+import { KubeApiError } from "../client/errors.ts";
 import type { Status, StatusDetails } from "../client/types.ts";
 
 /** Headers every response carries (CORS headers are added by `_cors.ts`, per origin). */
@@ -49,6 +50,11 @@ export function statusResponse(s: Status, extraHeaders?: Record<string, string>)
     ? extraHeaders
     : { "Retry-After": String(retry), ...extraHeaders };
   return jsonResponse(JSON.stringify(s), s.code ?? 500, headers);
+}
+
+/** Throws `s` as a {@linkcode KubeApiError}; the HTTP front answers it as a Status response. */
+export function fail(s: Status): never {
+  throw KubeApiError.fromStatus(s);
 }
 
 /** Names a resource in messages the way the API server does: `pods`, `widgets.example.com`. */

@@ -5,9 +5,8 @@
  * (uids, generation, conflicts, finalizers).
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
 import { _labelKeyProblem, _labelValueProblem } from "../client/label_selector.ts";
-import type { KubeObject, Status } from "../client/types.ts";
+import type { KubeObject } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Rng } from "./_rng.ts";
 import { isRecord } from "../util/values.ts";
@@ -18,6 +17,7 @@ import {
   alreadyExists,
   badRequest,
   conflict,
+  fail,
   type FieldProblem,
   invalid,
   objectNotFound,
@@ -207,10 +207,6 @@ export class ResourceState {
 /** RFC 3339 time without fractional seconds, as Kubernetes writes timestamps. */
 export function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-}
-
-function fail(s: Status): never {
-  throw KubeApiError.fromStatus(s);
 }
 
 const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;

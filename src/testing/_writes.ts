@@ -4,13 +4,12 @@
  * (with preconditions), each answering like the real API server.
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
 import type { Status } from "../client/types.ts";
 import { isRecord } from "../util/values.ts";
 import { jsonPatch, mergePatch } from "./_patch.ts";
 import { type BodyLimits, parseJsonBody, readBodyText, readJsonBody } from "./_request_body.ts";
 import type { Route } from "./_router.ts";
-import { badRequest, jsonResponse, objectNotFound, unsupportedMediaType } from "./_status.ts";
+import { badRequest, fail, jsonResponse, objectNotFound, unsupportedMediaType } from "./_status.ts";
 import { objectKey, type ResourceState, type Store, type Version } from "./_store.ts";
 
 /** A routed request for a served resource. */
@@ -33,9 +32,7 @@ export function findObject(
   const ns = state.info.desc.namespaced ? namespace || "default" : undefined;
   const v = state.objects.get(objectKey(ns, name));
   if (!v) {
-    throw KubeApiError.fromStatus(
-      objectNotFound(state.info.desc.resource, state.info.desc.group, name),
-    );
+    fail(objectNotFound(state.info.desc.resource, state.info.desc.group, name));
   }
   return v;
 }
@@ -96,13 +93,13 @@ async function patch(
     contentType === "application/strategic-merge-patch+json"
   ) {
     if (!isRecord(body)) {
-      throw KubeApiError.fromStatus(badRequest("a merge patch must be a JSON object"));
+      fail(badRequest("a merge patch must be a JSON object"));
     }
     next = mergePatch(current.toObject(), body);
   } else if (contentType === "application/json-patch+json") {
     next = jsonPatch(current.toObject(), body);
   } else {
-    throw KubeApiError.fromStatus(unsupportedMediaType(contentType));
+    fail(unsupportedMediaType(contentType));
   }
   const v = env.store.update(state, next, {
     namespace: r.namespace,
