@@ -35,6 +35,31 @@ describe("parseFieldSelector", () => {
     assert.equal(parseFieldSelector("spec.nodeName=").matches(pod), false);
   });
 
+  test("paths read own fields only: inherited properties are absent", () => {
+    // A property some other code put on Object.prototype must not look like a field.
+    Object.defineProperty(Object.prototype, "kinformerInherited", {
+      value: "x",
+      configurable: true,
+      enumerable: false,
+    });
+    try {
+      for (
+        const path of [
+          "kinformerInherited",
+          "metadata.kinformerInherited",
+          "constructor.name",
+          "metadata.__proto__.kinformerInherited",
+          "spec.nodeName.length",
+        ]
+      ) {
+        assert.equal(parseFieldSelector(`${path}=`).matches(pod), true, path);
+        assert.equal(parseFieldSelector(`${path}!=`).matches(pod), false, path);
+      }
+    } finally {
+      delete (Object.prototype as Record<string, unknown>)["kinformerInherited"];
+    }
+  });
+
   test("numbers and booleans compare as their text", () => {
     assert.equal(parseFieldSelector("spec.hostNetwork=false").matches(pod), true);
     assert.equal(parseFieldSelector("spec.priority=5").matches(pod), true);

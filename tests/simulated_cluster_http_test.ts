@@ -97,27 +97,30 @@ for (const adapter of await adapters()) {
       await close();
     });
 
-    test("CORS: preflight without a token, and every answer allows any origin", async () => {
+    test("CORS: preflight without a token; a loopback page may read the answers", async () => {
       const { url, close } = await setup();
+      const origin = "http://127.0.0.1:5173";
       const pre = await fetch(`${url}/api/v1/pods`, {
         method: "OPTIONS",
         headers: {
-          Origin: "http://app.example",
+          Origin: origin,
           "Access-Control-Request-Method": "GET",
           "Access-Control-Request-Headers": "authorization",
         },
       });
       assert.equal(pre.status, 204);
-      assert.equal(pre.headers.get("access-control-allow-origin"), "*");
+      assert.equal(pre.headers.get("access-control-allow-origin"), origin);
       assert.match(pre.headers.get("access-control-allow-headers")!, /authorization/i);
       assert.match(pre.headers.get("access-control-allow-methods")!, /GET/);
       await pre.body?.cancel();
-      const res = await fetch(`${url}/api/v1/pods`, {
-        headers: { ...auth, Origin: "http://app.example" },
-      });
-      assert.equal(res.headers.get("access-control-allow-origin"), "*");
+      const res = await fetch(`${url}/api/v1/pods`, { headers: { ...auth, Origin: origin } });
+      assert.equal(res.headers.get("access-control-allow-origin"), origin);
       assert.match(res.headers.get("access-control-expose-headers")!, /Retry-After/);
       await res.body?.cancel();
+      const denied = await fetch(`${url}/api/v1/pods`, { headers: { Origin: origin } });
+      assert.equal(denied.status, 401);
+      assert.equal(denied.headers.get("access-control-allow-origin"), origin, "401 is readable");
+      await denied.body?.cancel();
       await close();
     });
 

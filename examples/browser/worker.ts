@@ -10,8 +10,8 @@
  * ```
  *
  * The API server is another origin, so it must answer CORS: kube-apiserver does with
- * `--cors-allowed-origins`, the simulated cluster always does (`Access-Control-Allow-Origin: *`);
- * `kubectl proxy` adds no CORS headers of its own.
+ * `--cors-allowed-origins`, the simulated cluster does for pages on loopback (its
+ * `corsAllowedOrigins` option); `kubectl proxy` adds no CORS headers of its own.
  * @module
  */
 import { configmaps, createInformer, type InformerEvent, KubeClient } from "../../mod.ts";

@@ -24,7 +24,8 @@ interface CompiledField extends FieldRequirement {
 function fieldValue(obj: KubeObject, segments: readonly string[]): string {
   let v: unknown = obj;
   for (const s of segments) {
-    if (typeof v !== "object" || v === null) return "";
+    // Own fields only: a user-supplied path must not read through the prototype chain.
+    if (typeof v !== "object" || v === null || !Object.hasOwn(v, s)) return "";
     v = (v as Record<string, unknown>)[s];
   }
   switch (typeof v) {

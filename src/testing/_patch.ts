@@ -2,12 +2,15 @@
  * JSON merge patch (RFC 7386) and JSON patch (RFC 6902) for the simulated cluster's PATCH.
  * Strategic merge patches are applied as merge patches (lists are replaced, not merged by
  * key): close enough for metadata, labels, annotations and status patches.
+ *
+ * Patches are hostile input: paths are walked through own properties only (a pointer through
+ * `__proto__`, `constructor` or `prototype` that the document does not hold as data is a 422),
+ * and keys are written as own data properties, so a `__proto__` key is data, never a prototype.
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
-import { status } from "./_status.ts";
-
 import { isRecord } from "../util/values.ts";
+import { getOwn, setOwn } from "./_own.ts";
+import { fail, status } from "./_status.ts";
 
 /** Applies a JSON merge patch to `target` (not mutated) and returns the result. */
 export function mergePatch(target: unknown, patch: unknown): unknown {
@@ -15,13 +18,13 @@ export function mergePatch(target: unknown, patch: unknown): unknown {
   const out: Record<string, unknown> = isRecord(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = mergePatch(out[k], v);
+    else setOwn(out, k, mergePatch(getOwn(out, k), v));
   }
   return out;
 }
 
 function patchError(message: string): never {
-  throw KubeApiError.fromStatus(status(422, "Invalid", message));
+  fail(status(422, "Invalid", message));
 }
 
 function parsePointer(path: unknown): string[] {
@@ -32,12 +35,22 @@ function parsePointer(path: unknown): string[] {
   return path.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
 }
 
+/** The array index a pointer token names (digits, no leading zero), or -1. */
+function arrayIndex(token: string): number {
+  return /^(0|[1-9][0-9]*)$/.test(token) ? Number(token) : -1;
+}
+
+/** The own child `token` of `node` (an array element or an object member), or undefined. */
+function child(node: unknown, token: string): unknown {
+  if (Array.isArray(node)) return node[arrayIndex(token)];
+  if (isRecord(node)) return getOwn(node, token);
+  return undefined;
+}
+
 function resolveParent(doc: unknown, tokens: string[]): { parent: unknown; last: string } {
   let cur = doc;
   for (const t of tokens.slice(0, -1)) {
-    if (Array.isArray(cur)) cur = cur[Number(t)];
-    else if (isRecord(cur)) cur = cur[t];
-    else cur = undefined;
+    cur = child(cur, t);
     if (cur === undefined) patchError(`path not found: /${tokens.join("/")}`);
   }
   return { parent: cur, last: tokens[tokens.length - 1]! };
@@ -46,9 +59,8 @@ function resolveParent(doc: unknown, tokens: string[]): { parent: unknown; last:
 function getAt(doc: unknown, tokens: string[]): unknown {
   let cur = doc;
   for (const t of tokens) {
-    if (Array.isArray(cur)) cur = cur[Number(t)];
-    else if (isRecord(cur)) cur = Object.hasOwn(cur, t) ? cur[t] : undefined;
-    else return undefined;
+    cur = child(cur, t);
+    if (cur === undefined) return undefined;
   }
   return cur;
 }
@@ -56,8 +68,8 @@ function getAt(doc: unknown, tokens: string[]): unknown {
 function removeAt(doc: unknown, tokens: string[]): unknown {
   const { parent, last } = resolveParent(doc, tokens);
   if (Array.isArray(parent)) {
-    const i = Number(last);
-    if (!Number.isInteger(i) || i < 0 || i >= parent.length) {
+    const i = arrayIndex(last);
+    if (i < 0 || i >= parent.length) {
       patchError(`index out of range: ${last}`);
     }
     return parent.splice(i, 1)[0];
@@ -74,15 +86,15 @@ function addAt(doc: unknown, tokens: string[], value: unknown, replace: boolean)
   if (tokens.length === 0) return value;
   const { parent, last } = resolveParent(doc, tokens);
   if (Array.isArray(parent)) {
-    const i = last === "-" ? parent.length : Number(last);
-    if (!Number.isInteger(i) || i < 0 || i > parent.length - (replace ? 1 : 0)) {
+    const i = last === "-" ? parent.length : arrayIndex(last);
+    if (i < 0 || i > parent.length - (replace ? 1 : 0)) {
       patchError(`index out of range: ${last}`);
     }
     if (replace) parent[i] = value;
     else parent.splice(i, 0, value);
   } else if (isRecord(parent)) {
     if (replace && !Object.hasOwn(parent, last)) patchError(`path not found: /${tokens.join("/")}`);
-    parent[last] = value;
+    setOwn(parent, last, value);
   } else {
     patchError(`path not found: /${tokens.join("/")}`);
   }

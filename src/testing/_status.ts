@@ -3,13 +3,11 @@
  * returns, shaped like the real API server's (field order included).
  * @module
  */
+import { KubeApiError } from "../client/errors.ts";
 import type { Status, StatusDetails } from "../client/types.ts";
 
-/** CORS and cache headers every response carries. */
+/** Headers every response carries (CORS headers are added by `_cors.ts`, per origin). */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
-  "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers":
-    "Content-Type, Content-Length, Retry-After, Warning, Audit-Id, Date",
   "Cache-Control": "no-cache, private",
 });
 
@@ -52,6 +50,11 @@ export function statusResponse(s: Status, extraHeaders?: Record<string, string>)
     ? extraHeaders
     : { "Retry-After": String(retry), ...extraHeaders };
   return jsonResponse(JSON.stringify(s), s.code ?? 500, headers);
+}
+
+/** Throws `s` as a {@linkcode KubeApiError}; the HTTP front answers it as a Status response. */
+export function fail(s: Status): never {
+  throw KubeApiError.fromStatus(s);
 }
 
 /** Names a resource in messages the way the API server does: `pods`, `widgets.example.com`. */
@@ -187,6 +190,11 @@ export function internalError(message: string): Status {
 /** 503 ServiceUnavailable. */
 export function serviceUnavailable(message: string): Status {
   return status(503, "ServiceUnavailable", message, { retryAfterSeconds: 1 });
+}
+
+/** 413 for a request body over `limit` bytes, worded like kube-apiserver's. */
+export function requestEntityTooLarge(limit: number): Status {
+  return status(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limit}`);
 }
 
 /** 415 UnsupportedMediaType. */

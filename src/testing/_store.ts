@@ -5,17 +5,19 @@
  * (uids, generation, conflicts, finalizers).
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
 import { _labelKeyProblem, _labelValueProblem } from "../client/label_selector.ts";
-import type { KubeObject, Status } from "../client/types.ts";
+import type { KubeObject } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Rng } from "./_rng.ts";
 import { isRecord } from "../util/values.ts";
+import { setOwn } from "./_own.ts";
 import type { ResourceInfo } from "./_resources.ts";
+import { unservable } from "./_servable.ts";
 import {
   alreadyExists,
   badRequest,
   conflict,
+  fail,
   type FieldProblem,
   invalid,
   objectNotFound,
@@ -207,10 +209,6 @@ export function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-function fail(s: Status): never {
-  throw KubeApiError.fromStatus(s);
-}
-
 const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
@@ -235,13 +233,20 @@ export class Store {
   rv = 1;
   readonly #clock: Clock;
   readonly #rng: Rng;
+  readonly #maxJsonDepth: number;
   readonly #states = new Map<string, ResourceState>();
 
-  constructor(clock: Clock, rng: Rng, historyLimit: number, resources: readonly ResourceInfo[]) {
+  constructor(
+    clock: Clock,
+    rng: Rng,
+    resources: readonly ResourceInfo[],
+    limits: { historyLimit: number; maxJsonDepth: number },
+  ) {
     this.#clock = clock;
     this.#rng = rng;
+    this.#maxJsonDepth = limits.maxJsonDepth;
     for (const info of resources) {
-      this.#states.set(info.id, new ResourceState(info, this.rv, historyLimit));
+      this.#states.set(info.id, new ResourceState(info, this.rv, limits.historyLimit));
     }
   }
 
@@ -315,26 +320,38 @@ export class Store {
   ): KubeObject {
     const inMeta = input.metadata as Record<string, unknown>;
     for (const [k, v] of Object.entries(inMeta)) {
-      if (!HANDLED_META.has(k) && v !== undefined) meta[k] = v;
+      if (!HANDLED_META.has(k) && v !== undefined) setOwn(meta, k, v);
     }
     const out: Record<string, unknown> = { metadata: meta };
     for (const [k, v] of Object.entries(input)) {
       if (k === "metadata" || k === "kind" || k === "apiVersion" || v === undefined) continue;
-      out[k] = v;
+      setOwn(out, k, v);
     }
     if (keepFrom) {
-      for (const [k, v] of Object.entries(keepFrom)) out[k] = v;
+      for (const [k, v] of Object.entries(keepFrom)) setOwn(out, k, v);
     }
     return out as KubeObject;
   }
 
-  /** Checks an input object's shape and its namespace against the one addressed. */
+  /** Throws a 400 `KubeApiError` naming `what` when `value` could not be served as JSON. */
+  assertServable(value: unknown, what: string): void {
+    const problem = unservable(value, this.#maxJsonDepth);
+    if (problem !== undefined) fail(badRequest(`${what} ${problem}`));
+  }
+
+  /**
+   * Checks an input object's shape and its namespace against the one addressed, and (unless
+   * `trusted`) that it can be served: the stored object is made of the input's values plus
+   * shallow server metadata, so an input JSON can carry gives a stored object it can carry.
+   */
   #checkInput(
     info: ResourceInfo,
     input: unknown,
     namespace: string | undefined,
+    trusted: boolean | undefined,
   ): { obj: Record<string, unknown>; namespace: string | undefined } {
     if (!isRecord(input)) fail(badRequest("the body of the request must be a JSON object"));
+    if (!trusted) this.assertServable(input, "the object");
     if (!isRecord(input.metadata)) fail(badRequest("the object has no metadata"));
     if (input.kind !== undefined && input.kind !== info.desc.kind) {
       fail(
@@ -366,7 +383,7 @@ export class Store {
     options: { namespace?: string | undefined; writer: Writer; adopt?: boolean; trusted?: boolean },
   ): Version {
     const info = state.info;
-    const checked = this.#checkInput(info, input, options.namespace);
+    const checked = this.#checkInput(info, input, options.namespace, options.trusted);
     const obj = options.adopt ? checked.obj : structuredCloneJson(checked.obj);
     const inMeta = obj.metadata as Record<string, unknown>;
     let name = inMeta.name;
@@ -392,7 +409,7 @@ export class Store {
     if (checked.namespace !== undefined) meta.namespace = checked.namespace;
     meta.uid = this.#rng.uuid();
     meta.resourceVersion = String(rv);
-    if ("spec" in obj) meta.generation = 1;
+    if (Object.hasOwn(obj, "spec")) meta.generation = 1;
     meta.creationTimestamp = rfc3339(this.#clock.now());
     const item = this.#build(obj, meta);
     applyServerDefaults(info, item, options.writer);
@@ -420,7 +437,7 @@ export class Store {
     },
   ): Version {
     const info = state.info;
-    const checked = this.#checkInput(info, input, options.namespace);
+    const checked = this.#checkInput(info, input, options.namespace, options.trusted);
     const obj = options.adopt ? checked.obj : structuredCloneJson(checked.obj);
     const inMeta = obj.metadata as Record<string, unknown>;
     const name = inMeta.name ?? options.name;
@@ -450,10 +467,10 @@ export class Store {
     if (options.subresource === "status") {
       // Only the status changes; everything else stays as stored.
       source = { ...oldItem, metadata: { ...(oldItem.metadata as object) } };
-      if ("status" in obj) source.status = obj.status;
+      if (Object.hasOwn(obj, "status")) source.status = obj.status;
       else delete source.status;
     } else if (options.writer === "http" && info.statusSubresource) {
-      if ("status" in oldItem) source.status = oldItem.status;
+      if (Object.hasOwn(oldItem, "status")) source.status = oldItem.status;
       else delete source.status;
     }
     const meta: Record<string, unknown> = { name };
@@ -462,7 +479,7 @@ export class Store {
     meta.uid = oldMeta.uid;
     meta.resourceVersion = oldMeta.resourceVersion;
     let generation = oldMeta.generation;
-    if ("spec" in source) {
+    if (Object.hasOwn(source, "spec")) {
       if (generation === undefined) generation = 1;
       else if (
         source.spec !== oldItem.spec && JSON.stringify(source.spec) !== JSON.stringify(oldItem.spec)
@@ -529,7 +546,7 @@ export class Store {
       const item = JSON.parse(old.itemJson) as KubeObject;
       const meta: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(item.metadata)) {
-        meta[k] = v;
+        setOwn(meta, k, v);
         if (k === "creationTimestamp") {
           meta.deletionTimestamp = rfc3339(this.#clock.now());
           meta.deletionGracePeriodSeconds = 0;

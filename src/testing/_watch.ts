@@ -5,7 +5,6 @@
  * transitions (an object leaving the selector is DELETED, one entering it ADDED).
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
 import type { Status } from "../client/types.ts";
 import type { TimerHandle } from "../util/clock.ts";
 import { BodyChannel, networkError } from "./_channel.ts";
@@ -24,14 +23,11 @@ import type { ChangeListener, ResourceState, StoredEvent, Version } from "./_sto
 import {
   badRequest,
   COMMON_HEADERS,
+  fail,
   type FieldProblem,
   resourceVersionTooLarge,
   status,
 } from "./_status.ts";
-
-function fail(s: Status): never {
-  throw KubeApiError.fromStatus(s);
-}
 
 /** A watch request, parsed from the URL. */
 export interface WatchRequest {

@@ -33,7 +33,7 @@
  * @module
  */
 export { ManualClock } from "./manual_clock.ts";
-export { SimulatedCluster } from "./simulated_cluster.ts";
+export { LOOPBACK_ORIGINS, SimulatedCluster } from "./simulated_cluster.ts";
 export type {
   ClusterListOptions,
   ObjectRef,

@@ -5,37 +5,23 @@
  * `serve_bun.ts`, `serve_node.ts`) or pass `cluster.fetch` to a client directly.
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
 import { parseFieldSelector } from "../client/field_selector.ts";
 import { parseLabelSelector } from "../client/label_selector.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeObject, Status } from "../client/types.ts";
-import { type Clock, systemClock } from "../util/clock.ts";
-import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
-import type { HandlerContext } from "./_context.ts";
-import { discovery } from "./_discovery.ts";
-import { handleList } from "./_list.ts";
-import { jsonPatch, mergePatch } from "./_patch.ts";
+import type { KubeObject } from "../client/types.ts";
+import type { Clock } from "../util/clock.ts";
 import { isRecord } from "../util/values.ts";
+import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
+import { resolveClusterOptions, type SimulatedClusterOptions } from "./_cluster_options.ts";
+import type { HandlerContext } from "./_context.ts";
+import { CorsPolicy } from "./_cors.ts";
+import { handleRequest, type HttpEnv } from "./_http.ts";
+import { mergePatch } from "./_patch.ts";
+import { type RecordedRequest, RequestLog } from "./_request_log.ts";
 import { resourceId, type ResourceInfo, SERVED_RESOURCES } from "./_resources.ts";
 import { Rng } from "./_rng.ts";
-import { route } from "./_router.ts";
-import {
-  badRequest,
-  COMMON_HEADERS,
-  internalError,
-  jsonResponse,
-  methodNotAllowed,
-  objectNotFound,
-  pathNotFound,
-  serviceUnavailable,
-  statusResponse,
-  tooManyRequests,
-  unauthorized,
-  unsupportedMediaType,
-} from "./_status.ts";
-import { objectKey, type ResourceState, Store, type Version } from "./_store.ts";
-import { handleWatch } from "./_watch.ts";
+import { objectKey, type ResourceState, Store } from "./_store.ts";
+import { findObject } from "./_writes.ts";
 import {
   _Churner,
   _startChurn,
@@ -44,82 +30,12 @@ import {
   type ChurnStats,
   type StartChurnOptions,
 } from "./churn.ts";
-import { ClusterFaults, type RequestVerb } from "./faults.ts";
+import { ClusterFaults } from "./faults.ts";
 import { _fixtureFor } from "./fixtures.ts";
 
-/** Constructor options of {@linkcode SimulatedCluster}. */
-export interface SimulatedClusterOptions {
-  /**
-   * Time source for timestamps, bookmarks, `timeoutSeconds`, chunk delays and churn. Pass a
-   * `ManualClock` in tests.
-   * @default systemClock
-   */
-  clock?: Clock;
-  /**
-   * Seed of every random choice (uids, generated names, chunk sizes, churn).
-   * @default 1
-   */
-  seed?: number;
-  /**
-   * When set, requests without `Authorization: Bearer <token>` get a 401 Status.
-   * @default undefined (no authentication)
-   */
-  token?: string;
-  /**
-   * Events kept per resource for watch resumption and for serving older snapshots (exact
-   * lists, continue tokens). Older resourceVersions answer 410.
-   * @default 10000
-   */
-  historyLimit?: number;
-  /**
-   * Interval of BOOKMARK events on watches with `allowWatchBookmarks=true`.
-   * @default 60000
-   */
-  bookmarkIntervalMs?: number;
-  /**
-   * Whether streaming lists (`sendInitialEvents=true`) are enabled; when off they get 422.
-   * @default true
-   */
-  watchList?: boolean;
-  /**
-   * Whether the server has a watch cache, as real API servers do by default: lists at
-   * resourceVersion "0" are then served whole from it and `limit` is ignored (a big cluster's
-   * first list is one large response). `false` models a server without one: every list honours
-   * `limit`. Lists at other resource versions page either way.
-   * @default true
-   */
-  watchCache?: boolean;
-  /**
-   * Logs every request: `true` prints one line with `console.log`, a function receives it.
-   * @default false
-   */
-  logRequests?: boolean | ((request: RecordedRequest) => void);
-  /**
-   * Bytes a watch may have queued (unread by its client) before the server closes it as too
-   * slow, like the real API server does; the client then re-watches from its last RV. Large
-   * by default so synchronous bursts (`churn(100_000)`) reach a reader that has not read yet.
-   * @default 1073741824 (1 GiB)
-   */
-  maxWatchBufferBytes?: number;
-}
-
-/** One request as the simulated cluster saw it. */
-export interface RecordedRequest {
-  /** HTTP method. */
-  method: string;
-  /** URL path. */
-  path: string;
-  /** Query parameters (last value wins). */
-  query: Record<string, string>;
-  /** What was asked. */
-  verb: RequestVerb;
-  /** Plural resource name, for resource requests. */
-  resource?: string;
-  /** Namespace from the path. */
-  namespace?: string;
-  /** Object name from the path. */
-  name?: string;
-}
+export type { SimulatedClusterOptions } from "./_cluster_options.ts";
+export { LOOPBACK_ORIGINS } from "./_cors.ts";
+export type { RecordedRequest } from "./_request_log.ts";
 
 /** Addresses one object in the control API. */
 export interface ObjectRef {
@@ -141,13 +57,6 @@ export interface ClusterListOptions {
 
 /** Builds objects for {@linkcode SimulatedCluster.seed}. */
 export type SeedFactory = (index: number) => KubeObject;
-
-function positiveInteger(option: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 1) {
-    throw new RangeError(`${option} must be a positive integer, got ${String(value)}`);
-  }
-  return value;
-}
 
 /**
  * A simulated Kubernetes API server. `cluster.fetch` answers list, watch, get, create,
@@ -185,60 +94,24 @@ export class SimulatedCluster implements Disposable {
   readonly #clock: Clock;
   readonly #rng: Rng;
   readonly #store: Store;
-  readonly #token: string | undefined;
-  readonly #bookmarkIntervalMs: number;
-  readonly #watchList: boolean;
-  readonly #log: ((request: RecordedRequest) => void) | undefined;
-  readonly #maxWatchBuffer: number;
   readonly #resources: readonly ResourceInfo[] = SERVED_RESOURCES;
-  readonly #requests: RecordedRequest[] = [];
+  readonly #requestLog: RequestLog;
   readonly #channels = new Set<BodyChannel>();
   readonly #watches = new Set<{ drop(): void; close(): void; shutdown?(): void }>();
   readonly #churns = new Set<ChurnHandle>();
-  readonly #ctx: HandlerContext;
   #closed = false;
 
   /** Creates an empty cluster (no I/O, no timers). */
   constructor(options?: SimulatedClusterOptions) {
-    const o = options ?? {};
-    if (typeof o !== "object") throw new TypeError("options must be an object");
-    this.#clock = o.clock ?? systemClock;
-    const seed = o.seed ?? 1;
-    if (typeof seed !== "number" || !Number.isFinite(seed)) {
-      throw new RangeError(`options.seed must be a finite number, got ${String(seed)}`);
-    }
-    if (o.token !== undefined && (typeof o.token !== "string" || o.token === "")) {
-      throw new TypeError(`options.token must be a non-empty string, got ${String(o.token)}`);
-    }
-    this.#token = o.token;
-    const historyLimit = positiveInteger("options.historyLimit", o.historyLimit ?? 10_000);
-    this.#bookmarkIntervalMs = positiveInteger(
-      "options.bookmarkIntervalMs",
-      o.bookmarkIntervalMs ?? 60_000,
-    );
-    this.#maxWatchBuffer = positiveInteger(
-      "options.maxWatchBufferBytes",
-      o.maxWatchBufferBytes ?? 1024 * 1024 * 1024,
-    );
-    if (o.watchList !== undefined && typeof o.watchList !== "boolean") {
-      throw new TypeError(`options.watchList must be a boolean, got ${String(o.watchList)}`);
-    }
-    this.#watchList = o.watchList ?? true;
-    if (o.watchCache !== undefined && typeof o.watchCache !== "boolean") {
-      throw new TypeError(`options.watchCache must be a boolean, got ${String(o.watchCache)}`);
-    }
-    const watchCache = o.watchCache ?? true;
-    const log = o.logRequests;
-    if (log !== undefined && typeof log !== "boolean" && typeof log !== "function") {
-      throw new TypeError("options.logRequests must be a boolean or a function");
-    }
-    this.#log = log === true
-      ? (r) => console.log(`[sim] ${r.method} ${r.path}${queryText(r.query)} (${r.verb})`)
-      : log === false
-      ? undefined
-      : log;
-    this.#rng = new Rng(seed);
-    this.#store = new Store(this.#clock, this.#rng, historyLimit, this.#resources);
+    const o = resolveClusterOptions(options);
+    this.#clock = o.clock;
+    this.#requestLog = new RequestLog(o.requestLogLimit, o.logRequests);
+    const cors = new CorsPolicy(o.corsAllowedOrigins);
+    this.#rng = new Rng(o.seed);
+    this.#store = new Store(this.#clock, this.#rng, this.#resources, {
+      historyLimit: o.historyLimit,
+      maxJsonDepth: o.maxJsonDepth,
+    });
     this.faults = new ClusterFaults({
       dropOpenWatches: () => {
         const open = [...this.#watches];
@@ -251,11 +124,9 @@ export class SimulatedCluster implements Disposable {
       compactHistory: () => this.#store.compact(),
     });
     const faults = this.faults;
-    const clock = this.#clock;
-    const chunkRng = new Rng(seed ^ 0x5eed);
     const env: ChannelEnv = {
-      clock,
-      rng: chunkRng,
+      clock: this.#clock,
+      rng: new Rng(o.seed ^ 0x5eed),
       get stalled(): boolean {
         return faults.stalled;
       },
@@ -266,26 +137,39 @@ export class SimulatedCluster implements Disposable {
         return faults.listChunking;
       },
     };
-    const watchList = this.#watchList;
-    this.#ctx = {
+    const watchList = o.watchList;
+    const ctx: HandlerContext = {
       store: this.#store,
       env,
-      bookmarkIntervalMs: this.#bookmarkIntervalMs,
-      maxWatchBufferBytes: this.#maxWatchBuffer,
+      bookmarkIntervalMs: o.bookmarkIntervalMs,
+      maxWatchBufferBytes: o.maxWatchBufferBytes,
       get watchListEnabled(): boolean {
         return watchList && !faults.watchListDisabled;
       },
       get omitInitialEventsEnd(): boolean {
         return faults.omittingInitialEventsEnd;
       },
-      watchCache,
+      watchCache: o.watchCache,
       takeWatchFaults: (state) => faults.takeWatchFaults(state.info.id),
       track: (c) => this.#channels.add(c),
       untrack: (c) => this.#channels.delete(c),
       addWatch: (w) => this.#watches.add(w),
       removeWatch: (w) => this.#watches.delete(w),
     };
-    this.fetch = (request: Request): Promise<Response> => this.#handle(request);
+    const http: HttpEnv = {
+      ctx,
+      writes: {
+        store: this.#store,
+        limits: { maxRequestBodyBytes: o.maxRequestBodyBytes, maxJsonDepth: o.maxJsonDepth },
+      },
+      resources: this.#resources,
+      faults,
+      requestLog: this.#requestLog,
+      cors,
+      token: o.token,
+      isClosed: () => this.#closed,
+    };
+    this.fetch = (request: Request): Promise<Response> => handleRequest(http, request);
   }
 
   /** The current (global) resourceVersion, as a decimal string. */
@@ -293,14 +177,17 @@ export class SimulatedCluster implements Disposable {
     return String(this.#store.rv);
   }
 
-  /** Every request received so far, oldest first (a copy). */
+  /**
+   * The requests received so far, oldest first (a copy): the last `requestLogLimit` of them
+   * (10,000 by default).
+   */
   get requests(): RecordedRequest[] {
-    return [...this.#requests];
+    return this.#requestLog.entries();
   }
 
   /** Forgets the recorded requests. */
   clearRequests(): void {
-    this.#requests.length = 0;
+    this.#requestLog.clear();
   }
 
   /** Number of watches currently open. */
@@ -360,7 +247,8 @@ export class SimulatedCluster implements Disposable {
    * are assigned; `generateName` works; `status` given here is kept). Namespaced objects
    * without a namespace go to `default`.
    *
-   * @throws {KubeApiError} 409 AlreadyExists, 422 Invalid.
+   * @throws {KubeApiError} 409 AlreadyExists, 422 Invalid, 400 BadRequest (an object that
+   * could not be served as JSON: nested deeper than `maxJsonDepth`, cyclic, or holding a BigInt).
    */
   create(resource: ResourceDescriptor, object: KubeObject): KubeObject {
     this.#checkOpen();
@@ -371,7 +259,8 @@ export class SimulatedCluster implements Disposable {
    * Replaces an object as if by a PUT (including its status). A `metadata.resourceVersion`
    * must be the current one.
    *
-   * @throws {KubeApiError} 404 NotFound, 409 Conflict, 422 Invalid.
+   * @throws {KubeApiError} 404 NotFound, 409 Conflict, 422 Invalid, 400 BadRequest (as for
+   * `create`).
    */
   update(resource: ResourceDescriptor, object: KubeObject): KubeObject {
     this.#checkOpen();
@@ -381,13 +270,16 @@ export class SimulatedCluster implements Disposable {
   /**
    * Applies a JSON merge patch (RFC 7386) to an object.
    *
-   * @throws {KubeApiError} 404 NotFound, 409 Conflict (a stale resourceVersion in the patch).
+   * @throws {KubeApiError} 404 NotFound, 409 Conflict (a stale resourceVersion in the patch),
+   * 400 BadRequest (a patch or result nested deeper than `maxJsonDepth`).
    */
   patch(resource: ResourceDescriptor, ref: ObjectRef, patch: Record<string, unknown>): KubeObject {
     this.#checkOpen();
     const state = this.#state(resource);
-    const current = this.#find(state, ref);
+    checkRef(ref);
+    const current = findObject(state, ref.namespace, ref.name);
     if (!isRecord(patch)) throw new TypeError("patch must be an object (a JSON merge patch)");
+    this.#store.assertServable(patch, "the patch");
     const next = mergePatch(current.toObject(), patch) as KubeObject;
     return this.#store.update(state, next, { writer: "control" }).toObject();
   }
@@ -474,233 +366,10 @@ export class SimulatedCluster implements Disposable {
     if (handle.running) this.#churns.add(handle);
     return handle;
   }
-
-  #find(state: ResourceState, ref: ObjectRef): Version {
-    checkRef(ref);
-    const ns = state.info.desc.namespaced ? ref.namespace || "default" : undefined;
-    const v = state.objects.get(objectKey(ns, ref.name));
-    if (!v) {
-      throw KubeApiError.fromStatus(
-        objectNotFound(state.info.desc.resource, state.info.desc.group, ref.name),
-      );
-    }
-    return v;
-  }
-
-  // ---------------------------------------------------------------- HTTP
-
-  async #handle(request: Request): Promise<Response> {
-    if (request.signal?.aborted) throw request.signal.reason;
-    if (this.#closed) {
-      return statusResponse(serviceUnavailable("apiserver is shutting down"), {
-        "Retry-After": "1",
-      });
-    }
-    const url = new URL(request.url);
-    const method = request.method.toUpperCase();
-    if (method === "OPTIONS") return preflight(request);
-    const r = route(method, url.pathname, url.searchParams, this.#resources);
-    const verb: RequestVerb = r.kind === "discovery" ? "discovery" : r.verb;
-    const record: RecordedRequest = {
-      method,
-      path: url.pathname,
-      query: Object.fromEntries(url.searchParams),
-      verb,
-    };
-    if (r.kind === "resource") {
-      record.resource = r.info.desc.resource;
-      if (r.namespace !== undefined) record.namespace = r.namespace;
-      if (r.name !== undefined) record.name = r.name;
-    }
-    this.#requests.push(record);
-    this.#log?.(record);
-
-    if (this.#token !== undefined) {
-      const auth = request.headers.get("authorization");
-      if (auth !== `Bearer ${this.#token}`) return statusResponse(unauthorized());
-    }
-    const failure = this.faults.takeFailure(verb);
-    if (failure) {
-      const retry = { "Retry-After": failure.retryAfterHeader };
-      if (failure.status === 429) return tooManyRequests(failure.retryAfterHeader);
-      if (failure.status === 503) {
-        return statusResponse(
-          serviceUnavailable("the server is currently unable to handle the request"),
-          retry,
-        );
-      }
-      return statusResponse(internalError("simulated failure"));
-    }
-    if (this.faults.stalled) {
-      await this.faults.whenResumed(request.signal);
-      if (this.#closed) {
-        return statusResponse(serviceUnavailable("apiserver is shutting down"), {
-          "Retry-After": "1",
-        });
-      }
-    }
-    try {
-      switch (r.kind) {
-        case "discovery":
-          return discovery(url.pathname, this.#resources, url.host) ??
-            statusResponse(pathNotFound());
-        case "notFound":
-          return statusResponse(pathNotFound());
-        case "methodNotAllowed":
-          return statusResponse(methodNotAllowed());
-        case "resource":
-          return await this.#resource(request, url, r);
-      }
-    } catch (error) {
-      if (error instanceof KubeApiError && error.status) return statusResponse(error.status);
-      return statusResponse(internalError(error instanceof Error ? error.message : String(error)));
-    }
-  }
-
-  async #resource(
-    request: Request,
-    url: URL,
-    r: Extract<ReturnType<typeof route>, { kind: "resource" }>,
-  ): Promise<Response> {
-    const state = this.#store.state(r.info.id)!;
-    const info = state.info;
-    const query = url.searchParams;
-    switch (r.verb) {
-      case "list":
-        return handleList(this.#ctx, { state, namespace: r.namespace, query });
-      case "watch": {
-        let q = query;
-        if (r.name !== undefined) {
-          q = new URLSearchParams(query);
-          const fs = q.get("fieldSelector");
-          q.set("fieldSelector", `${fs ? fs + "," : ""}metadata.name=${r.name}`);
-        }
-        return handleWatch(this.#ctx, {
-          state,
-          namespace: r.namespace,
-          query: q,
-          signal: request.signal ?? undefined,
-        });
-      }
-      case "get": {
-        const v = this.#find(state, {
-          name: r.name!,
-          ...(r.namespace ? { namespace: r.namespace } : {}),
-        });
-        return jsonResponse(v.json, 200);
-      }
-      case "create": {
-        const body = await readBody(request);
-        const v = this.#store.create(state, body, {
-          namespace: r.namespace,
-          writer: "http",
-          adopt: true,
-        });
-        return jsonResponse(v.json, 201);
-      }
-      case "update": {
-        const body = await readBody(request);
-        const v = this.#store.update(state, body, {
-          namespace: r.namespace,
-          name: r.name,
-          writer: "http",
-          subresource: r.subresource,
-        });
-        return jsonResponse(v.json, 200);
-      }
-      case "patch": {
-        const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
-        const body = await readBody(request);
-        const current = this.#find(state, {
-          name: r.name!,
-          ...(r.namespace ? { namespace: r.namespace } : {}),
-        });
-        let next: unknown;
-        if (
-          contentType === "application/merge-patch+json" ||
-          contentType === "application/strategic-merge-patch+json"
-        ) {
-          if (!isRecord(body)) {
-            throw KubeApiError.fromStatus(badRequest("a merge patch must be a JSON object"));
-          }
-          next = mergePatch(current.toObject(), body);
-        } else if (contentType === "application/json-patch+json") {
-          next = jsonPatch(current.toObject(), body);
-        } else {
-          throw KubeApiError.fromStatus(unsupportedMediaType(contentType));
-        }
-        const v = this.#store.update(state, next, {
-          namespace: r.namespace,
-          name: r.name,
-          writer: "http",
-          subresource: r.subresource,
-        });
-        return jsonResponse(v.json, 200);
-      }
-      case "delete": {
-        const text = await request.text();
-        let preconditions: { uid?: string; resourceVersion?: string } | undefined;
-        if (text.trim() !== "") {
-          let parsed: unknown;
-          try {
-            parsed = JSON.parse(text);
-          } catch {
-            throw KubeApiError.fromStatus(badRequest("the body of the request is not valid JSON"));
-          }
-          if (isRecord(parsed) && isRecord(parsed.preconditions)) {
-            preconditions = parsed.preconditions as typeof preconditions;
-          }
-        }
-        const { version, removed } = this.#store.delete(state, r.namespace, r.name!, preconditions);
-        if (removed && !info.deleteReturnsObject) {
-          const details: Record<string, unknown> = { name: r.name };
-          if (info.desc.group) details.group = info.desc.group;
-          details.kind = info.desc.resource;
-          details.uid = version.item.metadata.uid;
-          const s: Status = {
-            kind: "Status",
-            apiVersion: "v1",
-            metadata: {},
-            status: "Success",
-            details: details as Status["details"] & object,
-          };
-          return jsonResponse(JSON.stringify(s), 200);
-        }
-        return jsonResponse(version.json, 200);
-      }
-    }
-  }
 }
 
 function checkRef(ref: ObjectRef): void {
   if (!isRecord(ref) || typeof ref.name !== "string" || ref.name === "") {
     throw new TypeError("ref must be { namespace?: string, name: string } with a non-empty name");
   }
-}
-
-async function readBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw KubeApiError.fromStatus(badRequest("the body of the request is not valid JSON"));
-  }
-}
-
-function preflight(request: Request): Response {
-  const asked = request.headers.get("access-control-request-headers");
-  return new Response(null, {
-    status: 204,
-    headers: {
-      ...COMMON_HEADERS,
-      "Access-Control-Allow-Methods": "GET, POST, PUT, PATCH, DELETE, OPTIONS",
-      "Access-Control-Allow-Headers": asked ?? "Authorization, Content-Type, Accept",
-      "Access-Control-Max-Age": "600",
-    },
-  });
-}
-
-function queryText(query: Record<string, string>): string {
-  const q = new URLSearchParams(query).toString();
-  return q ? `?${q}` : "";
 }

@@ -1,0 +1,193 @@
+/**
+ * The options of the simulated cluster and their validation.
+ * @module
+ */
+import { type Clock, systemClock } from "../util/clock.ts";
+import { describeValue } from "../util/values.ts";
+import type { RecordedRequest } from "./_request_log.ts";
+import { DEFAULT_MAX_JSON_DEPTH } from "./_servable.ts";
+
+/** Constructor options of `SimulatedCluster`. */
+export interface SimulatedClusterOptions {
+  /**
+   * Time source for timestamps, bookmarks, `timeoutSeconds`, chunk delays and churn. Pass a
+   * `ManualClock` in tests.
+   * @default systemClock
+   */
+  clock?: Clock;
+  /**
+   * Seed of every random choice (uids, generated names, chunk sizes, churn).
+   * @default 1
+   */
+  seed?: number;
+  /**
+   * When set, requests without `Authorization: Bearer <token>` get a 401 Status.
+   * @default undefined (no authentication)
+   */
+  token?: string;
+  /**
+   * Events kept per resource for watch resumption and for serving older snapshots (exact
+   * lists, continue tokens). Older resourceVersions answer 410.
+   * @default 10000
+   */
+  historyLimit?: number;
+  /**
+   * Interval of BOOKMARK events on watches with `allowWatchBookmarks=true`.
+   * @default 60000
+   */
+  bookmarkIntervalMs?: number;
+  /**
+   * Whether streaming lists (`sendInitialEvents=true`) are enabled; when off they get 422.
+   * @default true
+   */
+  watchList?: boolean;
+  /**
+   * Whether the server has a watch cache, as real API servers do by default: lists at
+   * resourceVersion "0" are then served whole from it and `limit` is ignored (a big cluster's
+   * first list is one large response). `false` models a server without one: every list honours
+   * `limit`. Lists at other resource versions page either way.
+   * @default true
+   */
+  watchCache?: boolean;
+  /**
+   * Logs every request: `true` prints one line with `console.log`, a function receives it.
+   * @default false
+   */
+  logRequests?: boolean | ((request: RecordedRequest) => void);
+  /**
+   * Bytes a watch may have queued (unread by its client) before the server closes it as too
+   * slow, like the real API server does; the client then re-watches from its last RV. Large
+   * by default so synchronous bursts (`churn(100_000)`) reach a reader that has not read yet.
+   * @default 1073741824 (1 GiB)
+   */
+  maxWatchBufferBytes?: number;
+  /**
+   * Browser origins allowed to call the cluster (CORS). Each entry is an origin
+   * (`"https://app.example:8443"`; the port may be `*`: `"http://localhost:*"` matches any
+   * port or none), `"null"`, a RegExp tested against the whole `Origin` header, or `"*"` for
+   * any origin. A request whose `Origin` is not allowed gets 403 and is not served, preflight
+   * or not; requests without `Origin` (anything but a browser) are always served. Allowed
+   * preflights may ask for `Accept`, `Authorization`, `Content-Type` and `User-Agent`.
+   * The default lets only pages on this machine in: keep it unless the page is elsewhere.
+   * @default LOOPBACK_ORIGINS (`http://` and `https://` `localhost`, `127.0.0.1`, `[::1]`, any port)
+   */
+  corsAllowedOrigins?: ReadonlyArray<string | RegExp>;
+  /**
+   * Largest request body in bytes; a larger one gets 413 `RequestEntityTooLarge` (read no
+   * further than the limit), as kube-apiserver answers with its default limit.
+   * @default 3145728 (3 MiB)
+   */
+  maxRequestBodyBytes?: number;
+  /**
+   * Deepest JSON nesting accepted (the outermost object is level 1): a request body nested
+   * deeper gets 400, and an object nested deeper (written through the control API, `seed` or
+   * built by a JSON patch) is refused with a 400 `KubeApiError` before it is stored, so it can
+   * never break a later LIST or watch. Raising it much past 1000 risks the call stack:
+   * Node's `JSON.stringify` fails at about 4,400 levels.
+   * @default 1000
+   */
+  maxJsonDepth?: number;
+  /**
+   * How many of the latest requests `requests` keeps (older ones are dropped); `0` keeps none.
+   * @default 10000
+   */
+  requestLogLimit?: number;
+}
+
+/** Options after validation, defaults applied. */
+export interface ResolvedClusterOptions {
+  /** Time source. */
+  readonly clock: Clock;
+  /** Seed. */
+  readonly seed: number;
+  /** Bearer token, if required. */
+  readonly token: string | undefined;
+  /** Events kept per resource. */
+  readonly historyLimit: number;
+  /** Bookmark interval. */
+  readonly bookmarkIntervalMs: number;
+  /** Whether streaming lists are enabled. */
+  readonly watchList: boolean;
+  /** Whether lists at resourceVersion "0" ignore `limit`. */
+  readonly watchCache: boolean;
+  /** The `logRequests` option as given (validated by the request log). */
+  readonly logRequests: boolean | ((request: RecordedRequest) => void) | undefined;
+  /** Watch buffer limit. */
+  readonly maxWatchBufferBytes: number;
+  /** The `corsAllowedOrigins` option as given (validated by the CORS policy). */
+  readonly corsAllowedOrigins: ReadonlyArray<string | RegExp> | undefined;
+  /** Body size limit. */
+  readonly maxRequestBodyBytes: number;
+  /** JSON depth limit. */
+  readonly maxJsonDepth: number;
+  /** Requests kept in the log. */
+  readonly requestLogLimit: number;
+}
+
+function integerAtLeast(min: 0 | 1, option: string, value: unknown): number {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
+    throw new RangeError(
+      `${option} must be a ${min === 1 ? "positive" : "non-negative"} integer, got ${
+        describeValue(value)
+      }`,
+    );
+  }
+  return value;
+}
+
+function positiveInteger(option: string, value: unknown): number {
+  return integerAtLeast(1, option, value);
+}
+
+/** Validates the options (`TypeError`/`RangeError` naming the option) and applies defaults. */
+export function resolveClusterOptions(
+  options: SimulatedClusterOptions | undefined,
+): ResolvedClusterOptions {
+  const o = options ?? {};
+  if (typeof o !== "object") throw new TypeError("options must be an object");
+  const seed = o.seed ?? 1;
+  if (typeof seed !== "number" || !Number.isFinite(seed)) {
+    throw new RangeError(`options.seed must be a finite number, got ${String(seed)}`);
+  }
+  if (o.token !== undefined && (typeof o.token !== "string" || o.token === "")) {
+    // Never the value: a token given in the wrong shape is still a secret.
+    const got = o.token === ""
+      ? "an empty string"
+      : Array.isArray(o.token)
+      ? "an array"
+      : typeof o.token;
+    throw new TypeError(`options.token must be a non-empty string, got ${got}`);
+  }
+  const historyLimit = positiveInteger("options.historyLimit", o.historyLimit ?? 10_000);
+  const bookmarkIntervalMs = positiveInteger(
+    "options.bookmarkIntervalMs",
+    o.bookmarkIntervalMs ?? 60_000,
+  );
+  const maxWatchBufferBytes = positiveInteger(
+    "options.maxWatchBufferBytes",
+    o.maxWatchBufferBytes ?? 1024 * 1024 * 1024,
+  );
+  for (const name of ["watchList", "watchCache"] as const) {
+    if (o[name] !== undefined && typeof o[name] !== "boolean") {
+      throw new TypeError(`options.${name} must be a boolean, got ${describeValue(o[name])}`);
+    }
+  }
+  return {
+    clock: o.clock ?? systemClock,
+    seed,
+    token: o.token,
+    historyLimit,
+    bookmarkIntervalMs,
+    watchList: o.watchList ?? true,
+    watchCache: o.watchCache ?? true,
+    logRequests: o.logRequests,
+    maxWatchBufferBytes,
+    corsAllowedOrigins: o.corsAllowedOrigins,
+    maxRequestBodyBytes: positiveInteger(
+      "options.maxRequestBodyBytes",
+      o.maxRequestBodyBytes ?? 3 * 1024 * 1024,
+    ),
+    maxJsonDepth: positiveInteger("options.maxJsonDepth", o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
+    requestLogLimit: integerAtLeast(0, "options.requestLogLimit", o.requestLogLimit ?? 10_000),
+  };
+}
