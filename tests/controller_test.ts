@@ -304,7 +304,7 @@ describe("runController", () => {
         running++;
         maxRunning = Math.max(maxRunning, running);
         try {
-          await sleep(1000, clock, signal);
+          await sleep(1000, { clock, signal });
           finished.push([key, clock.now()]);
         } finally {
           running--;
@@ -339,7 +339,7 @@ describe("runController", () => {
         running++;
         maxRunning = Math.max(maxRunning, running);
         try {
-          await sleep(100, clock, signal);
+          await sleep(100, { clock, signal });
         } finally {
           running--;
         }
@@ -396,7 +396,7 @@ describe("runController", () => {
       informers: [informer],
       clock,
       onError: (e) => errors.push(e),
-      reconcile: (_key, { signal }) => sleep(60_000, clock, signal),
+      reconcile: (_key, { signal }) => sleep(60_000, { clock, signal }),
     });
     await clock.flush();
     await controller.stop();

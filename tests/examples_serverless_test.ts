@@ -129,7 +129,7 @@ describe("examples/prometheus_metrics.ts", () => {
   test("counts every hook and reads health() at each scrape, in well-formed text format", async () => {
     const e: Env = env({
       fetch: (c) => async (req) => {
-        if (!new URL(req.url).searchParams.has("watch")) await sleep(250, e.clock); // lists take time
+        if (!new URL(req.url).searchParams.has("watch")) await sleep(250, { clock: e.clock }); // lists take time
         return c.fetch(req);
       },
       cluster: { watchCache: false }, // lists at "0" come in pages

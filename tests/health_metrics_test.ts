@@ -360,7 +360,7 @@ describe("metrics hooks", () => {
   test("onList gets the duration on the informer's clock, the items and the pages of each list round", async () => {
     const e: Env = env({
       fetch: (c) => async (req) => {
-        if (!new URL(req.url).searchParams.has("watch")) await sleep(250, e.clock);
+        if (!new URL(req.url).searchParams.has("watch")) await sleep(250, { clock: e.clock });
         return c.fetch(req);
       },
       cluster: { watchCache: false }, // pages at "0", so relists at an exact version page too

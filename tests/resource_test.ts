@@ -2,12 +2,12 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   configmaps,
+  coreEvents,
   cronjobs,
   customresourcedefinitions,
   daemonsets,
   deployments,
   endpoints,
-  events,
   ingresses,
   jobs,
   leases,
@@ -178,7 +178,7 @@ describe("ready-made descriptors", () => {
     [secrets, "", "secrets", true, "Secret"],
     [services, "", "services", true, "Service"],
     [endpoints, "", "endpoints", true, "Endpoints"],
-    [events, "", "events", true, "Event"],
+    [coreEvents, "", "events", true, "Event"],
     [serviceaccounts, "", "serviceaccounts", true, "ServiceAccount"],
     [namespaces, "", "namespaces", false, "Namespace"],
     [nodes, "", "nodes", false, "Node"],

@@ -252,7 +252,10 @@ describe("SimulatedCluster request limits", () => {
     ) {
       assert.throws(
         () => new SimulatedCluster({ [option]: bad }),
-        (e: unknown) => e instanceof RangeError && e.message.includes(`options.${option}`),
+        // A value of the wrong kind is a TypeError, one out of range a RangeError.
+        (e: unknown) =>
+          (typeof bad === "string" ? e instanceof TypeError : e instanceof RangeError) &&
+          (e as Error).message.includes(`options.${option}`),
         `${option}: ${String(bad)}`,
       );
     }

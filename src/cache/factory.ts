@@ -3,8 +3,9 @@
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
-import { type ResourceDescriptor, resourceKey } from "../client/resource.ts";
+import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject } from "../client/types.ts";
+import { informerIdentity } from "./checkpoint.ts";
 import type { IndexFunc } from "./indexer.ts";
 import { createInformer, type InformerOptions, type SharedInformer } from "./informer.ts";
 
@@ -66,12 +67,7 @@ export class SharedInformerFactory implements AsyncDisposable {
   ): SharedInformer<T> {
     const merged = { ...this.#defaults, ...options, resource } as InformerOptions<T>;
     if (!resource.namespaced) delete merged.namespace;
-    const key = [
-      resourceKey(resource),
-      merged.namespace ?? "",
-      merged.labelSelector ?? "",
-      merged.fieldSelector ?? "",
-    ].join("|");
+    const key = informerIdentity(merged);
     let informer = this.#informers.get(key) as SharedInformer<T> | undefined;
     if (informer === undefined) {
       informer = createInformer<T>(this.#client, merged);

@@ -1,244 +1,47 @@
 /**
- * The shared informer: one reflector, one cache, many listeners.
+ * The shared informer: one reflector, one cache, many listeners. The wiring and the lifecycle;
+ * the parts live next to it (options, checkpoint, delta processing, events iterator, handlers).
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
-import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject } from "../client/types.ts";
-import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
+import { exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
-import { compareResourceVersions } from "../util/resource_version.ts";
 import { waitFor } from "../util/wait_for.ts";
-import { resourceKey } from "../client/resource.ts";
+import { checkCheckpoint, type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
 import { type Delta, DeltaFIFO } from "./delta_fifo.ts";
-import { Indexer, type Indexers, type Store } from "./indexer.ts";
-import type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
+import { attachHandler, type EventHandler, type HandlerRegistration } from "./event_handler.ts";
+import { eventsIterator } from "./events_iterator.ts";
+import { Indexer, type Store } from "./indexer.ts";
+import type { InformerEvent } from "./informer_event.ts";
+import type { InformerHealth } from "./informer_health.ts";
+import { guardMetrics, type InformerMetrics } from "./informer_metrics.ts";
+import {
+  type EventsOptions,
+  informerDefaults,
+  type InformerErrorContext,
+  type InformerOptions,
+  isBackoff,
+  type ListenerOptions,
+  type ResolvedInformerDefaults,
+  validateInformerOptions,
+  validateListenerOptions,
+} from "./informer_options.ts";
 import { Listener } from "./listener.ts";
 import { Lister } from "./lister.ts";
-import {
-  type InitialListMode,
-  Reflector,
-  type ReflectorErrorContext,
-  type ReflectorState,
-} from "./reflector.ts";
-import type { ErrorKind } from "./reflector_errors.ts";
+import { processDeltas } from "./process_deltas.ts";
+import { Reflector, type ReflectorErrorContext } from "./reflector.ts";
 
-/** Options of {@linkcode createInformer}. */
-export interface InformerOptions<T extends KubeObject = KubeObject> {
-  /** The resource to watch, e.g. `pods` from `@kinformer/kinformer/client`. */
-  resource: ResourceDescriptor;
-  /** Only this namespace. @default undefined (all namespaces) */
-  namespace?: string | undefined;
-  /** Label selector, applied to LIST and WATCH alike. @default undefined */
-  labelSelector?: string | undefined;
-  /** Field selector, applied to LIST and WATCH alike. @default undefined */
-  fieldSelector?: string | undefined;
-  /**
-   * Default resync period for listeners, in ms: the cache is re-delivered as `update` events
-   * with `object === oldObject`, without contacting the server. 0 disables. @default 0
-   */
-  resyncPeriodMs?: number | undefined;
-  /** LIST page size (`limit`). @default 500 */
-  pageSize?: number | undefined;
-  /**
-   * `"list"`: paged LIST then WATCH. `"stream"`: streaming list (`sendInitialEvents`), falling
-   * back to LIST when the server refuses or never sends the end bookmark. `"auto"`: the same
-   * as `"stream"`. @default "list"
-   */
-  initialList?: InitialListMode | undefined;
-  /**
-   * Runs on every object before it is cached (e.g. strip `metadata.managedFields`). It receives
-   * the decoded object and may change and return it.
-   * @default identity
-   */
-  transform?: ((object: KubeObject) => T) | undefined;
-  /** Extra index functions (a `namespace` index is built in). @default {} */
-  indexers?: Indexers<T> | undefined;
-  /** Time source. @default systemClock */
-  clock?: Clock | undefined;
-  /** Backoff between failed attempts, or options for the default (800 ms x2 to 30 s, jittered). */
-  backoff?: Backoff | BackoffOptions | undefined;
-  /** Random source in [0, 1) for jitter and watch timeouts. @default Math.random */
-  random?: (() => number) | undefined;
-  /**
-   * Reconnect a watch that sent nothing (not a byte) for this long, in ms; also the idle limit
-   * of each LIST response (a list that keeps delivering bytes is never cut). Bookmarks come
-   * about once a minute. @default 150000
-   */
-  inactivityTimeoutMs?: number | undefined;
-  /**
-   * A streaming list that makes no progress (no byte) for this long, in ms, before its
-   * initial-events-end bookmark falls back to a paged LIST; a stream that keeps delivering is
-   * never cut. Streaming is tried again at the next relist. @default 10000
-   */
-  initialEventsTimeoutMs?: number | undefined;
-  /** Longest accepted watch line, in bytes. @default 16 MiB */
-  maxLineLength?: number | undefined;
-  /** Called for every error (the informer keeps recovering). @default undefined */
-  onError?: ((error: unknown, context: InformerErrorContext) => void) | undefined;
-  /**
-   * Resume from a {@linkcode InformerCheckpoint}: seed the cache with its objects and watch from
-   * its resource version with no LIST. The seeded objects count as already seen: listeners are
-   * not sent them again (unless they ask with `replayCache: true`). If the server no longer has
-   * that version (410), the informer relists and listeners see only the difference.
-   * @default undefined
-   */
-  resumeFrom?: InformerCheckpoint<T> | undefined;
-  /** Callbacks for metrics (list durations, events, relists, reconnects, ...). @default undefined */
-  metrics?: InformerMetrics | undefined;
-}
-
-/**
- * Metric callbacks; every field is optional. Wire them to any metrics library, or see
- * `examples/prometheus_metrics.ts` for Prometheus text format with no dependency.
- */
-export interface InformerMetrics {
-  /** A LIST round (all pages) or streaming list finished. */
-  onList?(durationMs: number, items: number, pages: number): void;
-  /** A watch event arrived (`ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`). */
-  onWatchEvent?(type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"): void;
-  /** A list replaced an earlier state (a relist after 410, or the first list of a resumed informer). */
-  onRelist?(): void;
-  /** The watch is reconnecting after `kind` of failure (or `"closed"` for a clean end). */
-  onReconnect?(kind: ErrorKind | "closed"): void;
-  /** A watch line could not be decoded. */
-  onDecodeError?(error: unknown): void;
-  /** Called after each batch of events with the largest listener backlog. */
-  onListenerBacklog?(maxBacklog: number): void;
-}
-
-/**
- * A small JSON-serializable snapshot of an informer: where it was (resource version), what it
- * watched, and optionally the cached objects (after `transform`). Pass it back as `resumeFrom`.
- */
-export interface InformerCheckpoint<T extends KubeObject = KubeObject> {
-  /** Format version. */
-  version: 1;
-  /** Identity of the resource (`group/version/resource`). */
-  resource: string;
-  /** Namespace watched, `""` for all. */
-  namespace: string;
-  /** Label selector watched. */
-  labelSelector: string;
-  /** Field selector watched. */
-  fieldSelector: string;
-  /** The resource version the cache was at. */
-  resourceVersion: string;
-  /** The cached objects, when asked for. */
-  objects?: T[];
-}
-
-/** What an error callback learns besides the error. */
-export interface InformerErrorContext {
-  /** How the error is filed. */
-  kind: ErrorKind;
-  /** Where it happened. */
-  phase: "list" | "stream" | "watch" | "handler";
-  /** Delay before the next attempt, in ms (0 for handler errors). */
-  retryInMs: number;
-}
-
-/** Options of {@linkcode SharedInformer.events} and {@linkcode SharedInformer.addEventHandler}. */
-export interface ListenerOptions {
-  /** Ends the iteration / removes the handler. @default undefined */
-  signal?: AbortSignal | undefined;
-  /** `"grow"` keeps every event; `"coalesce"` merges pending events per key. @default "grow" */
-  overflow?: OverflowPolicy | undefined;
-  /** Resync period of this listener in ms (0 = never). @default the informer's resyncPeriodMs */
-  resyncPeriodMs?: number | undefined;
-  /**
-   * Deliver the current cache as `add` events first. @default true, except for an informer
-   * created with `resumeFrom`, whose seeded objects count as already seen
-   */
-  replayCache?: boolean | undefined;
-}
-
-/** Options of {@linkcode SharedInformer.events}. */
-export interface EventsOptions extends ListenerOptions {
-  /**
-   * `"current"`: a catch-up run. Learn the server's current resource version (a cheap
-   * consistent `limit=1` list) and end the iteration once everything up to it has been
-   * delivered. Resource versions are compared as decimal integers (by length, then lexically);
-   * when they are not numeric, the first bookmark or event after the start counts as current.
-   * @default undefined (run until stopped)
-   */
-  until?: "current" | undefined;
-}
-
-/**
- * Callbacks of {@linkcode SharedInformer.addEventHandler}. A callback may return a promise: the
- * next event for this handler waits for it (other listeners are not held up).
- */
-export interface EventHandler<T extends KubeObject = KubeObject> {
-  /** A new object; `isInInitialList` for the handler's initial population. */
-  onAdd?(object: T, isInInitialList: boolean): void | Promise<void>;
-  /** `newObject` replaced `oldObject` (the same object on a resync). */
-  onUpdate?(oldObject: T, newObject: T): void | Promise<void>;
-  /** `object` is the last known state; `finalStateUnknown` when inferred from a relist. */
-  onDelete?(object: T, finalStateUnknown: boolean): void | Promise<void>;
-  /** The handler has received its whole initial population. */
-  onSynced?(): void | Promise<void>;
-}
-
-/** Handle returned by {@linkcode SharedInformer.addEventHandler}. */
-export interface HandlerRegistration {
-  /** True once this handler has been called for every object of its initial population. */
-  hasSynced(): boolean;
-  /**
-   * Resolves once {@linkcode HandlerRegistration.hasSynced} is true. Rejects with the signal's
-   * reason on abort, or with an Error if the handler is removed (or the informer stops) first.
-   */
-  waitForSync(options?: { signal?: AbortSignal | undefined }): Promise<void>;
-  /** Stops delivering to this handler. */
-  remove(): void;
-}
-
-/** One listener in {@linkcode InformerHealth}. */
-export interface ListenerHealth {
-  /** Events waiting for the consumer. */
-  backlog: number;
-  /** Largest backlog seen. */
-  highWater: number;
-  /** Whether the listener has taken its `synced` marker. */
-  synced: boolean;
-  /** Overflow policy. */
-  overflow: OverflowPolicy;
-}
-
-/** Snapshot returned by {@linkcode SharedInformer.health}. */
-export interface InformerHealth {
-  /** `idle` (not started), `listing`, `watching`, `backing-off`, `stopped`. */
-  state: ReflectorState;
-  /** Whether the informer's cache holds a complete list. */
-  synced: boolean;
-  /** The resource version the cache is at. */
-  lastSyncResourceVersion: string | undefined;
-  /** Objects cached. */
-  objects: number;
-  /** Clock time of the last watch event. */
-  lastEventAt: number | undefined;
-  /** Clock time of the last bookmark. */
-  lastBookmarkAt: number | undefined;
-  /** Completed lists (streaming lists included). */
-  lists: number;
-  /** Lists after the first. */
-  relists: number;
-  /** Watches opened after the first. */
-  watchRestarts: number;
-  /** Watch events received. */
-  events: number;
-  /** Errors by kind. */
-  errors: Partial<Record<ErrorKind, number>>;
-  /** The last error. */
-  lastError: { kind: ErrorKind; message: string; at: number } | undefined;
-  /**
-   * True when nothing (no event, bookmark or list) has arrived for longer than the inactivity
-   * limit, even across reconnects: the informer is running but learning nothing.
-   */
-  stalled: boolean;
-  /** Each listener's backlog. */
-  listeners: ListenerHealth[];
-}
+export type { EventHandler, HandlerRegistration } from "./event_handler.ts";
+export type { InformerCheckpoint } from "./checkpoint.ts";
+export type { InformerHealth, ListenerHealth } from "./informer_health.ts";
+export type { InformerMetrics } from "./informer_metrics.ts";
+export type {
+  EventsOptions,
+  InformerErrorContext,
+  InformerOptions,
+  ListenerOptions,
+} from "./informer_options.ts";
 
 /**
  * Keeps a local cache of one resource in step with the API server and tells listeners what
@@ -269,6 +72,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
   readonly lister: Lister<T>;
   #client: KubeClient;
   #options: InformerOptions<T>;
+  #defaults: ResolvedInformerDefaults;
   #clock: Clock;
   #indexer: Indexer<T>;
   #fifo: DeltaFIFO<T>;
@@ -296,9 +100,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
 
   /** Use {@linkcode createInformer}. */
   constructor(client: KubeClient, options: InformerOptions<T>) {
-    validateOptions(options);
+    validateInformerOptions(options);
     this.#client = client;
     this.#options = options;
+    const defaults = informerDefaults(options);
+    this.#defaults = defaults;
     this.#clock = options.clock ?? systemClock;
     this.#indexer = new Indexer<T>(options.indexers ?? {});
     this.store = this.#indexer;
@@ -324,15 +130,15 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       namespace: options.namespace,
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
-      pageSize: options.pageSize ?? 500,
-      initialList: options.initialList ?? "list",
+      pageSize: defaults.pageSize,
+      initialList: defaults.initialList,
       clock: this.#clock,
       backoff: isBackoff(backoff)
         ? backoff
         : exponentialBackoff(this.#clock, { random, ...backoff }),
       random,
-      inactivityTimeoutMs: options.inactivityTimeoutMs ?? 150_000,
-      initialEventsTimeoutMs: options.initialEventsTimeoutMs ?? 10_000,
+      inactivityTimeoutMs: defaults.inactivityTimeoutMs,
+      initialEventsTimeoutMs: defaults.initialEventsTimeoutMs,
       maxLineLength: options.maxLineLength,
       transform: options.transform ?? ((o: KubeObject) => o as T),
       sink: {
@@ -442,17 +248,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     if (rv === undefined || !this.#synced) {
       throw new Error("checkpoint() needs a synced informer (call after waitForSync())");
     }
-    const o = this.#options;
-    const cp: InformerCheckpoint<T> = {
-      version: 1,
-      resource: resourceKey(o.resource),
-      namespace: o.namespace ?? "",
-      labelSelector: o.labelSelector ?? "",
-      fieldSelector: o.fieldSelector ?? "",
-      resourceVersion: rv,
-    };
-    if (options.includeObjects) cp.objects = this.#indexer.list();
-    return cp;
+    return makeCheckpoint(
+      this.#options,
+      rv,
+      options.includeObjects ? this.#indexer.list() : undefined,
+    );
   }
 
   /** Same as {@linkcode SharedInformer.stop}, for `await using`. */
@@ -517,62 +317,19 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     };
     signal?.addEventListener("abort", finish, { once: true });
     if (signal?.aborted) finish();
-    // Catch-up run: the resource version to reach, learned once at the start.
-    const catchUp = options.until === "current";
-    let goal: string | undefined;
-    let goalError: { error: unknown } | undefined;
-    let goalSettled: Promise<void> | undefined;
-    if (catchUp && !listener.closed) {
-      goalSettled = this.#currentResourceVersion(signal).then(
-        (rv) => void (goal = rv),
-        (error) => void (goalError = { error }),
-      );
-    }
-    const startRV = this.#reflector.resourceVersion;
-    let eventWait: Promise<void> | undefined;
-    let rvWait: Promise<void> | undefined;
-    const reached = (): boolean => {
-      if (goal === undefined) return false;
-      const rv = this.#reflector.resourceVersion;
-      if (!this.#synced || rv === undefined) return false;
-      const cmp = compareResourceVersions(rv, goal);
-      return cmp === undefined ? rv !== startRV : cmp >= 0;
-    };
-    const done: IteratorReturnResult<undefined> = { done: true, value: undefined };
-    const iterator: AsyncIterableIterator<InformerEvent<T>> = {
-      next: async (): Promise<IteratorResult<InformerEvent<T>>> => {
-        for (;;) {
-          const value = listener.shift();
-          if (value !== undefined) return { done: false, value };
-          if (listener.closed || (catchUp && reached())) {
-            finish();
-            return done;
-          }
-          if (goalError !== undefined) {
-            finish();
-            throw goalError.error;
-          }
-          if (!catchUp) await listener.wait();
-          else {
-            // Reuse pending waits across turns, so nothing piles up between events.
-            eventWait ??= listener.wait().then(() => void (eventWait = undefined));
-            rvWait ??= this.#resourceVersionMoved().then(() => void (rvWait = undefined));
-            const waits = [eventWait, rvWait];
-            if (goal === undefined && goalSettled !== undefined) waits.push(goalSettled);
-            await Promise.race(waits);
-          }
+    const iterator = eventsIterator(
+      listener,
+      finish,
+      signal,
+      options.until === "current"
+        ? {
+          currentResourceVersion: (s) => this.#currentResourceVersion(s),
+          resourceVersion: () => this.#reflector.resourceVersion,
+          synced: () => this.#synced,
+          resourceVersionMoved: () => this.#resourceVersionMoved(),
         }
-      },
-      return: (): Promise<IteratorResult<InformerEvent<T>>> => {
-        finish();
-        return Promise.resolve(done);
-      },
-      // No closure here may capture `iterator`: the abort listener and the listener's wake-ups
-      // would then keep a dropped iterator alive, and the registry could never remove it.
-      [Symbol.asyncIterator](): AsyncIterableIterator<InformerEvent<T>> {
-        return this;
-      },
-    };
+        : undefined,
+    );
     if (!listener.closed) this.#abandoned?.register(iterator, listener, listener);
     return iterator;
   }
@@ -606,38 +363,12 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       this.#removeListener(listener);
     };
     signal?.addEventListener("abort", remove, { once: true });
-    let running = false;
-    const syncWaiters = new Set<() => void>();
-    const pump = async (): Promise<void> => {
-      if (running) return;
-      running = true;
-      try {
-        for (;;) {
-          const ev = listener.shift();
-          if (ev === undefined) break;
-          try {
-            const r = dispatch(handler, ev);
-            if (r !== undefined) await r;
-          } catch (error) {
-            this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 });
-          }
-          if (ev.type === "synced") { for (const wake of syncWaiters) wake(); }
-        }
-      } finally {
-        running = false;
-      }
-      if (!listener.closed) listener.onWake(() => void pump());
-      else for (const wake of syncWaiters) wake();
-    };
-    void pump();
-    const waitForSync = (options: { signal?: AbortSignal | undefined } = {}): Promise<void> =>
-      waitFor(
-        syncWaiters,
-        () => listener.synced ? "done" : listener.closed ? "failed" : "pending",
-        "event handler removed before it synced",
-        options.signal,
-      );
-    return { hasSynced: () => listener.synced, waitForSync, remove };
+    return attachHandler(
+      listener,
+      handler,
+      (error) => this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
+      remove,
+    );
   }
 
   /** Resolves when the resource version next moves (or the informer stops). */
@@ -665,7 +396,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
   health(): InformerHealth {
     const s = this.#reflector.stats;
     const now = this.#clock.now();
-    const limit = this.#options.inactivityTimeoutMs ?? 150_000;
+    const limit = this.#defaults.inactivityTimeoutMs;
     return {
       state: s.state,
       synced: this.#synced,
@@ -701,12 +432,9 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
   }
 
   #addListener(options: ListenerOptions): Listener<T> {
+    validateListenerOptions(options);
     const overflow = options.overflow ?? "grow";
-    if (overflow !== "grow" && overflow !== "coalesce") {
-      throw new TypeError(`overflow must be "grow" or "coalesce", got ${JSON.stringify(overflow)}`);
-    }
-    const resync = options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0;
-    checkNonNegative("resyncPeriodMs", resync);
+    const resync = options.resyncPeriodMs ?? this.#defaults.resyncPeriodMs;
     const listener = new Listener<T>(overflow, resync);
     if (this.#stopped) {
       listener.close();
@@ -763,55 +491,18 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
   }
 
   #handleDeltas(key: string, deltas: Delta<T>[]): void {
-    const initial = !this.#synced;
-    for (const delta of deltas) {
-      const old = this.#indexer.get(key);
-      const object = delta.object;
-      if (delta.type === "Deleted") {
-        // A delete for a key the cache never held still reaches listeners: a consumer resumed
-        // from a checkpoint without objects may know it (tombstones always have `old`).
-        if (old === undefined) {
-          if (!delta.finalStateUnknown) {
-            this.#notify({ type: "delete", object, finalStateUnknown: false });
-          }
-          continue;
-        }
-        this.#indexer.delete(key);
-        const last = delta.finalStateUnknown ? old : object;
-        this.#notify({
-          type: "delete",
-          object: last,
-          finalStateUnknown: delta.finalStateUnknown === true,
-        });
-        continue;
-      }
-      if (delta.type === "Sync") {
-        if (old === undefined) continue;
-        const targets = this.#syncing;
-        const ev: InformerEvent<T> = { type: "update", object: old, oldObject: old };
-        if (targets !== undefined) { for (const l of targets) l.push(ev); }
-        continue;
-      }
-      if (
-        delta.type === "Replaced" && old !== undefined &&
-        old.metadata.uid === object.metadata.uid &&
-        old.metadata.resourceVersion !== undefined &&
-        old.metadata.resourceVersion === object.metadata.resourceVersion
-      ) {
-        continue; // a relist found it unchanged: nothing to tell, keep the shared object
-      }
-      this.#indexer.set(object, key);
-      if (old === undefined) {
-        this.#notify({ type: "add", object, isInInitialList: initial });
-      } else if (
-        old.metadata.uid !== object.metadata.uid && old.metadata.uid && object.metadata.uid
-      ) {
-        // Deleted and re-created under the same name while we were not looking.
-        this.#notify({ type: "delete", object: old, finalStateUnknown: true });
-        this.#notify({ type: "add", object, isInInitialList: initial });
-      } else {
-        this.#notify({ type: "update", object, oldObject: old });
-      }
+    const old = this.#indexer.get(key);
+    const { cached, events } = processDeltas(old, deltas, !this.#synced);
+    if (cached !== old) {
+      // An index function that throws leaves the cache as it was, and nobody is told.
+      if (cached === undefined) this.#indexer.delete(key);
+      else this.#indexer.set(cached, key);
+    }
+    for (const event of events) {
+      if (event.type === "update" && event.object === event.oldObject) {
+        const due = this.#syncing; // a resync: only the listeners due for one
+        if (due !== undefined) { for (const l of due) l.push(event); }
+      } else this.#notify(event);
     }
   }
 
@@ -853,113 +544,6 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       }
     }
     this.#scheduleResync();
-  }
-}
-
-function dispatch<T extends KubeObject>(
-  handler: EventHandler<T>,
-  ev: InformerEvent<T>,
-): void | Promise<void> {
-  switch (ev.type) {
-    case "add":
-      return handler.onAdd?.(ev.object, ev.isInInitialList);
-    case "update":
-      return handler.onUpdate?.(ev.oldObject, ev.object);
-    case "delete":
-      return handler.onDelete?.(ev.object, ev.finalStateUnknown);
-    case "synced":
-      return handler.onSynced?.();
-  }
-}
-
-/** Wraps every hook so a throwing one is reported instead of breaking the informer. */
-function guardMetrics(
-  metrics: InformerMetrics | undefined,
-  report: (error: unknown) => void,
-): InformerMetrics | undefined {
-  if (metrics === undefined) return undefined;
-  const guarded: InformerMetrics = {};
-  const names: (keyof InformerMetrics)[] = [
-    "onList",
-    "onWatchEvent",
-    "onRelist",
-    "onReconnect",
-    "onDecodeError",
-    "onListenerBacklog",
-  ];
-  for (const name of names) {
-    const hook = metrics[name] as ((...args: unknown[]) => void) | undefined;
-    if (typeof hook !== "function") continue;
-    (guarded as Record<string, (...args: unknown[]) => void>)[name] = (...args) => {
-      try {
-        hook.apply(metrics, args);
-      } catch (error) {
-        report(error);
-      }
-    };
-  }
-  return guarded;
-}
-
-function checkCheckpoint<T extends KubeObject>(
-  cp: InformerCheckpoint<T>,
-  o: InformerOptions<T>,
-): void {
-  if (
-    typeof cp !== "object" || cp === null || cp.version !== 1 ||
-    typeof cp.resourceVersion !== "string"
-  ) {
-    throw new TypeError(
-      `resumeFrom is not a kinformer checkpoint: ${JSON.stringify(cp)?.slice(0, 100)}`,
-    );
-  }
-  const mine = [
-    resourceKey(o.resource),
-    o.namespace ?? "",
-    o.labelSelector ?? "",
-    o.fieldSelector ?? "",
-  ];
-  const theirs = [cp.resource, cp.namespace, cp.labelSelector, cp.fieldSelector];
-  if (mine.join("|") !== theirs.join("|")) {
-    throw new TypeError(`resumeFrom was taken for ${theirs.join("|")}, not ${mine.join("|")}`);
-  }
-}
-
-function isBackoff(b: Backoff | BackoffOptions | undefined): b is Backoff {
-  return b !== undefined && typeof (b as Backoff).next === "function";
-}
-
-function checkNonNegative(name: string, value: unknown): void {
-  if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) {
-    throw new RangeError(`${name} must be a non-negative number, got ${String(value)}`);
-  }
-}
-
-function validateOptions<T extends KubeObject>(o: InformerOptions<T>): void {
-  if (typeof o !== "object" || o === null) throw new TypeError("informer options are required");
-  const r = o.resource;
-  if (typeof r !== "object" || r === null || typeof r.resource !== "string" || !r.version) {
-    throw new TypeError(`resource must be a ResourceDescriptor, got ${JSON.stringify(r)}`);
-  }
-  if (o.namespace !== undefined && o.namespace !== "" && !r.namespaced) {
-    throw new TypeError(
-      `namespace ${JSON.stringify(o.namespace)} given for cluster-scoped ${r.resource}`,
-    );
-  }
-  if (o.pageSize !== undefined && !(Number.isInteger(o.pageSize) && o.pageSize > 0)) {
-    throw new RangeError(`pageSize must be a positive integer, got ${o.pageSize}`);
-  }
-  const modes = ["list", "stream", "auto"];
-  if (o.initialList !== undefined && !modes.includes(o.initialList)) {
-    throw new TypeError(
-      `initialList must be one of ${modes.join(", ")}, got ${JSON.stringify(o.initialList)}`,
-    );
-  }
-  for (const name of ["resyncPeriodMs", "inactivityTimeoutMs", "initialEventsTimeoutMs"] as const) {
-    if (o[name] !== undefined) checkNonNegative(name, o[name]);
-  }
-  if (o.transform !== undefined && typeof o.transform !== "function") {
-    throw new TypeError("transform must be a function");
   }
 }
 

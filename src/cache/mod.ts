@@ -28,6 +28,13 @@ export type {
   ListenerHealth,
   ListenerOptions,
 } from "./informer.ts";
+export {
+  DEFAULT_INACTIVITY_TIMEOUT_MS,
+  DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
+  DEFAULT_PAGE_SIZE,
+} from "./informer_options.ts";
+export { processDeltas } from "./process_deltas.ts";
+export type { DeltaOutcome } from "./process_deltas.ts";
 export { SharedInformerFactory } from "./factory.ts";
 export type { InformerForOptions, SharedInformerFactoryOptions } from "./factory.ts";
 export type { InformerEvent, OverflowPolicy } from "./informer_event.ts";

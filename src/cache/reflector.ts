@@ -224,7 +224,7 @@ export class Reflector<T extends KubeObject> {
   async #backOff(delay: number, signal: AbortSignal): Promise<void> {
     this.stats.state = "backing-off";
     try {
-      await sleep(delay, this.#o.clock, signal);
+      await sleep(delay, { clock: this.#o.clock, signal });
     } catch {
       // aborted: the loop condition ends the run
     }

@@ -11,7 +11,7 @@ import { resourcePath } from "./resource.ts";
 import type { ResourceDescriptor } from "./resource.ts";
 import { isStatus } from "./types.ts";
 import type { KubeList, KubeObject, Status } from "./types.ts";
-import { describeValue, isRecord } from "../util/values.ts";
+import { describeValue, isRecord, truncate } from "../util/values.ts";
 import { abortable } from "../util/abort.ts";
 
 /**
@@ -981,11 +981,7 @@ function parseStatus(text: string): Status | undefined {
 
 /** The first {@linkcode BODY_SNIPPET_LENGTH} characters, never ending on half a surrogate pair. */
 function snippet(text: string): string {
-  if (text.length <= BODY_SNIPPET_LENGTH) return text;
-  let cut = text.slice(0, BODY_SNIPPET_LENGTH);
-  const last = cut.charCodeAt(cut.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) cut = cut.slice(0, -1);
-  return cut;
+  return truncate(text, BODY_SNIPPET_LENGTH);
 }
 
 /**

@@ -4,6 +4,7 @@
  * Also home of {@linkcode SelectorParseError}, shared with field selectors.
  * @module
  */
+import { labelKeyProblem, labelValueProblem } from "./_label_syntax.ts";
 
 /**
  * A label or field selector could not be parsed or is invalid.
@@ -51,50 +52,7 @@ export interface LabelRequirement {
   readonly values: readonly string[];
 }
 
-const NAME_RE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const INTEGER_RE = /^-?[0-9]+$/;
-
-/** Why `key` is not a valid qualified label key, or `undefined` when it is. */
-export function _labelKeyProblem(key: string): string | undefined {
-  if (key === "") return "a label key must not be empty";
-  const slash = key.indexOf("/");
-  let name = key;
-  if (slash >= 0) {
-    const prefix = key.slice(0, slash);
-    name = key.slice(slash + 1);
-    if (prefix === "") return `prefix part of label key ${JSON.stringify(key)} must not be empty`;
-    if (prefix.length > 253 || !DNS_SUBDOMAIN_RE.test(prefix)) {
-      return `prefix part of label key ${
-        JSON.stringify(key)
-      } must be a lowercase DNS subdomain of at most 253 characters`;
-    }
-  }
-  if (name === "") return `name part of label key ${JSON.stringify(key)} must not be empty`;
-  if (name.length > 63) {
-    return `name part of label key ${JSON.stringify(key)} must be no more than 63 characters`;
-  }
-  if (!NAME_RE.test(name)) {
-    return `name part of label key ${
-      JSON.stringify(key)
-    } must consist of alphanumerics, '-', '_' or '.', and start and end with an alphanumeric`;
-  }
-  return undefined;
-}
-
-/** Why `value` is not a valid label value, or `undefined` when it is. */
-export function _labelValueProblem(value: string): string | undefined {
-  if (value === "") return undefined;
-  if (value.length > 63) {
-    return `label value ${JSON.stringify(value)} must be no more than 63 characters`;
-  }
-  if (!NAME_RE.test(value)) {
-    return `label value ${
-      JSON.stringify(value)
-    } must be empty or consist of alphanumerics, '-', '_' or '.', and start and end with an alphanumeric`;
-  }
-  return undefined;
-}
 
 interface CompiledRequirement extends LabelRequirement {
   readonly set: ReadonlySet<string> | undefined;
@@ -287,12 +245,12 @@ export function parseLabelSelector(text: string): LabelSelector {
     t: Token,
   ): string => (t.kind === "end" ? "end of input" : JSON.stringify(t.text));
   const checkKey = (t: Token): string => {
-    const problem = _labelKeyProblem(t.text);
+    const problem = labelKeyProblem(t.text);
     if (problem !== undefined) fail(t, problem);
     return t.text;
   };
   const checkValue = (t: Token): string => {
-    const problem = _labelValueProblem(t.text);
+    const problem = labelValueProblem(t.text);
     if (problem !== undefined) fail(t, problem);
     return t.text;
   };
@@ -417,19 +375,17 @@ export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSel
     throw new SelectorParseError(text(), -1, problem);
   };
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
-    const problem = _labelKeyProblem(key) ??
-      (typeof value === "string"
-        ? _labelValueProblem(value)
-        : "matchLabels values must be strings");
+    const problem = labelKeyProblem(key) ??
+      (typeof value === "string" ? labelValueProblem(value) : "matchLabels values must be strings");
     if (problem !== undefined) fail(problem);
     requirements.push({ key, operator: "=", values: [value] });
   }
   for (const expr of selector.matchExpressions ?? []) {
-    const keyProblem = _labelKeyProblem(String(expr?.key ?? ""));
+    const keyProblem = labelKeyProblem(String(expr?.key ?? ""));
     if (keyProblem !== undefined) fail(keyProblem);
     const values = expr.values ?? [];
     for (const v of values) {
-      const problem = typeof v === "string" ? _labelValueProblem(v) : "values must be strings";
+      const problem = typeof v === "string" ? labelValueProblem(v) : "values must be strings";
       if (problem !== undefined) fail(problem);
     }
     switch (expr.operator) {

@@ -56,12 +56,12 @@ export { BODY_SNIPPET_LENGTH, KubeApiError, KubeNetworkError } from "./errors.ts
 export type { KubeApiErrorOptions } from "./errors.ts";
 export {
   configmaps,
+  coreEvents,
   cronjobs,
   customresourcedefinitions,
   daemonsets,
   deployments,
   endpoints,
-  events,
   ingresses,
   jobs,
   leases,
@@ -95,7 +95,6 @@ export type {
   WriteOptions,
 } from "./kube_client.ts";
 // The time source type of `KubeClientOptions.clock` (also exported by the cache module).
-export type { Clock, TimerHandle } from "../util/clock.ts";
 export {
   LabelSelector,
   labelSelectorFromObject,

@@ -125,15 +125,17 @@ export const services: ResourceDescriptor = core("services", "Service", true);
 export const endpoints: ResourceDescriptor = core("endpoints", "Endpoints", true);
 
 /**
- * Core `v1` Events (namespaced; the older core API, not `events.k8s.io`).
+ * Core `v1` Events (namespaced; the older core API, not `events.k8s.io`). Named `coreEvents`
+ * so it is not mistaken for an informer's `events()` stream.
  *
  * @example
  * ```ts
- * import { events, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(events)); // "/api/v1/events"
+ * import { coreEvents, resourcePath } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
+ * assert.equal(resourcePath(coreEvents), "/api/v1/events");
  * ```
  */
-export const events: ResourceDescriptor = core("events", "Event", true);
+export const coreEvents: ResourceDescriptor = core("events", "Event", true);
 
 /**
  * Core `v1` ServiceAccounts (namespaced).

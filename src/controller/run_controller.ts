@@ -8,13 +8,8 @@ import { objectKey } from "../cache/object_key.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
 import { abortable } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
-import { _reportError } from "../queue/_report_error.ts";
-import {
-  _checkClock,
-  _checkFunction,
-  _checkNumber,
-  _checkOptionsObject,
-} from "../queue/_validate.ts";
+import { reportError } from "../util/report_error.ts";
+import { checkClock, checkFunction, checkNumber, checkOptionsObject } from "../util/validate.ts";
 
 /**
  * Event callbacks the runner registers on an informer. The shape matches kinformer's shared
@@ -236,7 +231,7 @@ function checkSignal(value: unknown): void {
  * ```
  */
 export async function runController<O = unknown>(options: RunControllerOptions<O>): Promise<void> {
-  _checkOptionsObject(options, "runController");
+  checkOptionsObject(options, "runController");
   if (options === undefined) throw new TypeError("runController: options are required");
   if (!Array.isArray(options.informers)) {
     throw new TypeError("informers must be an array of informers");
@@ -253,11 +248,11 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
     throw new TypeError("reconcile must be a function");
   }
   checkSignal(options.signal);
-  _checkNumber(options.workers, "workers", { min: 1, integer: true });
-  _checkFunction(options.keyFor, "keyFor");
-  _checkFunction(options.onError, "onError");
-  _checkClock(options.clock, "clock");
-  _checkNumber(options.syncPollIntervalMs, "syncPollIntervalMs", {
+  checkNumber(options.workers, "workers", { min: 1, integer: true });
+  checkFunction(options.keyFor, "keyFor");
+  checkFunction(options.onError, "onError");
+  checkClock(options.clock, "clock");
+  checkNumber(options.syncPollIntervalMs, "syncPollIntervalMs", {
     min: 0,
     minExclusive: true,
   });
@@ -282,7 +277,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   let finished = false;
   const fail = (error: unknown): void => {
     if (finished) {
-      _reportError(error);
+      reportError(error);
       return;
     }
     failure ??= { error };
@@ -342,7 +337,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
     } else if (typeof informer.waitForSync === "function") {
       await abortable(informer.waitForSync({ signal: stop.signal }), stop.signal);
     }
-    while (!registration.hasSynced()) await sleep(pollMs, clock, stop.signal);
+    while (!registration.hasSynced()) await sleep(pollMs, { clock, signal: stop.signal });
   };
 
   const worker = async (): Promise<void> => {

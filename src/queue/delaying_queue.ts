@@ -4,8 +4,8 @@
  */
 import { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
 import { _ReadyHeap } from "./_min_heap.ts";
-import { _reportError } from "./_report_error.ts";
-import { _checkNumber } from "./_validate.ts";
+import { reportError } from "../util/report_error.ts";
+import { checkNumber } from "../util/validate.ts";
 import {
   WorkQueue,
   type WorkQueueMetrics,
@@ -70,14 +70,14 @@ export class DelayingQueue<T> extends WorkQueue<T> {
    * Throws `RangeError` for a delay that is NaN or infinite.
    */
   addAfter(item: T, delayMs: number): void {
-    _checkNumber(delayMs, "delayMs", { min: -Infinity });
+    checkNumber(delayMs, "delayMs", { min: -Infinity });
     if (this.shuttingDown) return;
     this.#retries++;
     if (this.#hooks?.onRetry !== undefined) {
       try {
         this.#hooks.onRetry(item);
       } catch (error) {
-        _reportError(error);
+        reportError(error);
       }
     }
     if (delayMs <= 0) {

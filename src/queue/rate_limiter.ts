@@ -4,7 +4,8 @@
  * @module
  */
 import { type Clock, systemClock } from "../util/clock.ts";
-import { _checkClock, _checkNumber, _checkOptionsObject, _checkRateLimiter } from "./_validate.ts";
+import { checkClock, checkNumber, checkOptionsObject } from "../util/validate.ts";
+import { describeValue } from "../util/values.ts";
 
 /**
  * Decides the delay before an item is retried.
@@ -64,9 +65,9 @@ export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
 
   /** Creates a limiter that tracks no item yet. */
   constructor(options: ItemExponentialFailureRateLimiterOptions = {}) {
-    _checkOptionsObject(options, "ItemExponentialFailureRateLimiter");
-    _checkNumber(options.baseDelayMs, "baseDelayMs", { min: 0 });
-    _checkNumber(options.maxDelayMs, "maxDelayMs", { min: 0 });
+    checkOptionsObject(options, "ItemExponentialFailureRateLimiter");
+    checkNumber(options.baseDelayMs, "baseDelayMs", { min: 0 });
+    checkNumber(options.maxDelayMs, "maxDelayMs", { min: 0 });
     this.#baseDelayMs = options.baseDelayMs ?? 5;
     this.#maxDelayMs = options.maxDelayMs ?? 1_000_000;
   }
@@ -134,10 +135,10 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
 
   /** Creates a limiter with a full bucket. */
   constructor(options: BucketRateLimiterOptions = {}) {
-    _checkOptionsObject(options, "BucketRateLimiter");
-    _checkNumber(options.qps, "qps", { min: 0, minExclusive: true, allowInfinity: true });
-    _checkNumber(options.burst, "burst", { min: 1, integer: true });
-    _checkClock(options.clock, "clock");
+    checkOptionsObject(options, "BucketRateLimiter");
+    checkNumber(options.qps, "qps", { min: 0, minExclusive: true, allowInfinity: true });
+    checkNumber(options.burst, "burst", { min: 1, integer: true });
+    checkClock(options.clock, "clock");
     this.#qps = options.qps ?? 10;
     this.#burst = options.burst ?? 100;
     this.#clock = options.clock ?? systemClock;
@@ -191,7 +192,7 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
     if (limiters.length === 0) {
       throw new RangeError("MaxOfRateLimiter needs at least one limiter, got 0");
     }
-    limiters.forEach((limiter, i) => _checkRateLimiter(limiter, `limiters[${i}]`));
+    limiters.forEach((limiter, i) => checkRateLimiter(limiter, `limiters[${i}]`));
     this.#limiters = [...limiters];
   }
 
@@ -228,9 +229,24 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
  * ```
  */
 export function defaultControllerRateLimiter<T>(clock: Clock = systemClock): RateLimiter<T> {
-  _checkClock(clock, "clock");
+  checkClock(clock, "clock");
   return new MaxOfRateLimiter<T>(
     new ItemExponentialFailureRateLimiter<T>({ baseDelayMs: 5, maxDelayMs: 1_000_000 }),
     new BucketRateLimiter<T>({ qps: 10, burst: 100, clock }),
   );
+}
+
+/** Throws unless `value` has the methods of a `RateLimiter`. */
+export function checkRateLimiter(value: unknown, option: string): void {
+  const l = value as { when?: unknown; forget?: unknown; numRequeues?: unknown } | null;
+  if (
+    typeof l !== "object" || l === null || typeof l.when !== "function" ||
+    typeof l.forget !== "function" || typeof l.numRequeues !== "function"
+  ) {
+    throw new TypeError(
+      `${option} must be a RateLimiter with when(), forget() and numRequeues(), got ${
+        describeValue(value)
+      }`,
+    );
+  }
 }

@@ -4,9 +4,12 @@
  * @module
  */
 import { systemClock } from "../util/clock.ts";
-import { _checkRateLimiter } from "./_validate.ts";
 import { DelayingQueue, type DelayingQueueOptions } from "./delaying_queue.ts";
-import { defaultControllerRateLimiter, type RateLimiter } from "./rate_limiter.ts";
+import {
+  checkRateLimiter,
+  defaultControllerRateLimiter,
+  type RateLimiter,
+} from "./rate_limiter.ts";
 
 /** Options of {@linkcode RateLimitingQueue}. */
 export interface RateLimitingQueueOptions<T> extends DelayingQueueOptions<T> {
@@ -46,7 +49,7 @@ export class RateLimitingQueue<T> extends DelayingQueue<T> {
   /** Creates an empty queue. */
   constructor(options: RateLimitingQueueOptions<T> = {}) {
     super(options);
-    if (options.rateLimiter !== undefined) _checkRateLimiter(options.rateLimiter, "rateLimiter");
+    if (options.rateLimiter !== undefined) checkRateLimiter(options.rateLimiter, "rateLimiter");
     this.#limiter = options.rateLimiter ??
       defaultControllerRateLimiter<T>(options.clock ?? systemClock);
   }

@@ -5,8 +5,8 @@
  */
 import { type Clock, systemClock } from "../util/clock.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
-import { _reportError } from "./_report_error.ts";
-import { _checkClock, _checkFunction, _checkOptionsObject, _checkString } from "./_validate.ts";
+import { reportError } from "../util/report_error.ts";
+import { checkClock, checkFunction, checkOptionsObject, checkString } from "../util/validate.ts";
 
 /**
  * Callbacks a queue calls as items move through it, for feeding a metrics system without a
@@ -177,16 +177,16 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
 
   /** Creates an empty queue. */
   constructor(options: WorkQueueOptions<T> = {}) {
-    _checkOptionsObject(options, "WorkQueue");
-    _checkString(options.name, "name");
-    _checkClock(options.clock, "clock");
+    checkOptionsObject(options, "WorkQueue");
+    checkString(options.name, "name");
+    checkClock(options.clock, "clock");
     const hooks = options.metrics;
-    _checkOptionsObject(hooks, "metrics");
+    checkOptionsObject(hooks, "metrics");
     if (hooks !== undefined) {
-      _checkFunction(hooks.onAdd, "metrics.onAdd");
-      _checkFunction(hooks.onGet, "metrics.onGet");
-      _checkFunction(hooks.onDone, "metrics.onDone");
-      _checkFunction(hooks.onRetry, "metrics.onRetry");
+      checkFunction(hooks.onAdd, "metrics.onAdd");
+      checkFunction(hooks.onGet, "metrics.onGet");
+      checkFunction(hooks.onDone, "metrics.onDone");
+      checkFunction(hooks.onRetry, "metrics.onRetry");
     }
     this.#name = options.name ?? "";
     this.#clock = options.clock ?? systemClock;
@@ -356,7 +356,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     try {
       fn.apply(this.#hooks, args);
     } catch (error) {
-      _reportError(error);
+      reportError(error);
     }
   }
 

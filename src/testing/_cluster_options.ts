@@ -3,6 +3,7 @@
  * @module
  */
 import { type Clock, systemClock } from "../util/clock.ts";
+import { checkNumber } from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
 import type { RecordedRequest } from "./_request_log.ts";
 import { DEFAULT_MAX_JSON_DEPTH } from "./_servable.ts";
@@ -125,14 +126,8 @@ export interface ResolvedClusterOptions {
 }
 
 function integerAtLeast(min: 0 | 1, option: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < min) {
-    throw new RangeError(
-      `${option} must be a ${min === 1 ? "positive" : "non-negative"} integer, got ${
-        describeValue(value)
-      }`,
-    );
-  }
-  return value;
+  checkNumber(value, option, { min, integer: true });
+  return value as number;
 }
 
 function positiveInteger(option: string, value: unknown): number {

@@ -5,7 +5,7 @@
  * (uids, generation, conflicts, finalizers).
  * @module
  */
-import { _labelKeyProblem, _labelValueProblem } from "../client/label_selector.ts";
+import { labelKeyProblem, labelValueProblem } from "../client/_label_syntax.ts";
 import type { KubeObject } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Rng } from "./_rng.ts";
@@ -295,8 +295,8 @@ export class Store {
         const problem = typeof v !== "string"
           ? "value must be a string"
           : field === "labels"
-          ? _labelKeyProblem(k) ?? _labelValueProblem(v)
-          : _labelKeyProblem(k);
+          ? labelKeyProblem(k) ?? labelValueProblem(v)
+          : labelKeyProblem(k);
         if (problem !== undefined) {
           problems.push({
             reason: "FieldValueInvalid",

@@ -6,6 +6,7 @@
 import type { ResourceDescriptor } from "../client/resource.ts";
 import type { Chunking } from "./_channel.ts";
 import { resourceId } from "./_resources.ts";
+import { checkNumber } from "../util/validate.ts";
 
 /** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
 export type RequestVerb =
@@ -123,10 +124,8 @@ export interface FaultTarget {
 }
 
 function checkCount(option: string, value: unknown): number {
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new RangeError(`${option} must be a non-negative integer, got ${String(value)}`);
-  }
-  return value;
+  checkNumber(value, option, { min: 0, integer: true });
+  return value as number;
 }
 
 function chunkingOf(
@@ -136,14 +135,8 @@ function chunkingOf(
 ): Chunking {
   const maxChunkBytes = options?.maxChunkBytes ?? defaultBytes;
   const delayMs = options?.delayMs ?? defaultDelayMs;
-  if (!Number.isInteger(maxChunkBytes) || maxChunkBytes < 1) {
-    throw new RangeError(
-      `options.maxChunkBytes must be a positive integer, got ${String(maxChunkBytes)}`,
-    );
-  }
-  if (typeof delayMs !== "number" || !(delayMs >= 0) || !Number.isFinite(delayMs)) {
-    throw new RangeError(`options.delayMs must be a non-negative number, got ${String(delayMs)}`);
-  }
+  checkNumber(maxChunkBytes, "options.maxChunkBytes", { min: 1, integer: true });
+  checkNumber(delayMs, "options.delayMs", { min: 0 });
   return { maxChunkBytes, delayMs };
 }
 
@@ -393,12 +386,5 @@ export class ClusterFaults {
     this.#drops = [];
     this.#omitInitialEventsEnd = false;
     this.#watchListDisabled = false;
-  }
-
-  /** Releases stalled requests on cluster shutdown (they are then answered 503). */
-  _releaseAll(): void {
-    const waiters = [...this.#stallWaiters];
-    this.#stallWaiters.clear();
-    for (const w of waiters) w();
   }
 }

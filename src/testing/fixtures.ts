@@ -277,17 +277,3 @@ export function widgetFixture(index: number, options?: FixtureOptions): KubeObje
     status: { ready: index % 2 === 0 },
   };
 }
-
-/** The default fixture builder for a kind (pods for anything unknown). */
-export function _fixtureFor(kind: string): (index: number, options?: FixtureOptions) => KubeObject {
-  switch (kind) {
-    case "ConfigMap":
-      return configMapFixture;
-    case "Namespace":
-      return namespaceFixture;
-    case "Widget":
-      return widgetFixture;
-    default:
-      return podFixture;
-  }
-}

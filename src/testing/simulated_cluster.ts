@@ -22,16 +22,10 @@ import { resourceId, type ResourceInfo, SERVED_RESOURCES } from "./_resources.ts
 import { Rng } from "./_rng.ts";
 import { objectKey, type ResourceState, Store } from "./_store.ts";
 import { findObject } from "./_writes.ts";
-import {
-  _Churner,
-  _startChurn,
-  type ChurnHandle,
-  type ChurnOptions,
-  type ChurnStats,
-  type StartChurnOptions,
-} from "./churn.ts";
+import { Churner, startChurn } from "./_churner.ts";
+import type { ChurnHandle, ChurnOptions, ChurnStats, StartChurnOptions } from "./churn.ts";
 import { ClusterFaults } from "./faults.ts";
-import { _fixtureFor } from "./fixtures.ts";
+import { fixtureFor } from "./_fixture_for.ts";
 
 export type { SimulatedClusterOptions } from "./_cluster_options.ts";
 export { LOOPBACK_ORIGINS } from "./_cors.ts";
@@ -213,7 +207,7 @@ export class SimulatedCluster implements Disposable {
       else w.close();
     }
     for (const c of [...this.#channels]) c.shutdown();
-    this.faults._releaseAll();
+    this.faults.reset(); // waiting (stalled) requests are released and answered 503
   }
 
   /** Same as {@linkcode SimulatedCluster.close}. */
@@ -331,7 +325,7 @@ export class SimulatedCluster implements Disposable {
     if (!Number.isInteger(count) || count < 0) {
       throw new RangeError(`count must be a non-negative integer, got ${String(count)}`);
     }
-    const make = factory ?? _fixtureFor(state.info.desc.kind);
+    const make = factory ?? fixtureFor(state.info.desc.kind);
     const start = state.objects.size;
     for (let i = 0; i < count; i++) {
       this.#store.create(state, make(start + i), { writer: "control", adopt: true });
@@ -344,7 +338,7 @@ export class SimulatedCluster implements Disposable {
     if (!Number.isInteger(steps) || steps < 0) {
       throw new RangeError(`steps must be a non-negative integer, got ${String(steps)}`);
     }
-    const churner = new _Churner(this.#store, this.#state(options.resource), this.#rng, options);
+    const churner = new Churner(this.#store, this.#state(options.resource), this.#rng, options);
     for (let i = 0; i < steps; i++) churner.step();
     return { ...churner.stats };
   }
@@ -359,8 +353,8 @@ export class SimulatedCluster implements Disposable {
     if (typeof rate !== "number" || !(rate > 0) || !Number.isFinite(rate)) {
       throw new RangeError(`options.ratePerSecond must be a positive number, got ${String(rate)}`);
     }
-    const churner = new _Churner(this.#store, this.#state(options.resource), this.#rng, options);
-    const handle = _startChurn(churner, this.#clock, rate, options.signal, (h) => {
+    const churner = new Churner(this.#store, this.#state(options.resource), this.#rng, options);
+    const handle = startChurn(churner, this.#clock, rate, options.signal, (h) => {
       this.#churns.delete(h);
     });
     if (handle.running) this.#churns.add(handle);

@@ -3,6 +3,8 @@
  * @module
  */
 import type { Clock } from "./clock.ts";
+import { checkFunction, checkNumber } from "./validate.ts";
+import { describeValue } from "./values.ts";
 
 /** Options of {@linkcode exponentialBackoff}; defaults are client-go's reflector numbers. */
 export interface BackoffOptions {
@@ -63,24 +65,22 @@ export function exponentialBackoff(clock: Clock, options: BackoffOptions = {}): 
   const jitter = options.jitter ?? 1;
   const resetAfterMs = options.resetAfterMs ?? 120_000;
   const random = options.random ?? Math.random;
-  checkNumber("initialMs", initialMs, 0, true);
-  checkNumber("factor", factor, 1, true);
-  checkNumber("maxMs", maxMs, 0, true);
+  checkNumber(initialMs, "backoff.initialMs", { min: 0 });
+  checkNumber(factor, "backoff.factor", { min: 1 });
+  checkNumber(maxMs, "backoff.maxMs", { min: 0 });
   if (maxMs < initialMs) {
     throw new RangeError(`backoff.maxMs must be >= initialMs (${initialMs}), got ${maxMs}`);
   }
-  checkNumber("resetAfterMs", resetAfterMs, 0, false);
+  checkNumber(resetAfterMs, "backoff.resetAfterMs", { min: 0, allowInfinity: true });
   if (jitter !== "full" && jitter !== "none") {
     if (typeof jitter !== "number") {
       throw new TypeError(
-        `backoff.jitter must be "full", "none" or a number, got ${JSON.stringify(jitter)}`,
+        `backoff.jitter must be "full", "none" or a number, got ${describeValue(jitter)}`,
       );
     }
-    checkNumber("jitter", jitter, 0, true);
+    checkNumber(jitter, "backoff.jitter", { min: 0 });
   }
-  if (typeof random !== "function") {
-    throw new TypeError(`backoff.random must be a function, got ${typeof random}`);
-  }
+  checkFunction(random, "backoff.random");
   let current = initialMs;
   let lastFailure = -Infinity;
   return {
@@ -102,13 +102,3 @@ export function exponentialBackoff(clock: Clock, options: BackoffOptions = {}): 
 }
 
 /** Throws unless `value` is a number >= `min` (and finite when `finite`). */
-function checkNumber(name: string, value: unknown, min: number, finite: boolean): void {
-  if (typeof value !== "number") {
-    throw new TypeError(`backoff.${name} must be a number, got ${JSON.stringify(value)}`);
-  }
-  if (!(value >= min) || (finite && !Number.isFinite(value))) {
-    throw new RangeError(
-      `backoff.${name} must be a ${finite ? "finite " : ""}number >= ${min}, got ${value}`,
-    );
-  }
-}

@@ -42,11 +42,19 @@ export const systemClock: Clock = {
   clearTimeout: (h) => globalThis.clearTimeout(h as ReturnType<typeof globalThis.setTimeout>),
 };
 
+/** Options of {@linkcode sleep}. */
+export interface SleepOptions {
+  /** Time source. */
+  clock: Clock;
+  /** Rejects the sleep with its reason when it aborts. @default undefined */
+  signal?: AbortSignal | undefined;
+}
+
 /**
  * Resolves after `ms` on `clock`, or rejects with the signal's reason when it aborts first.
- * The timer and the abort listener are always released.
+ * The timer and the abort listener are always released. The one delay of the project.
  */
-export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, { clock, signal }: SleepOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const onAbort = (): void => {

@@ -16,3 +16,10 @@ export function describeValue(value: unknown): string {
   if (typeof value === "object" && value !== null) return "an object";
   return String(value);
 }
+
+/** The first `max` UTF-16 units of `text`, never ending on the first half of a surrogate pair. */
+export function truncate(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}

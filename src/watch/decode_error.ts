@@ -2,6 +2,7 @@
  * The error raised when a watch body is not the newline-delimited JSON event stream it should be.
  * @module
  */
+import { truncate } from "../util/values.ts";
 
 /** How many characters of the offending line {@linkcode WatchDecodeError.snippet} keeps. */
 const SNIPPET_LENGTH = 120;
@@ -62,7 +63,7 @@ export class WatchDecodeError extends Error {
   /** Builds the error; the message is derived from the options. */
   constructor(options: WatchDecodeErrorOptions) {
     const { kind, lineNumber, byteOffset, detail } = options;
-    const snippet = truncate(options.line);
+    const snippet = truncate(options.line, SNIPPET_LENGTH);
     const shown = JSON.stringify(snippet) + (snippet.length < options.line.length ? "..." : "");
     const where = `line ${lineNumber} (byte ${byteOffset})`;
     let what: string;
@@ -90,12 +91,4 @@ export class WatchDecodeError extends Error {
     this.byteOffset = byteOffset;
     this.snippet = snippet;
   }
-}
-
-/** The first SNIPPET_LENGTH characters, without a dangling half of a surrogate pair. */
-function truncate(text: string): string {
-  if (text.length <= SNIPPET_LENGTH) return text;
-  const last = text.charCodeAt(SNIPPET_LENGTH - 1);
-  const cut = last >= 0xd800 && last <= 0xdbff ? SNIPPET_LENGTH - 1 : SNIPPET_LENGTH;
-  return text.slice(0, cut);
 }

@@ -3,6 +3,7 @@
  * decoding text: bytes in, byte lines out.
  * @module
  */
+import { checkNumber } from "../util/validate.ts";
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -125,9 +126,7 @@ export class LineSplitter {
   /** Creates a splitter; see {@linkcode LineSplitterOptions}. */
   constructor(options: LineSplitterOptions = {}) {
     const max = options.maxLineLength ?? DEFAULT_MAX_LINE_LENGTH;
-    if (!Number.isSafeInteger(max) || max < 1) {
-      throw new RangeError(`maxLineLength must be a positive integer, got ${String(max)}`);
-    }
+    checkNumber(max, "maxLineLength", { min: 1, integer: true });
     this.#maxLineLength = max;
   }
 

@@ -1,20 +1,21 @@
 /**
- * Up-front checks for options objects; each error names the option and the bad value.
- * Internal to `src/queue/` and `src/controller/`.
+ * Up-front checks for options: each error names the option and describes the bad value
+ * (`TypeError` for the wrong kind of value, `RangeError` for a value out of range). The one
+ * validation dialect of the project. Internal.
  * @module
  */
 import type { Clock } from "../util/clock.ts";
 import { describeValue } from "../util/values.ts";
 
 /** Throws unless `value` is a plain object or `undefined`. */
-export function _checkOptionsObject(value: unknown, where: string): void {
+export function checkOptionsObject(value: unknown, where: string): void {
   if (value !== undefined && (typeof value !== "object" || value === null)) {
     throw new TypeError(`${where}: options must be an object, got ${describeValue(value)}`);
   }
 }
 
 /** Throws unless `value` is `undefined` or a {@linkcode Clock}. */
-export function _checkClock(value: unknown, option: string): void {
+export function checkClock(value: unknown, option: string): void {
   if (value === undefined) return;
   const c = value as Partial<Clock> | null;
   if (
@@ -30,14 +31,14 @@ export function _checkClock(value: unknown, option: string): void {
 }
 
 /** Throws unless `value` is `undefined` or a function. */
-export function _checkFunction(value: unknown, option: string): void {
+export function checkFunction(value: unknown, option: string): void {
   if (value !== undefined && typeof value !== "function") {
     throw new TypeError(`${option} must be a function, got ${describeValue(value)}`);
   }
 }
 
 /** Throws unless `value` is `undefined` or a string. */
-export function _checkString(value: unknown, option: string): void {
+export function checkString(value: unknown, option: string): void {
   if (value !== undefined && typeof value !== "string") {
     throw new TypeError(`${option} must be a string, got ${describeValue(value)}`);
   }
@@ -48,7 +49,7 @@ export function _checkString(value: unknown, option: string): void {
  * `RangeError` for NaN, out of range, infinite (unless allowed) or fractional (when an
  * integer is required).
  */
-export function _checkNumber(
+export function checkNumber(
   value: unknown,
   option: string,
   range: { min: number; minExclusive?: boolean; integer?: boolean; allowInfinity?: boolean },
@@ -73,15 +74,18 @@ export function _checkNumber(
   }
 }
 
-/** Throws unless `value` has the methods of a `RateLimiter`. */
-export function _checkRateLimiter(value: unknown, option: string): void {
-  const l = value as { when?: unknown; forget?: unknown; numRequeues?: unknown } | null;
-  if (
-    typeof l !== "object" || l === null || typeof l.when !== "function" ||
-    typeof l.forget !== "function" || typeof l.numRequeues !== "function"
-  ) {
+/** Throws unless `value` is `undefined` or a boolean. */
+export function checkBoolean(value: unknown, option: string): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new TypeError(`${option} must be a boolean, got ${describeValue(value)}`);
+  }
+}
+
+/** Throws unless `value` is `undefined` or one of `allowed`. */
+export function checkOneOf(value: unknown, option: string, allowed: readonly unknown[]): void {
+  if (value !== undefined && !allowed.includes(value)) {
     throw new TypeError(
-      `${option} must be a RateLimiter with when(), forget() and numRequeues(), got ${
+      `${option} must be one of ${allowed.map((a) => JSON.stringify(a)).join(", ")}, got ${
         describeValue(value)
       }`,
     );

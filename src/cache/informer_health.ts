@@ -1,0 +1,54 @@
+/**
+ * What `health()` reports about an informer and its listeners.
+ * @module
+ */
+import type { OverflowPolicy } from "./informer_event.ts";
+import type { ReflectorState } from "./reflector.ts";
+import type { ErrorKind } from "./reflector_errors.ts";
+
+/** One listener in {@linkcode InformerHealth}. */
+export interface ListenerHealth {
+  /** Events waiting for the consumer. */
+  backlog: number;
+  /** Largest backlog seen. */
+  highWater: number;
+  /** Whether the listener has taken its `synced` marker. */
+  synced: boolean;
+  /** Overflow policy. */
+  overflow: OverflowPolicy;
+}
+
+/** Snapshot returned by {@linkcode SharedInformer.health}. */
+export interface InformerHealth {
+  /** `idle` (not started), `listing`, `watching`, `backing-off`, `stopped`. */
+  state: ReflectorState;
+  /** Whether the informer's cache holds a complete list. */
+  synced: boolean;
+  /** The resource version the cache is at. */
+  lastSyncResourceVersion: string | undefined;
+  /** Objects cached. */
+  objects: number;
+  /** Clock time of the last watch event. */
+  lastEventAt: number | undefined;
+  /** Clock time of the last bookmark. */
+  lastBookmarkAt: number | undefined;
+  /** Completed lists (streaming lists included). */
+  lists: number;
+  /** Lists after the first. */
+  relists: number;
+  /** Watches opened after the first. */
+  watchRestarts: number;
+  /** Watch events received. */
+  events: number;
+  /** Errors by kind. */
+  errors: Partial<Record<ErrorKind, number>>;
+  /** The last error. */
+  lastError: { kind: ErrorKind; message: string; at: number } | undefined;
+  /**
+   * True when nothing (no event, bookmark or list) has arrived for longer than the inactivity
+   * limit, even across reconnects: the informer is running but learning nothing.
+   */
+  stalled: boolean;
+  /** Each listener's backlog. */
+  listeners: ListenerHealth[];
+}

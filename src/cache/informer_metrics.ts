@@ -1,0 +1,54 @@
+/**
+ * The informer's metric hooks, and the guard that keeps a throwing hook from breaking it.
+ * @module
+ */
+import type { ErrorKind } from "./reflector_errors.ts";
+
+/**
+ * Metric callbacks; every field is optional. Wire them to any metrics library, or see
+ * `examples/prometheus_metrics.ts` for Prometheus text format with no dependency.
+ */
+export interface InformerMetrics {
+  /** A LIST round (all pages) or streaming list finished. */
+  onList?(durationMs: number, items: number, pages: number): void;
+  /** A watch event arrived (`ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`). */
+  onWatchEvent?(type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"): void;
+  /** A list replaced an earlier state (a relist after 410, or the first list of a resumed informer). */
+  onRelist?(): void;
+  /** The watch is reconnecting after `kind` of failure (or `"closed"` for a clean end). */
+  onReconnect?(kind: ErrorKind | "closed"): void;
+  /** A watch line could not be decoded. */
+  onDecodeError?(error: unknown): void;
+  /** Called after each batch of events with the largest listener backlog. */
+  onListenerBacklog?(maxBacklog: number): void;
+}
+
+const HOOKS: readonly (keyof InformerMetrics)[] = [
+  "onList",
+  "onWatchEvent",
+  "onRelist",
+  "onReconnect",
+  "onDecodeError",
+  "onListenerBacklog",
+];
+
+/** Wraps every hook so a throwing one is reported instead of breaking the informer. Internal. */
+export function guardMetrics(
+  metrics: InformerMetrics | undefined,
+  report: (error: unknown) => void,
+): InformerMetrics | undefined {
+  if (metrics === undefined) return undefined;
+  const guarded: InformerMetrics = {};
+  for (const name of HOOKS) {
+    const hook = metrics[name] as ((...args: unknown[]) => void) | undefined;
+    if (typeof hook !== "function") continue;
+    (guarded as Record<string, (...args: unknown[]) => void>)[name] = (...args) => {
+      try {
+        hook.apply(metrics, args);
+      } catch (error) {
+        report(error);
+      }
+    };
+  }
+  return guarded;
+}

@@ -1,0 +1,179 @@
+/**
+ * The informer's options, their defaults and their validation.
+ * @module
+ */
+import type { ResourceDescriptor } from "../client/resource.ts";
+import type { KubeObject } from "../client/types.ts";
+import type { Backoff, BackoffOptions } from "../util/backoff.ts";
+import type { Clock } from "../util/clock.ts";
+import { checkFunction, checkNumber, checkOneOf, checkOptionsObject } from "../util/validate.ts";
+import type { InformerCheckpoint } from "./checkpoint.ts";
+import type { Indexers } from "./indexer.ts";
+import type { InformerMetrics } from "./informer_metrics.ts";
+import type { OverflowPolicy } from "./informer_event.ts";
+import type { InitialListMode } from "./reflector_plan.ts";
+import type { ErrorKind } from "./reflector_errors.ts";
+
+/** LIST page size (`limit`) when `pageSize` is not given. */
+export const DEFAULT_PAGE_SIZE = 500;
+/** Idle limit of watches and LIST responses (ms) when `inactivityTimeoutMs` is not given. */
+export const DEFAULT_INACTIVITY_TIMEOUT_MS = 150_000;
+/** Progress deadline of a streaming list (ms) when `initialEventsTimeoutMs` is not given. */
+export const DEFAULT_INITIAL_EVENTS_TIMEOUT_MS = 10_000;
+
+/** Options of {@linkcode createInformer}. */
+export interface InformerOptions<T extends KubeObject = KubeObject> {
+  /** The resource to watch, e.g. `pods` from `@kinformer/kinformer/client`. */
+  resource: ResourceDescriptor;
+  /** Only this namespace. @default undefined (all namespaces) */
+  namespace?: string | undefined;
+  /** Label selector, applied to LIST and WATCH alike. @default undefined */
+  labelSelector?: string | undefined;
+  /** Field selector, applied to LIST and WATCH alike. @default undefined */
+  fieldSelector?: string | undefined;
+  /**
+   * Default resync period for listeners, in ms: the cache is re-delivered as `update` events
+   * with `object === oldObject`, without contacting the server. 0 disables. @default 0
+   */
+  resyncPeriodMs?: number | undefined;
+  /** LIST page size (`limit`). @default 500 */
+  pageSize?: number | undefined;
+  /**
+   * `"list"`: paged LIST then WATCH. `"stream"`: streaming list (`sendInitialEvents`), falling
+   * back to LIST when the server refuses or never sends the end bookmark. `"auto"`: the same
+   * as `"stream"`. @default "list"
+   */
+  initialList?: InitialListMode | undefined;
+  /**
+   * Runs on every object before it is cached (e.g. strip `metadata.managedFields`). It receives
+   * the decoded object and may change and return it.
+   * @default identity
+   */
+  transform?: ((object: KubeObject) => T) | undefined;
+  /** Extra index functions (a `namespace` index is built in). @default {} */
+  indexers?: Indexers<T> | undefined;
+  /** Time source. @default systemClock */
+  clock?: Clock | undefined;
+  /** Backoff between failed attempts, or options for the default (800 ms x2 to 30 s, jittered). */
+  backoff?: Backoff | BackoffOptions | undefined;
+  /** Random source in [0, 1) for jitter and watch timeouts. @default Math.random */
+  random?: (() => number) | undefined;
+  /**
+   * Reconnect a watch that sent nothing (not a byte) for this long, in ms; also the idle limit
+   * of each LIST response (a list that keeps delivering bytes is never cut). Bookmarks come
+   * about once a minute. @default 150000
+   */
+  inactivityTimeoutMs?: number | undefined;
+  /**
+   * A streaming list that makes no progress (no byte) for this long, in ms, before its
+   * initial-events-end bookmark falls back to a paged LIST; a stream that keeps delivering is
+   * never cut. Streaming is tried again at the next relist. @default 10000
+   */
+  initialEventsTimeoutMs?: number | undefined;
+  /** Longest accepted watch line, in bytes. @default 16 MiB */
+  maxLineLength?: number | undefined;
+  /** Called for every error (the informer keeps recovering). @default undefined */
+  onError?: ((error: unknown, context: InformerErrorContext) => void) | undefined;
+  /**
+   * Resume from a {@linkcode InformerCheckpoint}: seed the cache with its objects and watch from
+   * its resource version with no LIST. The seeded objects count as already seen: listeners are
+   * not sent them again (unless they ask with `replayCache: true`). If the server no longer has
+   * that version (410), the informer relists and listeners see only the difference.
+   * @default undefined
+   */
+  resumeFrom?: InformerCheckpoint<T> | undefined;
+  /** Callbacks for metrics (list durations, events, relists, reconnects, ...). @default undefined */
+  metrics?: InformerMetrics | undefined;
+}
+
+/** What an error callback learns besides the error. */
+export interface InformerErrorContext {
+  /** How the error is filed. */
+  kind: ErrorKind;
+  /** Where it happened. */
+  phase: "list" | "stream" | "watch" | "handler";
+  /** Delay before the next attempt, in ms (0 for handler errors). */
+  retryInMs: number;
+}
+
+/** Options of {@linkcode SharedInformer.events} and {@linkcode SharedInformer.addEventHandler}. */
+export interface ListenerOptions {
+  /** Ends the iteration / removes the handler. @default undefined */
+  signal?: AbortSignal | undefined;
+  /** `"grow"` keeps every event; `"coalesce"` merges pending events per key. @default "grow" */
+  overflow?: OverflowPolicy | undefined;
+  /** Resync period of this listener in ms (0 = never). @default the informer's resyncPeriodMs */
+  resyncPeriodMs?: number | undefined;
+  /**
+   * Deliver the current cache as `add` events first. @default true, except for an informer
+   * created with `resumeFrom`, whose seeded objects count as already seen
+   */
+  replayCache?: boolean | undefined;
+}
+
+/** Options of {@linkcode SharedInformer.events}. */
+export interface EventsOptions extends ListenerOptions {
+  /**
+   * `"current"`: a catch-up run. Learn the server's current resource version (a cheap
+   * consistent `limit=1` list) and end the iteration once everything up to it has been
+   * delivered. Resource versions are compared as decimal integers (by length, then lexically);
+   * when they are not numeric, the first bookmark or event after the start counts as current.
+   * @default undefined (run until stopped)
+   */
+  until?: "current" | undefined;
+}
+
+/** The informer options that have defaults, resolved. Internal. */
+export interface ResolvedInformerDefaults {
+  pageSize: number;
+  initialList: InitialListMode;
+  inactivityTimeoutMs: number;
+  initialEventsTimeoutMs: number;
+  resyncPeriodMs: number;
+}
+
+/** Applies the documented defaults. Internal. */
+export function informerDefaults<T extends KubeObject>(
+  o: InformerOptions<T>,
+): ResolvedInformerDefaults {
+  return {
+    pageSize: o.pageSize ?? DEFAULT_PAGE_SIZE,
+    initialList: o.initialList ?? "list",
+    inactivityTimeoutMs: o.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
+    initialEventsTimeoutMs: o.initialEventsTimeoutMs ?? DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
+    resyncPeriodMs: o.resyncPeriodMs ?? 0,
+  };
+}
+
+/** Whether `b` is a ready {@linkcode Backoff} rather than options for the default one. */
+export function isBackoff(b: Backoff | BackoffOptions | undefined): b is Backoff {
+  return b !== undefined && typeof (b as Backoff).next === "function";
+}
+
+/** Validates informer options up front; errors name the option. Internal. */
+export function validateInformerOptions<T extends KubeObject>(o: InformerOptions<T>): void {
+  if (typeof o !== "object" || o === null) throw new TypeError("informer options are required");
+  const r = o.resource;
+  if (typeof r !== "object" || r === null || typeof r.resource !== "string" || !r.version) {
+    throw new TypeError(`resource must be a ResourceDescriptor, got ${JSON.stringify(r)}`);
+  }
+  if (o.namespace !== undefined && o.namespace !== "" && !r.namespaced) {
+    throw new TypeError(
+      `namespace ${JSON.stringify(o.namespace)} given for cluster-scoped ${r.resource}`,
+    );
+  }
+  checkNumber(o.pageSize, "pageSize", { min: 1, integer: true });
+  checkOneOf(o.initialList, "initialList", ["list", "stream", "auto"]);
+  for (const name of ["resyncPeriodMs", "inactivityTimeoutMs", "initialEventsTimeoutMs"] as const) {
+    checkNumber(o[name], name, { min: 0 });
+  }
+  checkFunction(o.transform, "transform");
+  checkFunction(o.onError, "onError");
+  checkOptionsObject(o.metrics, "metrics");
+}
+
+/** Validates the options of one listener. Internal. */
+export function validateListenerOptions(o: ListenerOptions): void {
+  checkOneOf(o.overflow, "overflow", ["grow", "coalesce"]);
+  checkNumber(o.resyncPeriodMs, "resyncPeriodMs", { min: 0 });
+}
