@@ -5,13 +5,15 @@
 //   dist/types/**.d.ts         declarations (tsc --emitDeclarationOnly), `.ts` specifiers -> `.js`
 //   dist/kinformer.min.js      mod.ts as one minified file (size printed raw and gzipped)
 //
-// Entry points are deno.json's `exports` plus the per-runtime config loaders, so the npm and JSR
-// packages expose the same subpaths. Outputs of portable entries are checked for `node:*`
-// imports: only the runtime adapters excluded in scripts/tsconfig.portable.json may have them.
+// Entry points are deno.json's `exports`, the one list of the package's subpaths: the npm
+// package's `exports`, `main` and `types` are generated from it. Building into dist/ writes them
+// into package.json when they differ (tests/npm_package_test.ts fails while they do). Outputs of
+// portable entries are checked for `node:*` imports: only the runtime adapters excluded in
+// scripts/tsconfig.portable.json may have them.
 //
-//   node scripts/build.mjs                        build into dist/
+//   node scripts/build.mjs                        build into dist/, update package.json's fields
 //   node scripts/build.mjs --outdir <dir>         build into <dir> instead (tests stage a package)
-//   node scripts/build.mjs --print-package-fields print the package.json fields for dist/ (JSON)
+//   node scripts/build.mjs --print-package-fields print the generated package.json fields (JSON)
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
@@ -20,24 +22,13 @@ import { gzipSync } from "node:zlib";
 
 const root = resolve(import.meta.dirname, "..");
 const outdirFlag = process.argv.indexOf("--outdir");
-const dist = outdirFlag > 0 && process.argv[outdirFlag + 1] !== undefined
-  ? resolve(process.argv[outdirFlag + 1])
-  : join(root, "dist");
+const outdirGiven = outdirFlag > 0 && process.argv[outdirFlag + 1] !== undefined;
+const dist = outdirGiven ? resolve(process.argv[outdirFlag + 1]) : join(root, "dist");
 
-/** Subpaths the npm package has in addition to deno.json's exports (added if missing there). */
-const EXTRA_EXPORTS = {
-  "./config/deno": "./src/config/deno.ts",
-  "./config/bun": "./src/config/bun.ts",
-  "./config/node": "./src/config/node.ts",
-};
-
-/** `{ subpath, source, out }` for every entry point, from deno.json plus EXTRA_EXPORTS. */
+/** `{ subpath, source, out }` for every entry point of deno.json's `exports`. */
 async function entryPoints() {
   const deno = JSON.parse(await readFile(join(root, "deno.json"), "utf8"));
-  const exports = typeof deno.exports === "string" ? { ".": deno.exports } : { ...deno.exports };
-  for (const [subpath, source] of Object.entries(EXTRA_EXPORTS)) {
-    if (!(subpath in exports) && existsSync(join(root, source))) exports[subpath] = source;
-  }
+  const exports = typeof deno.exports === "string" ? { ".": deno.exports } : deno.exports;
   return Object.entries(exports).map(([subpath, source]) => ({
     subpath,
     source: source.replace(/^\.\//, ""),
@@ -45,7 +36,11 @@ async function entryPoints() {
   }));
 }
 
-/** The package.json fields that point into dist/ (what the root package.json should carry). */
+/**
+ * The package.json fields generated from the entry points: `exports` (a `types` and a `default`
+ * condition per subpath, plus `./package.json`), `main` and `types`. Everything else in
+ * package.json is written by hand.
+ */
 function packageFields(entries) {
   const exports = {};
   for (const e of entries) {
@@ -62,9 +57,6 @@ function packageFields(entries) {
       main: `./dist/${main.out}.js`,
       types: `./dist/types/${main.source.replace(/\.ts$/, ".d.ts")}`,
     }),
-    files: ["dist"],
-    sideEffects: false,
-    engines: { node: ">=20" },
   };
 }
 
@@ -144,6 +136,20 @@ function checkPortableOutputs(metafile, entries, adapters) {
     throw new Error(`portable entry points reach node:* modules:\n  ${problems.join("\n  ")}`);
   }
   return entries.filter((e) => !isAdapter(e.source)).length;
+}
+
+/** Writes the generated fields into package.json (same key order, the rest untouched). */
+async function writePackageFields(fields) {
+  const path = join(root, "package.json");
+  const text = await readFile(path, "utf8");
+  const pkg = JSON.parse(text);
+  const stale = Object.keys(fields).filter((k) =>
+    JSON.stringify(pkg[k]) !== JSON.stringify(fields[k])
+  );
+  if (stale.length === 0) return;
+  for (const key of stale) pkg[key] = fields[key];
+  await writeFile(path, JSON.stringify(pkg, null, 2) + "\n");
+  console.log(`\nupdated package.json from deno.json: ${stale.join(", ")}`);
 }
 
 function kib(bytes) {
@@ -247,12 +253,5 @@ if (mainEntry !== undefined) {
       `${gz.length} bytes gzipped (${kib(gz.length)})`,
   );
 }
-const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
-const expected = packageFields(entries).exports;
-if (JSON.stringify(pkg.exports) !== JSON.stringify(expected)) {
-  console.log(
-    "\nnote: package.json `exports` does not match dist/; " +
-      "`node scripts/build.mjs --print-package-fields` prints the fields to use.",
-  );
-}
+if (!outdirGiven) await writePackageFields(packageFields(entries));
 console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -59,7 +59,57 @@ interface SmokeReport {
   proxyServer: string;
   kubeconfigServer: string;
   nodeLoaderError: string;
+  /** Exports of each deno.json subpath, imported from the installed package. */
+  subpaths: Record<string, number>;
 }
+
+/** deno.json's `exports` map: the package's entry points. */
+async function denoExports(): Promise<Record<string, string>> {
+  const deno = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8")) as {
+    exports: Record<string, string>;
+  };
+  return deno.exports;
+}
+
+describe("package.json", () => {
+  test("exports name the same entry points as deno.json, each built from its source", async () => {
+    const deno = await denoExports();
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
+      exports: Record<string, { types: string; default: string } | string>;
+      main: string;
+      types: string;
+    };
+    assert.deepEqual(
+      Object.keys(pkg.exports).sort(),
+      [...Object.keys(deno), "./package.json"].sort(),
+      "package.json and deno.json export different subpaths",
+    );
+    for (const [subpath, source] of Object.entries(deno)) {
+      const entry = pkg.exports[subpath];
+      assert.ok(typeof entry === "object", `${subpath}: conditions expected`);
+      const out = subpath === "." ? "mod" : subpath.slice(2);
+      assert.equal(entry.default, `./dist/${out}.js`, subpath);
+      assert.equal(
+        entry.types,
+        `./dist/types/${source.slice(2).replace(/\.ts$/, ".d.ts")}`,
+        subpath,
+      );
+    }
+    assert.equal(pkg.main, (pkg.exports["."] as { default: string }).default);
+    assert.equal(pkg.types, (pkg.exports["."] as { types: string }).types);
+  });
+
+  test("one subpath style: lowercase segments, a runtime adapter as <module>/<runtime>", async () => {
+    const runtimes = new Set(["deno", "bun", "node"]);
+    for (const subpath of Object.keys(await denoExports())) {
+      if (subpath === ".") continue;
+      const segments = subpath.slice(2).split("/");
+      assert.ok(segments.every((s) => /^[a-z]+$/.test(s)), `${subpath}: lowercase words only`);
+      assert.ok(segments.length <= 2, `${subpath}: at most <module>/<runtime>`);
+      if (segments.length === 2) assert.ok(runtimes.has(segments[1]!), `${subpath}: not a runtime`);
+    }
+  });
+});
 
 const SMOKE = `
 import * as kinformer from "@kinformer/kinformer";
@@ -97,7 +147,12 @@ try {
 } catch (error) {
   nodeLoaderError = error.name + ":" + error.code;
 }
-console.log(JSON.stringify({ rootHas, listed, informerKeys, proxyServer, kubeconfigServer, nodeLoaderError }));
+const subpaths = {};
+for (const subpath of JSON.parse(process.argv[2])) {
+  const mod = await import(subpath === "." ? "@kinformer/kinformer" : "@kinformer/kinformer" + subpath.slice(1));
+  subpaths[subpath] = Object.keys(mod).length;
+}
+console.log(JSON.stringify({ rootHas, listed, informerKeys, proxyServer, kubeconfigServer, nodeLoaderError, subpaths }));
 `;
 
 const CONSUMER_TS = `
@@ -141,22 +196,10 @@ describe("npm package", () => {
         "scripts/build.mjs",
       );
 
-      // The root package.json, with the dist/ fields the build proposes unless it already has them.
+      // The root package.json as it is published (its exports are checked against deno.json above).
       const rootPackage = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8"));
-      const fields = JSON.parse(
-        ok(
-          await run(process.execPath, [
-            join(ROOT, "scripts", "build.mjs"),
-            "--print-package-fields",
-          ], ROOT),
-          "build.mjs --print-package-fields",
-        ).stdout,
-      );
       const { devDependencies: _dev, scripts: _scripts, ...published } = rootPackage;
-      const manifest = { ...fields, ...published };
-      if (rootPackage.exports === undefined) manifest.exports = fields.exports;
-      if (rootPackage.files === undefined) manifest.files = fields.files;
-      await writeFile(join(stage, "package.json"), JSON.stringify(manifest, null, 2));
+      await writeFile(join(stage, "package.json"), JSON.stringify(published, null, 2));
       for (const extra of ["README.md", "LICENSE"]) {
         if (existsSync(join(ROOT, extra))) {
           await writeFile(join(stage, extra), await readFile(join(ROOT, extra)));
@@ -205,7 +248,11 @@ describe("npm package", () => {
       );
 
       await writeFile(join(app, "smoke.mjs"), SMOKE);
-      const smoke = ok(await run(process.execPath, ["smoke.mjs"], app), "node smoke.mjs");
+      const subpaths = Object.keys(await denoExports());
+      const smoke = ok(
+        await run(process.execPath, ["smoke.mjs", JSON.stringify(subpaths)], app),
+        "node smoke.mjs",
+      );
       const report = JSON.parse(smoke.stdout.trim().split("\n").at(-1) ?? "{}") as SmokeReport;
       assert.deepEqual(report.rootHas, {
         KubeClient: "function",
@@ -220,6 +267,10 @@ describe("npm package", () => {
       assert.equal(report.proxyServer, "http://127.0.0.1:8001");
       assert.equal(report.kubeconfigServer, "https://10.0.0.1");
       assert.equal(report.nodeLoaderError, "ClusterConfigError:FileNotFound");
+      assert.deepEqual(Object.keys(report.subpaths), subpaths, "every deno.json subpath imports");
+      for (const [subpath, count] of Object.entries(report.subpaths)) {
+        assert.ok(count > 0, `${subpath} exports nothing`);
+      }
 
       // The declarations resolve and type-check for a TypeScript consumer (nodenext).
       const tsc = join(
