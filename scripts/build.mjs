@@ -1,9 +1,15 @@
 #!/usr/bin/env node
 // Builds the npm package into dist/:
 //   dist/<entry>.js (+ .map)   one ESM file per public entry point, shared code in dist/_chunks/
-//                              (esbuild: bundle, splitting, es2022, not minified, source maps)
-//   dist/types/**.d.ts         declarations (tsc --emitDeclarationOnly), `.ts` specifiers -> `.js`
+//                              (esbuild: bundle, splitting, es2022, not minified)
+//   dist/types/**.d.ts (+ .map) declarations (tsc --emitDeclarationOnly), `.ts` specifiers -> `.js`
 //   dist/kinformer.min.js      mod.ts as one minified file (size printed raw and gzipped)
+// and, building into dist/, the HTML API reference into docs/api/ (scripts/docs.mjs).
+//
+// Source maps: the package ships its TypeScript sources (mod.ts, src/: what JSR publishes), so
+// the maps point at them instead of embedding them (`sourcesContent: false`): declaration maps
+// take "go to definition" to the .ts source, the JS maps take stack traces and debuggers there.
+// Every map is written as if dist/ sat next to mod.ts and src/, wherever it is built.
 //
 // Entry points are deno.json's `exports`, the one list of the package's subpaths: the npm
 // package's `exports`, `main` and `types` are generated from it. Building into dist/ writes them
@@ -11,13 +17,13 @@
 // portable entries are checked for `node:*` imports: only the runtime adapters excluded in
 // scripts/tsconfig.portable.json may have them.
 //
-//   node scripts/build.mjs                        build into dist/, update package.json's fields
-//   node scripts/build.mjs --outdir <dir>         build into <dir> instead (tests stage a package)
+//   node scripts/build.mjs                        build into dist/ and docs/api/, update package.json
+//   node scripts/build.mjs --outdir <dir>         build into <dir> only (a staged package's dist/)
 //   node scripts/build.mjs --print-package-fields print the generated package.json fields (JSON)
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 
 const root = resolve(import.meta.dirname, "..");
@@ -108,6 +114,32 @@ async function rewriteDeclarationSpecifiers(dir) {
 }
 
 /**
+ * Rewrites the `sources` of every map under `dir` (esbuild's and tsc's, relative to where they
+ * were written) as if `dir` were the package's dist/, next to mod.ts and src/; fails on a source
+ * outside the files the package ships.
+ */
+async function relocateSourceMaps(dir) {
+  let count = 0;
+  for await (const path of walk(dir)) {
+    if (!path.endsWith(".map")) continue;
+    const map = JSON.parse(await readFile(path, "utf8"));
+    const shipped = join(root, "dist", relative(dir, path));
+    map.sources = map.sources.map((source) => {
+      const file = resolve(dirname(path), map.sourceRoot ?? "", source);
+      const inRepo = relative(root, file).split(sep).join("/");
+      if (inRepo !== "mod.ts" && !inRepo.startsWith("src/")) {
+        throw new Error(`${relative(dir, path)}: source ${source} is not shipped`);
+      }
+      return relative(dirname(shipped), join(root, inRepo)).split(sep).join("/");
+    });
+    delete map.sourceRoot;
+    await writeFile(path, JSON.stringify(map));
+    count++;
+  }
+  return count;
+}
+
+/**
  * Fails when an output reachable from a portable entry imports `node:*` (directly or through a
  * shared chunk). Adapters (per-runtime entries) may.
  */
@@ -188,6 +220,7 @@ const split = await esbuild.build({
   external: ["node:*"],
   minify: false,
   sourcemap: true,
+  sourcesContent: false,
   metafile: true,
   legalComments: "inline",
   logLevel: "warning",
@@ -217,6 +250,7 @@ if (mainEntry !== undefined) {
 const tsc = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsc.cmd" : "tsc");
 await run(tsc, ["-p", join("scripts", "tsconfig.build.json"), "--outDir", join(dist, "types")]);
 const declarations = await rewriteDeclarationSpecifiers(join(dist, "types"));
+const maps = await relocateSourceMaps(dist);
 for (const e of entries) {
   const dts = join(dist, "types", e.source.replace(/\.ts$/, ".d.ts"));
   if (!existsSync(dts)) throw new Error(`no declarations for ${e.subpath}: ${dts}`);
@@ -226,7 +260,8 @@ for (const e of entries) {
 const shown = (path) => (path.startsWith(root + sep) ? relative(root, path) : path);
 console.log(
   `\nbuilt ${entries.length} entry points into ${shown(dist)}/ ` +
-    `(${portable} portable, checked for node:* imports; ${declarations} .d.ts files)`,
+    `(${portable} portable, checked for node:* imports; ${declarations} .d.ts files; ` +
+    `${maps} source maps)`,
 );
 for (const e of entries) {
   const file = join(dist, `${e.out}.js`);
@@ -253,5 +288,8 @@ if (mainEntry !== undefined) {
       `${gz.length} bytes gzipped (${kib(gz.length)})`,
   );
 }
-if (!outdirGiven) await writePackageFields(packageFields(entries));
+if (!outdirGiven) {
+  await writePackageFields(packageFields(entries));
+  await run(process.execPath, [join("scripts", "docs.mjs"), "--html"]);
+}
 console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
