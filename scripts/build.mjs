@@ -25,6 +25,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
+import { LIBRARY, MINIFIED_LIBRARY } from "./esbuild_options.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const outdirFlag = process.argv.indexOf("--outdir");
@@ -208,22 +209,17 @@ await mkdir(dist, { recursive: true });
 
 // 1. One ESM file per entry point, shared code split into chunks.
 const split = await esbuild.build({
+  ...LIBRARY,
   absWorkingDir: root,
   entryPoints: entries.map((e) => ({ in: e.source, out: e.out })),
   outdir: dist,
   chunkNames: "_chunks/[name]-[hash]",
-  bundle: true,
   splitting: true,
-  format: "esm",
-  platform: "neutral",
-  target: "es2022",
-  external: ["node:*"],
   minify: false,
   sourcemap: true,
   sourcesContent: false,
   metafile: true,
   legalComments: "inline",
-  logLevel: "warning",
 });
 const portable = checkPortableOutputs(split.metafile, entries, await runtimeAdapters());
 
@@ -232,17 +228,10 @@ const minPath = join(dist, "kinformer.min.js");
 const mainEntry = entries.find((e) => e.subpath === ".");
 if (mainEntry !== undefined) {
   await esbuild.build({
+    ...MINIFIED_LIBRARY,
     absWorkingDir: root,
     entryPoints: [mainEntry.source],
     outfile: minPath,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    external: ["node:*"],
-    minify: true,
-    legalComments: "none",
-    logLevel: "warning",
   });
 }
 
