@@ -26,8 +26,10 @@
  *
  * Subpaths: `/client` (API client, resources, selectors), `/watch` (watch-stream decoder),
  * `/cache` (informer machinery), `/queue` (work queues and rate limiters), `/controller`
- * (controller runner), `/testing` (simulated API server, manual clock), `/config` (kubeconfig
- * and in-cluster configuration).
+ * (controller runner), `/testing` (simulated API server, manual clock), `/metrics`
+ * (Prometheus text format), `/config` (kubeconfig and in-cluster configuration); per runtime,
+ * `/config/deno`, `/config/bun`, `/config/node` and `/testing/deno`, `/testing/bun`,
+ * `/testing/node`.
  * @module
  */
 export * from "./src/client/mod.ts";

@@ -1,9 +1,6 @@
 /**
- * Prometheus metrics for an informer, with no dependency: {@linkcode prometheusMetrics} gives the
- * `metrics` hooks to pass to `createInformer` and a `fetch`-style handler that renders them (plus
- * gauges read from `informer.health()` at each scrape) in the Prometheus text format.
- *
- * Run it to serve `/metrics` and `/healthz` for a pods informer (port 9464 by default):
+ * Serves `/metrics` (Prometheus text format) and `/healthz` for a pods informer, with
+ * `prometheusMetrics` from `@kinformer/kinformer/metrics` (port 9464 by default):
  *
  * ```sh
  * deno run --allow-net examples/prometheus_metrics.ts                  # in-process simulated cluster with churn
@@ -11,264 +8,14 @@
  * bun examples/prometheus_metrics.ts --server https://my-cluster --token "$TOKEN" --port 9000
  * ```
  *
- * As a library:
- *
- * ```ts ignore
- * import { prometheusMetrics } from "./prometheus_metrics.ts";
- * const prom = prometheusMetrics({ labels: { resource: "pods" }, health: () => informer.health() });
- * const informer = createInformer(client, { resource: pods, metrics: prom.metrics });
- * Deno.serve((req) => new URL(req.url).pathname === "/metrics" ? prom.handler(req) : new Response(null, { status: 404 }));
- * ```
+ * `/healthz` answers 503 until the informer has synced, and while it is stalled.
  * @module
  */
 import { createInformer } from "../src/cache/informer.ts";
-import type { InformerHealth, InformerMetrics } from "../src/cache/informer.ts";
-import type { ReflectorState } from "../src/cache/reflector.ts";
 import { KubeClient } from "../src/client/kube_client.ts";
 import { pods } from "../src/client/resource.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
-
-/** Options of {@linkcode prometheusMetrics}. */
-export interface PrometheusMetricsOptions {
-  /** Prefix of every metric name. @default "kinformer_" */
-  prefix?: string | undefined;
-  /**
-   * Constant labels on every sample, e.g. `{ resource: "pods" }` to tell informers apart when
-   * several render into one scrape. @default {}
-   */
-  labels?: Record<string, string> | undefined;
-  /**
-   * Read at each scrape for the health gauges (state, synced, stalled, objects, timestamps,
-   * errors by kind, listener backlogs); usually `() => informer.health()`. A function, so the
-   * informer can be created after the hooks it is given. @default undefined (no health gauges)
-   */
-  health?: (() => InformerHealth) | undefined;
-}
-
-/** What {@linkcode prometheusMetrics} returns. */
-export interface PrometheusMetrics {
-  /** Pass as `createInformer(client, { metrics })`. */
-  readonly metrics: InformerMetrics;
-  /** Answers `GET`/`HEAD` with the text format (any path: mount it where you like). */
-  readonly handler: (request: Request) => Response;
-  /** The current text format, as the handler serves it. */
-  render(): string;
-}
-
-/** `Content-Type` of the Prometheus text format. */
-export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
-
-const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
-const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-const WATCH_EVENT_TYPES = ["ADDED", "MODIFIED", "DELETED", "BOOKMARK"] as const;
-const STATES: readonly ReflectorState[] = ["idle", "listing", "watching", "backing-off", "stopped"];
-
-/**
- * Collects an informer's metrics hooks into counters and gauges and renders them, with the
- * informer's `health()` if given, in the Prometheus text exposition format (version 0.0.4).
- * Throws a `TypeError` for a prefix or label name Prometheus would not accept.
- *
- * Metrics (with the default prefix): `kinformer_list_total`, `kinformer_list_duration_seconds`
- * (summary: `_sum`, `_count`), `kinformer_list_items`, `kinformer_list_pages_total`,
- * `kinformer_watch_events_total{type}`, `kinformer_relists_total`,
- * `kinformer_reconnects_total{kind}`, `kinformer_decode_errors_total`,
- * `kinformer_listener_backlog_max`; from `health()`: `kinformer_state{state}`,
- * `kinformer_synced`, `kinformer_stalled`, `kinformer_objects`,
- * `kinformer_last_event_timestamp_seconds`, `kinformer_last_bookmark_timestamp_seconds`,
- * `kinformer_watch_restarts_total`, `kinformer_errors_total{kind}`,
- * `kinformer_last_error_timestamp_seconds`, `kinformer_listeners`,
- * `kinformer_listener_backlog_high_water`.
- */
-export function prometheusMetrics(options: PrometheusMetricsOptions = {}): PrometheusMetrics {
-  const prefix = options.prefix ?? "kinformer_";
-  if (typeof prefix !== "string" || !METRIC_NAME.test(prefix + "x")) {
-    throw new TypeError(
-      `prefix must start a valid Prometheus metric name, got ${JSON.stringify(prefix)}`,
-    );
-  }
-  const constant = { ...options.labels };
-  for (const [name, value] of Object.entries(constant)) {
-    if (!LABEL_NAME.test(name) || name.startsWith("__")) {
-      throw new TypeError(`labels: ${JSON.stringify(name)} is not a valid Prometheus label name`);
-    }
-    if (typeof value !== "string") {
-      throw new TypeError(`labels.${name} must be a string, got ${typeof value}`);
-    }
-  }
-  const health = options.health;
-  if (health !== undefined && typeof health !== "function") {
-    throw new TypeError("health must be a function returning informer.health()");
-  }
-
-  let lists = 0;
-  let listSeconds = 0;
-  let listItems = 0;
-  let listPages = 0;
-  const watchEvents = new Map<string, number>(WATCH_EVENT_TYPES.map((t) => [t, 0]));
-  let relists = 0;
-  const reconnects = new Map<string, number>();
-  let decodeErrors = 0;
-  let backlogMax = 0;
-
-  const metrics: InformerMetrics = {
-    onList(durationMs, items, pages) {
-      lists++;
-      listSeconds += durationMs / 1000;
-      listItems = items;
-      listPages += pages;
-    },
-    onWatchEvent(type) {
-      watchEvents.set(type, (watchEvents.get(type) ?? 0) + 1);
-    },
-    onRelist() {
-      relists++;
-    },
-    onReconnect(kind) {
-      reconnects.set(kind, (reconnects.get(kind) ?? 0) + 1);
-    },
-    onDecodeError() {
-      decodeErrors++;
-    },
-    onListenerBacklog(maxBacklog) {
-      backlogMax = maxBacklog;
-    },
-  };
-
-  const render = (): string => {
-    const out = new Exposition(prefix, constant);
-    out.family("list_total", "counter", "Completed list rounds (paged LISTs and streaming lists).");
-    out.sample("list_total", lists);
-    out.family("list_duration_seconds", "summary", "Time a list round took, all pages together.");
-    out.sample("list_duration_seconds_sum", listSeconds);
-    out.sample("list_duration_seconds_count", lists);
-    out.family("list_items", "gauge", "Objects in the last completed list.");
-    out.sample("list_items", listItems);
-    out.family("list_pages_total", "counter", "LIST pages fetched by completed list rounds.");
-    out.sample("list_pages_total", listPages);
-    out.family(
-      "watch_events_total",
-      "counter",
-      "Watch events received, by type (bookmarks included).",
-    );
-    for (const [type, n] of watchEvents) out.sample("watch_events_total", n, { type });
-    out.family(
-      "relists_total",
-      "counter",
-      "Lists that replaced an earlier state (after 410 Gone, or after resuming).",
-    );
-    out.sample("relists_total", relists);
-    out.family("reconnects_total", "counter", "Watches reopened, by why the previous one ended.");
-    for (const [kind, n] of [...reconnects].sort()) out.sample("reconnects_total", n, { kind });
-    out.family("decode_errors_total", "counter", "Watch lines that could not be decoded.");
-    out.sample("decode_errors_total", decodeErrors);
-    out.family(
-      "listener_backlog_max",
-      "gauge",
-      "Largest listener backlog after the last batch of events.",
-    );
-    out.sample("listener_backlog_max", backlogMax);
-    if (health !== undefined) renderHealth(out, health());
-    return out.text();
-  };
-
-  const handler = (request: Request): Response => {
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      return new Response("method not allowed\n", { status: 405, headers: { Allow: "GET, HEAD" } });
-    }
-    const body = request.method === "HEAD" ? null : render();
-    return new Response(body, {
-      status: 200,
-      headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE },
-    });
-  };
-
-  return { metrics, handler, render };
-}
-
-function renderHealth(out: Exposition, h: InformerHealth): void {
-  out.family("state", "gauge", "The informer's state: 1 for the current one.");
-  for (const state of STATES) out.sample("state", h.state === state ? 1 : 0, { state });
-  out.family("synced", "gauge", "1 once the cache holds a complete list.");
-  out.sample("synced", h.synced ? 1 : 0);
-  out.family("stalled", "gauge", "1 when nothing arrived for longer than the inactivity limit.");
-  out.sample("stalled", h.stalled ? 1 : 0);
-  out.family("objects", "gauge", "Objects in the cache.");
-  out.sample("objects", h.objects);
-  out.family(
-    "last_event_timestamp_seconds",
-    "gauge",
-    "When the last watch event arrived (Unix time).",
-  );
-  if (h.lastEventAt !== undefined) out.sample("last_event_timestamp_seconds", h.lastEventAt / 1000);
-  out.family(
-    "last_bookmark_timestamp_seconds",
-    "gauge",
-    "When the last bookmark arrived (Unix time).",
-  );
-  if (h.lastBookmarkAt !== undefined) {
-    out.sample("last_bookmark_timestamp_seconds", h.lastBookmarkAt / 1000);
-  }
-  out.family("watch_restarts_total", "counter", "Watches opened after the first one.");
-  out.sample("watch_restarts_total", h.watchRestarts);
-  out.family("errors_total", "counter", "Errors, by kind.");
-  for (const [kind, n] of Object.entries(h.errors).sort()) {
-    out.sample("errors_total", n ?? 0, { kind });
-  }
-  out.family("last_error_timestamp_seconds", "gauge", "When the last error happened (Unix time).");
-  if (h.lastError !== undefined) out.sample("last_error_timestamp_seconds", h.lastError.at / 1000);
-  out.family("listeners", "gauge", "Listeners (event handlers and events() iterators).");
-  out.sample("listeners", h.listeners.length);
-  out.family(
-    "listener_backlog_high_water",
-    "gauge",
-    "Largest backlog any current listener ever had.",
-  );
-  out.sample("listener_backlog_high_water", Math.max(0, ...h.listeners.map((l) => l.highWater)));
-}
-
-/** Builds one exposition: `# HELP` and `# TYPE` lines, then the family's samples. */
-class Exposition {
-  #prefix: string;
-  #constant: string;
-  #lines: string[] = [];
-
-  constructor(prefix: string, constant: Record<string, string>) {
-    this.#prefix = prefix;
-    this.#constant = Object.entries(constant).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(
-      ",",
-    );
-  }
-
-  family(name: string, type: "counter" | "gauge" | "summary", help: string): void {
-    const full = this.#prefix + name;
-    this.#lines.push(`# HELP ${full} ${help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}`);
-    this.#lines.push(`# TYPE ${full} ${type}`);
-  }
-
-  sample(name: string, value: number, labels: Record<string, string> = {}): void {
-    const own = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
-    const all = [this.#constant, ...own].filter((s) => s !== "").join(",");
-    this.#lines.push(`${this.#prefix}${name}${all === "" ? "" : `{${all}}`} ${formatValue(value)}`);
-  }
-
-  text(): string {
-    return this.#lines.join("\n") + "\n";
-  }
-}
-
-function escapeLabelValue(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
-}
-
-function formatValue(value: number): string {
-  if (Number.isNaN(value)) return "NaN";
-  if (value === Infinity) return "+Inf";
-  if (value === -Infinity) return "-Inf";
-  return String(value);
-}
-
-// ------------------------------------------------------------------------------------------
-// Run directly: serve /metrics and /healthz for a pods informer.
+import { prometheusMetrics } from "../src/metrics/mod.ts";
 
 interface Runtimes {
   Deno?: {
@@ -348,7 +95,7 @@ async function main(): Promise<void> {
     console.log(`metrics on http://${hostname}:${s.port}/metrics`);
   } else {
     throw new Error(
-      "run this with Deno or Bun (or import prometheusMetrics and serve it yourself)",
+      "run this with Deno or Bun (or import prometheusMetrics from @kinformer/kinformer/metrics and serve it yourself)",
     );
   }
   await informer.waitForSync();

@@ -1,27 +1,29 @@
 #!/usr/bin/env node
 // `npm run bench`: kinformer's benchmarks, each next to a baseline measured in the same run.
 //
-// Bundles bench/server.ts and bench/client.ts for Node with esbuild, starts the bench server
-// (the simulated API server seeded with N pods, in its own process, over loopback HTTP) for each
-// N, and runs every measurement in a fresh client process on Deno, Bun and Node (heap figures
-// after a forced GC: --expose-gc, Bun.gc(true)). Prints one table and writes
-// bench/results/latest.json (every raw figure, plus machine and run facts) and latest.md (the
-// table).
+// The runner. Every scenario is one file, bench/scenarios/<name>.ts (the contract: bench/README.md
+// and bench/_scenario.ts): it says what the bench server must hold, runs its measurements in fresh
+// client processes (bench/client.ts, on Deno, Bun and Node; heap figures after a forced GC) and
+// turns them into table rows. This file loads the scenarios, starts the bench server (the
+// simulated API server seeded with N pods, in its own process, over loopback HTTP) for each N,
+// calls the scenarios in order, prints one table and writes bench/results/latest.json (every raw
+// figure, plus machine and run facts) and latest.md (the table).
 //
 //   node scripts/bench.mjs                      everything (about 7.5 minutes on 2 cores)
 //   BENCH_QUICK=1 node scripts/bench.mjs        N = 10k only, fewer repetitions, no 200k point
-//   BENCH_SCENARIOS=decode,sync node scripts/bench.mjs   only these (decode, sync, fanout,
-//                                               slow, scale, bundle, cold)
+//   BENCH_SCENARIOS=decode,sync node scripts/bench.mjs   only these (file names in
+//                                               bench/scenarios/: decode, sync, fanout, slow,
+//                                               scale, bundle, cold)
 //   BENCH_RUNTIMES=node,deno node scripts/bench.mjs      only these runtimes
 //
 // Figures are ratios against baselines measured in this run, so a noisy machine moves both
 // sides; repetitions keep the best (short scenarios) or run once (long ones).
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { join, resolve } from "node:path";
-import { gzipSync } from "node:zlib";
+import { pathToFileURL } from "node:url";
+import { NODE_PROGRAM } from "./esbuild_options.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const tmp = join(root, ".tmp", "bench");
@@ -32,25 +34,12 @@ const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",").map(
 const wants = (scenario) => only === undefined || only.includes(scenario);
 
 const SIZES = quick ? [10_000] : [10_000, 50_000];
-const SCALE_TOP = 200_000;
-const DECODE_EVENTS = 100_000;
-const FANOUT_EVENTS = 20_000;
-const SLOW_EVENTS = 100_000;
-const CHURN_AFTER_CHECKPOINT = 100;
 const CHILD_TIMEOUT_MS = 240_000;
 
 const started = Date.now();
 const rows = [];
-const raw = {
-  decode: [],
-  sync: [],
-  fanout: [],
-  slow: [],
-  scale: [],
-  bundle: [],
-  cold: [],
-  errors: [],
-};
+/** Raw figures for latest.json: one array per scenario (filled in main), then `errors`. */
+const raw = {};
 
 function log(message) {
   const s = ((Date.now() - started) / 1000).toFixed(0).padStart(4);
@@ -83,9 +72,10 @@ function clientCommand(runtime, args) {
   throw new Error(`unknown runtime ${runtime}`);
 }
 
-/** Runs one measurement; resolves with its BENCH_RESULT object, or undefined on failure. */
-function client(runtime, args) {
-  const [cmd, argv] = clientCommand(runtime, args);
+/** Runs one step in a fresh client process; resolves with its BENCH_RESULT, or undefined. */
+function client(runtime, step, args) {
+  const [cmd, argv] = clientCommand(runtime, [step, ...args]);
+  const what = `${runtime} ${step.split("/").at(-1)} ${args.join(" ")}`;
   return new Promise((done) => {
     const child = spawn(cmd, argv, {
       cwd: root,
@@ -101,7 +91,6 @@ function client(runtime, args) {
       clearTimeout(timer);
       const line = out.split("\n").find((l) => l.startsWith("BENCH_RESULT "));
       if (line === undefined) {
-        const what = `${runtime} ${args.join(" ")}`;
         raw.errors.push({ what, code, signal, stderr: err.slice(-2000) });
         log(
           `FAILED ${what} (code ${code ?? signal}): ${
@@ -153,29 +142,6 @@ function startServer(pods, bursts) {
   });
 }
 
-async function post(url) {
-  const response = await fetch(url, { method: "POST" });
-  return await response.json();
-}
-
-// ---------------------------------------------------------------------------------- helpers
-
-const best = (xs) => Math.min(...xs);
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
-const fmtMs = (ms) => (ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
-const fmtMB = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
-const fmtKB = (bytes) => `${(bytes / 1024).toFixed(1)} KB`;
-const fmtN = (n) => (n >= 1000 ? `${n / 1000}k` : String(n));
-const fmtX = (x) => (Number.isFinite(x) ? `${x.toFixed(Math.abs(x) < 1 ? 3 : 2)}x` : "n/a");
-
-/** Adds a table row; `holds` is true/false, or undefined for an informational row. */
-function row(scenario, runtime, n, result, baseline, ratio, target, holds) {
-  rows.push({ scenario, runtime, n, result, baseline, ratio, target, holds });
-}
-
 /** Runs `count` fresh processes of one measurement, alternating with the others of a group. */
 async function repeat(count, measurements) {
   const results = measurements.map(() => []);
@@ -190,489 +156,54 @@ async function repeat(count, measurements) {
 
 // ---------------------------------------------------------------------------------- scenarios
 
-async function decode(server, n) {
-  const reps = quick ? 1 : n >= 50_000 ? 2 : 3;
-  for (const runtime of runtimes) {
-    log(`decode ${runtime} N=${fmtN(n)} M=${fmtN(DECODE_EVENTS)} (best of ${reps})`);
-    const layers = n === SIZES[0] ? "1" : "0";
-    const r = await client(runtime, [
-      "decode",
-      "--url",
-      server.url,
-      "--events",
-      String(DECODE_EVENTS),
-      "--reps",
-      String(reps),
-      "--layers",
-      layers,
-    ]);
-    if (r === undefined) continue;
-    raw.decode.push({ n, ...r });
-    const mbps = (ms) => r.bytes / 1048576 / (ms / 1000);
-    const eps = (ms) => r.events / (ms / 1000);
-    const informer = mbps(r.ms.informer);
-    const memory = mbps(r.ms.memory);
-    const http = mbps(r.ms.http);
-    const result = `${informer.toFixed(0)} MB/s, ${(eps(r.ms.informer) / 1000).toFixed(1)}k ev/s`;
-    row(
-      "1 decode+deliver vs bare JSON.parse (in memory)",
-      runtime,
-      n,
-      result,
-      `${memory.toFixed(0)} MB/s, ${(eps(r.ms.memory) / 1000).toFixed(1)}k ev/s`,
-      fmtX(informer / memory),
-      ">= 0.8x",
-      informer / memory >= 0.8,
-    );
-    row(
-      "1 decode+deliver vs fetch+split+parse loop",
-      runtime,
-      n,
-      result,
-      `${http.toFixed(0)} MB/s, ${(eps(r.ms.http) / 1000).toFixed(1)}k ev/s`,
-      fmtX(informer / http),
-      "info",
-      undefined,
-    );
-    if (r.ms.decoder !== undefined && r.ms.httpRetain !== undefined) {
-      const decoder = mbps(r.ms.decoder);
-      const retain = mbps(r.ms.httpRetain);
-      row(
-        "1 layers: decoder alone over HTTP (no cache) vs bare JSON.parse (in memory)",
-        runtime,
-        n,
-        `${decoder.toFixed(0)} MB/s`,
-        `${memory.toFixed(0)} MB/s`,
-        fmtX(decoder / memory),
-        "info",
-        undefined,
-      );
-      row(
-        "1 layers: bare HTTP loop + Map cache vs bare JSON.parse (in memory)",
-        runtime,
-        n,
-        `${retain.toFixed(0)} MB/s`,
-        `${memory.toFixed(0)} MB/s`,
-        fmtX(retain / memory),
-        "info",
-        undefined,
-      );
-      row(
-        "1 layers: decode+deliver vs bare HTTP loop + Map cache",
-        runtime,
-        n,
-        `${informer.toFixed(0)} MB/s`,
-        `${retain.toFixed(0)} MB/s`,
-        fmtX(informer / retain),
-        "info",
-        undefined,
-      );
-    }
-  }
-}
-
-/** Sync measurements of one N; returns { [runtime]: { [impl]: { ms, heap } } }. */
-async function sync(server, n, { reps, impls, runtimesHere }) {
-  const out = {};
-  for (const runtime of runtimesHere) {
-    // client-node is the baseline on Node; on Deno and Bun (where it runs without the shims
-    // bench/client_node.ts needs on Node 20) it is measured too, except in quick runs.
-    const names = impls.filter((impl) => impl !== "client-node" || runtime === "node" || !quick);
-    log(`sync ${runtime} N=${fmtN(n)}: ${names.join(", ")} (${reps} fresh process(es) each)`);
-    const results = await repeat(
-      reps,
-      names.map((impl) => () =>
-        client(runtime, ["sync", "--url", server.url, "--impl", impl, "--pods", String(n)])
-      ),
-    );
-    out[runtime] = {};
-    names.forEach((impl, i) => {
-      const rs = results[i];
-      if (rs.length === 0) return;
-      out[runtime][impl] = {
-        ms: best(rs.map((x) => x.ms)),
-        heap: median(rs.map((x) => x.heap)),
-        runs: rs,
-      };
-      raw.sync.push({ n, runtime, impl, runs: rs });
-    });
-  }
-  return out;
-}
-
-function syncRows(n, results) {
-  const target = n === 50_000; // the targets are stated for 50k pods
-  for (const [runtime, r] of Object.entries(results)) {
-    const k = r.kinformer;
-    const t = r["kinformer-transform"];
-    const bare = r.bare;
-    const cn = r["client-node"];
-    if (k && cn) {
-      const x = cn.ms / k.ms;
-      row(
-        "2 sync time vs client-node (x faster)",
-        runtime,
-        n,
-        fmtMs(k.ms),
-        fmtMs(cn.ms),
-        fmtX(x),
-        target ? ">= 3x" : "info",
-        target ? x >= 3 : undefined,
-      );
-    }
-    if (k && bare) {
-      const x = k.ms / bare.ms;
-      row(
-        "2 sync time vs bare paged fetch+parse",
-        runtime,
-        n,
-        fmtMs(k.ms),
-        fmtMs(bare.ms),
-        fmtX(x),
-        target ? "<= 1.3x" : "info",
-        target ? x <= 1.3 : undefined,
-      );
-    }
-    const st = r["kinformer-stream"];
-    if (st && cn) {
-      row(
-        "2 sync time (initialList: stream) vs client-node (x faster)",
-        runtime,
-        n,
-        fmtMs(st.ms),
-        fmtMs(cn.ms),
-        fmtX(cn.ms / st.ms),
-        "info",
-        undefined,
-      );
-    }
-    if (st && bare) {
-      row(
-        "2 sync time (initialList: stream) vs bare paged loop",
-        runtime,
-        n,
-        fmtMs(st.ms),
-        fmtMs(bare.ms),
-        fmtX(st.ms / bare.ms),
-        "info",
-        undefined,
-      );
-    }
-    if (t && bare) {
-      row(
-        "2 sync time (transform) vs bare loop",
-        runtime,
-        n,
-        fmtMs(t.ms),
-        fmtMs(bare.ms),
-        fmtX(t.ms / bare.ms),
-        "info",
-        undefined,
-      );
-    }
-    if (k && cn) {
-      const x = k.heap / cn.heap;
-      row(
-        "2 heap after sync vs client-node",
-        runtime,
-        n,
-        fmtMB(k.heap),
-        fmtMB(cn.heap),
-        fmtX(x),
-        "<= 0.5x",
-        x <= 0.5,
-      );
-    }
-    if (t && cn) {
-      const x = t.heap / cn.heap;
-      row(
-        "2 heap after sync (transform) vs client-node",
-        runtime,
-        n,
-        fmtMB(t.heap),
-        fmtMB(cn.heap),
-        fmtX(x),
-        "<= 0.35x",
-        x <= 0.35,
-      );
-    }
-    if (k && bare) {
-      row(
-        "2 heap after sync vs bare parsed items",
-        runtime,
-        n,
-        fmtMB(k.heap),
-        fmtMB(bare.heap),
-        fmtX(k.heap / bare.heap),
-        "info",
-        undefined,
-      );
-    }
-  }
-}
-
-async function fanout(server, n) {
-  const runtime = runtimes.includes("node") ? "node" : runtimes[0];
-  const reps = quick ? 1 : 3;
-  const ms = {};
-  for (const listeners of [1, 10, 100]) {
-    log(
-      `fanout ${runtime} N=${fmtN(n)} M=${
-        fmtN(FANOUT_EVENTS)
-      } listeners=${listeners} (best of ${reps})`,
-    );
-    const r = await client(runtime, [
-      "fanout",
-      "--url",
-      server.url,
-      "--events",
-      String(FANOUT_EVENTS),
-      "--listeners",
-      String(listeners),
-      "--reps",
-      String(reps),
-    ]);
-    if (r === undefined) continue;
-    raw.fanout.push({ n, ...r });
-    ms[listeners] = r;
-  }
-  if (ms[1] === undefined) return;
-  for (const listeners of [10, 100]) {
-    const r = ms[listeners];
-    if (r === undefined) continue;
-    const x = r.ms / ms[1].ms;
-    const per = (v) => `${(v.perEventPerListenerNs / 1000).toFixed(2)} us/ev/listener`;
-    row(
-      `3 fan-out ${listeners} listeners vs 1 (total time)`,
-      runtime,
-      n,
-      `${fmtMs(r.ms)} (${per(r)})`,
-      `${fmtMs(ms[1].ms)} (${per(ms[1])})`,
-      fmtX(x),
-      listeners === 100 ? "<= 3x" : "info",
-      listeners === 100 ? x <= 3 : undefined,
-    );
-  }
-}
-
-async function slow(server, n) {
-  const runtime = runtimes.includes("node") ? "node" : runtimes[0];
-  const out = {};
-  for (const policy of ["none", "grow", "coalesce"]) {
-    log(`slow consumer ${runtime} N=${fmtN(n)} M=${fmtN(SLOW_EVENTS)} policy=${policy}`);
-    const r = await client(runtime, [
-      "slow",
-      "--url",
-      server.url,
-      "--events",
-      String(SLOW_EVENTS),
-      "--policy",
-      policy,
-    ]);
-    if (r === undefined) continue;
-    raw.slow.push({ n, ...r });
-    out[policy] = r;
-  }
-  const growth = (r) => r.samples.at(-1).heap - r.samples[0].heap;
-  const curve = (r) => r.samples.map((s) => (s.heap / 1048576).toFixed(0)).join("/");
-  const none = out.none;
-  if (out.grow && none) {
-    row(
-      "4 slow consumer, grow: heap after M events",
-      runtime,
-      n,
-      `+${fmtMB(growth(out.grow))}, backlog ${out.grow.samples.at(-1).backlog} (MB: ${
-        curve(out.grow)
-      })`,
-      `+${fmtMB(growth(none))} (no stalled listener; MB: ${curve(none)})`,
-      fmtX((out.grow.samples.at(-1).heap) / none.samples.at(-1).heap),
-      "info (unbounded)",
-      undefined,
-    );
-  }
-  if (out.coalesce && none && out.grow) {
-    const c = out.coalesce;
-    const maxBacklog = Math.max(...c.samples.map((s) => s.backlog));
-    // Flat: once every key has an event pending, the heap stops growing; allow 10% of what
-    // "grow" added over the same events (noise), and a backlog bounded by the keys.
-    const flat = growth(c) <= 0.1 * growth(out.grow) && maxBacklog <= n + 1;
-    row(
-      "4 slow consumer, coalesce: heap after M events",
-      runtime,
-      n,
-      `+${fmtMB(growth(c))}, backlog <= ${maxBacklog} (MB: ${curve(c)})`,
-      `grow: +${fmtMB(growth(out.grow))}`,
-      fmtX(growth(c) / growth(out.grow)),
-      "flat: <= 0.1x grow, backlog <= keys",
-      flat,
-    );
-  }
-}
-
-async function cold(server, n) {
-  const file = join(tmp, `checkpoint-${n}.json`);
-  const reps = quick ? 1 : 2;
-  log(`cold start N=${fmtN(n)}: writing the checkpoint`);
-  const cp = await client("node", ["checkpoint", "--url", server.url, "--file", file]);
-  if (cp === undefined) return;
-  const churn = await post(`${server.url}/bench/churn?steps=${CHURN_AFTER_CHECKPOINT}`);
-  for (const runtime of runtimes) {
-    log(`cold start ${runtime} N=${fmtN(n)} (best of ${reps})`);
-    const [resume, list] = await repeat(reps, [
-      () => client(runtime, ["cold", "--url", server.url, "--mode", "resume", "--file", file]),
-      () => client(runtime, ["cold", "--url", server.url, "--mode", "list"]),
-    ]);
-    if (resume.length === 0 || list.length === 0) continue;
-    raw.cold.push({ n, runtime, checkpointBytes: cp.bytes, churn, resume, list });
-    const pick = (rs, k) => best(rs.map((x) => x[k]));
-    const first = [pick(resume, "firstEventMs"), pick(list, "firstEventMs")];
-    const synced = [pick(resume, "syncedMs"), pick(list, "syncedMs")];
-    const current = [pick(resume, "currentMs"), pick(list, "currentMs")];
-    row(
-      "7 cold start to first event: checkpoint vs list",
-      runtime,
-      n,
-      fmtMs(first[0]),
-      fmtMs(first[1]),
-      fmtX(first[0] / first[1]),
-      "< 1x",
-      first[0] < first[1],
-    );
-    row(
-      "7 cold start to synced: checkpoint vs list",
-      runtime,
-      n,
-      fmtMs(synced[0]),
-      fmtMs(synced[1]),
-      fmtX(synced[0] / synced[1]),
-      "< 1x",
-      synced[0] < synced[1],
-    );
-    row(
-      `7 cold start to current (+${CHURN_AFTER_CHECKPOINT} changes): checkpoint vs list`,
-      runtime,
-      n,
-      fmtMs(current[0]),
-      fmtMs(current[1]),
-      fmtX(current[0] / current[1]),
-      "info",
-      undefined,
-    );
-  }
-}
-
-function scaleRows(points) {
-  // points: [{ n, runtime, ms, heap }] for kinformer; linear when the per-object cost holds.
-  const byRuntime = new Map();
-  for (const p of points) {
-    if (!byRuntime.has(p.runtime)) byRuntime.set(p.runtime, []);
-    byRuntime.get(p.runtime).push(p);
-  }
-  for (const [runtime, ps] of byRuntime) {
-    ps.sort((a, b) => a.n - b.n);
-    const base = ps[0];
-    for (const p of ps.slice(1)) {
-      const perMs = (q) => (q.ms / q.n) * 1000;
-      const perHeap = (q) => q.heap / q.n;
-      const tx = perMs(p) / perMs(base);
-      const hx = perHeap(p) / perHeap(base);
-      raw.scale.push({ runtime, n: p.n, ms: p.ms, heap: p.heap, baseN: base.n, tx, hx });
-      row(
-        "5 scale: sync time per object vs 10k",
-        runtime,
-        p.n,
-        `${fmtMs(p.ms)} (${perMs(p).toFixed(1)} ms/1k)`,
-        `${fmtMs(base.ms)} (${perMs(base).toFixed(1)} ms/1k)`,
-        fmtX(tx),
-        "<= 1.5x (linear)",
-        tx <= 1.5,
-      );
-      row(
-        "5 scale: heap per object vs 10k",
-        runtime,
-        p.n,
-        `${fmtMB(p.heap)} (${fmtKB(perHeap(p))}/obj)`,
-        `${fmtMB(base.heap)} (${fmtKB(perHeap(base))}/obj)`,
-        fmtX(hx),
-        "<= 1.2x (linear)",
-        hx <= 1.2,
-      );
-    }
-  }
-}
-
-async function bundle(esbuild) {
-  log("bundle sizes");
-  const ours = join(tmp, "kinformer.min.js");
-  // The same options as scripts/build.mjs's single-file build (dist/kinformer.min.js).
+/**
+ * Bundles bench/scenarios/*.ts and bench/_format.ts for Node (one build, shared chunks) and
+ * imports them; returns the scenarios by `order` and the formatting helpers.
+ */
+async function loadScenarios(esbuild) {
+  const dir = join(root, "bench", "scenarios");
+  const names = (await readdir(dir))
+    .filter((f) => f.endsWith(".ts") && !f.startsWith("_"))
+    .map((f) => f.slice(0, -3))
+    .sort();
+  const outdir = join(tmp, "runner");
   await esbuild.build({
+    ...NODE_PROGRAM,
     absWorkingDir: root,
-    entryPoints: ["mod.ts"],
-    outfile: ours,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    external: ["node:*"],
-    minify: true,
-    legalComments: "none",
-    logLevel: "warning",
+    entryPoints: [
+      { in: "bench/_format.ts", out: "_format" },
+      ...names.map((name) => ({ in: `bench/scenarios/${name}.ts`, out: name })),
+    ],
+    outdir,
+    outExtension: { ".js": ".mjs" },
+    splitting: true,
   });
-  const theirsEntry = join(tmp, "client_node_entry.mjs");
-  await writeFile(
-    theirsEntry,
-    'export { CoreV1Api, KubeConfig, makeInformer } from "@kubernetes/client-node";\n',
-  );
-  const theirs = join(tmp, "client-node.min.js");
-  await esbuild.build({
-    absWorkingDir: root,
-    entryPoints: [theirsEntry],
-    outfile: theirs,
-    bundle: true,
-    format: "esm",
-    platform: "node",
-    target: "es2022",
-    minify: true,
-    legalComments: "none",
-    logLevel: "error",
-  });
-  const sizes = async (path) => {
-    const bytes = await readFile(path);
-    return { min: bytes.length, gzip: gzipSync(bytes, { level: 9 }).length };
-  };
-  const k = await sizes(ours);
-  const c = await sizes(theirs);
-  const dist = join(root, "dist", "kinformer.min.js");
-  const built = existsSync(dist) ? await sizes(dist) : undefined;
-  raw.bundle.push({ kinformer: k, distKinformer: built, clientNode: c });
-  row(
-    "6 bundle size (min / gzip), mod.ts",
-    "-",
-    "-",
-    `${fmtKB(k.min)} / ${fmtKB(k.gzip)}`,
-    `client-node informer: ${fmtKB(c.min)} / ${fmtKB(c.gzip)}`,
-    fmtX(k.gzip / c.gzip),
-    "info",
-    undefined,
-  );
-  if (built !== undefined && built.min !== k.min) {
-    row(
-      "6 bundle size, dist/kinformer.min.js (scripts/build.mjs)",
-      "-",
-      "-",
-      `${fmtKB(built.min)} / ${fmtKB(built.gzip)}`,
-      "-",
-      "-",
-      "info",
-      undefined,
-    );
+  const load = (out) => import(pathToFileURL(join(outdir, `${out}.mjs`)).href);
+  const scenarios = [];
+  for (const name of names) {
+    const scenario = (await load(name)).default;
+    if (scenario?.name !== name || typeof scenario.order !== "number") {
+      throw new Error(`bench/scenarios/${name}.ts: default export needs name "${name}" and order`);
+    }
+    scenarios.push(scenario);
   }
+  scenarios.sort((a, b) => a.order - b.order);
+  for (const s of scenarios) {
+    for (const need of s.needs ?? []) {
+      if (!scenarios.some((t) => t.name === need)) throw new Error(`${s.name} needs ${need}`);
+    }
+  }
+  if (only !== undefined) {
+    const unknown = only.filter((name) => !names.includes(name));
+    if (unknown.length > 0) throw new Error(`BENCH_SCENARIOS: unknown ${unknown.join(", ")}`);
+  }
+  return { scenarios, format: await load("_format") };
 }
 
 // ---------------------------------------------------------------------------------- main
 
 /** The results table as Markdown lines. */
-function tableLines() {
+function tableLines(fmtN) {
   const header = [
     "scenario",
     "runtime",
@@ -704,17 +235,39 @@ async function main() {
   await mkdir(join(root, "bench", "results"), { recursive: true });
   for (const name of ["server", "client"]) {
     await esbuild.build({
+      ...NODE_PROGRAM,
       absWorkingDir: root,
       entryPoints: [`bench/${name}.ts`],
       outfile: join(tmp, `${name}.mjs`),
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      packages: "external",
-      target: "node20",
-      logLevel: "warning",
     });
   }
+  const { scenarios, format } = await loadScenarios(esbuild);
+  // The scenarios asked for, and those they read from.
+  const enabled = new Set(scenarios.filter((s) => wants(s.name)).map((s) => s.name));
+  for (const s of scenarios) {
+    if (enabled.has(s.name)) { for (const n of s.needs ?? []) enabled.add(n); }
+  }
+  const running = scenarios.filter((s) => enabled.has(s.name));
+  for (const s of scenarios) raw[s.name] = [];
+  raw.errors = [];
+
+  const ctx = {
+    quick,
+    sizes: SIZES,
+    runtimes,
+    root,
+    tmp,
+    esbuild,
+    wants,
+    log,
+    row: (r) => rows.push(r),
+    raw,
+    shared: new Map(),
+    client,
+    repeat,
+    startServer,
+  };
+
   const machine = {
     platform: `${platform()} ${release()}`,
     cpus: cpus().length,
@@ -729,63 +282,22 @@ async function main() {
     }`,
   );
 
-  if (wants("bundle")) await bundle(esbuild);
+  for (const s of running) if (s.alone) await s.alone(ctx);
 
-  const syncBySize = {};
-  const serverScenarios = ["decode", "sync", "scale", "fanout", "slow", "cold"];
-  for (const n of serverScenarios.some(wants) ? SIZES : []) {
-    const bursts = [];
-    if (wants("decode")) bursts.push(DECODE_EVENTS);
-    if (wants("fanout") && n === SIZES[0]) bursts.push(FANOUT_EVENTS);
-    if (wants("slow") && n === SIZES[0]) bursts.push(SLOW_EVENTS);
-    log(`starting the bench server with ${fmtN(n)} pods`);
+  const withServer = running.filter((s) => s.withServer);
+  for (const n of withServer.length > 0 ? SIZES : []) {
+    const bursts = running.flatMap((s) => wants(s.name) && s.bursts ? s.bursts(ctx, n) : []);
+    log(`starting the bench server with ${format.fmtN(n)} pods`);
     const server = await startServer(n, [...new Set(bursts)]);
     log(`server ready at ${server.url} (${(server.readyMs / 1000).toFixed(1)} s to seed)`);
     try {
-      if (wants("decode")) await decode(server, n);
-      if (wants("sync") || wants("scale")) {
-        const reps = quick ? 1 : n >= 50_000 ? 2 : 3;
-        syncBySize[n] = await sync(server, n, {
-          reps,
-          impls: ["kinformer", "kinformer-transform", "kinformer-stream", "bare", "client-node"],
-          runtimesHere: runtimes,
-        });
-        if (wants("sync")) syncRows(n, syncBySize[n]);
-      }
-      if (wants("fanout") && n === SIZES[0]) await fanout(server, n);
-      if (wants("slow") && n === SIZES[0]) await slow(server, n);
-      if (wants("cold")) await cold(server, n); // last: it changes the cluster
+      for (const s of withServer) await s.withServer(ctx, server, n);
     } finally {
       await server.stop();
     }
   }
 
-  if (wants("scale")) {
-    const runtime = runtimes.includes("node") ? "node" : runtimes[0];
-    const points = [];
-    for (const n of SIZES) {
-      const k = syncBySize[n]?.[runtime]?.kinformer;
-      if (k) points.push({ n, runtime, ms: k.ms, heap: k.heap });
-    }
-    if (!quick) {
-      log(`starting the bench server with ${fmtN(SCALE_TOP)} pods (scale point)`);
-      const server = await startServer(SCALE_TOP, []);
-      log(`server ready (${(server.readyMs / 1000).toFixed(1)} s to seed)`);
-      try {
-        const r = await sync(server, SCALE_TOP, {
-          reps: 1,
-          impls: ["kinformer", "bare"],
-          runtimesHere: [runtime],
-        });
-        const k = r[runtime]?.kinformer;
-        if (k) points.push({ n: SCALE_TOP, runtime, ms: k.ms, heap: k.heap });
-        syncRows(SCALE_TOP, r);
-      } finally {
-        await server.stop();
-      }
-    }
-    scaleRows(points);
-  }
+  for (const s of running) if (s.after) await s.after(ctx);
 
   rows.sort((a, b) =>
     a.scenario.localeCompare(b.scenario, "en", { numeric: true }) ||
@@ -798,7 +310,7 @@ async function main() {
     `${missed} missed; ${raw.errors.length} failed measurement(s); ${seconds} s on ` +
     `${machine.cpus} x ${machine.cpuModel}, ${machine.memoryGB} GB, load ` +
     `${machine.loadAverageAtStart.join(" ")} at start; node ${process.version}.`;
-  const table = tableLines();
+  const table = tableLines(format.fmtN);
   console.log(`${table.join("\n")}\n\n${summary}`);
   await writeFile(
     join(root, "bench", "results", "latest.md"),
@@ -812,10 +324,7 @@ async function main() {
       quick,
       sizes: SIZES,
       runtimes,
-      decodeEvents: DECODE_EVENTS,
-      fanoutEvents: FANOUT_EVENTS,
-      slowEvents: SLOW_EVENTS,
-      scaleTop: SCALE_TOP,
+      ...Object.assign({}, ...scenarios.map((s) => s.settings ?? {})),
     },
     rows,
     raw,

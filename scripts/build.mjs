@@ -1,43 +1,41 @@
 #!/usr/bin/env node
 // Builds the npm package into dist/:
 //   dist/<entry>.js (+ .map)   one ESM file per public entry point, shared code in dist/_chunks/
-//                              (esbuild: bundle, splitting, es2022, not minified, source maps)
-//   dist/types/**.d.ts         declarations (tsc --emitDeclarationOnly), `.ts` specifiers -> `.js`
+//                              (esbuild: bundle, splitting, es2022, not minified)
+//   dist/types/**.d.ts (+ .map) declarations (tsc --emitDeclarationOnly), `.ts` specifiers -> `.js`
 //   dist/kinformer.min.js      mod.ts as one minified file (size printed raw and gzipped)
+// and, building into dist/, the HTML API reference into docs/api/ (scripts/docs.mjs).
 //
-// Entry points are deno.json's `exports` plus the per-runtime config loaders, so the npm and JSR
-// packages expose the same subpaths. Outputs of portable entries are checked for `node:*`
-// imports: only the runtime adapters excluded in scripts/tsconfig.portable.json may have them.
+// Source maps: the package ships its TypeScript sources (mod.ts, src/: what JSR publishes), so
+// the maps point at them instead of embedding them (`sourcesContent: false`): declaration maps
+// take "go to definition" to the .ts source, the JS maps take stack traces and debuggers there.
+// Every map is written as if dist/ sat next to mod.ts and src/, wherever it is built.
 //
-//   node scripts/build.mjs                        build into dist/
-//   node scripts/build.mjs --outdir <dir>         build into <dir> instead (tests stage a package)
-//   node scripts/build.mjs --print-package-fields print the package.json fields for dist/ (JSON)
+// Entry points are deno.json's `exports`, the one list of the package's subpaths: the npm
+// package's `exports`, `main` and `types` are generated from it. Building into dist/ writes them
+// into package.json when they differ (tests/npm_package_test.ts fails while they do). Outputs of
+// portable entries are checked for `node:*` imports: only the runtime adapters excluded in
+// scripts/tsconfig.portable.json may have them.
+//
+//   node scripts/build.mjs                        build into dist/ and docs/api/, update package.json
+//   node scripts/build.mjs --outdir <dir>         build into <dir> only (a staged package's dist/)
+//   node scripts/build.mjs --print-package-fields print the generated package.json fields (JSON)
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
+import { LIBRARY, MINIFIED_LIBRARY } from "./esbuild_options.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const outdirFlag = process.argv.indexOf("--outdir");
-const dist = outdirFlag > 0 && process.argv[outdirFlag + 1] !== undefined
-  ? resolve(process.argv[outdirFlag + 1])
-  : join(root, "dist");
+const outdirGiven = outdirFlag > 0 && process.argv[outdirFlag + 1] !== undefined;
+const dist = outdirGiven ? resolve(process.argv[outdirFlag + 1]) : join(root, "dist");
 
-/** Subpaths the npm package has in addition to deno.json's exports (added if missing there). */
-const EXTRA_EXPORTS = {
-  "./config/deno": "./src/config/deno.ts",
-  "./config/bun": "./src/config/bun.ts",
-  "./config/node": "./src/config/node.ts",
-};
-
-/** `{ subpath, source, out }` for every entry point, from deno.json plus EXTRA_EXPORTS. */
+/** `{ subpath, source, out }` for every entry point of deno.json's `exports`. */
 async function entryPoints() {
   const deno = JSON.parse(await readFile(join(root, "deno.json"), "utf8"));
-  const exports = typeof deno.exports === "string" ? { ".": deno.exports } : { ...deno.exports };
-  for (const [subpath, source] of Object.entries(EXTRA_EXPORTS)) {
-    if (!(subpath in exports) && existsSync(join(root, source))) exports[subpath] = source;
-  }
+  const exports = typeof deno.exports === "string" ? { ".": deno.exports } : deno.exports;
   return Object.entries(exports).map(([subpath, source]) => ({
     subpath,
     source: source.replace(/^\.\//, ""),
@@ -45,7 +43,11 @@ async function entryPoints() {
   }));
 }
 
-/** The package.json fields that point into dist/ (what the root package.json should carry). */
+/**
+ * The package.json fields generated from the entry points: `exports` (a `types` and a `default`
+ * condition per subpath, plus `./package.json`), `main` and `types`. Everything else in
+ * package.json is written by hand.
+ */
 function packageFields(entries) {
   const exports = {};
   for (const e of entries) {
@@ -62,9 +64,6 @@ function packageFields(entries) {
       main: `./dist/${main.out}.js`,
       types: `./dist/types/${main.source.replace(/\.ts$/, ".d.ts")}`,
     }),
-    files: ["dist"],
-    sideEffects: false,
-    engines: { node: ">=20" },
   };
 }
 
@@ -116,6 +115,32 @@ async function rewriteDeclarationSpecifiers(dir) {
 }
 
 /**
+ * Rewrites the `sources` of every map under `dir` (esbuild's and tsc's, relative to where they
+ * were written) as if `dir` were the package's dist/, next to mod.ts and src/; fails on a source
+ * outside the files the package ships.
+ */
+async function relocateSourceMaps(dir) {
+  let count = 0;
+  for await (const path of walk(dir)) {
+    if (!path.endsWith(".map")) continue;
+    const map = JSON.parse(await readFile(path, "utf8"));
+    const shipped = join(root, "dist", relative(dir, path));
+    map.sources = map.sources.map((source) => {
+      const file = resolve(dirname(path), map.sourceRoot ?? "", source);
+      const inRepo = relative(root, file).split(sep).join("/");
+      if (inRepo !== "mod.ts" && !inRepo.startsWith("src/")) {
+        throw new Error(`${relative(dir, path)}: source ${source} is not shipped`);
+      }
+      return relative(dirname(shipped), join(root, inRepo)).split(sep).join("/");
+    });
+    delete map.sourceRoot;
+    await writeFile(path, JSON.stringify(map));
+    count++;
+  }
+  return count;
+}
+
+/**
  * Fails when an output reachable from a portable entry imports `node:*` (directly or through a
  * shared chunk). Adapters (per-runtime entries) may.
  */
@@ -146,6 +171,20 @@ function checkPortableOutputs(metafile, entries, adapters) {
   return entries.filter((e) => !isAdapter(e.source)).length;
 }
 
+/** Writes the generated fields into package.json (same key order, the rest untouched). */
+async function writePackageFields(fields) {
+  const path = join(root, "package.json");
+  const text = await readFile(path, "utf8");
+  const pkg = JSON.parse(text);
+  const stale = Object.keys(fields).filter((k) =>
+    JSON.stringify(pkg[k]) !== JSON.stringify(fields[k])
+  );
+  if (stale.length === 0) return;
+  for (const key of stale) pkg[key] = fields[key];
+  await writeFile(path, JSON.stringify(pkg, null, 2) + "\n");
+  console.log(`\nupdated package.json from deno.json: ${stale.join(", ")}`);
+}
+
 function kib(bytes) {
   return `${(bytes / 1024).toFixed(1)} KiB`;
 }
@@ -170,21 +209,17 @@ await mkdir(dist, { recursive: true });
 
 // 1. One ESM file per entry point, shared code split into chunks.
 const split = await esbuild.build({
+  ...LIBRARY,
   absWorkingDir: root,
   entryPoints: entries.map((e) => ({ in: e.source, out: e.out })),
   outdir: dist,
   chunkNames: "_chunks/[name]-[hash]",
-  bundle: true,
   splitting: true,
-  format: "esm",
-  platform: "neutral",
-  target: "es2022",
-  external: ["node:*"],
   minify: false,
   sourcemap: true,
+  sourcesContent: false,
   metafile: true,
   legalComments: "inline",
-  logLevel: "warning",
 });
 const portable = checkPortableOutputs(split.metafile, entries, await runtimeAdapters());
 
@@ -193,17 +228,10 @@ const minPath = join(dist, "kinformer.min.js");
 const mainEntry = entries.find((e) => e.subpath === ".");
 if (mainEntry !== undefined) {
   await esbuild.build({
+    ...MINIFIED_LIBRARY,
     absWorkingDir: root,
     entryPoints: [mainEntry.source],
     outfile: minPath,
-    bundle: true,
-    format: "esm",
-    platform: "neutral",
-    target: "es2022",
-    external: ["node:*"],
-    minify: true,
-    legalComments: "none",
-    logLevel: "warning",
   });
 }
 
@@ -211,6 +239,7 @@ if (mainEntry !== undefined) {
 const tsc = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsc.cmd" : "tsc");
 await run(tsc, ["-p", join("scripts", "tsconfig.build.json"), "--outDir", join(dist, "types")]);
 const declarations = await rewriteDeclarationSpecifiers(join(dist, "types"));
+const maps = await relocateSourceMaps(dist);
 for (const e of entries) {
   const dts = join(dist, "types", e.source.replace(/\.ts$/, ".d.ts"));
   if (!existsSync(dts)) throw new Error(`no declarations for ${e.subpath}: ${dts}`);
@@ -220,7 +249,8 @@ for (const e of entries) {
 const shown = (path) => (path.startsWith(root + sep) ? relative(root, path) : path);
 console.log(
   `\nbuilt ${entries.length} entry points into ${shown(dist)}/ ` +
-    `(${portable} portable, checked for node:* imports; ${declarations} .d.ts files)`,
+    `(${portable} portable, checked for node:* imports; ${declarations} .d.ts files; ` +
+    `${maps} source maps)`,
 );
 for (const e of entries) {
   const file = join(dist, `${e.out}.js`);
@@ -247,12 +277,8 @@ if (mainEntry !== undefined) {
       `${gz.length} bytes gzipped (${kib(gz.length)})`,
   );
 }
-const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
-const expected = packageFields(entries).exports;
-if (JSON.stringify(pkg.exports) !== JSON.stringify(expected)) {
-  console.log(
-    "\nnote: package.json `exports` does not match dist/; " +
-      "`node scripts/build.mjs --print-package-fields` prints the fields to use.",
-  );
+if (!outdirGiven) {
+  await writePackageFields(packageFields(entries));
+  await run(process.execPath, [join("scripts", "docs.mjs"), "--html"]);
 }
 console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

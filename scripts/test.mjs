@@ -93,6 +93,12 @@ if (!skipChecks) {
     doc.code,
     elapsed(t1),
   );
+  // The API reference: every exported symbol documented, every exported value with an @example.
+  const t2 = performance.now();
+  console.log(`\n=== API docs (scripts/docs.mjs --check: deno doc --lint, @examples)`);
+  const apiDocs = await run(process.execPath, [join(root, "scripts", "docs.mjs"), "--check"]);
+  const documented = Number(/(\d+) exported symbols: all documented/.exec(apiDocs.out)?.[1] ?? 0);
+  record("API docs", documented, apiDocs.code === 0 ? 0 : 1, apiDocs.code, elapsed(t2));
 }
 
 if (runtimes.includes("deno")) {

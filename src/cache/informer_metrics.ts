@@ -5,8 +5,9 @@
 import type { ErrorKind } from "./reflector_errors.ts";
 
 /**
- * Metric callbacks; every field is optional. Wire them to any metrics library, or see
- * `examples/prometheus_metrics.ts` for Prometheus text format with no dependency.
+ * Metric callbacks; every field is optional. Wire them to any metrics library, or use
+ * `prometheusMetrics` from `@kinformer/kinformer/metrics` for the Prometheus text format with
+ * no dependency.
  */
 export interface InformerMetrics {
   /** A LIST round (all pages) or streaming list finished. */

@@ -3,8 +3,8 @@
  * ({@linkcode SimulatedCluster}, a web-standard `fetch` handler with real list/watch/write
  * semantics, fault injection and a churn driver), a {@linkcode ManualClock}, and object
  * fixtures. Serve the cluster over HTTP with the adapter of your runtime
- * (`src/testing/serve_deno.ts`, `serve_bun.ts`, `serve_node.ts`), or hand `cluster.fetch`
- * to a client and stay in-process.
+ * (`@kinformer/kinformer/testing/deno`, `.../testing/bun`, `.../testing/node`), or hand
+ * `cluster.fetch` to a client and stay in-process.
  *
  * @example
  * ```ts

@@ -42,7 +42,7 @@ declare const Bun: {
  * @example
  * ```ts ignore
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
- * import { serve } from "./serve_bun.ts";
+ * import { serve } from "@kinformer/kinformer/testing/bun";
  * const cluster = new SimulatedCluster();
  * const server = await serve(cluster.fetch);
  * console.log((await fetch(`${server.url}/version`)).status); // 200

@@ -37,7 +37,7 @@ declare const Deno: {
  * @example
  * ```ts ignore
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
- * import { serve } from "./serve_deno.ts";
+ * import { serve } from "@kinformer/kinformer/testing/deno";
  * const cluster = new SimulatedCluster();
  * const server = await serve(cluster.fetch);
  * console.log((await fetch(`${server.url}/version`)).status); // 200

@@ -106,7 +106,7 @@ async function handle(
  * @example
  * ```ts ignore
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
- * import { serve } from "./serve_node.ts";
+ * import { serve } from "@kinformer/kinformer/testing/node";
  * const cluster = new SimulatedCluster();
  * const server = await serve(cluster.fetch);
  * console.log((await fetch(`${server.url}/version`)).status); // 200

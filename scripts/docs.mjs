@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// The API reference, from the JSDoc of every entry point in deno.json's `exports`.
+//
+//   node scripts/docs.mjs --check         `deno doc --lint` (every exported symbol documented,
+//                                         explicit types, no private types), and every exported
+//                                         function, class and constant has an @example
+//                                         (npm test runs this; the examples run as doc tests)
+//   node scripts/docs.mjs --html [dir]    HTML reference into dir (default docs/api/; npm run build)
+//
+// The same JSDoc is what JSR shows at https://jsr.io/@kinformer/kinformer/doc.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm } from "node:fs/promises";
+import { join, relative, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const deno = join(root, "node_modules", ".bin", "deno");
+
+/** Kinds of declarations that must carry an @example: values users call or read. */
+const NEEDS_EXAMPLE = new Set(["function", "class", "variable", "enum", "namespace"]);
+
+function run(args, { capture = false } = {}) {
+  return new Promise((done, fail) => {
+    const child = spawn(deno, args, {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", capture ? "pipe" : "inherit", "inherit"],
+    });
+    let out = "";
+    child.stdout?.setEncoding("utf8").on("data", (d) => (out += d));
+    child.once("error", fail);
+    child.once("close", (code) => done({ code, out }));
+  });
+}
+
+async function entryPoints() {
+  const config = JSON.parse(await readFile(join(root, "deno.json"), "utf8"));
+  const exports = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
+  return Object.values(exports);
+}
+
+/** Exported values without an @example, as `kind name (file:line)`. */
+function missingExamples(doc) {
+  const missing = new Set();
+  for (const { symbols } of Object.values(doc.nodes)) {
+    for (const symbol of symbols) {
+      for (const decl of symbol.declarations) {
+        if (!NEEDS_EXAMPLE.has(decl.kind)) continue;
+        if ((decl.jsDoc?.tags ?? []).some((t) => t.kind === "example")) continue;
+        const where = relative(root, new URL(decl.location.filename).pathname);
+        missing.add(`${decl.kind} ${symbol.name} (${where}:${decl.location.line})`);
+      }
+    }
+  }
+  return [...missing].sort();
+}
+
+async function check() {
+  const entries = await entryPoints();
+  const lint = await run(["doc", "--lint", ...entries]);
+  const json = await run(["doc", "--json", ...entries], { capture: true });
+  if (json.code !== 0) return 1;
+  const doc = JSON.parse(json.out);
+  if (doc.version !== 2 || typeof doc.nodes !== "object") {
+    console.error(`deno doc --json: unknown format version ${doc.version}`);
+    return 1;
+  }
+  const missing = missingExamples(doc);
+  const symbols = Object.values(doc.nodes).reduce((n, m) => n + m.symbols.length, 0);
+  if (missing.length > 0) {
+    console.error(`exported values without an @example:\n  ${missing.join("\n  ")}`);
+  } else {
+    console.log(`${entries.length} entry points, ${symbols} exported symbols: all documented`);
+  }
+  return lint.code === 0 && missing.length === 0 ? 0 : 1;
+}
+
+async function html(dir) {
+  const entries = await entryPoints();
+  const out = resolve(root, dir);
+  await rm(out, { recursive: true, force: true });
+  await mkdir(out, { recursive: true });
+  const r = await run([
+    "doc",
+    "--html",
+    "--name=@kinformer/kinformer",
+    `--output=${out}`,
+    ...entries,
+  ]);
+  if (r.code === 0 && !existsSync(join(out, "index.html"))) {
+    console.error(`deno doc --html wrote no ${join(out, "index.html")}`);
+    return 1;
+  }
+  return r.code ?? 1;
+}
+
+const args = process.argv.slice(2);
+if (args[0] === "--check") process.exitCode = await check();
+else if (args[0] === "--html") process.exitCode = await html(args[1] ?? join("docs", "api"));
+else {
+  console.error("usage: node scripts/docs.mjs --check | --html [dir]");
+  process.exitCode = 2;
+}

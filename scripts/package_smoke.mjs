@@ -1,0 +1,77 @@
+// Copied into a scratch project that installed the packed npm tarball, and run there by
+// scripts/package_check.mjs on Node, Deno and Bun: the package as users receive it, imported
+// by name. Prints one JSON line for the checker to compare.
+//
+//   <runtime> smoke.mjs '<JSON array of the subpaths to import>'
+import * as kinformer from "@kinformer/kinformer";
+import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+import { kubectlProxy, parseKubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
+import { loadKubeconfig } from "@kinformer/kinformer/config/node";
+import { KubeClient as ClientFromSubpath } from "@kinformer/kinformer/client";
+import { prometheusMetrics } from "@kinformer/kinformer/metrics";
+
+const { KubeClient, createInformer, pods } = kinformer;
+const rootHas = {};
+for (
+  const name of [
+    "KubeClient",
+    "KubeApiError",
+    "createInformer",
+    "SharedInformer",
+    "pods",
+    "WorkQueue",
+  ]
+) {
+  rootHas[name] = typeof kinformer[name];
+}
+
+const cluster = new SimulatedCluster({ clock: new ManualClock() });
+cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
+cluster.create(pods, { metadata: { namespace: "default", name: "web-2" } });
+const client = new KubeClient({ server: "http://sim.local", fetch: cluster.fetch });
+const listed = (await client.list(pods, { namespace: "default" })).items.length;
+
+const prom = prometheusMetrics({ health: () => informer.health() });
+const informer = createInformer(client, {
+  resource: pods,
+  namespace: "default",
+  metrics: prom.metrics,
+});
+informer.start();
+await informer.waitForSync();
+const informerKeys = informer.store.list()
+  .map((p) => `${p.metadata.namespace}/${p.metadata.name}`)
+  .sort();
+const objectsGauge = prom.render().match(/^kinformer_objects (\d+)$/m)?.[1];
+await informer.stop();
+cluster.close();
+
+const proxyServer = new ClientFromSubpath(kubectlProxy()).server;
+const kubeconfigServer = resolveKubeconfig(parseKubeconfig(
+  "clusters:\n- name: c\n  cluster:\n    server: https://10.0.0.1\ncontexts:\n- name: x\n  context:\n    cluster: c\ncurrent-context: x\n",
+)).server;
+let nodeLoaderError = "";
+try {
+  await loadKubeconfig({ path: "/nonexistent/kubeconfig" });
+} catch (error) {
+  nodeLoaderError = `${error.name}:${error.code}`;
+}
+
+const subpaths = {};
+for (const subpath of JSON.parse(process.argv[2] ?? "[]")) {
+  const specifier = subpath === "."
+    ? "@kinformer/kinformer"
+    : `@kinformer/kinformer${subpath.slice(1)}`;
+  subpaths[subpath] = Object.keys(await import(specifier)).length;
+}
+
+console.log(JSON.stringify({
+  rootHas,
+  listed,
+  informerKeys,
+  objectsGauge,
+  proxyServer,
+  kubeconfigServer,
+  nodeLoaderError,
+  subpaths,
+}));

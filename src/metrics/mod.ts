@@ -1,0 +1,24 @@
+/**
+ * Metrics exposition for informers, with no dependency: {@linkcode prometheusMetrics} turns an
+ * informer's `metrics` hooks and `health()` into the Prometheus text format, served by a
+ * web-standard handler `(request: Request) => Response` you mount wherever you like.
+ *
+ * ```ts
+ * import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
+ * import { prometheusMetrics } from "@kinformer/kinformer/metrics";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ *
+ * const cluster = new SimulatedCluster();
+ * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+ * const prom = prometheusMetrics({ labels: { resource: "pods" }, health: () => informer.health() });
+ * const informer = createInformer(client, { resource: pods, metrics: prom.metrics });
+ * informer.start();
+ * await informer.waitForSync();
+ * console.log(prom.render().includes("kinformer_synced{resource=\"pods\"} 1")); // true
+ * await informer.stop();
+ * cluster.close();
+ * ```
+ * @module
+ */
+export { PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "./prometheus.ts";
+export type { PrometheusMetrics, PrometheusMetricsOptions } from "./prometheus.ts";
