@@ -14,11 +14,38 @@ import type { OverflowPolicy } from "./informer_event.ts";
 import type { InitialListMode } from "./reflector_plan.ts";
 import type { ErrorKind } from "./reflector_errors.ts";
 
-/** LIST page size (`limit`) when `pageSize` is not given. */
+/**
+ * LIST page size (`limit`) when `pageSize` is not given.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_PAGE_SIZE } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULT_PAGE_SIZE, 500);
+ * ```
+ */
 export const DEFAULT_PAGE_SIZE = 500;
-/** Idle limit of watches and LIST responses (ms) when `inactivityTimeoutMs` is not given. */
+/**
+ * Idle limit of watches and LIST responses (ms) when `inactivityTimeoutMs` is not given.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_INACTIVITY_TIMEOUT_MS } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULT_INACTIVITY_TIMEOUT_MS, 150_000);
+ * ```
+ */
 export const DEFAULT_INACTIVITY_TIMEOUT_MS = 150_000;
-/** Progress deadline of a streaming list (ms) when `initialEventsTimeoutMs` is not given. */
+/**
+ * Progress deadline of a streaming list (ms) when `initialEventsTimeoutMs` is not given.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_INITIAL_EVENTS_TIMEOUT_MS } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULT_INITIAL_EVENTS_TIMEOUT_MS, 10_000);
+ * ```
+ */
 export const DEFAULT_INITIAL_EVENTS_TIMEOUT_MS = 10_000;
 
 /** Options of {@linkcode createInformer}. */

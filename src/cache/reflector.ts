@@ -42,6 +42,13 @@ export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "
  * The longest delay a server can ask for with `Retry-After` (or `retryAfterSeconds` in a
  * Status) that the reflector honours, in ms: one minute, twice the backoff cap. A longer one is
  * clamped to it, so a proxy sending nonsense cannot park the informer for hours.
+ *
+ * @example
+ * ```ts
+ * import { MAX_RETRY_AFTER_MS } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * assert.equal(MAX_RETRY_AFTER_MS, 60_000);
+ * ```
  */
 export const MAX_RETRY_AFTER_MS = 60_000;
 

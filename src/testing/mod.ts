@@ -44,11 +44,14 @@ export type {
 export { ClusterFaults } from "./faults.ts";
 export type {
   ChunkBodiesOptions,
+  CorruptWatchesOptions,
   DropWatchAfterOptions,
   FailNextOptions,
   FaultTarget,
   PendingFailure,
   RequestVerb,
+  WatchCorruption,
+  WatchFaults,
 } from "./faults.ts";
 export type {
   ChurnHandle,
