@@ -1,7 +1,7 @@
 // Server-supplied delays are parsed strictly: garbage is ignored, never turned into a hot loop.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { parseRetryAfter } from "../src/client/kube_client.ts";
+import { parseRetryAfter } from "../src/client/http.ts";
 import { KubeApiError } from "../src/client/errors.ts";
 import { MAX_TIMER_MS, timerDelay } from "../src/util/clock.ts";
 

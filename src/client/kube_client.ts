@@ -5,14 +5,58 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
-import { BODY_SNIPPET_LENGTH, KubeApiError, KubeNetworkError } from "./errors.ts";
+import { abortable } from "../util/abort.ts";
+import { describeValue, isRecord } from "../util/values.ts";
+import { KubeApiError, KubeNetworkError } from "./errors.ts";
 import type { KubeApiErrorOptions } from "./errors.ts";
+import {
+  appendQuery,
+  checkHeaderValue,
+  parseRetryAfter,
+  parseServer,
+  resolvePath,
+  toHeaders,
+} from "./http.ts";
+import {
+  type DeleteOptions,
+  type GetOptions,
+  type KubeRequestOptions,
+  type ListOptions,
+  listQuery,
+  objectNamespace,
+  PATCH_CONTENT_TYPES,
+  type PatchOptions,
+  requireName,
+  type WatchOptions,
+  watchQuery,
+  type WriteOptions,
+} from "./request_options.ts";
 import { resourcePath } from "./resource.ts";
 import type { ResourceDescriptor } from "./resource.ts";
-import { isStatus } from "./types.ts";
+import {
+  continueTokenPeeker,
+  discardBody,
+  ERROR_BODY_LIMIT,
+  parseStatus,
+  readJsonObject,
+  readText,
+  type ReadTextHooks,
+  snippet,
+} from "./response_body.ts";
 import type { KubeList, KubeObject, Status } from "./types.ts";
-import { describeValue, isRecord, truncate } from "../util/values.ts";
-import { abortable } from "../util/abort.ts";
+
+export type {
+  DeleteOptions,
+  GetOptions,
+  KubeRequestOptions,
+  ListOptions,
+  PatchOptions,
+  PatchType,
+  QueryValue,
+  ResourceVersionMatch,
+  WatchOptions,
+  WriteOptions,
+} from "./request_options.ts";
 
 /**
  * The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set.
@@ -26,7 +70,6 @@ import { abortable } from "../util/abort.ts";
 export const DEFAULT_USER_AGENT = "kinformer/0.1.0";
 
 /** Bytes of a non-2xx body read to decode a Status or cut a snippet; the rest is cancelled. */
-const ERROR_BODY_LIMIT = 64 * 1024;
 
 /** A bearer token, or a function asked for one before every request (rotating tokens). */
 export type TokenSource = string | (() => string | Promise<string>);
@@ -69,234 +112,6 @@ export interface KubeClientOptions {
    */
   clock?: Clock | undefined;
 }
-
-/** A query parameter value; `undefined` leaves the parameter out. */
-export type QueryValue = string | number | boolean | undefined;
-
-/** Options of {@linkcode KubeClient.request}. */
-export interface KubeRequestOptions {
-  /**
-   * HTTP method.
-   * @default "GET"
-   */
-  method?: string | undefined;
-  /**
-   * Query parameters, encoded with `URLSearchParams`; `undefined` values are left out.
-   * @default {}
-   */
-  query?: Record<string, QueryValue> | undefined;
-  /**
-   * Request body, sent as JSON (`JSON.stringify`) with `Content-Type: application/json`
-   * unless `headers` sets another content type. `undefined` sends no body.
-   * @default undefined
-   */
-  body?: unknown;
-  /**
-   * Headers for this request only; they override client headers of the same name.
-   * @default {}
-   */
-  headers?: Record<string, string> | undefined;
-  /**
-   * Aborts the request; the promise then rejects with the signal's reason.
-   * @default undefined
-   */
-  signal?: AbortSignal | undefined;
-}
-
-/** Value of `resourceVersionMatch`. */
-export type ResourceVersionMatch = "Exact" | "NotOlderThan";
-
-/** Options of {@linkcode KubeClient.list} (one page). */
-export interface ListOptions {
-  /**
-   * Namespace to list; absent or `""` lists every namespace (or a cluster-scoped resource).
-   * @default undefined
-   */
-  namespace?: string | undefined;
-  /**
-   * Label selector in its string form, e.g. `app=web,tier!=db`.
-   * @default undefined
-   */
-  labelSelector?: string | undefined;
-  /**
-   * Field selector in its string form, e.g. `spec.nodeName=node-1`.
-   * @default undefined
-   */
-  fieldSelector?: string | undefined;
-  /**
-   * Page size (a positive integer); the answer carries `metadata.continue` when more remain.
-   * @default undefined (the server sends everything)
-   */
-  limit?: number | undefined;
-  /**
-   * `metadata.continue` of the previous page.
-   * @default undefined
-   */
-  continue?: string | undefined;
-  /**
-   * Resource version to serve the list at: absent or `""` for a consistent read, `"0"` for
-   * any (possibly stale) state from the watch cache.
-   * @default undefined
-   */
-  resourceVersion?: string | undefined;
-  /**
-   * How `resourceVersion` is interpreted.
-   * @default undefined
-   */
-  resourceVersionMatch?: ResourceVersionMatch | undefined;
-  /**
-   * Aborts the request and the reading of the body.
-   * @default undefined
-   */
-  signal?: AbortSignal | undefined;
-  /**
-   * Called once with the page's `metadata.continue` token (`""` on the last page) as soon as
-   * it is seen at the head of the body, before the rest of the page has arrived, so the next
-   * page can be requested while this one is still being read (pipelined paging). Not called
-   * when the head does not carry the token before `items`.
-   * @default undefined
-   */
-  onContinue?: ((token: string) => void) | undefined;
-  /**
-   * Called each time a chunk of the body arrives, with the bytes received so far: a heartbeat
-   * for an idle timer (a large list over a slow link keeps delivering bytes for a long time).
-   * @default undefined
-   */
-  onProgress?: ((receivedBytes: number) => void) | undefined;
-}
-
-/** Options of {@linkcode KubeClient.watch}. */
-export interface WatchOptions {
-  /**
-   * Namespace to watch; absent or `""` watches every namespace (or a cluster-scoped resource).
-   * @default undefined
-   */
-  namespace?: string | undefined;
-  /**
-   * Label selector in its string form.
-   * @default undefined
-   */
-  labelSelector?: string | undefined;
-  /**
-   * Field selector in its string form.
-   * @default undefined
-   */
-  fieldSelector?: string | undefined;
-  /**
-   * Watch changes after this resource version; absent sends the current state first.
-   * @default undefined
-   */
-  resourceVersion?: string | undefined;
-  /**
-   * Ask for BOOKMARK events.
-   * @default undefined
-   */
-  allowWatchBookmarks?: boolean | undefined;
-  /**
-   * Server-side timeout of the watch, in whole seconds (a non-negative integer). The client
-   * never puts a whole-request timeout on a watch.
-   * @default undefined (the server's default)
-   */
-  timeoutSeconds?: number | undefined;
-  /**
-   * Streaming list: send the current state as events, then a bookmark. Needs
-   * `resourceVersionMatch: "NotOlderThan"`.
-   * @default undefined
-   */
-  sendInitialEvents?: boolean | undefined;
-  /**
-   * How `resourceVersion` is interpreted (with `sendInitialEvents`).
-   * @default undefined
-   */
-  resourceVersionMatch?: ResourceVersionMatch | undefined;
-  /**
-   * Aborts the request and, with a real `fetch`, the body stream.
-   * @default undefined
-   */
-  signal?: AbortSignal | undefined;
-}
-
-/** Options of {@linkcode KubeClient.get}. */
-export interface GetOptions {
-  /**
-   * Namespace of the object; required for namespaced resources.
-   * @default undefined
-   */
-  namespace?: string | undefined;
-  /**
-   * Aborts the request.
-   * @default undefined
-   */
-  signal?: AbortSignal | undefined;
-}
-
-/** Options of {@linkcode KubeClient.create} and {@linkcode KubeClient.replace}. */
-export interface WriteOptions {
-  /**
-   * Namespace of the object; defaults to `object.metadata.namespace` for namespaced
-   * resources. Both set but different is a TypeError.
-   * @default undefined
-   */
-  namespace?: string | undefined;
-  /**
-   * Aborts the request.
-   * @default undefined
-   */
-  signal?: AbortSignal | undefined;
-}
-
-/** Kind of patch and its `Content-Type`. */
-export type PatchType = "merge" | "strategic" | "json";
-
-/** Options of {@linkcode KubeClient.patch}. */
-export interface PatchOptions {
-  /**
-   * Namespace of the object; required for namespaced resources.
-   * @default undefined
-   */
-  namespace?: string | undefined;
-  /**
-   * `merge` (JSON merge patch, RFC 7386), `strategic` (strategic merge patch, built-in types
-   * only) or `json` (JSON patch, RFC 6902: an array of operations).
-   * @default "merge"
-   */
-  type?: PatchType | undefined;
-  /**
-   * Aborts the request.
-   * @default undefined
-   */
-  signal?: AbortSignal | undefined;
-}
-
-/** Options of {@linkcode KubeClient.delete}. */
-export interface DeleteOptions {
-  /**
-   * Namespace of the object; required for namespaced resources.
-   * @default undefined
-   */
-  namespace?: string | undefined;
-  /**
-   * Whether and how dependents are garbage-collected.
-   * @default undefined (the resource's default)
-   */
-  propagationPolicy?: "Foreground" | "Background" | "Orphan" | undefined;
-  /**
-   * Grace period in whole seconds (a non-negative integer); `0` deletes immediately.
-   * @default undefined (the object's default)
-   */
-  gracePeriodSeconds?: number | undefined;
-  /**
-   * Aborts the request.
-   * @default undefined
-   */
-  signal?: AbortSignal | undefined;
-}
-
-const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
-  merge: "application/merge-patch+json",
-  strategic: "application/strategic-merge-patch+json",
-  json: "application/json-patch+json",
-};
 
 /**
  * A Kubernetes API client on `fetch` (Web standard APIs only). It adds the server URL,
@@ -434,7 +249,7 @@ export class KubeClient {
     }
     if (signal?.aborted) throw signal.reason;
 
-    const url = new URL(this.#base + path);
+    const url = resolvePath(this.#base, path);
     if (options?.query !== undefined) appendQuery(url, options.query);
     const label = `${method.toUpperCase()} ${url.pathname}${url.search}`;
 
@@ -495,45 +310,19 @@ export class KubeClient {
     resource: ResourceDescriptor,
     options?: ListOptions,
   ): Promise<KubeList<T>> {
-    const limit = options?.limit;
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
-      throw new RangeError(`options.limit must be a positive integer, got ${describeValue(limit)}`);
-    }
-    checkString("options.labelSelector", options?.labelSelector);
-    checkString("options.fieldSelector", options?.fieldSelector);
-    checkString("options.continue", options?.continue);
-    checkString("options.resourceVersion", options?.resourceVersion);
-    checkMatch(options?.resourceVersionMatch);
     const path = resourcePath(resource, { namespace: options?.namespace });
     const onContinue = options?.onContinue;
-    if (onContinue !== undefined && typeof onContinue !== "function") {
-      throw new TypeError(
-        `options.onContinue must be a function, got ${describeValue(onContinue)}`,
-      );
-    }
-    const onProgress = options?.onProgress;
-    if (onProgress !== undefined && typeof onProgress !== "function") {
-      throw new TypeError(
-        `options.onProgress must be a function, got ${describeValue(onProgress)}`,
-      );
-    }
+    const query = listQuery(options);
     const body = await this.#readObject(
       "GET",
       path,
       {
-        query: {
-          labelSelector: options?.labelSelector,
-          fieldSelector: options?.fieldSelector,
-          limit,
-          continue: options?.continue,
-          resourceVersion: options?.resourceVersion,
-          resourceVersionMatch: options?.resourceVersionMatch,
-        },
+        query,
         signal: options?.signal,
       },
       {
         peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
-        onProgress,
+        onProgress: options?.onProgress,
       },
     );
     const list = body as unknown as KubeList<T>;
@@ -573,32 +362,9 @@ export class KubeClient {
    * ```
    */
   async watch(resource: ResourceDescriptor, options?: WatchOptions): Promise<Response> {
-    const timeoutSeconds = options?.timeoutSeconds;
-    if (timeoutSeconds !== undefined && (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 0)) {
-      throw new RangeError(
-        `options.timeoutSeconds must be a non-negative integer, got ${
-          describeValue(timeoutSeconds)
-        }`,
-      );
-    }
-    checkString("options.labelSelector", options?.labelSelector);
-    checkString("options.fieldSelector", options?.fieldSelector);
-    checkString("options.resourceVersion", options?.resourceVersion);
-    checkBoolean("options.allowWatchBookmarks", options?.allowWatchBookmarks);
-    checkBoolean("options.sendInitialEvents", options?.sendInitialEvents);
-    checkMatch(options?.resourceVersionMatch);
     const path = resourcePath(resource, { namespace: options?.namespace });
     return await this.request(path, {
-      query: {
-        watch: 1,
-        labelSelector: options?.labelSelector,
-        fieldSelector: options?.fieldSelector,
-        resourceVersion: options?.resourceVersion,
-        resourceVersionMatch: options?.resourceVersionMatch,
-        allowWatchBookmarks: options?.allowWatchBookmarks,
-        sendInitialEvents: options?.sendInitialEvents,
-        timeoutSeconds,
-      },
+      query: watchQuery(options),
       signal: options?.signal,
     });
   }
@@ -830,350 +596,4 @@ export class KubeClient {
     else options.bodySnippet = snippet(text);
     return new KubeApiError(options);
   }
-}
-
-/** Parses and normalises `options.server`. */
-function parseServer(server: unknown): string {
-  if (typeof server !== "string" || server === "") {
-    throw new TypeError(
-      `options.server must be a non-empty URL string, got ${describeValue(server)}`,
-    );
-  }
-  let url: URL;
-  try {
-    url = new URL(server);
-  } catch (error) {
-    throw new TypeError(`options.server must be an absolute URL, got ${JSON.stringify(server)}`, {
-      cause: error,
-    });
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(
-      `options.server must be an http: or https: URL, got ${JSON.stringify(server)}`,
-    );
-  }
-  if (url.username !== "" || url.password !== "") {
-    throw new TypeError(
-      "options.server must not carry credentials in the URL; use options.token or options.headers",
-    );
-  }
-  if (url.search !== "" || url.hash !== "") {
-    throw new TypeError(
-      `options.server must not have a query or fragment, got ${JSON.stringify(server)}`,
-    );
-  }
-  return url.origin + url.pathname.replace(/\/+$/, "");
-}
-
-/** Builds a Headers object, rethrowing bad names or values as a TypeError naming `option`. */
-function toHeaders(option: string, headers: Record<string, string>): Headers {
-  if (typeof headers !== "object" || headers === null || Array.isArray(headers)) {
-    throw new TypeError(`${option} must be an object of header names to values`);
-  }
-  for (const [name, value] of Object.entries(headers)) {
-    if (typeof value !== "string") {
-      throw new TypeError(
-        `${option}[${JSON.stringify(name)}] must be a string, got ${describeValue(value)}`,
-      );
-    }
-  }
-  try {
-    return new Headers(headers);
-  } catch (error) {
-    throw new TypeError(`${option} has an invalid header: ${messageOf(error)}`, { cause: error });
-  }
-}
-
-function checkHeaderValue(option: string, value: string): void {
-  try {
-    new Headers({ "x-check": value });
-  } catch (error) {
-    throw new TypeError(`${option} is not a valid header value: ${messageOf(error)}`, {
-      cause: error,
-    });
-  }
-  if (/[\r\n\0]/.test(value)) {
-    throw new TypeError(`${option} must not contain line breaks or NUL`);
-  }
-}
-
-function appendQuery(url: URL, query: Record<string, QueryValue>): void {
-  if (typeof query !== "object" || query === null) {
-    throw new TypeError(`options.query must be an object, got ${describeValue(query)}`);
-  }
-  for (const [name, value] of Object.entries(query)) {
-    if (value === undefined) continue;
-    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-      throw new TypeError(
-        `options.query[${JSON.stringify(name)}] must be a string, number or boolean, got ${
-          describeValue(value)
-        }`,
-      );
-    }
-    url.searchParams.append(name, String(value));
-  }
-}
-
-function checkString(option: string, value: unknown): void {
-  if (value !== undefined && typeof value !== "string") {
-    throw new TypeError(`${option} must be a string, got ${describeValue(value)}`);
-  }
-}
-
-function checkBoolean(option: string, value: unknown): void {
-  if (value !== undefined && typeof value !== "boolean") {
-    throw new TypeError(`${option} must be a boolean, got ${describeValue(value)}`);
-  }
-}
-
-function checkMatch(value: unknown): void {
-  if (value !== undefined && value !== "Exact" && value !== "NotOlderThan") {
-    throw new TypeError(
-      `options.resourceVersionMatch must be "Exact" or "NotOlderThan", got ${describeValue(value)}`,
-    );
-  }
-}
-
-function requireName(name: unknown): string {
-  if (typeof name !== "string" || name === "") {
-    throw new TypeError(`name must be a non-empty string, got ${describeValue(name)}`);
-  }
-  return name;
-}
-
-/** The namespace a create/replace goes to: the option, else the object's own (if namespaced). */
-function objectNamespace(
-  resource: ResourceDescriptor,
-  object: KubeObject,
-  option: string | undefined,
-): string | undefined {
-  if (!isRecord(object) || !isRecord(object.metadata)) {
-    throw new TypeError(
-      `object must be a Kubernetes object with metadata, got ${describeValue(object)}`,
-    );
-  }
-  const metadataNamespace: unknown = object.metadata.namespace;
-  const own = resource.namespaced && typeof metadataNamespace === "string" &&
-      metadataNamespace !== ""
-    ? metadataNamespace
-    : undefined;
-  const given = option === "" ? undefined : option;
-  if (given !== undefined && own !== undefined && given !== own) {
-    throw new TypeError(
-      `options.namespace ${JSON.stringify(given)} differs from object.metadata.namespace ${
-        JSON.stringify(own)
-      }`,
-    );
-  }
-  return given ?? own;
-}
-
-/** The decoded Status when `text` is a JSON object with `kind: "Status"`. */
-function parseStatus(text: string): Status | undefined {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return undefined; // Not JSON: the caller keeps a snippet of the text instead.
-  }
-  return isStatus(parsed) ? parsed : undefined;
-}
-
-/** The first {@linkcode BODY_SNIPPET_LENGTH} characters, never ending on half a surrogate pair. */
-function snippet(text: string): string {
-  return truncate(text, BODY_SNIPPET_LENGTH);
-}
-
-/**
- * `Retry-After` as whole seconds, parsed strictly: delta-seconds (digits only) as sent, an
- * HTTP date (IMF-fixdate, or the obsolete RFC 850 and asctime forms) as the seconds from `now`
- * (rounded up, never negative). Anything else (`abc`, `-5`, `1.5`, an empty value) is ignored,
- * so the caller's own backoff applies. Huge values are returned as they are: whoever waits
- * clamps them.
- */
-export function parseRetryAfter(value: string | null, now: number): number | undefined {
-  if (value === null) return undefined;
-  const trimmed = value.trim();
-  if (/^\d{1,16}$/.test(trimmed)) return Number(trimmed);
-  const at = parseHttpDate(trimmed);
-  if (at === undefined) return undefined;
-  return Math.max(0, Math.ceil((at - now) / 1000));
-}
-
-const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-const DAY = "(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)";
-const LONG_DAY = "(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)";
-const MONTH = `(${MONTHS.join("|")})`;
-const TIME = "(\\d{2}):(\\d{2}):(\\d{2})";
-/** `Sun, 06 Nov 1994 08:49:37 GMT` */
-const IMF_FIXDATE = new RegExp(`^${DAY}, (\\d{2}) ${MONTH} (\\d{4}) ${TIME} GMT$`);
-/** `Sunday, 06-Nov-94 08:49:37 GMT` */
-const RFC_850 = new RegExp(`^${LONG_DAY}, (\\d{2})-${MONTH}-(\\d{2}) ${TIME} GMT$`);
-/** `Sun Nov  6 08:49:37 1994` */
-const ASCTIME = new RegExp(`^${DAY} ${MONTH} ([ \\d]\\d) ${TIME} (\\d{4})$`);
-
-/** Milliseconds since the epoch of an HTTP date in one of its three forms, else undefined. */
-function parseHttpDate(text: string): number | undefined {
-  // Each form's fields, in the order day, month, year, hours, minutes, seconds.
-  let fields: string[] | undefined;
-  let m = IMF_FIXDATE.exec(text);
-  if (m !== null) fields = [m[1]!, m[2]!, m[3]!, m[4]!, m[5]!, m[6]!];
-  else if ((m = RFC_850.exec(text)) !== null) {
-    // Two-digit years (obsolete form): 70-99 are 19xx, the rest 20xx.
-    const yy = Number(m[3]);
-    fields = [m[1]!, m[2]!, String(yy + (yy >= 70 ? 1900 : 2000)), m[4]!, m[5]!, m[6]!];
-  } else if ((m = ASCTIME.exec(text)) !== null) {
-    fields = [m[2]!, m[1]!, m[6]!, m[3]!, m[4]!, m[5]!];
-  }
-  if (fields === undefined) return undefined;
-  const [day, month, year, h, min, sec] = fields.map((f, i) =>
-    i === 1 ? MONTHS.indexOf(f) : Number(f)
-  ) as [number, number, number, number, number, number];
-  if (day < 1 || day > 31 || h > 23 || min > 59 || sec > 60) return undefined;
-  return Date.UTC(year, month, day, h, min, sec);
-}
-
-/**
- * Looks at the head of a list body for `metadata.continue` (the API server writes `metadata`
- * before `items`) and hands it over once; returns true when done looking.
- */
-function continueTokenPeeker(onContinue: (token: string) => void): (head: string) => boolean {
-  return (head) => {
-    const items = head.indexOf('"items"');
-    const region = items < 0 ? head : head.slice(0, items);
-    const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(region);
-    if (m !== null) {
-      onContinue(JSON.parse(`"${m[1]}"`) as string);
-      return true;
-    }
-    // Past `items` (or 64 KiB of head) without the token: give up, read on sequentially.
-    return items >= 0 || head.length > 65_536;
-  };
-}
-
-/**
- * Reads a body as text, at most `maxBytes` (the rest is cancelled). An abort of `signal`
- * cancels the body and rethrows the signal's reason, even when the stream ignores the signal.
- * `hooks.peek` is shown the text so far after each chunk until it returns true; `hooks.onProgress`
- * hears of every chunk.
- */
-async function readText(
-  response: Response,
-  signal: AbortSignal | undefined,
-  maxBytes: number,
-  hooks: ReadTextHooks = {},
-): Promise<string> {
-  let peek = hooks.peek;
-  const onProgress = hooks.onProgress;
-  const body = response.body;
-  if (body === null) return "";
-  if (signal?.aborted) {
-    cancelQuietly(body.cancel(signal.reason));
-    throw signal.reason;
-  }
-  const reader = body.getReader();
-  const onAbort = (): void => cancelQuietly(reader.cancel(signal?.reason));
-  signal?.addEventListener("abort", onAbort, { once: true });
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
-  let received = 0;
-  let finished = false;
-  /** The text so far, kept only while `peek` still looks. */
-  let head = "";
-  try {
-    while (true) {
-      let chunk: ReadableStreamReadResult<Uint8Array>;
-      try {
-        chunk = await reader.read();
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        throw error;
-      }
-      if (signal?.aborted) throw signal.reason;
-      if (chunk.done) {
-        finished = true;
-        break;
-      }
-      const room = maxBytes - received;
-      received += chunk.value.byteLength;
-      onProgress?.(received);
-      if (chunk.value.byteLength >= room) {
-        parts.push(decoder.decode(chunk.value.subarray(0, room), { stream: true }));
-        break;
-      }
-      const text = decoder.decode(chunk.value, { stream: true });
-      parts.push(text);
-      if (peek !== undefined) {
-        head += text;
-        if (peek(head)) {
-          peek = undefined;
-          head = "";
-        }
-      }
-    }
-    parts.push(decoder.decode());
-    return parts.join("");
-  } finally {
-    signal?.removeEventListener("abort", onAbort);
-    if (!finished) cancelQuietly(reader.cancel());
-    reader.releaseLock();
-  }
-}
-
-/** What {@linkcode readText} tells while it reads. */
-interface ReadTextHooks {
-  /** Shown the text so far after each chunk until it returns true. */
-  peek?: ((head: string) => boolean) | undefined;
-  /** Called after each chunk with the bytes received so far. */
-  onProgress?: ((receivedBytes: number) => void) | undefined;
-}
-
-/** Reads a 2xx body as a JSON object; a failed read is a {@linkcode KubeNetworkError}. */
-async function readJsonObject(
-  response: Response,
-  request: string,
-  signal: AbortSignal | undefined,
-  reading?: ReadTextHooks,
-): Promise<Record<string, unknown>> {
-  let text: string;
-  try {
-    text = await readText(response, signal, Infinity, reading);
-  } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    throw new KubeNetworkError(`${request} (reading the body)`, error);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new TypeError(
-      `${request}: answer is not JSON (status ${response.status}): ${
-        JSON.stringify(snippet(text))
-      }`,
-      { cause: error },
-    );
-  }
-  if (!isRecord(parsed)) {
-    throw new TypeError(
-      `${request}: answer is not a JSON object: ${JSON.stringify(snippet(text))}`,
-    );
-  }
-  return parsed;
-}
-
-/** Releases the body of a response nobody will read (it arrived after an abort). */
-function discardBody(response: Response): void {
-  if (response.body !== null && !response.bodyUsed) cancelQuietly(response.body.cancel());
-}
-
-/**
- * Cancelling a body we are discarding can reject (an errored stream rejects with its stored
- * error); that error was already surfaced, or belongs to a body nobody reads.
- */
-function cancelQuietly(promise: Promise<void>): void {
-  promise.catch(() => undefined);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -1,0 +1,326 @@
+/**
+ * The options of each client request, their validation, and their conversion to query
+ * parameters (apart from the client, so the rules can be read and tested on their own).
+ * @module
+ */
+import type { ResourceDescriptor } from "./resource.ts";
+import type { KubeObject } from "./types.ts";
+import { checkBoolean, checkFunction, checkNumber, checkString } from "../util/validate.ts";
+import { describeValue, isRecord } from "../util/values.ts";
+
+/** A query parameter value; `undefined` leaves the parameter out. */
+export type QueryValue = string | number | boolean | undefined;
+
+/** Options of {@linkcode KubeClient.request}. */
+export interface KubeRequestOptions {
+  /**
+   * HTTP method.
+   * @default "GET"
+   */
+  method?: string | undefined;
+  /**
+   * Query parameters, encoded with `URLSearchParams`; `undefined` values are left out.
+   * @default {}
+   */
+  query?: Record<string, QueryValue> | undefined;
+  /**
+   * Request body, sent as JSON (`JSON.stringify`) with `Content-Type: application/json`
+   * unless `headers` sets another content type. `undefined` sends no body.
+   * @default undefined
+   */
+  body?: unknown;
+  /**
+   * Headers for this request only; they override client headers of the same name.
+   * @default {}
+   */
+  headers?: Record<string, string> | undefined;
+  /**
+   * Aborts the request; the promise then rejects with the signal's reason.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** Value of `resourceVersionMatch`. */
+export type ResourceVersionMatch = "Exact" | "NotOlderThan";
+
+/** Options of {@linkcode KubeClient.list} (one page). */
+export interface ListOptions {
+  /**
+   * Namespace to list; absent or `""` lists every namespace (or a cluster-scoped resource).
+   * @default undefined
+   */
+  namespace?: string | undefined;
+  /**
+   * Label selector in its string form, e.g. `app=web,tier!=db`.
+   * @default undefined
+   */
+  labelSelector?: string | undefined;
+  /**
+   * Field selector in its string form, e.g. `spec.nodeName=node-1`.
+   * @default undefined
+   */
+  fieldSelector?: string | undefined;
+  /**
+   * Page size (a positive integer); the answer carries `metadata.continue` when more remain.
+   * @default undefined (the server sends everything)
+   */
+  limit?: number | undefined;
+  /**
+   * `metadata.continue` of the previous page.
+   * @default undefined
+   */
+  continue?: string | undefined;
+  /**
+   * Resource version to serve the list at: absent or `""` for a consistent read, `"0"` for
+   * any (possibly stale) state from the watch cache.
+   * @default undefined
+   */
+  resourceVersion?: string | undefined;
+  /**
+   * How `resourceVersion` is interpreted.
+   * @default undefined
+   */
+  resourceVersionMatch?: ResourceVersionMatch | undefined;
+  /**
+   * Aborts the request and the reading of the body.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+  /**
+   * Called once with the page's `metadata.continue` token (`""` on the last page) as soon as
+   * it is seen at the head of the body, before the rest of the page has arrived, so the next
+   * page can be requested while this one is still being read (pipelined paging). Not called
+   * when the head does not carry the token before `items`.
+   * @default undefined
+   */
+  onContinue?: ((token: string) => void) | undefined;
+  /**
+   * Called each time a chunk of the body arrives, with the bytes received so far: a heartbeat
+   * for an idle timer (a large list over a slow link keeps delivering bytes for a long time).
+   * @default undefined
+   */
+  onProgress?: ((receivedBytes: number) => void) | undefined;
+}
+
+/** Options of {@linkcode KubeClient.watch}. */
+export interface WatchOptions {
+  /**
+   * Namespace to watch; absent or `""` watches every namespace (or a cluster-scoped resource).
+   * @default undefined
+   */
+  namespace?: string | undefined;
+  /**
+   * Label selector in its string form.
+   * @default undefined
+   */
+  labelSelector?: string | undefined;
+  /**
+   * Field selector in its string form.
+   * @default undefined
+   */
+  fieldSelector?: string | undefined;
+  /**
+   * Watch changes after this resource version; absent sends the current state first.
+   * @default undefined
+   */
+  resourceVersion?: string | undefined;
+  /**
+   * Ask for BOOKMARK events.
+   * @default undefined
+   */
+  allowWatchBookmarks?: boolean | undefined;
+  /**
+   * Server-side timeout of the watch, in whole seconds (a non-negative integer). The client
+   * never puts a whole-request timeout on a watch.
+   * @default undefined (the server's default)
+   */
+  timeoutSeconds?: number | undefined;
+  /**
+   * Streaming list: send the current state as events, then a bookmark. Needs
+   * `resourceVersionMatch: "NotOlderThan"`.
+   * @default undefined
+   */
+  sendInitialEvents?: boolean | undefined;
+  /**
+   * How `resourceVersion` is interpreted (with `sendInitialEvents`).
+   * @default undefined
+   */
+  resourceVersionMatch?: ResourceVersionMatch | undefined;
+  /**
+   * Aborts the request and, with a real `fetch`, the body stream.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@linkcode KubeClient.get}. */
+export interface GetOptions {
+  /**
+   * Namespace of the object; required for namespaced resources.
+   * @default undefined
+   */
+  namespace?: string | undefined;
+  /**
+   * Aborts the request.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@linkcode KubeClient.create} and {@linkcode KubeClient.replace}. */
+export interface WriteOptions {
+  /**
+   * Namespace of the object; defaults to `object.metadata.namespace` for namespaced
+   * resources. Both set but different is a TypeError.
+   * @default undefined
+   */
+  namespace?: string | undefined;
+  /**
+   * Aborts the request.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** Kind of patch and its `Content-Type`. */
+export type PatchType = "merge" | "strategic" | "json";
+
+/** Options of {@linkcode KubeClient.patch}. */
+export interface PatchOptions {
+  /**
+   * Namespace of the object; required for namespaced resources.
+   * @default undefined
+   */
+  namespace?: string | undefined;
+  /**
+   * `merge` (JSON merge patch, RFC 7386), `strategic` (strategic merge patch, built-in types
+   * only) or `json` (JSON patch, RFC 6902: an array of operations).
+   * @default "merge"
+   */
+  type?: PatchType | undefined;
+  /**
+   * Aborts the request.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@linkcode KubeClient.delete}. */
+export interface DeleteOptions {
+  /**
+   * Namespace of the object; required for namespaced resources.
+   * @default undefined
+   */
+  namespace?: string | undefined;
+  /**
+   * Whether and how dependents are garbage-collected.
+   * @default undefined (the resource's default)
+   */
+  propagationPolicy?: "Foreground" | "Background" | "Orphan" | undefined;
+  /**
+   * Grace period in whole seconds (a non-negative integer); `0` deletes immediately.
+   * @default undefined (the object's default)
+   */
+  gracePeriodSeconds?: number | undefined;
+  /**
+   * Aborts the request.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** The Content-Type of each patch type. Internal. */
+export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
+  merge: "application/merge-patch+json",
+  strategic: "application/strategic-merge-patch+json",
+  json: "application/json-patch+json",
+};
+
+/** Throws unless `value` is a `resourceVersionMatch`. Internal. */
+export function checkMatch(value: unknown): void {
+  if (value !== undefined && value !== "Exact" && value !== "NotOlderThan") {
+    throw new TypeError(
+      `options.resourceVersionMatch must be "Exact" or "NotOlderThan", got ${describeValue(value)}`,
+    );
+  }
+}
+
+/** `name`, or a TypeError when it is not a non-empty string. Internal. */
+export function requireName(name: unknown): string {
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError(`name must be a non-empty string, got ${describeValue(name)}`);
+  }
+  return name;
+}
+
+/**
+ * The namespace a create/replace goes to: the option, else the object's own (if namespaced).
+ * Internal.
+ */
+export function objectNamespace(
+  resource: ResourceDescriptor,
+  object: KubeObject,
+  option: string | undefined,
+): string | undefined {
+  if (!isRecord(object) || !isRecord(object.metadata)) {
+    throw new TypeError(
+      `object must be a Kubernetes object with metadata, got ${describeValue(object)}`,
+    );
+  }
+  const metadataNamespace: unknown = object.metadata.namespace;
+  const own = resource.namespaced && typeof metadataNamespace === "string" &&
+      metadataNamespace !== ""
+    ? metadataNamespace
+    : undefined;
+  const given = option === "" ? undefined : option;
+  if (given !== undefined && own !== undefined && given !== own) {
+    throw new TypeError(
+      `options.namespace ${JSON.stringify(given)} differs from object.metadata.namespace ${
+        JSON.stringify(own)
+      }`,
+    );
+  }
+  return given ?? own;
+}
+
+/** Validates list options and turns them into query parameters. Internal. */
+export function listQuery(options: ListOptions | undefined): Record<string, QueryValue> {
+  checkNumber(options?.limit, "options.limit", { min: 1, integer: true });
+  checkString(options?.labelSelector, "options.labelSelector");
+  checkString(options?.fieldSelector, "options.fieldSelector");
+  checkString(options?.continue, "options.continue");
+  checkString(options?.resourceVersion, "options.resourceVersion");
+  checkMatch(options?.resourceVersionMatch);
+  checkFunction(options?.onContinue, "options.onContinue");
+  checkFunction(options?.onProgress, "options.onProgress");
+  return {
+    labelSelector: options?.labelSelector,
+    fieldSelector: options?.fieldSelector,
+    limit: options?.limit,
+    continue: options?.continue,
+    resourceVersion: options?.resourceVersion,
+    resourceVersionMatch: options?.resourceVersionMatch,
+  };
+}
+
+/** Validates watch options and turns them into query parameters (`watch=1`). Internal. */
+export function watchQuery(options: WatchOptions | undefined): Record<string, QueryValue> {
+  checkNumber(options?.timeoutSeconds, "options.timeoutSeconds", { min: 0, integer: true });
+  checkString(options?.labelSelector, "options.labelSelector");
+  checkString(options?.fieldSelector, "options.fieldSelector");
+  checkString(options?.resourceVersion, "options.resourceVersion");
+  checkBoolean(options?.allowWatchBookmarks, "options.allowWatchBookmarks");
+  checkBoolean(options?.sendInitialEvents, "options.sendInitialEvents");
+  checkMatch(options?.resourceVersionMatch);
+  return {
+    watch: 1,
+    labelSelector: options?.labelSelector,
+    fieldSelector: options?.fieldSelector,
+    resourceVersion: options?.resourceVersion,
+    resourceVersionMatch: options?.resourceVersionMatch,
+    allowWatchBookmarks: options?.allowWatchBookmarks,
+    sendInitialEvents: options?.sendInitialEvents,
+    timeoutSeconds: options?.timeoutSeconds,
+  };
+}

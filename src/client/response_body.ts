@@ -1,0 +1,175 @@
+/**
+ * Reading response bodies: text with a byte limit and progress hooks, JSON objects, Status
+ * answers, snippets for error messages, and the continue-token peeker of pipelined paging.
+ * Internal.
+ * @module
+ */
+import { BODY_SNIPPET_LENGTH, KubeNetworkError } from "./errors.ts";
+import { isStatus, type Status } from "./types.ts";
+import { isRecord, truncate } from "../util/values.ts";
+
+/** The most of an error body read (the rest is cancelled). */
+export const ERROR_BODY_LIMIT = 64 * 1024;
+
+/** The decoded Status when `text` is a JSON object with `kind: "Status"`. */
+export function parseStatus(text: string): Status | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined; // Not JSON: the caller keeps a snippet of the text instead.
+  }
+  return isStatus(parsed) ? parsed : undefined;
+}
+
+/** The first {@linkcode BODY_SNIPPET_LENGTH} characters, never ending on half a surrogate pair. */
+export function snippet(text: string): string {
+  return truncate(text, BODY_SNIPPET_LENGTH);
+}
+
+/**
+ * Looks at the head of a list body for `metadata.continue` (the API server writes `metadata`
+ * before `items`) and hands it over once; returns true when done looking.
+ */
+export function continueTokenPeeker(
+  onContinue: (token: string) => void,
+): (head: string) => boolean {
+  return (head) => {
+    const items = head.indexOf('"items"');
+    const region = items < 0 ? head : head.slice(0, items);
+    const m = /"continue"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(region);
+    if (m !== null) {
+      onContinue(JSON.parse(`"${m[1]}"`) as string);
+      return true;
+    }
+    // Past `items` (or 64 KiB of head) without the token: give up, read on sequentially.
+    return items >= 0 || head.length > 65_536;
+  };
+}
+
+/**
+ * Reads a body as text, at most `maxBytes` (the rest is cancelled). An abort of `signal`
+ * cancels the body and rethrows the signal's reason, even when the stream ignores the signal.
+ * `hooks.peek` is shown the text so far after each chunk until it returns true; `hooks.onProgress`
+ * hears of every chunk.
+ */
+export async function readText(
+  response: Response,
+  signal: AbortSignal | undefined,
+  maxBytes: number,
+  hooks: ReadTextHooks = {},
+): Promise<string> {
+  let peek = hooks.peek;
+  const onProgress = hooks.onProgress;
+  const body = response.body;
+  if (body === null) return "";
+  if (signal?.aborted) {
+    cancelQuietly(body.cancel(signal.reason));
+    throw signal.reason;
+  }
+  const reader = body.getReader();
+  const onAbort = (): void => cancelQuietly(reader.cancel(signal?.reason));
+  signal?.addEventListener("abort", onAbort, { once: true });
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let received = 0;
+  let finished = false;
+  /** The text so far, kept only while `peek` still looks. */
+  let head = "";
+  try {
+    while (true) {
+      let chunk: ReadableStreamReadResult<Uint8Array>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        throw error;
+      }
+      if (signal?.aborted) throw signal.reason;
+      if (chunk.done) {
+        finished = true;
+        break;
+      }
+      const room = maxBytes - received;
+      received += chunk.value.byteLength;
+      onProgress?.(received);
+      if (chunk.value.byteLength >= room) {
+        parts.push(decoder.decode(chunk.value.subarray(0, room), { stream: true }));
+        break;
+      }
+      const text = decoder.decode(chunk.value, { stream: true });
+      parts.push(text);
+      if (peek !== undefined) {
+        head += text;
+        if (peek(head)) {
+          peek = undefined;
+          head = "";
+        }
+      }
+    }
+    parts.push(decoder.decode());
+    return parts.join("");
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (!finished) cancelQuietly(reader.cancel());
+    reader.releaseLock();
+  }
+}
+
+/** What {@linkcode readText} tells while it reads. */
+export interface ReadTextHooks {
+  /** Shown the text so far after each chunk until it returns true. */
+  peek?: ((head: string) => boolean) | undefined;
+  /** Called after each chunk with the bytes received so far. */
+  onProgress?: ((receivedBytes: number) => void) | undefined;
+}
+
+/** Reads a 2xx body as a JSON object; a failed read is a {@linkcode KubeNetworkError}. */
+export async function readJsonObject(
+  response: Response,
+  request: string,
+  signal: AbortSignal | undefined,
+  reading?: ReadTextHooks,
+): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readText(response, signal, Infinity, reading);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    throw new KubeNetworkError(`${request} (reading the body)`, error);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new TypeError(
+      `${request}: answer is not JSON (status ${response.status}): ${
+        JSON.stringify(snippet(text))
+      }`,
+      { cause: error },
+    );
+  }
+  if (!isRecord(parsed)) {
+    throw new TypeError(
+      `${request}: answer is not a JSON object: ${JSON.stringify(snippet(text))}`,
+    );
+  }
+  return parsed;
+}
+
+/** Releases the body of a response nobody will read (it arrived after an abort). */
+export function discardBody(response: Response): void {
+  if (response.body !== null && !response.bodyUsed) cancelQuietly(response.body.cancel());
+}
+
+/**
+ * Cancelling a body we are discarding can reject (an errored stream rejects with its stored
+ * error); that error was already surfaced, or belongs to a body nobody reads.
+ */
+export function cancelQuietly(promise: Promise<void>): void {
+  promise.catch(() => undefined);
+}
+
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
