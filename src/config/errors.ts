@@ -6,39 +6,48 @@
 
 /** Constructor options of {@linkcode KubeconfigParseError}. */
 export interface KubeconfigParseErrorOptions {
-  /** What is wrong, without the location (e.g. `anchors and aliases are not supported`). */
+  /** What is wrong, without the location (e.g. `anchors (&name) are not supported`). */
   reason: string;
   /** 1-based line number of the offending line. */
   line: number;
   /**
-   * The offending line as written (without its line break); the value of a credential key
-   * (`token`, `password`, `client-key-data`, ...) is replaced by `<redacted>`.
+   * 1-based column (in UTF-16 code units) where the problem is.
+   * @default undefined
    */
-  lineText: string;
+  column?: number | undefined;
+  /**
+   * Where in the document, as a key path (`users[0].user.token`). Keys that are not kubeconfig
+   * field names are shown as `<key>`.
+   * @default undefined
+   */
+  key?: string | undefined;
   /**
    * File the text came from, for the message.
    * @default undefined
    */
   path?: string | undefined;
   /**
-   * Underlying cause (e.g. the `SyntaxError` of a JSON kubeconfig).
+   * Underlying cause.
    * @default undefined
    */
   cause?: unknown;
 }
 
 /**
- * A kubeconfig that is not valid YAML, or uses YAML beyond the subset kubectl writes (anchors,
- * aliases, tags, several documents, block scalars, flow collections with content, tabs).
+ * A kubeconfig that is not valid YAML, or uses YAML beyond the subset kinformer reads (anchors,
+ * aliases, tags, several documents, complex keys, tabs in indentation). It names the line,
+ * column and key path, and never shows the text of the line: a broken line may hold a token,
+ * a password or a key.
  *
  * @example
  * ```ts
  * import { KubeconfigParseError, parseKubeconfig } from "@kinformer/kinformer/config";
  * try {
- *   parseKubeconfig("users:\n- name: &me alice\n");
+ *   parseKubeconfig("users:\n- name: alice\n  user:\n    token: &t abc\n");
  * } catch (error) {
  *   if (!(error instanceof KubeconfigParseError)) throw error;
- *   console.log(error.line, error.lineText); // 2 "- name: &me alice"
+ *   console.log(error.line, error.key); // 4 "users[0].user.token"
+ *   console.log(error.message); // "kubeconfig:4:12: anchors (`&name`) are not supported (at users[0].user.token)"
  * }
  * ```
  */
@@ -49,21 +58,26 @@ export class KubeconfigParseError extends Error {
   readonly reason: string;
   /** 1-based line number of the offending line. */
   readonly line: number;
-  /** The offending line as written, credential values redacted. */
-  readonly lineText: string;
+  /** 1-based column of the problem, when known. */
+  readonly column: number | undefined;
+  /** Key path of the problem (`users[0].user.token`), when known; never a value. */
+  readonly key: string | undefined;
   /** File the text came from, when known. */
   readonly path: string | undefined;
 
-  /** Builds the error; the message names the file (if known), the line and shows it. */
+  /** Builds the error; the message names the file (if known), line, column and key path. */
   constructor(options: KubeconfigParseErrorOptions) {
-    const where = `${options.path ?? "kubeconfig"}:${options.line}`;
+    const column = options.column === undefined ? "" : `:${options.column}`;
+    const where = `${options.path ?? "kubeconfig"}:${options.line}${column}`;
+    const key = options.key === undefined ? "" : ` (at ${options.key})`;
     super(
-      `${where}: ${options.reason}\n  ${JSON.stringify(options.lineText)}`,
+      `${where}: ${options.reason}${key}`,
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.reason = options.reason;
     this.line = options.line;
-    this.lineText = options.lineText;
+    this.column = options.column;
+    this.key = options.key;
     this.path = options.path;
   }
 
@@ -72,7 +86,8 @@ export class KubeconfigParseError extends Error {
     return new KubeconfigParseError({
       reason: this.reason,
       line: this.line,
-      lineText: this.lineText,
+      column: this.column,
+      key: this.key,
       path,
       cause: this.cause,
     });

@@ -325,8 +325,8 @@ export function resolveKubeconfig(
     url = undefined;
   }
   if (url === undefined || (url.protocol !== "https:" && url.protocol !== "http:")) {
-    throw invalid(
-      `${where} has server ${JSON.stringify(server)}, not an http(s) URL`,
+    throw invalid( // not shown: a URL can hold credentials (https://user:password@host)
+      `${where} has a server that is not an http(s) URL`,
       `clusters[${cluster.name}].cluster.server`,
     );
   }
@@ -405,15 +405,15 @@ function resolveUser(user: KubeconfigUser, resolved: ResolvedClusterConfig): voi
   if (user.authProvider !== undefined) resolved.authProvider = user.authProvider;
 }
 
-/** Decodes a base64 `*-data` field into PEM text. */
+/** Decodes a base64 `*-data` field into PEM text (no cause kept: it may be a private key). */
 function decodePem(base64: string, field: string): string {
   let text: string;
   try {
     const binary = atob(base64.replace(/\s+/g, ""));
     const bytes = Uint8Array.from(binary, (c) => c.charCodeAt(0));
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch (cause) {
-    throw invalid(`${field} is not valid base64 of PEM text`, field, cause);
+  } catch {
+    throw invalid(`${field} is not valid base64 of PEM text`, field);
   }
   if (!text.includes("-----BEGIN ")) {
     throw invalid(`${field} does not decode to PEM (no "-----BEGIN" line)`, field);
@@ -426,11 +426,11 @@ function listNames(items: { name: string }[], what: string): string {
   return `${what}: ${items.map((i) => JSON.stringify(i.name)).join(", ")}`;
 }
 
-function invalid(message: string, subject: string, cause?: unknown): ClusterConfigError {
+/** An `InvalidKubeconfig` error: names fields, entries and types, never a value but `kind`. */
+function invalid(message: string, subject: string): ClusterConfigError {
   return new ClusterConfigError(`invalid kubeconfig: ${message}`, {
     code: "InvalidKubeconfig",
     subject,
-    cause,
   });
 }
 
@@ -470,7 +470,7 @@ function optBool(m: YamlMapping, key: string, field: string): boolean | undefine
   if (v === undefined || v === null) return undefined;
   if (typeof v === "boolean") return v;
   if (v === "true" || v === "false") return v === "true";
-  throw invalid(`${field} must be true or false, not ${JSON.stringify(v)}`, field);
+  throw invalid(`${field} must be true or false, not ${typeName(v)}`, field);
 }
 
 function optStringList(m: YamlMapping, key: string, field: string): string[] | undefined {
