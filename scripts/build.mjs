@@ -13,7 +13,7 @@
 //
 // Entry points are deno.json's `exports`, the one list of the package's subpaths: the npm
 // package's `exports`, `main` and `types` are generated from it. Building into dist/ writes them
-// into package.json when they differ (tests/npm_package_test.ts fails while they do). Outputs of
+// into package.json when they differ (tests/integration/npm_package_test.ts fails while they do). Outputs of
 // portable entries are checked for `node:*` imports: only the runtime adapters excluded in
 // scripts/tsconfig.portable.json may have them.
 //

@@ -16,7 +16,7 @@
 //   node scripts/package_check.mjs --runtimes node     smoke on these runtimes only
 //   node scripts/package_check.mjs --keep              keep the scratch folder (prints where)
 //
-// tests/npm_package_test.ts runs it (npm test); scripts/release_check.mjs too.
+// tests/integration/npm_package_test.ts runs it (npm test); scripts/release_check.mjs too.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";

@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { mkdir, readdir, rm, symlink } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -41,11 +41,13 @@ function run(cmd, args, { env = {}, capture = true } = {}) {
   });
 }
 
+/** Every `*_test.ts` below tests/ (which mirrors src/; tests/integration/ starts processes). */
 async function testFiles() {
   const given = process.argv.slice(2);
   if (given.length) return given;
-  const names = await readdir(join(root, "tests"));
-  return names.filter((n) => n.endsWith("_test.ts")).sort().map((n) => `tests/${n}`);
+  const names = await readdir(join(root, "tests"), { recursive: true });
+  return names.filter((n) => n.endsWith("_test.ts") && !n.startsWith("fixtures"))
+    .map((n) => `tests/${n.split("\\").join("/")}`).sort();
 }
 
 const results = [];
@@ -149,18 +151,21 @@ if (runtimes.includes("node")) {
   await esbuild.build({
     entryPoints: files.map((f) => join(root, f)),
     outdir,
+    outbase: join(root, "tests"), // keep tests/<folder>/ so relative URLs resolve as in tests/
     outExtension: { ".js": ".mjs" },
     bundle: true,
     platform: "node",
     format: "esm",
-    target: "node20",
+    target: "node22",
     packages: "external",
     // Examples bundled into a test must not run their own main() (Node 24 has import.meta.main).
     define: { "import.meta.main": "false" },
     sourcemap: "inline",
     logLevel: "warning",
   });
-  const outs = files.map((f) => join(outdir, basename(f).replace(/\.ts$/, ".mjs")));
+  const outs = files.map((f) =>
+    join(outdir, relative(join(root, "tests"), join(root, f)).replace(/\.ts$/, ".mjs"))
+  );
   const tap = join(outdir, "report.tap");
   const r = await run("node", [
     "--expose-gc",

@@ -13,7 +13,7 @@ import {
   SimulatedCluster,
   type SimulatedClusterOptions,
 } from "../src/testing/simulated_cluster.ts";
-import { seeded } from "./_seeded.ts";
+import { seededRandom as seeded } from "../src/testing/seeded_random.ts";
 
 export { seeded };
 

@@ -1,5 +1,5 @@
 // A seeded, bounded soak: mutations and faults together, then quiescence and strict checks.
-// Shared by tests/informer_soak_test.ts (a fixed set of seeds in CI) and scripts/soak.ts
+// Shared by tests/cache/informer_soak_test.ts (a fixed set of seeds in CI) and scripts/soak.ts
 // (`npm run soak -- --seeds N`).
 import assert from "node:assert/strict";
 import process from "node:process";

@@ -33,6 +33,7 @@
  * @module
  */
 export { ManualClock } from "./manual_clock.ts";
+export { seededRandom } from "./seeded_random.ts";
 export { LOOPBACK_ORIGINS, SimulatedCluster } from "./simulated_cluster.ts";
 export type {
   ClusterListOptions,

@@ -1,0 +1,29 @@
+/**
+ * A seeded random source for tests and simulations.
+ * @module
+ */
+import { Rng } from "./_rng.ts";
+
+/**
+ * A deterministic random source in [0, 1): the same seed always gives the same sequence, so a
+ * failing run can be replayed from its seed. Pass it as `random` to `createInformer` (jitter,
+ * watch timeouts) or to `exponentialBackoff`; the simulated cluster uses the same generator.
+ *
+ * @example
+ * ```ts
+ * import { seededRandom } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
+ * const a = seededRandom(42);
+ * const b = seededRandom(42);
+ * const first = a();
+ * assert.ok(first >= 0 && first < 1);
+ * assert.equal(b(), first);
+ * ```
+ */
+export function seededRandom(seed: number): () => number {
+  if (typeof seed !== "number" || !Number.isFinite(seed)) {
+    throw new RangeError(`seed must be a finite number, got ${String(seed)}`);
+  }
+  const rng = new Rng(seed);
+  return () => rng.next();
+}

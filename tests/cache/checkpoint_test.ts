@@ -1,0 +1,591 @@
+// Checkpoint, resume and catch-up runs (the serverless pattern), against the simulated cluster on
+// a manual clock: what a resumed informer asks the server for, what its listeners are told, and
+// where a catch-up run (`events({ until: "current" })`) ends.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { configmaps, pods } from "../../src/client/resource.ts";
+import type { KubeObject } from "../../src/client/types.ts";
+import type { InformerCheckpoint, SharedInformer } from "../../src/cache/informer.ts";
+import type { InformerEvent } from "../../src/cache/informer_event.ts";
+import { objectKey } from "../../src/cache/object_key.ts";
+import { compareResourceVersions } from "../../src/util/resource_version.ts";
+import { closed, type Env, env, pod, show, take, verbs } from "../_informer_env.ts";
+
+/** Runs an informer to its first sync, takes a checkpoint and stops it. */
+async function checkpointOf(
+  e: Env,
+  options: { namespace?: string; labelSelector?: string; includeObjects?: boolean } = {},
+): Promise<InformerCheckpoint> {
+  const { includeObjects = true, ...selection } = options;
+  const first = e.informer({ resource: pods, ...selection });
+  first.start();
+  await first.waitForSync();
+  const cp = first.checkpoint({ includeObjects });
+  await first.stop();
+  // What a serverless job does with it: store it as JSON, read it back next time.
+  return JSON.parse(JSON.stringify(cp)) as InformerCheckpoint;
+}
+
+/**
+ * An env whose `limit=1` lists (a catch-up run's lookup of the current resource version) wait
+ * until `answer()` is called.
+ */
+function envWithLookupsHeld(): { e: Env; answer: () => void } {
+  let answer!: () => void;
+  const held = new Promise<void>((resolve) => (answer = resolve));
+  const e = env({
+    fetch: (c) => async (req) => {
+      if (new URL(req.url).searchParams.get("limit") === "1") await held;
+      return c.fetch(req);
+    },
+  });
+  return { e, answer };
+}
+
+/** Drains a catch-up iteration. */
+async function drain<T extends KubeObject>(
+  it: AsyncIterable<InformerEvent<T>>,
+): Promise<InformerEvent<T>[]> {
+  const out: InformerEvent<T>[] = [];
+  for await (const ev of it) out.push(ev);
+  return out;
+}
+
+/** `key -> uid@resourceVersion` of a set of objects. */
+function fingerprint(objects: Iterable<KubeObject>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const o of objects) out.set(objectKey(o), `${o.metadata.uid}@${o.metadata.resourceVersion}`);
+  return out;
+}
+
+/**
+ * Applies delivered events to a consumer's model of the cache, checking each one makes sense
+ * against what the consumer already knows (an update's old object and a delete's object are the
+ * ones it holds; an add is for a key it does not hold).
+ */
+function applyTo(model: Map<string, KubeObject>, ev: InformerEvent): void {
+  switch (ev.type) {
+    case "add": {
+      const key = objectKey(ev.object);
+      assert.equal(model.has(key), false, `add of ${key}, which the consumer already holds`);
+      model.set(key, ev.object);
+      return;
+    }
+    case "update": {
+      const key = objectKey(ev.object);
+      const held = model.get(key);
+      assert.ok(held !== undefined, `update of ${key}, which the consumer never got`);
+      assert.equal(
+        ev.oldObject.metadata.resourceVersion,
+        held.metadata.resourceVersion,
+        `old object of ${key}`,
+      );
+      assert.equal(ev.object.metadata.uid, held.metadata.uid, `update of ${key} changed its uid`);
+      model.set(key, ev.object);
+      return;
+    }
+    case "delete": {
+      const key = objectKey(ev.object);
+      assert.ok(model.has(key), `delete of ${key}, which the consumer does not hold`);
+      model.delete(key);
+      return;
+    }
+    case "synced":
+      return;
+  }
+}
+
+function rvAtLeast(rv: string | undefined, goal: string): boolean {
+  return rv !== undefined && (compareResourceVersions(rv, goal) ?? -1) >= 0;
+}
+
+describe("checkpoint()", () => {
+  test("throws before the first sync; afterwards names the resource, selection and resource version", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1", { app: "web" }));
+    const inf = e.informer({ resource: pods, namespace: "a", labelSelector: "app=web" });
+    assert.throws(() => inf.checkpoint(), /synced/);
+    inf.start();
+    await inf.waitForSync();
+    const cp = inf.checkpoint();
+    assert.deepEqual(cp, {
+      version: 1,
+      resource: "v1/pods",
+      namespace: "a",
+      labelSelector: "app=web",
+      fieldSelector: "",
+      resourceVersion: e.cluster.resourceVersion,
+    });
+    assert.equal("objects" in cp, false);
+    await closed(e);
+  });
+
+  test("round-trips through JSON.stringify/parse unchanged, objects as cached (after transform)", async () => {
+    const e = env();
+    e.cluster.create(pods, {
+      ...pod("a", "p1"),
+      metadata: { namespace: "a", name: "p1", managedFields: [{ manager: "kubectl" }] },
+    });
+    e.cluster.create(pods, pod("b", "p2"));
+    const inf = e.informer({
+      resource: pods,
+      transform: (o) => {
+        delete o.metadata.managedFields;
+        return o;
+      },
+    });
+    inf.start();
+    await inf.waitForSync();
+    const cp = inf.checkpoint({ includeObjects: true });
+    const text = JSON.stringify(cp);
+    assert.deepEqual(JSON.parse(text), cp);
+    assert.equal(cp.objects?.length, 2);
+    assert.ok(cp.objects!.every((o) => o.metadata.managedFields === undefined));
+    assert.deepEqual(fingerprint(cp.objects!), fingerprint(inf.store.list()));
+    await closed(e);
+  });
+
+  test("a checkpoint without objects stays small: the selection and a resource version", async () => {
+    const e = env();
+    e.cluster.seed(pods, 50);
+    const inf = e.informer({ resource: pods });
+    inf.start();
+    await inf.waitForSync();
+    assert.ok(JSON.stringify(inf.checkpoint()).length < 200);
+    assert.ok(JSON.stringify(inf.checkpoint({ includeObjects: true })).length > 50 * 1000);
+    await closed(e);
+  });
+});
+
+describe("resuming from a checkpoint", () => {
+  test("watches from the checkpoint's resource version with no LIST; the cache is seeded before start", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    e.cluster.create(pods, pod("a", "p2"));
+    const cp = await checkpointOf(e);
+    e.cluster.create(pods, pod("a", "p3"));
+    e.cluster.clearRequests();
+
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    assert.equal(inf.hasSynced(), true);
+    assert.deepEqual(inf.store.listKeys().sort(), ["a/p1", "a/p2"]);
+    assert.equal(inf.resourceVersion, cp.resourceVersion);
+    const it = inf.events();
+    inf.start();
+    const evs = await take(it, (ev) => ev.type === "add");
+    assert.deepEqual(evs.map(show), ["synced", "add p3"]);
+    assert.deepEqual(verbs(e.cluster), ["watch"]);
+    assert.equal(e.cluster.requests[0]!.query.resourceVersion, cp.resourceVersion);
+    const h = inf.health();
+    assert.equal(h.lists, 0);
+    assert.equal(h.relists, 0);
+    assert.equal(h.objects, 3);
+    await closed(e);
+  });
+
+  test("listeners are not sent the seeded objects again, unless they ask with replayCache: true", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const cp = await checkpointOf(e);
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    const quiet = await take(inf.events(), () => true);
+    assert.deepEqual(quiet.map(show), ["synced"]);
+    const replay = await take(inf.events({ replayCache: true }), (ev) => ev.type === "synced");
+    assert.deepEqual(replay.map(show), ["add p1 (initial)", "synced"]);
+    const added: string[] = [];
+    const reg = inf.addEventHandler({ onAdd: (p) => void added.push(p.metadata.name!) });
+    await reg.waitForSync();
+    assert.deepEqual(added, []);
+    reg.remove();
+    await closed(e);
+  });
+
+  test("a checkpoint taken for another resource, namespace or selector is rejected up front", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1", { app: "web" }));
+    const cp = await checkpointOf(e, { namespace: "a", labelSelector: "app=web" });
+    const same = { resource: pods, namespace: "a", labelSelector: "app=web" };
+    assert.doesNotThrow(() => e.informer({ ...same, resumeFrom: cp }));
+    assert.throws(() => e.informer({ ...same, resource: configmaps, resumeFrom: cp }), TypeError);
+    assert.throws(() => e.informer({ ...same, namespace: "b", resumeFrom: cp }), /taken for/);
+    assert.throws(() => e.informer({ ...same, namespace: undefined, resumeFrom: cp }), /taken for/);
+    assert.throws(
+      () => e.informer({ ...same, labelSelector: "app=db", resumeFrom: cp }),
+      /taken for/,
+    );
+    assert.throws(
+      () => e.informer({ ...same, fieldSelector: "metadata.name=p1", resumeFrom: cp }),
+      /taken for/,
+    );
+    const notOne = [null, {}, { ...cp, version: 2 }, { ...cp, resourceVersion: 7 }];
+    for (const bad of notOne) {
+      assert.throws(
+        () => e.informer({ ...same, resumeFrom: bad as unknown as InformerCheckpoint }),
+        /not a kinformer checkpoint/,
+      );
+    }
+    assert.equal(e.cluster.requests.filter((r) => r.query.labelSelector === "app=db").length, 0);
+    await closed(e);
+  });
+
+  test("after compaction (410) it relists, and listeners see exactly the difference from the seeded state", async () => {
+    const e = env();
+    for (const n of ["p1", "p2", "p3", "p4"]) e.cluster.create(pods, pod("a", n));
+    const cp = await checkpointOf(e);
+    // While no one was watching: p1 changes, p2 goes, p3 is re-created (new uid), p5 is new,
+    // p4 stays; then the server compacts its history past the checkpoint.
+    e.cluster.patch(pods, { namespace: "a", name: "p1" }, { metadata: { labels: { v: "2" } } });
+    e.cluster.delete(pods, { namespace: "a", name: "p2" });
+    e.cluster.delete(pods, { namespace: "a", name: "p3" });
+    e.cluster.create(pods, pod("a", "p3"));
+    e.cluster.create(pods, pod("a", "p5"));
+    e.cluster.faults.compact();
+    e.cluster.clearRequests();
+
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    const seededP4 = inf.store.get("a/p4");
+    const it = inf.events();
+    inf.start();
+    await e.clock.advance(10_000);
+    const evs = await take(it, (_, all) => all.length === 6);
+    assert.deepEqual(evs.map(show), [
+      "synced",
+      "update p1",
+      "delete p3 (unknown)",
+      "add p3",
+      "add p5",
+      "delete p2 (unknown)",
+    ]);
+    const byName = (type: string, name: string) =>
+      evs.find((ev) =>
+        ev.type === type && ev.type !== "synced" && ev.object.metadata.name === name
+      )!;
+    const update = byName("update", "p1");
+    assert.ok(update.type === "update");
+    assert.equal(update.oldObject.metadata.labels?.v, undefined);
+    assert.equal(update.object.metadata.labels?.v, "2");
+    const gone = byName("delete", "p2");
+    assert.ok(gone.type === "delete" && gone.finalStateUnknown);
+    assert.equal(
+      gone.object.metadata.uid,
+      cp.objects!.find((o) => o.metadata.name === "p2")!.metadata.uid,
+    );
+    const readd = byName("add", "p3");
+    assert.ok(readd.type === "add" && readd.isInInitialList === false);
+    assert.notEqual(
+      readd.object.metadata.uid,
+      cp.objects!.find((o) => o.metadata.name === "p3")!.metadata.uid,
+    );
+    // Nothing for p4, which kept its uid and resourceVersion: the seeded object stays cached.
+    assert.equal(inf.store.get("a/p4"), seededP4);
+    assert.deepEqual(fingerprint(inf.store.list()), fingerprint(e.cluster.list(pods)));
+    // A watch at the checkpoint -> 410; one unpaged list at the checkpoint's version (served
+    // from the watch cache, never older than that); then a watch from the new list's version.
+    const asked = e.cluster.requests.map((r) =>
+      `${r.verb} ${r.query.resourceVersion} ${r.query.limit ?? "-"}`
+    );
+    assert.deepEqual(asked, [
+      `watch ${cp.resourceVersion} -`,
+      `list ${cp.resourceVersion} -`,
+      `watch ${e.cluster.resourceVersion} -`,
+    ]);
+    const h = inf.health();
+    assert.equal(h.lists, 1);
+    assert.equal(h.relists, 1);
+    assert.ok((h.errors.expired ?? 0) >= 1);
+    await closed(e);
+  });
+
+  test("without objects: the cache starts empty and changes since the checkpoint arrive as adds", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    e.cluster.create(pods, pod("a", "p2"));
+    const cp = await checkpointOf(e, { includeObjects: false });
+    assert.equal(cp.objects, undefined);
+    e.cluster.patch(pods, { namespace: "a", name: "p1" }, { metadata: { labels: { v: "2" } } });
+    e.cluster.create(pods, pod("a", "p3"));
+    e.cluster.clearRequests();
+
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    assert.equal(inf.store.size, 0);
+    const it = inf.events();
+    inf.start();
+    const evs = await take(it, (_, all) => all.length === 3);
+    assert.deepEqual(evs.map(show), ["synced", "add p1", "add p3"]);
+    assert.deepEqual(verbs(e.cluster), ["watch"]);
+    assert.deepEqual(inf.store.listKeys().sort(), ["a/p1", "a/p3"]);
+    await closed(e);
+  });
+
+  test(
+    "without objects: a deletion seen on the watch is still told (the DELETED event has the object)",
+    async () => {
+      const e = env();
+      e.cluster.create(pods, pod("a", "p1"));
+      const cp = await checkpointOf(e, { includeObjects: false });
+      e.cluster.delete(pods, { namespace: "a", name: "p1" });
+      e.cluster.create(pods, pod("a", "p2"));
+      const inf = e.informer({ resource: pods, resumeFrom: cp });
+      const it = inf.events();
+      inf.start();
+      await e.clock.flush();
+      const evs = await take(it, (ev) => ev.type === "add");
+      assert.deepEqual(evs.map(show), ["synced", "delete p1", "add p2"]);
+      await closed(e);
+    },
+  );
+});
+
+describe("catch-up runs: events({ until: 'current' })", () => {
+  test("on a fresh informer: the initial list as adds, synced, then the iteration ends", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    e.cluster.create(pods, pod("a", "p2"));
+    const inf = e.informer({ resource: pods });
+    const it = inf.events({ until: "current" });
+    inf.start();
+    const evs = await drain(it);
+    assert.deepEqual(evs.map(show), ["add p1 (initial)", "add p2 (initial)", "synced"]);
+    assert.equal(inf.resourceVersion, e.cluster.resourceVersion);
+    assert.equal(inf.health().listeners.length, 0);
+    // The current resource version comes from a cheap consistent list of one item.
+    const probe = e.cluster.requests.filter((r) => r.verb === "list" && r.query.limit === "1");
+    assert.equal(probe.length, 1);
+    assert.equal(probe[0]!.query.resourceVersion, undefined);
+    await closed(e);
+  });
+
+  test(
+    "on a fresh informer started before events(): the initial list is still delivered",
+    async () => {
+      const e = env();
+      e.cluster.create(pods, pod("a", "p1"));
+      const inf = e.informer({ resource: pods });
+      inf.start();
+      const evs = await drain(inf.events({ until: "current" }));
+      assert.deepEqual(evs.map(show), ["add p1 (initial)", "synced"]);
+      await closed(e);
+    },
+  );
+
+  test("on a resumed informer: exactly the changes since the checkpoint, with no paged LIST", async () => {
+    const e = env();
+    for (const n of ["p1", "p2", "p3"]) e.cluster.create(pods, pod("a", n));
+    const cp = await checkpointOf(e);
+    e.cluster.create(pods, pod("a", "p4"));
+    e.cluster.patch(pods, { namespace: "a", name: "p1" }, { metadata: { labels: { v: "2" } } });
+    e.cluster.delete(pods, { namespace: "a", name: "p2" });
+    const goal = e.cluster.resourceVersion;
+    e.cluster.clearRequests();
+
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    const it = inf.events({ until: "current" });
+    await e.clock.flush(); // the current resource version is known before the watch opens
+    inf.start();
+    const evs = await drain(it);
+    assert.deepEqual(evs.map(show), ["synced", "add p4", "update p1", "delete p2"]);
+    assert.equal(inf.resourceVersion, goal);
+    assert.deepEqual(
+      e.cluster.requests.map((r) => `${r.verb} limit=${r.query.limit ?? "-"}`),
+      ["list limit=1", "watch limit=-"],
+    );
+    await closed(e);
+  });
+
+  test("with nothing new since the checkpoint: only synced, then the end", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const cp = await checkpointOf(e);
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    const it = inf.events({ until: "current" });
+    inf.start();
+    assert.deepEqual((await drain(it)).map(show), ["synced"]);
+    await closed(e);
+  });
+
+  test(
+    "changes that arrive while the current resource version is being fetched are delivered",
+    async () => {
+      const { e, answer } = envWithLookupsHeld();
+      e.cluster.create(pods, pod("a", "p1"));
+      const cp = await checkpointOf(e);
+      e.cluster.create(pods, pod("a", "p2"));
+      e.cluster.create(pods, pod("a", "p3"));
+      const inf = e.informer({ resource: pods, resumeFrom: cp });
+      const run = drain(inf.events({ until: "current" }));
+      inf.start();
+      await e.clock.flush(); // the watch delivers p2 and p3 while the limit=1 list is held
+      assert.equal(inf.resourceVersion, e.cluster.resourceVersion);
+      answer();
+      assert.deepEqual((await run).map(show), ["synced", "add p2", "add p3"]);
+      await closed(e);
+    },
+  );
+
+  test("while churn goes on (on the clock), every change up to the start RV is delivered, then it ends", async () => {
+    const e = env({ seed: 7 });
+    e.cluster.seed(pods, 30, (i) => pod("default", `seed-${i}`));
+    const cp = await checkpointOf(e);
+    e.cluster.churn(200, { resource: pods }); // changes since the checkpoint
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    const it = inf.events({ until: "current" });
+    await e.clock.flush();
+    const goal = e.cluster.resourceVersion; // the limit=1 list has been answered at this version
+    assert.deepEqual(verbs(e.cluster).slice(-1), ["list"]);
+    const churn = e.cluster.startChurn({ resource: pods, ratePerSecond: 50 });
+    inf.start();
+    const model = new Map<string, KubeObject>(cp.objects!.map((o) => [objectKey(o), o]));
+    let taken = 0;
+    for await (const ev of it) {
+      applyTo(model, ev);
+      // A slow consumer: the cluster keeps changing while it works through the backlog.
+      if (++taken % 25 === 0) await e.clock.advance(100);
+    }
+    // Taken as the iteration ends: what the consumer holds must be the cache at that point.
+    const end = { rv: inf.resourceVersion, cache: fingerprint(inf.store.list()) };
+    const churned = churn.stats.steps;
+    churn.stop();
+    assert.ok(churned > 0, "churn ran during the catch-up");
+    assert.ok(rvAtLeast(end.rv, goal), `ended at ${end.rv}, before ${goal}`);
+    assert.deepEqual(fingerprint(model.values()), end.cache);
+    // And that cache is the cluster's state: let the informer catch up with the rest, compare.
+    await e.clock.flush();
+    assert.deepEqual(fingerprint(inf.store.list()), fingerprint(e.cluster.list(pods)));
+    await closed(e);
+  });
+
+  test("after compaction, a catch-up run relists and still ends with the consumer holding the cache", async () => {
+    const e = env({ seed: 11 });
+    e.cluster.seed(pods, 20, (i) => pod("default", `seed-${i}`));
+    const cp = await checkpointOf(e);
+    e.cluster.churn(100, { resource: pods });
+    e.cluster.faults.compact();
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    const it = inf.events({ until: "current" });
+    await e.clock.flush();
+    const goal = e.cluster.resourceVersion;
+    inf.start();
+    const model = new Map<string, KubeObject>(cp.objects!.map((o) => [objectKey(o), o]));
+    const run = (async () => {
+      for await (const ev of it) applyTo(model, ev);
+      return fingerprint(inf.store.list());
+    })();
+    await e.clock.advance(10_000); // the relist waits out one backoff after the 410 on LIST
+    const cache = await run;
+    assert.ok(rvAtLeast(inf.resourceVersion, goal));
+    assert.deepEqual(fingerprint(model.values()), cache);
+    assert.deepEqual(cache, fingerprint(e.cluster.list(pods)));
+    assert.equal(inf.health().relists, 1);
+    await closed(e);
+  });
+
+  test("a second run from the first run's checkpoint sees only what changed in between", async () => {
+    const e = env();
+    for (const n of ["p1", "p2"]) e.cluster.create(pods, pod("a", n));
+    const run = async (from: InformerCheckpoint | undefined) => {
+      const inf: SharedInformer = e.informer(
+        from ? { resource: pods, resumeFrom: from } : { resource: pods },
+      );
+      const it = inf.events({ until: "current" });
+      await e.clock.flush();
+      inf.start();
+      const evs = (await drain(it)).map(show);
+      const cp = JSON.parse(
+        JSON.stringify(inf.checkpoint({ includeObjects: true })),
+      ) as InformerCheckpoint;
+      await inf.stop();
+      return { evs, cp };
+    };
+    const first = await run(undefined);
+    assert.deepEqual(first.evs, ["add p1 (initial)", "add p2 (initial)", "synced"]);
+    e.cluster.create(pods, pod("a", "p3"));
+    e.cluster.delete(pods, { namespace: "a", name: "p1" });
+    e.cluster.clearRequests();
+    const second = await run(first.cp);
+    assert.deepEqual(second.evs, ["synced", "add p3", "delete p1"]);
+    assert.equal(
+      e.cluster.requests.filter((r) => r.verb === "list" && r.query.limit !== "1").length,
+      0,
+    );
+    const third = await run(second.cp);
+    assert.deepEqual(third.evs, ["synced"]);
+    assert.deepEqual(third.cp.objects!.map((o) => o.metadata.name).sort(), ["p2", "p3"]);
+    await closed(e);
+  });
+
+  test("when the newest write in the cluster was to another resource, the run ends at the next bookmark", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const cp = await checkpointOf(e);
+    e.cluster.create(pods, pod("a", "p2"));
+    e.cluster.create(configmaps, { metadata: { namespace: "a", name: "c1" } });
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    const it = inf.events({ until: "current" });
+    await e.clock.flush();
+    inf.start();
+    let ended = false;
+    const run = drain(it).then((evs) => {
+      ended = true;
+      return evs;
+    });
+    await e.clock.advance(59_000);
+    assert.equal(ended, false); // the pods watch has nothing to say about the configmap's RV
+    await e.clock.advance(1_000); // the simulated server's bookmark, once a minute
+    assert.deepEqual((await run).map(show), ["synced", "add p2"]);
+    assert.equal(inf.resourceVersion, e.cluster.resourceVersion);
+    assert.ok(inf.health().lastBookmarkAt !== undefined);
+    await closed(e);
+  });
+
+  test("aborting the signal while waiting for changes ends the iteration", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const cp = await checkpointOf(e);
+    e.cluster.create(configmaps, { metadata: { namespace: "a", name: "c1" } }); // pods lag behind
+    const inf = e.informer({ resource: pods, resumeFrom: cp });
+    const ac = new AbortController();
+    const it = inf.events({ until: "current", signal: ac.signal });
+    await e.clock.flush();
+    inf.start();
+    assert.deepEqual(await it.next(), { done: false, value: { type: "synced" } });
+    const pending = it.next();
+    await e.clock.flush();
+    ac.abort();
+    assert.deepEqual(await pending, { done: true, value: undefined });
+    assert.equal(inf.health().listeners.length, 0);
+    await closed(e);
+  });
+
+  test(
+    "aborting the signal while the current resource version is being fetched ends the iteration",
+    async () => {
+      const { e, answer } = envWithLookupsHeld();
+      const cp = await checkpointOf(e);
+      const inf = e.informer({ resource: pods, resumeFrom: cp });
+      const ac = new AbortController();
+      const it = inf.events({ until: "current", signal: ac.signal });
+      inf.start();
+      assert.deepEqual(await it.next(), { done: false, value: { type: "synced" } });
+      const pending = it.next().catch((error: unknown) => ({ rejected: String(error) }));
+      ac.abort(new Error("cancelled"));
+      const settled = await Promise.race([pending, e.clock.flush(10).then(() => "still pending")]);
+      answer();
+      assert.deepEqual(settled, { done: true, value: undefined });
+      await closed(e);
+    },
+  );
+
+  test(
+    "a failed current-RV lookup ends the iteration with the error and removes the listener",
+    async () => {
+      const e = env();
+      const cp = await checkpointOf(e);
+      e.cluster.faults.failNext(1, { verb: "list" });
+      const inf = e.informer({ resource: pods, resumeFrom: cp });
+      inf.start();
+      await assert.rejects(drain(inf.events({ until: "current" })), /500/);
+      assert.equal(inf.health().listeners.length, 0);
+      await closed(e);
+    },
+  );
+});

@@ -1,0 +1,144 @@
+// The browser example in headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core): a page served from one origin starts a Web Worker whose informer watches a
+// simulated cluster on another origin (CORS), and posts the changes back to the page.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
+import { extname, join } from "node:path";
+import { configmaps } from "../../src/client/resource.ts";
+import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { ServedHandle } from "../../src/testing/_serve_common.ts";
+import { runtime, serveHandler } from "../_serve.ts";
+import { bundle, ROOT, withTempDir } from "../_runtime_process.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+
+function skipReason(): string | undefined {
+  if (!existsSync(CHROMIUM)) {
+    return `chromium is not installed (${CHROMIUM} not found; apt-get install chromium)`;
+  }
+  if (!existsSync(join(ROOT, "node_modules", "playwright-core"))) {
+    return "playwright-core is not installed";
+  }
+  return undefined;
+}
+const skip = skipReason();
+if (skip !== undefined) console.log(`browser_test: skipped: ${skip}`);
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+};
+
+/** Serves the files of `dir` (GET only, no subfolders). */
+function staticFiles(dir: string): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const name = new URL(request.url).pathname.slice(1) || "index.html";
+    const type = TYPES[extname(name)];
+    if (request.method !== "GET" || name.includes("/") || type === undefined) {
+      return new Response("not found", { status: 404 });
+    }
+    try {
+      return new Response(await readFile(join(dir, name)), { headers: { "content-type": type } });
+    } catch {
+      return new Response("not found", { status: 404 });
+    }
+  };
+}
+
+interface BrowserContextLike {
+  newPage(): Promise<PageLike>;
+  close(): Promise<void>;
+}
+interface PageLike {
+  on(event: "console", fn: (message: { type(): string; text(): string }) => void): void;
+  on(event: "pageerror", fn: (error: Error) => void): void;
+  goto(url: string): Promise<unknown>;
+  waitForFunction(fn: string, arg?: unknown, options?: { timeout: number }): Promise<unknown>;
+  textContent(selector: string): Promise<string | null>;
+}
+
+describe(`browsers: headless Chromium (test process: ${runtime})`, () => {
+  test(
+    "a Web Worker's informer syncs from a cross-origin API server and posts live changes to the page",
+    {
+      skip,
+      timeout: 20_000,
+    },
+    async () => {
+      await withTempDir("browser", async (dir) => {
+        const site = join(dir, "site");
+        const profile = join(dir, "profile");
+        await mkdir(site);
+        await mkdir(profile);
+        await bundle("examples/browser/worker.ts", join(site, "worker.js"), "browser");
+        await copyFile(join(ROOT, "examples", "browser", "index.html"), join(site, "index.html"));
+
+        const cluster = new SimulatedCluster();
+        let api: ServedHandle | undefined;
+        let pages: ServedHandle | undefined;
+        let context: BrowserContextLike | undefined;
+        const problems: string[] = [];
+        try {
+          cluster.create(configmaps, { metadata: { namespace: "default", name: "a" } });
+          cluster.create(configmaps, { metadata: { namespace: "default", name: "b" } });
+          cluster.create(configmaps, { metadata: { namespace: "other", name: "elsewhere" } });
+          api = await serveHandler(cluster.fetch);
+          pages = await serveHandler(staticFiles(site));
+          assert.notEqual(new URL(api.url).origin, new URL(pages.url).origin, "two origins");
+
+          const { chromium } = await import("playwright-core");
+          context = await chromium.launchPersistentContext(profile, {
+            executablePath: CHROMIUM,
+            headless: true,
+            args: [
+              "--headless",
+              "--no-sandbox",
+              "--disable-gpu",
+              "--disable-background-networking",
+            ],
+          }) as unknown as BrowserContextLike;
+          const page = await context.newPage();
+          page.on("console", (m) => {
+            if (m.type() === "error") problems.push(`console: ${m.text()}`);
+          });
+          page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+
+          const query = new URLSearchParams({ server: api.url, namespace: "default" });
+          await page.goto(`${pages.url}/index.html?${query}`);
+          await page.waitForFunction(`document.body.dataset.synced === "true"`, undefined, {
+            timeout: 10_000,
+          });
+
+          cluster.create(configmaps, { metadata: { namespace: "default", name: "c" } });
+          cluster.patch(configmaps, { namespace: "default", name: "a" }, { data: { v: "2" } });
+          cluster.delete(configmaps, { namespace: "default", name: "b" });
+          cluster.create(configmaps, { metadata: { namespace: "other", name: "not-followed" } });
+          await page.waitForFunction(`Number(document.body.dataset.changes) >= 3`, undefined, {
+            timeout: 10_000,
+          });
+
+          const log = (await page.textContent("#log") ?? "").trim().split("\n");
+          assert.deepEqual(log, [
+            "ADD default/a (initial)",
+            "ADD default/b (initial)",
+            "SYNCED 2 objects",
+            "ADD default/c",
+            "UPDATE default/a",
+            "DELETE default/b",
+          ], problems.join("\n"));
+          assert.deepEqual(problems, []);
+          const verbs = cluster.requests.map((r) => r.verb);
+          assert.deepEqual(verbs.slice(0, 2), ["list", "watch"]);
+          assert.ok(cluster.requests.every((r) => r.namespace === "default"));
+        } finally {
+          await context?.close();
+          cluster.close();
+          await pages?.close();
+          await api?.close();
+        }
+      });
+    },
+  );
+});

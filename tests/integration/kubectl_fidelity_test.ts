@@ -1,0 +1,253 @@
+// kubectl against the simulated cluster: real client-go code paths (discovery fallback, paging,
+// list-then-watch) must see exactly what the simulator holds and does.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pods } from "../../src/client/resource.ts";
+import type { KubeObject } from "../../src/client/types.ts";
+import { ManualClock } from "../../src/testing/manual_clock.ts";
+import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { widgets } from "../../src/testing/widgets.ts";
+import { serveHandler } from "../_serve.ts";
+
+const TOKEN = "kubectl-fidelity-token";
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Whether kubectl can be started at all. */
+function kubectlAvailable(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const child = spawn("kubectl", ["version", "--client"], { stdio: "ignore" });
+    child.on("error", () => resolve(false));
+    child.on("close", (code) => resolve(code === 0));
+  });
+}
+
+/** Splits concatenated (pretty-printed) JSON documents. */
+function splitJsonDocuments(text: string): unknown[] {
+  const docs: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "{") {
+      if (depth++ === 0) start = i;
+    } else if (ch === "}") {
+      if (--depth === 0) docs.push(JSON.parse(text.slice(start, i + 1)));
+    }
+  }
+  return docs;
+}
+
+const available = await kubectlAvailable();
+if (!available) console.log("kubectl_fidelity_test: skipped, kubectl is not on PATH");
+
+describe(
+  "kubectl against the simulated cluster",
+  { skip: !available && "kubectl not found" },
+  () => {
+    async function setup(): Promise<{
+      c: SimulatedCluster;
+      clock: ManualClock;
+      kubectl: (args: string[]) => Promise<Run>;
+      start: (args: string[]) => { stdout: () => string; kill: () => Promise<Run> };
+      close: () => Promise<void>;
+    }> {
+      const clock = new ManualClock();
+      // client-go reads a kubeconfig's credentials only for TLS servers, so kubectl sends no
+      // Authorization header to this http:// URL; the cluster therefore does not demand one.
+      const c = new SimulatedCluster({ clock, seed: 42 });
+      const server = await serveHandler(c.fetch);
+      const dir = await mkdtemp(join(tmpdir(), "kinformer-kubectl-"));
+      const kubeconfig = join(dir, "config");
+      await writeFile(
+        kubeconfig,
+        [
+          "apiVersion: v1",
+          "kind: Config",
+          "clusters:",
+          "- name: sim",
+          "  cluster:",
+          `    server: ${server.url}`,
+          "users:",
+          "- name: sim",
+          "  user:",
+          `    token: ${TOKEN}`,
+          "contexts:",
+          "- name: sim",
+          "  context:",
+          "    cluster: sim",
+          "    user: sim",
+          "    namespace: default",
+          "current-context: sim",
+          "",
+        ].join("\n"),
+      );
+      const base = [
+        "--kubeconfig",
+        kubeconfig,
+        "--cache-dir",
+        join(dir, "cache"),
+        "--request-timeout",
+        "20s",
+      ];
+      const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
+      const start = (args: string[]) => {
+        const child = spawn("kubectl", [...base, ...args], {
+          env,
+          stdio: ["ignore", "pipe", "pipe"],
+        });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.on("data", (d: Uint8Array) => (stdout += new TextDecoder().decode(d)));
+        child.stderr.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
+        const done = new Promise<Run>((resolve, reject) => {
+          child.on("error", reject);
+          child.on("close", (code) => resolve({ code, stdout, stderr }));
+        });
+        return {
+          stdout: () => stdout,
+          done,
+          kill: async () => {
+            if (child.exitCode === null) child.kill("SIGTERM");
+            return await done;
+          },
+        };
+      };
+      return {
+        c,
+        clock,
+        kubectl: async (args) => {
+          const run = await (start(args) as { done: Promise<Run> }).done;
+          assert.equal(run.code, 0, `kubectl ${args.join(" ")} failed: ${run.stderr}`);
+          return run;
+        },
+        start,
+        close: async () => {
+          c.close();
+          await server.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    }
+
+    function seedPods(c: SimulatedCluster): void {
+      c.seed(pods, 12);
+      for (let i = 0; i < 5; i++) {
+        c.create(pods, {
+          metadata: { name: `x-${i}`, namespace: `team-${i % 2}`, labels: { app: "x" } },
+        });
+      }
+    }
+
+    test("get pods -A -o json, -l app=x and --chunk-size=7 print exactly the simulator's pods", async () => {
+      const { c, kubectl, close } = await setup();
+      try {
+        seedPods(c);
+        const all = JSON.parse(
+          (await kubectl(["get", "pods", "-A", "-o", "json", "--show-managed-fields"])).stdout,
+        ) as { items: KubeObject[] };
+        assert.deepEqual(all.items, c.list(pods));
+
+        const selected = JSON.parse(
+          (await kubectl(["get", "pods", "-A", "-l", "app=x", "-o", "json"])).stdout,
+        ) as {
+          items: KubeObject[];
+        };
+        assert.equal(selected.items.length, 5);
+        assert.deepEqual(selected.items, c.list(pods, { labelSelector: "app=x" }));
+        assert.ok(c.requests.some((r) => r.verb === "list" && r.query.labelSelector === "app=x"));
+
+        c.clearRequests();
+        const paged = JSON.parse(
+          (await kubectl([
+            "get",
+            "pods",
+            "-A",
+            "--chunk-size=7",
+            "-o",
+            "json",
+            "--show-managed-fields",
+          ])).stdout,
+        ) as {
+          items: KubeObject[];
+        };
+        assert.deepEqual(paged.items, c.list(pods));
+        const lists = c.requests.filter((r) => r.verb === "list" && r.resource === "pods");
+        assert.equal(lists.length, 3, "17 pods in pages of 7");
+        assert.ok(lists.every((r) => r.query.limit === "7"));
+        assert.equal(lists[0]!.query.continue, undefined);
+        assert.ok(lists[1]!.query.continue && lists[2]!.query.continue);
+
+        c.create(widgets, { metadata: { name: "w1", namespace: "default" }, spec: { size: 3 } });
+        const ws = JSON.parse((await kubectl(["get", "widgets", "-A", "-o", "json"])).stdout) as {
+          items: KubeObject[];
+        };
+        assert.deepEqual(ws.items, c.list(widgets));
+      } finally {
+        await close();
+      }
+    });
+
+    test("get pods --watch --output-watch-events -o json prints the simulator's events", async () => {
+      const { c, clock, start, close } = await setup();
+      try {
+        c.create(pods, { metadata: { name: "a", namespace: "default", labels: { app: "x" } } });
+        c.create(pods, { metadata: { name: "other", namespace: "elsewhere" } });
+        const proc = start([
+          "get",
+          "pods",
+          "-n",
+          "default",
+          "--watch",
+          "--output-watch-events",
+          "-o",
+          "json",
+        ]);
+        for (let i = 0; i < 2000 && c.openWatches === 0; i++) await clock.flush(1);
+        assert.equal(c.openWatches, 1, "kubectl opened a watch");
+        const watchRequest = c.requests.find((r) => r.verb === "watch")!;
+        assert.equal(watchRequest.namespace, "default");
+
+        c.create(pods, { metadata: { name: "b", namespace: "default" } });
+        c.patch(pods, { namespace: "default", name: "a" }, { metadata: { labels: { app: "y" } } });
+        c.delete(pods, { namespace: "default", name: "b" });
+        c.create(pods, { metadata: { name: "ignored", namespace: "elsewhere" } });
+        const expected = 4;
+        for (let i = 0; i < 4000 && splitJsonDocuments(proc.stdout()).length < expected; i++) {
+          await clock.flush(1);
+        }
+        const run = await proc.kill();
+        const events = splitJsonDocuments(run.stdout) as Array<
+          { type: string; object: KubeObject }
+        >;
+        assert.deepEqual(
+          events.map((e) => `${e.type} ${e.object.metadata.name}`),
+          ["ADDED a", "ADDED b", "MODIFIED a", "DELETED b"],
+          run.stderr,
+        );
+        assert.deepEqual(events[2]!.object, c.get(pods, { namespace: "default", name: "a" }));
+        assert.equal(
+          events[3]!.object.metadata.resourceVersion,
+          String(Number(c.resourceVersion) - 1),
+        );
+      } finally {
+        await close();
+      }
+    });
+  },
+);

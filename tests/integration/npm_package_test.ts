@@ -1,0 +1,106 @@
+// The npm package: package.json's generated fields agree with deno.json (on every runtime), and
+// scripts/package_check.mjs passes: one build and one `npm pack`, then the tarball's contents,
+// publint, @arethetypeswrong/cli, an offline install into a scratch project, the smoke script
+// on Node, Deno and Bun, require() from CommonJS and a tsc consumer (run under Node only).
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const runtime = "Deno" in globalThis ? "Deno" : "Bun" in globalThis ? "Bun" : "Node";
+
+/** The repository root: next to this file, or the working directory for a bundled test. */
+const ROOT: string = (() => {
+  const candidates = [process.cwd()];
+  try {
+    candidates.unshift(fileURLToPath(new URL("../..", import.meta.url)));
+  } catch {
+    // Not a file URL (bundled); the working directory remains.
+  }
+  return candidates.find((dir) => existsSync(join(dir, "scripts", "build.mjs"))) ?? process.cwd();
+})();
+
+/** Runs a command to completion; resolves with its exit code and everything it printed. */
+function run(cmd: string, args: string[]): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
+    child.once("error", reject);
+    child.once("close", (code) => resolve({ code, output }));
+  });
+}
+
+/** deno.json's `exports` map: the package's entry points. */
+async function denoExports(): Promise<Record<string, string>> {
+  const deno = JSON.parse(await readFile(join(ROOT, "deno.json"), "utf8")) as {
+    exports: Record<string, string>;
+  };
+  return deno.exports;
+}
+
+describe("package.json", () => {
+  test("exports name the same entry points as deno.json, each built from its source", async () => {
+    const deno = await denoExports();
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as {
+      exports: Record<string, { types: string; default: string } | string>;
+      main: string;
+      types: string;
+    };
+    assert.deepEqual(
+      Object.keys(pkg.exports).sort(),
+      [...Object.keys(deno), "./package.json"].sort(),
+      "package.json and deno.json export different subpaths",
+    );
+    for (const [subpath, source] of Object.entries(deno)) {
+      const entry = pkg.exports[subpath];
+      assert.ok(typeof entry === "object", `${subpath}: conditions expected`);
+      const out = subpath === "." ? "mod" : subpath.slice(2);
+      assert.equal(entry.default, `./dist/${out}.js`, subpath);
+      assert.equal(
+        entry.types,
+        `./dist/types/${source.slice(2).replace(/\.ts$/, ".d.ts")}`,
+        subpath,
+      );
+    }
+    assert.equal(pkg.main, (pkg.exports["."] as { default: string }).default);
+    assert.equal(pkg.types, (pkg.exports["."] as { types: string }).types);
+  });
+
+  test("one subpath style: lowercase segments, a runtime adapter as <module>/<runtime>", async () => {
+    const runtimes = new Set(["deno", "bun", "node"]);
+    for (const subpath of Object.keys(await denoExports())) {
+      if (subpath === ".") continue;
+      const segments = subpath.slice(2).split("/");
+      assert.ok(segments.every((s) => /^[a-z]+$/.test(s)), `${subpath}: lowercase words only`);
+      assert.ok(segments.length <= 2, `${subpath}: at most <module>/<runtime>`);
+      if (segments.length === 2) assert.ok(runtimes.has(segments[1]!), `${subpath}: not a runtime`);
+    }
+  });
+});
+
+describe("npm package", () => {
+  const skip = runtime === "Node"
+    ? undefined
+    : `the npm artifact is runtime-independent; it is packed once, under Node (this is ${runtime})`;
+  if (skip !== undefined) console.log(`npm_package_test: skipped: ${skip}`);
+
+  test("the packed tarball lints clean, installs offline and works on Node, Deno and Bun", {
+    skip,
+    timeout: 120_000,
+  }, async () => {
+    const check = await run(process.execPath, [join(ROOT, "scripts", "package_check.mjs")]);
+    console.log(check.output.trimEnd());
+    assert.equal(check.code, 0, `scripts/package_check.mjs failed:\n${check.output}`);
+    assert.match(check.output, /^package check: ok/m);
+  });
+});
