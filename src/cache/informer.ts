@@ -29,7 +29,10 @@ import {
 } from "./informer_options.ts";
 import { Listener } from "./listener.ts";
 import { Lister } from "./lister.ts";
+import { MutationDetector } from "./mutation_detector.ts";
+import { objectKey } from "./object_key.ts";
 import { processDeltas } from "./process_deltas.ts";
+import { envFlag } from "../util/env.ts";
 import { Reflector, type ReflectorErrorContext } from "./reflector.ts";
 
 export type { EventHandler, HandlerRegistration } from "./event_handler.ts";
@@ -94,6 +97,8 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
    * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
    * there, iterators must be ended explicitly (a Worker's life is short anyway).
    */
+  /** The cache mutation detector, when `detectMutations` is on. */
+  #mutations: MutationDetector<T> | undefined;
   #abandoned = typeof FinalizationRegistry === "function"
     ? new FinalizationRegistry<Listener<T>>((listener) => this.#removeListener(listener))
     : undefined;
@@ -110,11 +115,22 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     this.store = this.#indexer;
     this.lister = new Lister(this.#indexer);
     this.#fifo = new DeltaFIFO<T>({ knownObjects: this.#indexer });
+    const detect = options.detectMutations ?? envFlag("KINFORMER_DETECT_MUTATIONS");
+    if (detect !== false) {
+      this.#mutations = new MutationDetector<T>(
+        this.#clock,
+        detect === true ? 1_000 : detect.intervalMs ?? 1_000,
+        (error) => this.#reportError(error, { kind: "mutation", phase: "handler", retryInMs: 0 }),
+      );
+    }
     const resume = options.resumeFrom;
     this.#resumed = resume !== undefined;
     if (resume !== undefined) {
       checkCheckpoint(resume, options);
-      for (const object of resume.objects ?? []) this.#indexer.set(object);
+      for (const object of resume.objects ?? []) {
+        this.#indexer.set(object);
+        this.#mutations?.track(objectKey(object), object);
+      }
       this.#synced = true;
     }
     const metrics = guardMetrics(
@@ -202,11 +218,13 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         { once: true },
       );
     }
+    this.#mutations?.start();
     this.#run = this.#reflector.run(controller.signal);
   }
 
   /** Stops the reflector, closes every listener and releases every timer and connection. */
   async stop(): Promise<void> {
+    this.#mutations?.stop();
     this.#stopped = true;
     this.#controller?.abort(new DOMException("informer stopped", "AbortError"));
     await this.#run;
@@ -497,6 +515,11 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       // An index function that throws leaves the cache as it was, and nobody is told.
       if (cached === undefined) this.#indexer.delete(key);
       else this.#indexer.set(cached, key);
+      const detector = this.#mutations;
+      if (detector !== undefined) {
+        detector.release(key);
+        if (cached !== undefined) detector.track(key, cached);
+      }
     }
     for (const event of events) {
       if (event.type === "update" && event.object === event.oldObject) {

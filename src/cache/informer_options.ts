@@ -109,6 +109,16 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
    * @default undefined
    */
   resumeFrom?: InformerCheckpoint<T> | undefined;
+  /**
+   * Check that nobody changes cached objects in place (they are shared with every listener and
+   * not frozen): each object's JSON fingerprint is compared when the cache replaces or drops it
+   * and every `intervalMs` (default 1000), and a change is reported to `onError` as a
+   * `MutationError` (kind `mutation`) naming the key and the path. Costs a `JSON.stringify` per
+   * object per check: for tests and debugging. `true` also when the environment variable
+   * `KINFORMER_DETECT_MUTATIONS` is `1` or `true` (where the runtime has an environment).
+   * @default false
+   */
+  detectMutations?: boolean | { intervalMs?: number | undefined } | undefined;
   /** Callbacks for metrics (list durations, events, relists, reconnects, ...). @default undefined */
   metrics?: InformerMetrics | undefined;
 }
@@ -195,6 +205,11 @@ export function validateInformerOptions<T extends KubeObject>(o: InformerOptions
     checkNumber(o[name], name, { min: 0 });
   }
   checkFunction(o.transform, "transform");
+  const detect = o.detectMutations;
+  if (detect !== undefined && typeof detect !== "boolean") {
+    checkOptionsObject(detect, "detectMutations");
+    checkNumber(detect.intervalMs, "detectMutations.intervalMs", { min: 0 });
+  }
   checkFunction(o.onError, "onError");
   checkOptionsObject(o.metrics, "metrics");
 }

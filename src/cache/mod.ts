@@ -45,14 +45,10 @@ export type { ListerListOptions } from "./lister.ts";
 export { DeltaFIFO } from "./delta_fifo.ts";
 export type { Delta, DeltaFIFOOptions, DeltaType, KnownObjects } from "./delta_fifo.ts";
 export { objectKey, splitObjectKey } from "./object_key.ts";
-export { planAfterFailure, planNextRequest } from "./reflector_plan.ts";
-export type {
-  InitialListMode,
-  PlanAfterFailure,
-  PlannedRequest,
-  ReflectorFailure,
-  ReflectorPlanState,
-} from "./reflector_plan.ts";
+export type { InitialListMode } from "./reflector_plan.ts";
+export { watcher } from "./watcher.ts";
+export { MutationError } from "./mutation_detector.ts";
+export type { WatcherEvent, WatcherOptions } from "./watcher.ts";
 export { MAX_RETRY_AFTER_MS } from "./reflector.ts";
 export type { ReflectorErrorContext, ReflectorState } from "./reflector.ts";
 export { PACER_BURST, PACER_STABLE_WATCH_MS } from "./request_pacer.ts";

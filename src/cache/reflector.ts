@@ -56,8 +56,14 @@ export const MAX_RETRY_AFTER_MS = 60_000;
 export interface ReflectorSink<T extends KubeObject> {
   /** A complete state (a list, or a streaming list's initial events) at `resourceVersion`. */
   replace(items: T[], resourceVersion: string): void;
-  /** One watch event. */
-  apply(type: "ADDED" | "MODIFIED" | "DELETED", object: T): void;
+  /**
+   * One watch event. A returned promise holds the watch (no more bytes are read) until it
+   * settles: back-pressure for a consumer that cannot keep up. The idle timer does not count
+   * that time.
+   */
+  apply(type: "ADDED" | "MODIFIED" | "DELETED", object: T): void | Promise<void>;
+  /** A bookmark moved the resource version with no change. */
+  progress?(resourceVersion: string): void;
 }
 
 /** Counters and timestamps for `health()`. */
@@ -368,6 +374,7 @@ export class Reflector<T extends KubeObject> {
             continue;
           }
           this.#setResourceVersion(event.resourceVersion);
+          o.sink.progress?.(event.resourceVersion);
           continue;
         }
         const rv = event.object.metadata.resourceVersion;
@@ -383,7 +390,15 @@ export class Reflector<T extends KubeObject> {
         }
         this.stats.events++;
         this.stats.lastEventAt = now;
-        o.sink.apply(event.type, object);
+        const held = o.sink.apply(event.type, object);
+        if (held !== undefined) {
+          idle.hold();
+          try {
+            await held;
+          } finally {
+            idle.release(o.clock.now());
+          }
+        }
         if (rv !== undefined) this.#setResourceVersion(rv);
       }
       if (initial !== undefined) {

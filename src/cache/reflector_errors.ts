@@ -89,7 +89,8 @@ export class InitialEventsTimeoutError extends Error {
  * `rate-limited` (429), `server` (5xx), `network`, `decode` (a malformed or oversized line,
  * an HTML page, an unknown event type, a non-string resource version), `inactivity` (a watch
  * or a LIST response went silent), `initial-events-timeout`, `transform` (the `transform` option
- * threw; the object is skipped), `handler` (a listener or index function threw), `other`.
+ * threw; the object is skipped), `handler` (a listener or index function threw), `mutation`
+ * (a cached object was changed in place; only with `detectMutations`), `other`.
  */
 export type ErrorKind =
   | "expired"
@@ -106,6 +107,7 @@ export type ErrorKind =
   | "initial-events-timeout"
   | "transform"
   | "handler"
+  | "mutation"
   | "other";
 
 /**

@@ -44,7 +44,9 @@ export type PlannedRequest =
   | { kind: "watch"; resourceVersion: string };
 
 /**
- * Decides the next request from the reflector's state; pure, so it is tested on its own.
+ * Decides the next request from the reflector's state; pure, so it is tested on its own
+ * (`tests/cache/reflector_plan_test.ts`). Internal: not part of the public API, so its state
+ * can change with the reflector.
  * The first list asks for resourceVersion "0" (any state, cheap for the server), later lists
  * for the last synced RV, and for "" (consistent) after an Expired/too-large failure; otherwise
  * it watches from the last RV.
@@ -53,16 +55,6 @@ export type PlannedRequest =
  * version does not (without `limit` the server answers it from its watch cache, not from etcd
  * at an old revision) unless the first list came back paginated, which shows a server that
  * pages this resource anyway.
- *
- * @example
- * ```ts
- * import { planNextRequest } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * const first = planNextRequest({ lastSyncResourceVersion: undefined, mustRelist: true, needsConsistentList: false, initialList: "list", streamUnavailable: false });
- * assert.deepEqual(first, { kind: "list", resourceVersion: "0", paged: true });
- * const relist = planNextRequest({ lastSyncResourceVersion: "42", mustRelist: true, needsConsistentList: false, initialList: "list", streamUnavailable: false });
- * assert.deepEqual(relist, { kind: "list", resourceVersion: "42", paged: false });
- * ```
  */
 export function planNextRequest(state: ReflectorPlanState): PlannedRequest {
   const rv = state.lastSyncResourceVersion;
@@ -103,17 +95,6 @@ export interface PlanAfterFailure {
  * never finishes falls back to LIST until the next relist. A watch that cannot be decoded is
  * watched again from the same resource version once; a second decode failure at that resource
  * version relists (the server keeps sending what cannot be read). Everything else backs off.
- *
- * @example
- * ```ts
- * import { planAfterFailure } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * const state = { lastSyncResourceVersion: "42", mustRelist: false, needsConsistentList: false, initialList: "list" as const, streamUnavailable: false };
- * const after = planAfterFailure(state, { kind: "expired", request: { kind: "watch", resourceVersion: "42" }, freshFromList: false });
- * assert.equal(after.retryNow, true);
- * assert.equal(after.state.mustRelist, true);
- * assert.equal(state.mustRelist, false); // the input is left as it was
- * ```
  */
 export function planAfterFailure(
   state: ReflectorPlanState,

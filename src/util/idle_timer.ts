@@ -17,6 +17,7 @@ export class IdleTimer {
   #lastTouch: number;
   #handle: TimerHandle | undefined;
   #stopped = false;
+  #held = false;
 
   /** Starts counting now. */
   constructor(clock: Clock, limitMs: number, onIdle: () => void) {
@@ -29,6 +30,17 @@ export class IdleTimer {
 
   /** Something happened at `now`: the idle time counts from here. */
   touch(now: number): void {
+    this.#lastTouch = now;
+  }
+
+  /** Stops counting until {@linkcode IdleTimer.release} (the consumer, not the peer, is slow). */
+  hold(): void {
+    this.#held = true;
+  }
+
+  /** Counts again from `now`. */
+  release(now: number): void {
+    this.#held = false;
     this.#lastTouch = now;
   }
 
@@ -52,6 +64,7 @@ export class IdleTimer {
   readonly #fire = (): void => {
     this.#handle = undefined;
     if (this.#stopped) return;
+    if (this.#held) this.#lastTouch = this.#clock.now();
     const idle = this.#clock.now() - this.#lastTouch;
     if (idle >= this.#limitMs) {
       this.#stopped = true;
