@@ -193,6 +193,7 @@ export class ConsistencyChecker {
       extra: [],
       stale: [],
       repairing: false,
+      serverBehind: false,
     };
     const failed = (error: unknown): ConsistencyCheckResult => {
       // Whatever goes wrong, callers get a result and nothing rejects unhandled.
@@ -235,6 +236,7 @@ export class ConsistencyChecker {
     const readiness = t.readiness();
     if (readiness !== "ready") return end("skipped", readiness);
     const lists = t.reflector.stats.lists;
+    const before = t.reflector.resourceVersion;
     // From here on, every change the cache applies is noted: the list will be at or after it.
     this.#changes = new Map();
     const interrupted = (): ConsistencyReason => signal.reason === GAVE_UP ? "aborted" : "stopped";
@@ -250,11 +252,15 @@ export class ConsistencyChecker {
     if (reached !== undefined) {
       return end("inconclusive", reached === "aborted" ? interrupted() : reached);
     }
+    // A consistent list is never older than what the cache had seen before it was asked for,
+    // unless the server went back in time (etcd restored from a backup).
+    result.serverBehind = before !== undefined && (compareResourceVersions(before, rv) ?? 0) > 0;
     const comparison = compareCacheWithList({
       listed,
       resourceVersion: rv,
       cache: t.cache,
       changes: this.#changes,
+      serverBehind: result.serverBehind,
     });
     Object.assign(result, comparison);
     const drifted = comparison.missing.length + comparison.extra.length + comparison.stale.length;

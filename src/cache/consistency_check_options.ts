@@ -171,6 +171,12 @@ export interface ConsistencyCheckResult {
   stale: DriftEntry[];
   /** Whether a relist was asked for to repair the drift (the `repair` option). */
   repairing: boolean;
+  /**
+   * The list's resource version was older than the cache's when the check began: the server
+   * went back in time (etcd restored from a backup), so every key the cache did not change
+   * during the check was compared exactly, whatever its resource version.
+   */
+  serverBehind: boolean;
   /** The error that ended the check (`reason: "error"`). */
   error?: unknown;
 }

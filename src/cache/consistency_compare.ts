@@ -41,6 +41,12 @@ export interface CacheComparisonInput {
    * for, with the resource version of the last change (for a delete: of the deletion).
    */
   changes: ReadonlyMap<string, string | undefined>;
+  /**
+   * The server's resource version is behind the cache's (it went backwards: etcd restored from
+   * a backup). Resource-version order then means nothing: every key the cache did not change
+   * since the check began is compared exactly. @default false
+   */
+  serverBehind?: boolean | undefined;
 }
 
 /** The outcome of {@linkcode compareCacheWithList}; entries are sorted by key. */
@@ -76,7 +82,8 @@ function versionOf(object: KubeObject): ObjectVersion {
  * Every other key must be exactly as listed: absent from the cache is `missing`, absent from
  * the list is `extra`, another uid or resourceVersion is `stale`. The cache's state before the
  * check began is at or before L (the list was asked for later), so a change the cache never
- * applied shows, and one that simply happened after L does not.
+ * applied shows, and one that simply happened after L does not. When the server is behind the
+ * cache (`serverBehind`), only the keys changed since the check began are left out.
  *
  * @example
  * ```ts
@@ -96,6 +103,7 @@ function versionOf(object: KubeObject): ObjectVersion {
 export function compareCacheWithList(input: CacheComparisonInput): CacheComparison {
   const { listed, resourceVersion: listRv, cache, changes } = input;
   const after = (rv: string | undefined): boolean | undefined => {
+    if (input.serverBehind) return undefined;
     const order = rv === undefined ? undefined : compareResourceVersions(rv, listRv);
     return order === undefined ? undefined : order > 0;
   };

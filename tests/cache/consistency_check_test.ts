@@ -194,6 +194,34 @@ describe("consistency check: each kind of drift is caught", () => {
     await closed(e);
   });
 
+  test("a server whose resource version went back (etcd restored): the cache's future is drift", async () => {
+    // The check's list answers as a server restored from an old backup would: an older
+    // resource version, and without the pod created after that backup.
+    const e = env({
+      fetch: (c) => async (req) => {
+        const url = new URL(req.url);
+        const response = await c.fetch(req);
+        if (url.searchParams.has("watch") || url.searchParams.has("resourceVersion")) {
+          return response;
+        }
+        const list = await response.json() as {
+          metadata: { resourceVersion: string };
+          items: KubeObject[];
+        };
+        list.metadata.resourceVersion = "2";
+        list.items = list.items.filter((p) => p.metadata.name !== "p02");
+        return Response.json(list);
+      },
+    });
+    const inf = await watching(e, 3);
+    const r = await settle(e, inf.verify());
+    assert.equal(r.serverBehind, true);
+    assert.equal(r.outcome, "drift");
+    assert.deepEqual(keys(r, "extra"), ["a/p02"]);
+    assert.equal(r.compared, 3);
+    await closed(e);
+  });
+
   test("repair: a consistent relist through Replace, listeners see exactly the difference, then consistent", async () => {
     const e = env();
     const inf = await watching(e, 3, { consistencyCheck: { repair: true, intervalMs: 0 } });

@@ -33,6 +33,7 @@ interface Row {
   /** Keys changed by the cache since the check began: key → RV of the change ("" = none). */
   changes?: Record<string, string>;
   rv?: string;
+  serverBehind?: boolean;
   missing?: string[];
   extra?: string[];
   stale?: string[];
@@ -159,6 +160,18 @@ const rows: Row[] = [
     changedAfterList: 1,
     compared: 0,
   },
+  {
+    name: "server behind the cache (went back in time): unchanged keys compared exactly",
+    listed: { a: "u1@3" },
+    cache: { a: "u1@12", b: "u2@11", c: "u3@13" },
+    changes: { c: "13" },
+    rv: "4",
+    serverBehind: true,
+    stale: ["ns/a"],
+    extra: ["ns/b"],
+    changedAfterList: 1,
+    compared: 2,
+  },
 ];
 
 describe("compareCacheWithList", () => {
@@ -174,6 +187,7 @@ describe("compareCacheWithList", () => {
         resourceVersion: row.rv ?? "10",
         cache,
         changes,
+        serverBehind: row.serverBehind,
       });
       assert.deepEqual(r.missing.map((e) => e.key), row.missing ?? []);
       assert.deepEqual(r.extra.map((e) => e.key), row.extra ?? []);
