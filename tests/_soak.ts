@@ -6,6 +6,7 @@ import process from "node:process";
 import { pods } from "../src/client/resource.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import type { InformerEvent } from "../src/cache/informer_event.ts";
+import type { ConsistencyCheckResult } from "../src/cache/consistency_check_options.ts";
 import { objectKey } from "../src/cache/object_key.ts";
 import type { SharedInformer } from "../src/cache/informer.ts";
 import { env, seeded } from "./_informer_env.ts";
@@ -55,6 +56,8 @@ export interface SoakResult {
   seconds: number;
   /** The most requests in any 10 s window. */
   peakPer10s: number;
+  /** Consistency checks by outcome and reason (never `drift`: the ordinary faults lose nothing). */
+  checks: Record<string, number>;
 }
 
 /** Requests in any 10 simulated seconds may not exceed this, whatever the faults. */
@@ -82,11 +85,16 @@ export async function soak(seed: number, initialList: "list" | "stream"): Promis
       namespaces,
       mix: { create: 1, update: 0, delete: 0, recreate: 0, labelFlip: 0 },
     });
+    // The consistency check runs throughout, paged and paced, to show that none of these
+    // faults loses or corrupts an event: it must never report drift.
+    const checks: ConsistencyCheckResult[] = [];
     const inf: SharedInformer = e.informer({
       resource: pods,
       initialList,
       resyncPeriodMs: 45_000,
       maxLineLength: 64 * 1024,
+      consistencyCheck: { intervalMs: 20_000, pageSize: 20 },
+      metrics: { onConsistencyCheck: (r) => void checks.push(r) },
     });
     // Three consumers: an iterator, a slow async handler, a coalescing iterator.
     const direct = new Model();
@@ -185,6 +193,17 @@ export async function soak(seed: number, initialList: "list" | "stream"): Promis
         `replaying the ${name}'s events reproduces the store`,
       );
     }
+    const final = inf.verify();
+    await e.clock.advance(60_000);
+    assert.equal((await final).outcome, "consistent", "a check after quiescence");
+    const drifted = checks.filter((r) => r.outcome === "drift");
+    assert.deepEqual(drifted, [], `no drift under the ordinary faults (seed ${seed})`);
+    const outcomes: Record<string, number> = {};
+    for (const r of checks) {
+      const key = r.reason === undefined ? r.outcome : `${r.outcome}:${r.reason}`;
+      outcomes[key] = (outcomes[key] ?? 0) + 1;
+    }
+    assert.ok((outcomes.consistent ?? 0) >= 5, `checks concluded: ${JSON.stringify(outcomes)}`);
     const h = inf.health();
     assert.ok(h.watchRestarts > 0 && Object.keys(h.errors).length > 0, "faults really happened");
     // No hammering, whatever the faults: a bound on requests in any 10 simulated seconds.
@@ -198,6 +217,7 @@ export async function soak(seed: number, initialList: "list" | "stream"): Promis
       requests: at.length,
       seconds: Math.round(e.clock.now() / 1000),
       peakPer10s: peak,
+      checks: outcomes,
     };
     await inf.stop();
     await Promise.all(drains);

@@ -6,6 +6,7 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject } from "../client/types.ts";
 import { informerIdentity } from "./checkpoint.ts";
+import type { ConsistencyCheckResult } from "./consistency_check_options.ts";
 import type { IndexFunc } from "./indexer.ts";
 import { createInformer, type InformerOptions, type SharedInformer } from "./informer.ts";
 
@@ -123,6 +124,20 @@ export class SharedInformerFactory implements AsyncDisposable {
   /** Resolves when every informer created so far has synced. */
   async waitForCacheSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(options)));
+  }
+
+  /**
+   * Checks every informer's cache against the server now, each as
+   * {@linkcode SharedInformer.verify} does (within its own request budget); resolves with each
+   * informer's report. A factory-wide `consistencyCheck` default turns on periodic checks for
+   * all of them.
+   */
+  async verify(
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<Map<SharedInformer<KubeObject>, ConsistencyCheckResult>> {
+    const informers = this.informers;
+    const results = await Promise.all(informers.map((i) => i.verify(options)));
+    return new Map(informers.map((informer, i) => [informer, results[i]!]));
   }
 
   /** Stops every informer. */

@@ -9,6 +9,11 @@ import { exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { waitFor } from "../util/wait_for.ts";
 import { checkCheckpoint, type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
+import { ConsistencyChecker } from "./consistency_check.ts";
+import {
+  consistencyCheckDefaults,
+  type ConsistencyCheckResult,
+} from "./consistency_check_options.ts";
 import { type Delta, DeltaFIFO } from "./delta_fifo.ts";
 import { attachHandler, type EventHandler, type HandlerRegistration } from "./event_handler.ts";
 import { eventsIterator } from "./events_iterator.ts";
@@ -37,6 +42,11 @@ import { Reflector, type ReflectorErrorContext } from "./reflector.ts";
 
 export type { EventHandler, HandlerRegistration } from "./event_handler.ts";
 export type { InformerCheckpoint } from "./checkpoint.ts";
+export type {
+  ConsistencyCheckOptions,
+  ConsistencyCheckResult,
+  ConsistencyHealth,
+} from "./consistency_check_options.ts";
 export type { InformerHealth, ListenerHealth } from "./informer_health.ts";
 export type { InformerMetrics } from "./informer_metrics.ts";
 export type {
@@ -92,6 +102,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
   #resumed: boolean;
   #metrics: InformerMetrics | undefined;
   #rvWaiters = new Set<() => void>();
+  #checker: ConsistencyChecker;
   /**
    * Removes the listener of an `events()` iterator dropped without `return()` or an abort.
    * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
@@ -163,6 +174,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
           this.#drain();
         },
         apply: (type, object) => {
+          this.#checker.observe(object);
           if (type === "ADDED") this.#fifo.add(object);
           else if (type === "MODIFIED") this.#fifo.update(object);
           else this.#fifo.delete(object);
@@ -182,6 +194,28 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         for (const wake of this.#rvWaiters) wake();
         this.#rvWaiters.clear();
       },
+    });
+    const seeded = resume?.objects !== undefined;
+    this.#checker = new ConsistencyChecker({
+      client,
+      list: options,
+      options: consistencyCheckDefaults(options.consistencyCheck, defaults.pageSize),
+      clock: this.#clock,
+      random,
+      idleTimeoutMs: defaults.inactivityTimeoutMs,
+      cache: this.#indexer,
+      reflector: this.#reflector,
+      // A checkpoint without objects leaves the cache incomplete until the first list.
+      readiness: () =>
+        this.#run === undefined || this.#stopped
+          ? "not-running"
+          : this.#synced && (seeded || this.#reflector.stats.lists > 0)
+          ? "ready"
+          : "not-synced",
+      waitForResourceVersion: (check, signal) =>
+        waitFor(this.#rvWaiters, check, "resource version unreachable", signal),
+      report: (error, kind) => this.#reportError(error, { kind, phase: "check", retryInMs: 0 }),
+      onResult: metrics?.onConsistencyCheck,
     });
   }
 
@@ -220,6 +254,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     }
     this.#mutations?.start();
     this.#run = this.#reflector.run(controller.signal);
+    this.#checker.start(controller.signal);
   }
 
   /** Stops the reflector, closes every listener and releases every timer and connection. */
@@ -228,6 +263,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     this.#stopped = true;
     this.#controller?.abort(new DOMException("informer stopped", "AbortError"));
     await this.#run;
+    await this.#checker.stop();
     if (this.#resyncTimer !== undefined) this.#clock.clearTimeout(this.#resyncTimer);
     this.#resyncTimer = undefined;
     for (const l of this.#listeners) l.close();
@@ -410,9 +446,35 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
     return rv;
   }
 
+  /**
+   * Checks the cache against the server now (or joins the check under way): a consistent,
+   * paged LIST within the `consistencyCheck` budget, compared per key with the cache once the
+   * cache has reached the list's resource version. Resolves with the report; drift also goes
+   * to `onError` (kind `drift`), `health().consistency` and the metrics hook, and is repaired
+   * by a relist with `consistencyCheck.repair`. Aborting `signal` rejects with its reason.
+   *
+   * @example
+   * ```ts
+   * import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * cluster.seed(pods, 3);
+   * await using informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
+   * informer.start();
+   * await informer.waitForSync();
+   * assert.equal((await informer.verify()).outcome, "consistent");
+   * cluster.close();
+   * ```
+   */
+  verify(options: { signal?: AbortSignal | undefined } = {}): Promise<ConsistencyCheckResult> {
+    return this.#checker.verify(options.signal);
+  }
+
   /** A snapshot of the informer's state, counters and listener backlogs. */
   health(): InformerHealth {
     const s = this.#reflector.stats;
+    const consistency = this.#checker.health();
     const now = this.#clock.now();
     const limit = this.#defaults.inactivityTimeoutMs;
     return {
@@ -426,7 +488,9 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       relists: s.relists,
       watchRestarts: s.watchRestarts,
       events: s.events,
-      errors: { ...s.errors },
+      errors: consistency.driftChecks > 0
+        ? { ...s.errors, drift: consistency.driftChecks }
+        : { ...s.errors },
       lastError: s.lastError,
       stalled: s.state !== "stopped" && s.state !== "idle" && s.lastActivityAt !== undefined &&
         now - s.lastActivityAt > limit,
@@ -436,6 +500,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
         synced: l.synced,
         overflow: l.policy,
       })),
+      consistency,
     };
   }
 

@@ -2,6 +2,7 @@
  * What `health()` reports about an informer and its listeners.
  * @module
  */
+import type { ConsistencyHealth } from "./consistency_check_options.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
 import type { ReflectorState } from "./reflector.ts";
 import type { ErrorKind } from "./reflector_errors.ts";
@@ -40,7 +41,7 @@ export interface InformerHealth {
   watchRestarts: number;
   /** Watch events received. */
   events: number;
-  /** Errors by kind. */
+  /** Errors by kind (`drift`: consistency checks that found drift). */
   errors: Partial<Record<ErrorKind, number>>;
   /** The last error. */
   lastError: { kind: ErrorKind; message: string; at: number } | undefined;
@@ -51,4 +52,6 @@ export interface InformerHealth {
   stalled: boolean;
   /** Each listener's backlog. */
   listeners: ListenerHealth[];
+  /** Consistency checks: the last one's time, outcome and list resource version; drift totals. */
+  consistency: ConsistencyHealth;
 }

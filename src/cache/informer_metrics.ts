@@ -2,6 +2,7 @@
  * The informer's metric hooks, and the guard that keeps a throwing hook from breaking it.
  * @module
  */
+import type { ConsistencyCheckResult } from "./consistency_check_options.ts";
 import type { ErrorKind } from "./reflector_errors.ts";
 
 /**
@@ -22,6 +23,8 @@ export interface InformerMetrics {
   onDecodeError?(error: unknown): void;
   /** Called after each batch of events with the largest listener backlog. */
   onListenerBacklog?(maxBacklog: number): void;
+  /** A consistency check ended (any outcome: consistent, drift, skipped, inconclusive). */
+  onConsistencyCheck?(result: ConsistencyCheckResult): void;
 }
 
 const HOOKS: readonly (keyof InformerMetrics)[] = [
@@ -31,6 +34,7 @@ const HOOKS: readonly (keyof InformerMetrics)[] = [
   "onReconnect",
   "onDecodeError",
   "onListenerBacklog",
+  "onConsistencyCheck",
 ];
 
 /** Wraps every hook so a throwing one is reported instead of breaking the informer. Internal. */

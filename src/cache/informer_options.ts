@@ -8,6 +8,10 @@ import type { Backoff, BackoffOptions } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
 import { checkFunction, checkNumber, checkOneOf, checkOptionsObject } from "../util/validate.ts";
 import type { InformerCheckpoint } from "./checkpoint.ts";
+import {
+  type ConsistencyCheckOptions,
+  validateConsistencyCheckOptions,
+} from "./consistency_check_options.ts";
 import type { Indexers } from "./indexer.ts";
 import type { InformerMetrics } from "./informer_metrics.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
@@ -121,14 +125,22 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
   detectMutations?: boolean | { intervalMs?: number | undefined } | undefined;
   /** Callbacks for metrics (list durations, events, relists, reconnects, ...). @default undefined */
   metrics?: InformerMetrics | undefined;
+  /**
+   * Periodic consistency checks: every `intervalMs` (10 minutes), a consistent paged LIST
+   * within a request budget, compared with the cache at the list's resource version; drift
+   * goes to `onError` (kind `drift`), `health().consistency` and `metrics.onConsistencyCheck`,
+   * and is repaired by a relist with `repair: true`. `informer.verify()` works without it.
+   * @default undefined (no periodic check)
+   */
+  consistencyCheck?: ConsistencyCheckOptions | undefined;
 }
 
 /** What an error callback learns besides the error. */
 export interface InformerErrorContext {
   /** How the error is filed. */
   kind: ErrorKind;
-  /** Where it happened. */
-  phase: "list" | "stream" | "watch" | "handler";
+  /** Where it happened (`check`: a consistency check). */
+  phase: "list" | "stream" | "watch" | "handler" | "check";
   /** Delay before the next attempt, in ms (0 for handler errors). */
   retryInMs: number;
 }
@@ -212,6 +224,7 @@ export function validateInformerOptions<T extends KubeObject>(o: InformerOptions
   }
   checkFunction(o.onError, "onError");
   checkOptionsObject(o.metrics, "metrics");
+  validateConsistencyCheckOptions(o.consistencyCheck);
 }
 
 /** Validates the options of one listener. Internal. */

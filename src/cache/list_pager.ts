@@ -148,9 +148,12 @@ export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
   return { items, resourceVersion: listRV, pages };
 }
 
-/** Runs one request, abandoning it once it has received no byte for `o.idleTimeoutMs`. */
-async function whileActive<R>(
-  o: ListPagerOptions,
+/**
+ * Runs one request, abandoning it with a {@linkcode ListInactivityError} once it has received no
+ * byte for `o.idleTimeoutMs`. Internal (the consistency check pages with it too).
+ */
+export async function whileActive<R>(
+  o: Pick<ListPagerOptions, "clock" | "idleTimeoutMs" | "onProgress">,
   signal: AbortSignal,
   request: (signal: AbortSignal, onProgress: () => void) => Promise<R>,
 ): Promise<R> {

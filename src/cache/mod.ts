@@ -17,6 +17,9 @@
  */
 export { createInformer, SharedInformer } from "./informer.ts";
 export type {
+  ConsistencyCheckOptions,
+  ConsistencyCheckResult,
+  ConsistencyHealth,
   EventHandler,
   EventsOptions,
   HandlerRegistration,
@@ -33,6 +36,21 @@ export {
   DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
   DEFAULT_PAGE_SIZE,
 } from "./informer_options.ts";
+export {
+  DEFAULT_CONSISTENCY_CHECK_INTERVAL_MS,
+  DEFAULT_CONSISTENCY_CHECK_MAX_WAIT_MS,
+  DEFAULT_CONSISTENCY_CHECK_REQUESTS_PER_MINUTE,
+} from "./consistency_check_options.ts";
+export type { ConsistencyOutcome, ConsistencyReason } from "./consistency_check_options.ts";
+export { compareCacheWithList } from "./consistency_compare.ts";
+export type {
+  CacheComparison,
+  CacheComparisonInput,
+  DriftEntry,
+  ObjectVersion,
+} from "./consistency_compare.ts";
+export { DriftError } from "./drift_error.ts";
+export type { DriftErrorInit } from "./drift_error.ts";
 export { processDeltas } from "./process_deltas.ts";
 export type { DeltaOutcome } from "./process_deltas.ts";
 export { SharedInformerFactory } from "./factory.ts";

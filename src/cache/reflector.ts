@@ -149,6 +149,10 @@ export class Reflector<T extends KubeObject> {
   #freshFromList = false;
   /** RV of the last completed list. */
   #listedAt: string | undefined;
+  /** The open watch's controller (aborting it ends that watch). */
+  #watching: AbortController | undefined;
+  /** A relist was asked for after the current list request started (it may predate the ask). */
+  #relistAsked = false;
   readonly stats: ReflectorStats = {
     state: "idle",
     lists: 0,
@@ -181,6 +185,19 @@ export class Reflector<T extends KubeObject> {
     return this.#plan.lastSyncResourceVersion;
   }
 
+  /**
+   * Asks for a relist: a consistent LIST (`resourceVersion=""`, paged) swapped in through the
+   * sink's `replace`, so the sink learns exactly what differs, then a watch from its resource
+   * version. An open watch is closed at once; a list already under way is followed by another
+   * one (it may have been answered from the state being repaired). The relist passes the
+   * request pacer like any other request.
+   */
+  requestRelist(): void {
+    this.#relistAsked = true;
+    this.#plan = { ...this.#plan, mustRelist: true, needsConsistentList: true };
+    this.#watching?.abort(RELIST_ASKED);
+  }
+
   /** Runs until `signal` aborts; never rejects. */
   async run(signal: AbortSignal): Promise<void> {
     // Nothing learnt yet counts from the start: a first request that hangs shows as stalled.
@@ -199,6 +216,7 @@ export class Reflector<T extends KubeObject> {
       const phase = next.kind;
       if (endedBy !== undefined && next.kind === "watch") this.#o.onReconnect?.(endedBy);
       endedBy = undefined;
+      if (next.kind !== "watch") this.#relistAsked = false;
       try {
         if (next.kind === "list") {
           this.stats.state = "listing";
@@ -303,8 +321,8 @@ export class Reflector<T extends KubeObject> {
     // Streaming is tried again at the next relist, whatever happened during this one.
     this.#plan = {
       ...this.#plan,
-      mustRelist: false,
-      needsConsistentList: false,
+      mustRelist: this.#relistAsked,
+      needsConsistentList: this.#relistAsked,
       streamUnavailable: false,
     };
   }
@@ -319,6 +337,7 @@ export class Reflector<T extends KubeObject> {
     const stream = req.kind === "stream";
     if (this.#watches++ > 0) this.stats.watchRestarts++;
     const { controller, release } = linkedController(signal);
+    this.#watching = controller;
     const opened = o.clock.now();
     let received = 0;
     // A streaming list's initial phase is cut when it stops making progress (no byte for
@@ -408,10 +427,14 @@ export class Reflector<T extends KubeObject> {
       // A clean close: the caller re-watches from the last RV without relisting.
       return received > 0 || o.clock.now() - opened >= 1000;
     } catch (error) {
-      // An abort of ours (inactivity, initial events) surfaces as its reason.
-      if (!signal.aborted && controller.signal.aborted) throw controller.signal.reason;
+      // An abort of ours (inactivity, initial events, a relist asked for) surfaces as its reason.
+      if (!signal.aborted && controller.signal.aborted) {
+        if (controller.signal.reason === RELIST_ASKED) return true;
+        throw controller.signal.reason;
+      }
       throw error;
     } finally {
+      this.#watching = undefined;
       this.#pacer.watchEnded(o.clock.now() - opened);
       idle.stop();
       if (!controller.signal.aborted) controller.abort();
@@ -419,6 +442,9 @@ export class Reflector<T extends KubeObject> {
     }
   }
 }
+
+/** The abort reason of a watch closed by {@linkcode Reflector.requestRelist}. */
+const RELIST_ASKED = new DOMException("relist requested", "AbortError");
 
 /** The backoff's next delay, or 0 when a custom backoff answers nonsense (NaN, negative). */
 function backoffDelay(backoff: Backoff): number {

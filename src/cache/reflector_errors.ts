@@ -5,6 +5,7 @@
 import { KubeApiError, KubeNetworkError } from "../client/errors.ts";
 import { WatchDecodeError } from "../watch/decode_error.ts";
 import { LineTooLongError } from "../watch/line_splitter.ts";
+import { DriftError } from "./drift_error.ts";
 
 /**
  * A watch sent nothing (no event, no bookmark) for longer than the inactivity limit; the
@@ -90,7 +91,8 @@ export class InitialEventsTimeoutError extends Error {
  * an HTML page, an unknown event type, a non-string resource version), `inactivity` (a watch
  * or a LIST response went silent), `initial-events-timeout`, `transform` (the `transform` option
  * threw; the object is skipped), `handler` (a listener or index function threw), `mutation`
- * (a cached object was changed in place; only with `detectMutations`), `other`.
+ * (a cached object was changed in place; only with `detectMutations`), `drift` (a consistency
+ * check found the cache differing from the server: a {@linkcode DriftError}), `other`.
  */
 export type ErrorKind =
   | "expired"
@@ -108,6 +110,7 @@ export type ErrorKind =
   | "transform"
   | "handler"
   | "mutation"
+  | "drift"
   | "other";
 
 /**
@@ -145,6 +148,7 @@ export function classifyError(error: unknown): ErrorKind {
     return "inactivity";
   }
   if (error instanceof InitialEventsTimeoutError) return "initial-events-timeout";
+  if (error instanceof DriftError) return "drift";
   // Fetch and body-stream failures surface as TypeError; user code (transform, handlers, index
   // functions) runs inside its own try/catch, so a TypeError reaching here is the network's.
   if (error instanceof TypeError) return "network";

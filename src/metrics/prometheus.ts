@@ -51,6 +51,8 @@ export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const WATCH_EVENT_TYPES = ["ADDED", "MODIFIED", "DELETED", "BOOKMARK"] as const;
+const CHECK_OUTCOMES = ["consistent", "drift", "skipped", "inconclusive"] as const;
+const DRIFT_KINDS = ["missing", "extra", "stale"] as const;
 const STATES: readonly ReflectorState[] = ["idle", "listing", "watching", "backing-off", "stopped"];
 
 /**
@@ -62,12 +64,13 @@ const STATES: readonly ReflectorState[] = ["idle", "listing", "watching", "backi
  * (summary: `_sum`, `_count`), `kinformer_list_items`, `kinformer_list_pages_total`,
  * `kinformer_watch_events_total{type}`, `kinformer_relists_total`,
  * `kinformer_reconnects_total{kind}`, `kinformer_decode_errors_total`,
- * `kinformer_listener_backlog_max`; from `health()`: `kinformer_state{state}`,
+ * `kinformer_listener_backlog_max`, `kinformer_consistency_checks_total{outcome}`,
+ * `kinformer_drift_objects_total{kind}` (`missing`, `extra`, `stale`); from `health()`: `kinformer_state{state}`,
  * `kinformer_synced`, `kinformer_stalled`, `kinformer_objects`,
  * `kinformer_last_event_timestamp_seconds`, `kinformer_last_bookmark_timestamp_seconds`,
  * `kinformer_watch_restarts_total`, `kinformer_errors_total{kind}`,
  * `kinformer_last_error_timestamp_seconds`, `kinformer_listeners`,
- * `kinformer_listener_backlog_high_water`.
+ * `kinformer_listener_backlog_high_water`, `kinformer_consistency_last_check_timestamp_seconds`.
  *
  * @example
  * ```ts
@@ -121,6 +124,8 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
   const reconnects = new Map<string, number>();
   let decodeErrors = 0;
   let backlogMax = 0;
+  const checks = new Map<string, number>(CHECK_OUTCOMES.map((o) => [o, 0]));
+  const drift = new Map<string, number>(DRIFT_KINDS.map((k) => [k, 0]));
 
   const metrics: InformerMetrics = {
     onList(durationMs, items, pages) {
@@ -143,6 +148,10 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     },
     onListenerBacklog(maxBacklog) {
       backlogMax = maxBacklog;
+    },
+    onConsistencyCheck(result) {
+      checks.set(result.outcome, (checks.get(result.outcome) ?? 0) + 1);
+      for (const kind of DRIFT_KINDS) drift.set(kind, drift.get(kind)! + result[kind].length);
     },
   };
 
@@ -179,6 +188,18 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
       "Largest listener backlog after the last batch of events.",
     );
     out.sample("listener_backlog_max", backlogMax);
+    out.family(
+      "consistency_checks_total",
+      "counter",
+      "Consistency checks of the cache against the server, by outcome.",
+    );
+    for (const [outcome, n] of checks) out.sample("consistency_checks_total", n, { outcome });
+    out.family(
+      "drift_objects_total",
+      "counter",
+      "Keys found differing from the server by consistency checks, by kind.",
+    );
+    for (const [kind, n] of drift) out.sample("drift_objects_total", n, { kind });
     if (health !== undefined) renderHealth(out, health());
     return out.text();
   };
@@ -236,6 +257,15 @@ function renderHealth(out: Exposition, h: InformerHealth): void {
     "Largest backlog any current listener ever had.",
   );
   out.sample("listener_backlog_high_water", Math.max(0, ...h.listeners.map((l) => l.highWater)));
+  out.family(
+    "consistency_last_check_timestamp_seconds",
+    "gauge",
+    "When the last consistency check ended (Unix time).",
+  );
+  const lastCheck = h.consistency.lastCheckAt;
+  if (lastCheck !== undefined) {
+    out.sample("consistency_last_check_timestamp_seconds", lastCheck / 1000);
+  }
 }
 
 /** Builds one exposition: `# HELP` and `# TYPE` lines, then the family's samples. */

@@ -4,7 +4,7 @@
  */
 import type { BodyChannel, ChannelEnv } from "./_channel.ts";
 import type { ResourceState, Store } from "./_store.ts";
-import type { WatchFaults } from "./faults.ts";
+import type { WatchEventFault, WatchFaults } from "./faults.ts";
 
 /** Cluster services used by the request handlers. */
 export interface HandlerContext {
@@ -24,6 +24,11 @@ export interface HandlerContext {
   readonly watchCache: boolean;
   /** Consumes the faults armed for a new watch of `state` (drop/close after N, bad line). */
   takeWatchFaults(state: ResourceState): WatchFaults;
+  /** Consumes the fault armed for one event of `state` about to be sent (lose or corrupt it). */
+  takeEventFault(
+    state: ResourceState,
+    type: "ADDED" | "MODIFIED" | "DELETED",
+  ): WatchEventFault | undefined;
   /** Starts tracking an open body (so close() and faults reach it). */
   track(channel: BodyChannel): void;
   /** Stops tracking a finished body. */

@@ -96,21 +96,29 @@ class Watch implements ChangeListener {
     }
   }
 
-  /** Delivers one change, translated through the selectors. */
+  /** Delivers one change, translated through the selectors (and through an armed fault). */
   offer(event: StoredEvent): void {
+    const type = this.#translate(event);
+    if (type === undefined || this.#disposed) return;
+    const fault = this.#ctx.takeEventFault(this.#state, type);
+    if (fault === "lose") return; // later events and bookmarks move the client past it
+    if (fault === "old-version" && event.prev !== undefined) {
+      this.#send(event.prev.line("MODIFIED"));
+    } else if (fault === "wrong-uid") {
+      const object = event.version.toObject();
+      object.metadata.uid = `corrupted-${event.rv}`;
+      this.#send(`${JSON.stringify({ type, object })}\n`);
+    } else this.#send(event.version.line(type));
+  }
+
+  /** What this watch sees of a change: an object entering its selectors is ADDED, ... */
+  #translate(event: StoredEvent): "ADDED" | "MODIFIED" | "DELETED" | undefined {
     const now = this.#matches(event.version);
-    if (event.type === "ADDED") {
-      if (now) this.#send(event.version.line("ADDED"));
-      return;
-    }
+    if (event.type === "ADDED") return now ? "ADDED" : undefined;
     const before = event.prev !== undefined && this.#matches(event.prev);
-    if (event.type === "DELETED") {
-      if (before) this.#send(event.version.line("DELETED"));
-      return;
-    }
-    if (before && now) this.#send(event.version.line("MODIFIED"));
-    else if (now) this.#send(event.version.line("ADDED"));
-    else if (before) this.#send(event.version.line("DELETED"));
+    if (event.type === "DELETED") return before ? "DELETED" : undefined;
+    if (before && now) return "MODIFIED";
+    return now ? "ADDED" : before ? "DELETED" : undefined;
   }
 
   /** Synthetic ADDEDs for the current state. */

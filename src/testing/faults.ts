@@ -1,6 +1,7 @@
 /**
  * Fault injection for {@linkcode SimulatedCluster}: dropped and stalled connections, chunked
- * and delayed bodies, failing requests, compaction, and streaming-list misbehaviour.
+ * and delayed bodies, failing requests, compaction, streaming-list misbehaviour, and watch events
+ * that are lost or carry the wrong object (faults that really make a cache drift).
  * @module
  */
 import type { ResourceDescriptor } from "../client/resource.ts";
@@ -103,6 +104,40 @@ export interface DropWatchAfterOptions {
   resource?: ResourceDescriptor;
 }
 
+/** Options of {@linkcode ClusterFaults.loseNextWatchEvent}. */
+export interface WatchEventFaultOptions {
+  /**
+   * Only events of this resource.
+   * @default undefined (any resource)
+   */
+  resource?: ResourceDescriptor;
+  /**
+   * How many events get the fault (each on whichever open watch sends a matching event first).
+   * @default 1
+   */
+  times?: number;
+}
+
+/**
+ * How {@linkcode ClusterFaults.corruptNextWatchEvent} spoils an event: `"wrong-uid"` delivers the
+ * object with a `metadata.uid` no object has; `"old-version"` delivers a MODIFIED event whose
+ * object is the version before that change (its older `resourceVersion` too), as a watch cache
+ * serving a stale copy would.
+ */
+export type WatchEventCorruption = "wrong-uid" | "old-version";
+
+/** Options of {@linkcode ClusterFaults.corruptNextWatchEvent}. */
+export interface CorruptWatchEventOptions extends WatchEventFaultOptions {
+  /**
+   * What is wrong with the object delivered.
+   * @default "wrong-uid"
+   */
+  corruption?: WatchEventCorruption;
+}
+
+/** What happens to one watch event about to be sent (used by the cluster). */
+export type WatchEventFault = "lose" | WatchEventCorruption;
+
 /** A pending "fail the next requests" fault. */
 export interface PendingFailure {
   /** Status to answer. */
@@ -170,6 +205,7 @@ export class ClusterFaults {
   #closeAfter: number | undefined;
   #listChunking: Chunking | undefined;
   #corruptions: string[] = [];
+  #eventFaults: Array<{ fault: WatchEventFault; resource: string | undefined }> = [];
 
   /** Made by the cluster; use `cluster.faults`. */
   constructor(target: FaultTarget) {
@@ -305,6 +341,52 @@ export class ClusterFaults {
     return faults;
   }
 
+  /**
+   * Loses the next watch event (ADDED, MODIFIED or DELETED; not a bookmark) that an open watch
+   * would send: that one watch skips it and goes on, so later events and bookmarks move the
+   * client's resource version past it and resuming never brings it back. Other watches still
+   * get it. The client's cache is then wrong until it relists: an object missing (a lost
+   * ADDED), one that should be gone (a lost DELETED), or an old version (a lost MODIFIED).
+   */
+  loseNextWatchEvent(options?: WatchEventFaultOptions): void {
+    this.#armEventFault("lose", options);
+  }
+
+  /**
+   * Makes the next watch event that an open watch would send carry the wrong object (see
+   * {@linkcode WatchEventCorruption}; `"old-version"` waits for a MODIFIED event). The event is
+   * well formed: nothing but a comparison with the server can tell.
+   */
+  corruptNextWatchEvent(options?: CorruptWatchEventOptions): void {
+    const corruption = options?.corruption ?? "wrong-uid";
+    if (corruption !== "wrong-uid" && corruption !== "old-version") {
+      throw new TypeError(
+        `options.corruption must be "wrong-uid" or "old-version", got ${
+          JSON.stringify(corruption)
+        }`,
+      );
+    }
+    this.#armEventFault(corruption, options);
+  }
+
+  #armEventFault(fault: WatchEventFault, options: WatchEventFaultOptions | undefined): void {
+    const times = checkCount("options.times", options?.times ?? 1);
+    const resource = options?.resource ? resourceId(options.resource) : undefined;
+    for (let i = 0; i < times; i++) this.#eventFaults.push({ fault, resource });
+  }
+
+  /**
+   * Consumes the fault armed for an event of type `type` about to be sent on a watch of
+   * resource `id`, if any (used by the cluster).
+   */
+  takeEventFault(id: string, type: "ADDED" | "MODIFIED" | "DELETED"): WatchEventFault | undefined {
+    const i = this.#eventFaults.findIndex((f) =>
+      (f.resource === undefined || f.resource === id) &&
+      (f.fault !== "old-version" || type === "MODIFIED")
+    );
+    return i < 0 ? undefined : this.#eventFaults.splice(i, 1)[0]!.fault;
+  }
+
   /** Delivers list and watch bodies in random-sized chunks, optionally delayed. */
   chunkBodies(options?: ChunkBodiesOptions): void {
     this.#chunking = chunkingOf(options, 7, 0);
@@ -384,6 +466,7 @@ export class ClusterFaults {
     this.#corruptions = [];
     this.#failures = [];
     this.#drops = [];
+    this.#eventFaults = [];
     this.#omitInitialEventsEnd = false;
     this.#watchListDisabled = false;
   }

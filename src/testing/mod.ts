@@ -46,12 +46,16 @@ export { ClusterFaults } from "./faults.ts";
 export type {
   ChunkBodiesOptions,
   CorruptWatchesOptions,
+  CorruptWatchEventOptions,
   DropWatchAfterOptions,
   FailNextOptions,
   FaultTarget,
   PendingFailure,
   RequestVerb,
   WatchCorruption,
+  WatchEventCorruption,
+  WatchEventFault,
+  WatchEventFaultOptions,
   WatchFaults,
 } from "./faults.ts";
 export type {

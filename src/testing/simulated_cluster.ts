@@ -145,6 +145,7 @@ export class SimulatedCluster implements Disposable {
       },
       watchCache: o.watchCache,
       takeWatchFaults: (state) => faults.takeWatchFaults(state.info.id),
+      takeEventFault: (state, type) => faults.takeEventFault(state.info.id, type),
       track: (c) => this.#channels.add(c),
       untrack: (c) => this.#channels.delete(c),
       addWatch: (w) => this.#watches.add(w),

@@ -26,6 +26,7 @@ function recorder(): {
       onReconnect: (kind) => void calls.push(`reconnect ${kind}`),
       onDecodeError: (error) => void calls.push(`decode ${(error as Error).name}`),
       onListenerBacklog: (max) => void calls.push(`backlog ${max}`),
+      onConsistencyCheck: (r) => void calls.push(`check ${r.outcome}`),
     },
   };
 }

@@ -216,6 +216,35 @@ describe("prometheusMetrics", () => {
     await closed(e);
   });
 
+  test("counts consistency checks by outcome and drifted keys by kind", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const prom = prometheusMetrics({ health: () => inf.health() });
+    const inf = e.informer({ resource: pods, metrics: prom.metrics });
+    inf.start();
+    await inf.waitForSync();
+    await e.clock.flush();
+    assert.equal((await inf.verify()).outcome, "consistent");
+    e.cluster.faults.loseNextWatchEvent();
+    e.cluster.create(pods, pod("a", "lost"));
+    const pending = inf.verify();
+    await e.clock.advance(60_000); // the bookmark brings the cache to the list's RV
+    const r = await pending;
+    assert.equal(r.outcome, "drift");
+    const x = parseExposition(prom.render());
+    assert.equal(valueOf(x, "kinformer_consistency_checks_total", { outcome: "consistent" }), 1);
+    assert.equal(valueOf(x, "kinformer_consistency_checks_total", { outcome: "drift" }), 1);
+    assert.equal(valueOf(x, "kinformer_consistency_checks_total", { outcome: "skipped" }), 0);
+    assert.equal(valueOf(x, "kinformer_drift_objects_total", { kind: "missing" }), 1);
+    assert.equal(valueOf(x, "kinformer_drift_objects_total", { kind: "stale" }), 0);
+    assert.equal(valueOf(x, "kinformer_errors_total", { kind: "drift" }), 1);
+    assert.equal(
+      valueOf(x, "kinformer_consistency_last_check_timestamp_seconds"),
+      r.finishedAt / 1000,
+    );
+    await closed(e);
+  });
+
   test("escapes label values; rejects a bad prefix or label name up front", () => {
     const prom = prometheusMetrics({
       prefix: "my_app_",

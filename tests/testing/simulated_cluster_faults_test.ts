@@ -268,3 +268,75 @@ describe("SimulatedCluster faults", () => {
     c.close();
   });
 });
+
+describe("SimulatedCluster faults that lose or corrupt watch events", () => {
+  test("loseNextWatchEvent: one open watch skips one event and goes on; another watch gets it", async () => {
+    const { c } = setup();
+    cm(c, "a");
+    const rv = c.resourceVersion;
+    const first = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${rv}`);
+    c.faults.loseNextWatchEvent({ resource: configmaps });
+    cm(c, "b"); // lost on `first`
+    const second = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${rv}`);
+    cm(c, "c");
+    assert.deepEqual(summarize(await first.events(1)), ["ADDED c"]);
+    assert.deepEqual(summarize(await second.events(2)), ["ADDED b", "ADDED c"]);
+    // Resuming from what `first` saw last never brings the lost event back.
+    const seen = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${c.resourceVersion}`);
+    c.delete(configmaps, { namespace: "default", name: "a" });
+    assert.deepEqual(summarize(await seen.events(1)), ["DELETED a"]);
+    await Promise.all([first.cancel(), second.cancel(), seen.cancel()]);
+    c.close();
+  });
+
+  test("loseNextWatchEvent: a fault for another resource leaves this watch alone; reset() disarms", async () => {
+    const { c } = setup();
+    const r = await watch(c, "/api/v1/configmaps?watch=1&resourceVersion=1");
+    c.faults.loseNextWatchEvent({ resource: pods });
+    cm(c, "a");
+    assert.deepEqual(summarize(await r.events(1)), ["ADDED a"]);
+    c.faults.loseNextWatchEvent();
+    c.faults.reset();
+    cm(c, "b");
+    assert.deepEqual(summarize(await r.events(1)), ["ADDED b"]);
+    await r.cancel();
+    c.close();
+  });
+
+  test("corruptNextWatchEvent: wrong-uid delivers the object with a uid no object has", async () => {
+    const { c } = setup();
+    cm(c, "a");
+    const r = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${c.resourceVersion}`);
+    c.faults.corruptNextWatchEvent();
+    c.patch(configmaps, { namespace: "default", name: "a" }, { data: { x: "1" } });
+    const [event] = await r.events(1);
+    const stored = c.list(configmaps)[0]!;
+    assert.equal(event!.type, "MODIFIED");
+    assert.equal(event!.object.metadata.resourceVersion, stored.metadata.resourceVersion);
+    assert.notEqual(event!.object.metadata.uid, stored.metadata.uid);
+    assert.equal(event!.object.kind, "ConfigMap");
+    await r.cancel();
+    c.close();
+  });
+
+  test("corruptNextWatchEvent: old-version waits for a MODIFIED and sends the version before it", async () => {
+    const { c } = setup();
+    cm(c, "a", { v: "1" });
+    const before = c.list(configmaps)[0]!.metadata.resourceVersion;
+    const r = await watch(c, `/api/v1/configmaps?watch=1&resourceVersion=${c.resourceVersion}`);
+    c.faults.corruptNextWatchEvent({ corruption: "old-version", resource: configmaps });
+    cm(c, "b"); // an ADDED: delivered as is
+    c.patch(configmaps, { namespace: "default", name: "a" }, { data: { v: "2" } });
+    const events = await r.events(2);
+    assert.deepEqual(summarize(events), ["ADDED b", "MODIFIED a"]);
+    assert.equal(events[1]!.object.metadata.resourceVersion, before);
+    assert.deepEqual(events[1]!.object.data, { v: "1" });
+    await r.cancel();
+    assert.throws(
+      () => c.faults.corruptNextWatchEvent({ corruption: "bad" as "wrong-uid" }),
+      TypeError,
+    );
+    assert.throws(() => c.faults.loseNextWatchEvent({ times: -1 }), RangeError);
+    c.close();
+  });
+});

@@ -1,0 +1,84 @@
+// The Reflector on its own: a relist asked for from outside (the consistency check's repair).
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { pods } from "../../src/client/resource.ts";
+import type { KubeObject } from "../../src/client/types.ts";
+import { Reflector } from "../../src/cache/reflector.ts";
+import { exponentialBackoff } from "../../src/util/backoff.ts";
+import { closed, type Env, env, pod, seeded } from "../_informer_env.ts";
+
+/** A reflector over `e`'s cluster whose sink records what it is told. */
+function reflector(e: Env): { r: Reflector<KubeObject>; told: string[]; errors: string[] } {
+  const told: string[] = [];
+  const errors: string[] = [];
+  const r = new Reflector<KubeObject>({
+    client: e.client,
+    resource: pods,
+    pageSize: 500,
+    initialList: "list",
+    clock: e.clock,
+    backoff: exponentialBackoff(e.clock, { random: seeded(3) }),
+    random: seeded(4),
+    inactivityTimeoutMs: 150_000,
+    initialEventsTimeoutMs: 10_000,
+    transform: (o) => o,
+    sink: {
+      replace: (items, rv) => void told.push(`replace ${items.length} @${rv}`),
+      apply: (type, o) => void told.push(`${type} ${o.metadata.name}`),
+    },
+    onError: (_, context) => void errors.push(context.kind),
+  });
+  return { r, told, errors };
+}
+
+const lists = (e: Env): string[] =>
+  e.cluster.requests.filter((q) => q.verb === "list").map((q) => `rv=${q.query.resourceVersion}`);
+
+describe("Reflector.requestRelist", () => {
+  test("closes the open watch without an error and relists consistently, then watches on", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const { r, told, errors } = reflector(e);
+    const ac = new AbortController();
+    const run = r.run(ac.signal);
+    await e.clock.flush();
+    assert.equal(r.stats.state, "watching");
+    assert.equal(e.cluster.openWatches, 1);
+    r.requestRelist();
+    await e.clock.flush();
+    assert.deepEqual(lists(e), ["rv=0", "rv="]);
+    assert.deepEqual(told, [
+      "replace 1 @" + e.cluster.resourceVersion,
+      "replace 1 @" + e.cluster.resourceVersion,
+    ]);
+    assert.deepEqual(errors, []);
+    assert.equal(r.stats.relists, 1);
+    assert.equal(r.stats.state, "watching");
+    e.cluster.create(pods, pod("a", "p2"));
+    await e.clock.flush();
+    assert.equal(told.at(-1), "ADDED p2");
+    ac.abort();
+    await run;
+    await closed(e);
+  });
+
+  test("asked for while a list is under way: another consistent list follows it", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    e.cluster.faults.dripListBodies({ maxChunkBytes: 64, delayMs: 1_000 });
+    const { r, told } = reflector(e);
+    const ac = new AbortController();
+    const run = r.run(ac.signal);
+    await e.clock.advance(1_000);
+    assert.equal(r.stats.state, "listing");
+    r.requestRelist(); // the list under way may predate what the caller saw
+    e.cluster.faults.wholeBodies();
+    await e.clock.advance(60_000);
+    assert.deepEqual(lists(e), ["rv=0", "rv="]);
+    assert.equal(told.filter((t) => t.startsWith("replace")).length, 2);
+    assert.equal(r.stats.state, "watching");
+    ac.abort();
+    await run;
+    await closed(e);
+  });
+});
