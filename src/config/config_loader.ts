@@ -6,8 +6,10 @@
  */
 import type { KubeClientOptions } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
-import { dirnameOf, resolveFrom } from "./_path.ts";
+import { dirnameOf, isAbsolutePath, resolveFrom } from "./_path.ts";
 import { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
+import { ExecCredentialSource } from "./exec_credential.ts";
+import type { ExecCredential, RunCommand } from "./exec_credential.ts";
 import { loadInClusterConfig } from "./in_cluster.ts";
 import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
 import type { ResolvedClusterConfig } from "./kubeconfig.ts";
@@ -86,6 +88,11 @@ export interface ConfigHost {
   transport?: HostTransport | undefined;
   /** Runtime-specific advice added to `UnsupportedTls` errors, per setting. */
   hints?: Partial<Record<TransportFeature, string>> | undefined;
+  /**
+   * Runs an exec credential plugin (no shell, no terminal); absent when the runtime cannot
+   * start processes, and users with an `exec` plugin are then refused (`UnsupportedAuth`).
+   */
+  runCommand?: RunCommand | undefined;
 }
 
 /** Where a set of client options came from. */
@@ -127,26 +134,30 @@ export interface ClusterClientOptions extends KubeClientOptions {
 export interface ConnectOptions {
   /**
    * `fetch` to use as-is. It must already apply the cluster's TLS settings (CA, client
-   * certificate); the loader builds none. On Node this (or `createFetch`) is how TLS
-   * settings are applied, e.g. with undici's `Agent({ connect: { ca, cert, key } })`.
-   * @default built from the TLS settings on Deno and Bun; `globalThis.fetch` when none
+   * certificate); the loader builds none, and refuses an exec plugin that gives a client
+   * certificate (it could not reach this `fetch`).
+   * @default built from the TLS settings (Deno: `Deno.createHttpClient`; Bun: `fetch`'s
+   * `tls`; Node: `createNodeFetch` on `node:https`); `globalThis.fetch` when there are none
    */
   fetch?: FetchFunction | undefined;
   /**
    * Builds the `fetch` from the connection's TLS settings, instead of the runtime's own
-   * support. Called only when there are settings to apply.
+   * support. Called only when there are settings to apply, and again with the new
+   * certificate each time an exec plugin gives another client certificate.
    * @default undefined
    */
   createFetch?: ((transport: TransportConfig) => FetchFunction) | undefined;
   /**
    * Connect without the TLS settings this runtime's `fetch` cannot apply, instead of
-   * throwing a `ClusterConfigError` with code `UnsupportedTls`: for a CA trusted otherwise
-   * (`NODE_EXTRA_CA_CERTS`), or `--unsafely-ignore-certificate-errors` on Deno.
+   * throwing a `ClusterConfigError` with code `UnsupportedTls`: for a CA trusted some other
+   * way. A client certificate is never dropped (requests would go out unauthenticated): it
+   * is refused with `UnsupportedTls` even then. Deno, Bun and Node apply every setting, so
+   * this matters only for a custom {@linkcode ConfigHost}.
    * @default false
    */
   ignoreUnsupportedTls?: boolean | undefined;
   /**
-   * Time source for re-reading token files.
+   * Time source for re-reading token files and for the expiry of exec plugin credentials.
    * @default systemClock
    */
   clock?: Clock | undefined;
@@ -403,71 +414,165 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     return text;
   };
 
+  /** The `UnsupportedTls` error for settings the runtime cannot apply. */
+  const unsupportedTls = (
+    source: ConfigSource,
+    server: string,
+    missing: TransportFeature[],
+    options: ConnectOptions,
+  ): ClusterConfigError => {
+    const hints = missing.map((f) => host.hints?.[f]).filter((h) => h !== undefined);
+    const dropsCert = missing.includes("clientCert") && options.ignoreUnsupportedTls === true;
+    return new ClusterConfigError(
+      `the ${source} configuration for ${server} needs ` +
+        `${missing.map((f) => FEATURE_NAMES[f]).join(", ")}, which ${host.runtime}'s fetch ` +
+        `cannot apply. ${[...new Set(hints)].join(" ")}${hints.length > 0 ? " " : ""}` +
+        "Pass `fetch` or `createFetch` built for these settings, or run `kubectl proxy` and " +
+        "connect with kubectlProxy()" +
+        (dropsCert
+          ? ". ignoreUnsupportedTls never drops a client certificate: requests would go out " +
+            "unauthenticated."
+          : ", or pass `ignoreUnsupportedTls: true` to connect without them."),
+      { code: "UnsupportedTls", subject: missing.join(",") },
+    );
+  };
+
+  /**
+   * A `fetch` applying `transport`: `createFetch`'s, else the host's, else undefined (the
+   * runtime's own `fetch` will do). Throws `UnsupportedTls` for settings nothing applies.
+   */
+  const buildFetch = (
+    source: ConfigSource,
+    server: string,
+    transport: TransportConfig,
+    options: ConnectOptions,
+  ): HostFetch | undefined => {
+    const needed = featuresOf(transport);
+    if (needed.length === 0) return undefined;
+    if (options.createFetch !== undefined) {
+      return { fetch: options.createFetch(transport), close: () => {} };
+    }
+    const supported = host.transport?.supports ?? [];
+    const missing = needed.filter((f) => !supported.includes(f));
+    if (
+      missing.length > 0 &&
+      (options.ignoreUnsupportedTls !== true || missing.includes("clientCert"))
+    ) {
+      throw unsupportedTls(source, server, missing, options);
+    }
+    const applied = without(transport, missing);
+    if (host.transport === undefined || featuresOf(applied).length === 0) return undefined;
+    return host.transport.create(applied);
+  };
+
   const connect = (
     server: string,
     transport: TransportConfig,
     options: ConnectOptions,
     base: Omit<ClusterClientOptions, "server" | "close" | "fetch" | "transport">,
+    exec?: { source: ExecCredentialSource; first: ExecCredential },
   ): ClusterClientOptions => {
     const https = new URL(server).protocol === "https:";
     // TLS settings mean nothing for an http:// server; a proxy still applies.
     const effective = https
       ? transport
       : (transport.proxyUrl === undefined ? {} : { proxyUrl: transport.proxyUrl });
-    const needed = featuresOf(effective);
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
-    if (needed.length > 0) result.transport = effective;
+    if (featuresOf(effective).length > 0) result.transport = effective;
+    const execCert = https && exec?.first.clientCertificateData !== undefined;
     if (options.fetch !== undefined) {
+      if (execCert) {
+        throw new ClusterConfigError(
+          `the exec plugin of user ${JSON.stringify(base.context ?? "")} gives a client ` +
+            "certificate, which cannot reach the `fetch` option: pass `createFetch` instead",
+          { code: "UnsupportedTls", subject: "clientCert" },
+        );
+      }
       result.fetch = options.fetch;
       return result;
     }
-    if (needed.length === 0) return result;
-    if (options.createFetch !== undefined) {
-      result.fetch = options.createFetch(effective);
-      return result;
+    const plain = buildFetch(base.source, server, effective, options);
+    if (plain !== undefined) {
+      result.fetch = plain.fetch;
+      result.close = plain.close;
     }
-    const supported = host.transport?.supports ?? [];
-    const missing = needed.filter((f) => !supported.includes(f));
-    if (missing.length > 0 && options.ignoreUnsupportedTls !== true) {
-      const hints = missing.map((f) => host.hints?.[f]).filter((h) => h !== undefined);
-      throw new ClusterConfigError(
-        `the ${base.source} configuration for ${server} needs ` +
-          `${missing.map((f) => FEATURE_NAMES[f]).join(", ")}, which ${host.runtime}'s fetch ` +
-          `cannot apply. ${[...new Set(hints)].join(" ")}${hints.length > 0 ? " " : ""}` +
-          "Pass `fetch` or `createFetch` built for these settings, run `kubectl proxy` and " +
-          "connect with kubectlProxy(), or pass `ignoreUnsupportedTls: true` to connect " +
-          "without them.",
-        { code: "UnsupportedTls", subject: missing.join(",") },
-      );
-    }
-    const applied = without(effective, missing);
-    if (host.transport !== undefined && featuresOf(applied).length > 0) {
-      const built = host.transport.create(applied);
-      result.fetch = built.fetch;
-      result.close = built.close;
-    }
-    return result;
+    if (exec === undefined || !https) return result;
+    return withExecCertificates(
+      result,
+      exec.source,
+      (credential) =>
+        buildFetch(base.source, server, {
+          ...effective,
+          certData: credential.clientCertificateData!,
+          keyData: credential.clientKeyData!,
+        }, options),
+      plain,
+      execCert ? exec.first : undefined,
+    );
   };
 
-  const rejectPluginAuth = (resolved: ResolvedClusterConfig, path: string): void => {
-    const user = JSON.stringify(resolved.userName ?? "");
-    const advice = "kinformer does not run credential plugins in this version. Use a token " +
-      "instead (`token` or `tokenFile` in the kubeconfig user, e.g. from `kubectl create " +
-      "token <serviceaccount>`), or run `kubectl proxy` and connect with kubectlProxy().";
-    if (resolved.exec !== undefined) {
+  const rejectAuthProvider = (resolved: ResolvedClusterConfig, path: string): void => {
+    if (resolved.authProvider === undefined) return;
+    throw new ClusterConfigError(
+      `${path}: user ${JSON.stringify(resolved.userName ?? "")} uses the ` +
+        `${JSON.stringify(resolved.authProvider.name)} auth-provider, which kinformer does not ` +
+        "run (kubectl dropped auth-providers too). Use the provider's exec plugin instead " +
+        "(e.g. gke-gcloud-auth-plugin, kubelogin), a token (`token` or `tokenFile` in the " +
+        "kubeconfig user, e.g. from `kubectl create token <serviceaccount>`), or run " +
+        "`kubectl proxy` and connect with kubectlProxy().",
+      { code: "UnsupportedAuth", path, subject: resolved.userName },
+    );
+  };
+
+  /** The exec plugin of the user, run once now so its credential is known (and errors show). */
+  const startExec = async (
+    resolved: ResolvedClusterConfig,
+    path: string,
+    caData: string | undefined,
+    options: LoadKubeconfigOptions,
+  ): Promise<{ source: ExecCredentialSource; first: ExecCredential } | undefined> => {
+    const exec = resolved.exec;
+    if (exec === undefined) return undefined;
+    const user = resolved.userName ?? "";
+    if (
+      resolved.token !== undefined || resolved.tokenFile !== undefined ||
+      resolved.username !== undefined
+    ) {
       throw new ClusterConfigError(
-        `${path}: user ${user} gets its credentials from the exec plugin ` +
-          `${JSON.stringify(resolved.exec.command)}; ${advice}`,
+        `${path}: user ${JSON.stringify(user)} has an exec plugin and a token or ` +
+          "username/password; keep one",
+        { code: "InvalidKubeconfig", path, subject: `users[${user}].user.exec` },
+      );
+    }
+    if (host.runCommand === undefined) {
+      throw new ClusterConfigError(
+        `${path}: user ${JSON.stringify(user)} gets its credentials from the exec plugin ` +
+          `${JSON.stringify(exec.command)}, and ${host.runtime} cannot run programs here. ` +
+          "Use a token instead, or run `kubectl proxy` and connect with kubectlProxy().",
         { code: "UnsupportedAuth", path, subject: resolved.userName },
       );
     }
-    if (resolved.authProvider !== undefined) {
-      throw new ClusterConfigError(
-        `${path}: user ${user} uses the ${JSON.stringify(resolved.authProvider.name)} ` +
-          `auth-provider; ${advice}`,
-        { code: "UnsupportedAuth", path, subject: resolved.userName },
-      );
-    }
+    // Like kubectl: a relative command with a slash is relative to the kubeconfig's folder;
+    // a bare name is looked up in PATH.
+    const command = /[\\/]/.test(exec.command) && !isAbsolutePath(exec.command)
+      ? resolveFrom(dirnameOf(path), exec.command)
+      : exec.command;
+    const source = new ExecCredentialSource({
+      exec: { ...exec, command },
+      run: host.runCommand,
+      isNotFound: (error) => host.isNotFound(error),
+      user,
+      cluster: {
+        server: resolved.server,
+        caData,
+        tlsServerName: resolved.tlsServerName,
+        insecureSkipTlsVerify: resolved.insecureSkipTlsVerify,
+        proxyUrl: resolved.proxyUrl,
+      },
+      clock: options.clock,
+    });
+    const first = await raceSignal(source.credential(), options.signal);
+    return { source, first };
   };
 
   const impersonationHeaders = (
@@ -508,7 +613,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     } catch (error) {
       throw withPath(error, path);
     }
-    rejectPluginAuth(resolved, path);
+    rejectAuthProvider(resolved, path);
     const dir = dirnameOf(path);
     const file = (p: string): string => resolveFrom(dir, p);
     const transport: TransportConfig = {};
@@ -550,6 +655,12 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       await token();
       base.token = token;
     }
+    const exec = await startExec(resolved, path, ca, options);
+    if (exec !== undefined) {
+      const { source } = exec;
+      if (exec.first.token !== undefined) base.token = () => source.token();
+      base.onUnauthorized = (request) => source.invalidate(request);
+    }
     const headers = impersonationHeaders(resolved, path);
     if (resolved.username !== undefined) {
       headers["Authorization"] = `Basic ${
@@ -558,7 +669,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     }
     if (Object.keys(headers).length > 0) base.headers = headers;
     options.signal?.throwIfAborted();
-    return connect(resolved.server, transport, options, base);
+    return connect(resolved.server, transport, options, base, exec);
   };
 
   const loadKubeconfig = async (
@@ -631,4 +742,63 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   };
 
   return { loadKubeconfig, loadInCluster, loadFromDefault, defaultKubeconfigPath };
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return promise;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/**
+ * Wraps `result.fetch` so that a client certificate from the exec plugin reaches the TLS
+ * layer: each request asks the plugin's (cached) credential, and a new certificate gets a
+ * new `fetch` built for it, closing the previous one, whose connections were made with the
+ * old certificate (open watches then reconnect, as with client-go).
+ */
+function withExecCertificates(
+  result: ClusterClientOptions,
+  source: ExecCredentialSource,
+  build: (credential: ExecCredential) => HostFetch | undefined,
+  plain: HostFetch | undefined,
+  first: ExecCredential | undefined,
+): ClusterClientOptions {
+  const runtimeFetch: FetchFunction = (request) => globalThis.fetch(request);
+  let current: { credential: ExecCredential; built: HostFetch | undefined } | undefined;
+  let closed = false;
+  const use = (credential: ExecCredential): HostFetch | undefined => {
+    const same = current !== undefined && (current.credential === credential || (
+      current.credential.clientCertificateData === credential.clientCertificateData &&
+      current.credential.clientKeyData === credential.clientKeyData
+    ));
+    if (!same) {
+      current?.built?.close();
+      current = { credential, built: build(credential) };
+    }
+    return current!.built;
+  };
+  // The first certificate is applied now, so an unsupported one fails the load.
+  if (first !== undefined) use(first);
+  result.fetch = async (request) => {
+    if (closed) throw new TypeError("these client options were closed (close() was called)");
+    const credential = await raceSignal(source.credential(), request.signal);
+    if (credential.clientCertificateData === undefined) {
+      return (plain?.fetch ?? runtimeFetch)(request);
+    }
+    const built = use(credential);
+    source.markServed(request, credential);
+    return (built?.fetch ?? runtimeFetch)(request);
+  };
+  result.close = () => {
+    if (closed) return;
+    closed = true;
+    plain?.close();
+    current?.built?.close();
+  };
+  return result;
 }

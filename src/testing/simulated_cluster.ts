@@ -46,6 +46,7 @@ import {
 } from "./churn.ts";
 import { ClusterFaults, type RequestVerb } from "./faults.ts";
 import { _fixtureFor } from "./fixtures.ts";
+import { _clientCertUser } from "./_serve_tls.ts";
 
 /** Constructor options of {@linkcode SimulatedCluster}. */
 export interface SimulatedClusterOptions {
@@ -61,7 +62,8 @@ export interface SimulatedClusterOptions {
    */
   seed?: number;
   /**
-   * When set, requests without `Authorization: Bearer <token>` get a 401 Status.
+   * When set, requests without `Authorization: Bearer <token>` get a 401 Status, unless a
+   * client certificate authenticated them (served over HTTPS with `tls.clientCa`).
    * @default undefined (no authentication)
    */
   token?: string;
@@ -111,6 +113,8 @@ export interface RecordedRequest {
   namespace?: string;
   /** Object name from the path. */
   name?: string;
+  /** User a verified client certificate authenticated the request as (its CN), over HTTPS. */
+  user?: string;
 }
 
 /** Addresses one object in the control API. */
@@ -496,10 +500,12 @@ export class SimulatedCluster implements Disposable {
       if (r.namespace !== undefined) record.namespace = r.namespace;
       if (r.name !== undefined) record.name = r.name;
     }
+    const certUser = _clientCertUser(request);
+    if (certUser !== undefined) record.user = certUser;
     this.#requests.push(record);
     this.#log?.(record);
 
-    if (this.#token !== undefined) {
+    if (this.#token !== undefined && certUser === undefined) {
       const auth = request.headers.get("authorization");
       if (auth !== `Bearer ${this.#token}`) return statusResponse(unauthorized());
     }
