@@ -500,6 +500,21 @@ describe("createNodeFetch through a proxy", () => {
     }
   });
 
+  test("an http server through a SOCKS5 proxy", async () => {
+    const proxy = await socksProxy();
+    const server = await httpServer((req, res) => res.end(`plain ${req.url}`));
+    const transport = createNodeFetch({ proxyUrl: proxy.url.replace("kin:former@", "") });
+    try {
+      const response = await transport.fetch(new Request(`${server.url}/healthz`));
+      assert.equal(await response.text(), "plain /healthz");
+      assert.deepEqual(proxy.seen, [`connect 127.0.0.1:${new URL(server.url).port}`]);
+    } finally {
+      transport.close();
+      await server.close();
+      await proxy.close();
+    }
+  });
+
   test("a proxy that refuses the tunnel fails the request with what it answered", async () => {
     const proxy = await httpServer((_req, res) => res.end());
     const transport = createNodeFetch({ proxyUrl: proxy.url });

@@ -136,6 +136,8 @@ class TunnelAgent extends https.Agent {
     super({ keepAlive: true, ...secure });
     this.#proxy = proxy;
     this.#secure = secure;
+    // Serves http: requests too when there is no TLS on top (a SOCKS5 proxy to an http server).
+    if (secure === undefined) (this as unknown as { protocol: string }).protocol = "http:";
   }
 
   override createConnection(
@@ -146,6 +148,9 @@ class TunnelAgent extends https.Agent {
     const port = Number(options.port ?? (this.#secure === undefined ? 80 : 443));
     _openTunnel(this.#proxy, host, port).then((socket) => {
       if (this.#secure === undefined) {
+        // The handshake left the socket paused; nothing arrives before the request is sent.
+        // (Node's HTTP client reads the handle itself, Deno's needs the stream flowing.)
+        socket.resume();
         callback?.(null, socket);
         return;
       }
@@ -215,7 +220,7 @@ async function send(
     };
     const detach = (): void => signal.removeEventListener("abort", onAbort);
     signal.addEventListener("abort", onAbort, { once: true });
-    req.once("error", (error: Error) => {
+    req.on("error", (error: Error) => {
       detach();
       reject(describeError(error, url, secure));
     });
