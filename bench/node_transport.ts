@@ -54,7 +54,8 @@ const RUNS = arg("runs", 3);
 //                        EVENTS MODIFIED events, then stay open and silent
 //   /raw                 the same events as a body that ends (baselines)
 // The pre-built bodies are written by a plain node:http front server, which passes the rest
-// (lists) through to the simulator's adapter.
+// (the watch cluster's lists) through to the simulator's adapter; the sync rows talk to the
+// adapter directly.
 
 /** The watch body: EVENTS MODIFIED events cycling over the pods, in 64 KiB chunks. */
 function buildBurst(
@@ -169,7 +170,11 @@ async function runServer(): Promise<void> {
   await new Promise<void>((resolve) => front.listen(0, "127.0.0.1", resolve));
   const { port } = front.address() as { port: number };
   process.stdout.write(
-    JSON.stringify({ url: `http://127.0.0.1:${port}`, bytes: burst.bytes }) + "\n",
+    JSON.stringify({
+      url: `http://127.0.0.1:${port}`,
+      syncUrl: simulated.url,
+      bytes: burst.bytes,
+    }) + "\n",
   );
   process.stdin.on("end", () => {
     sync.close();
@@ -399,7 +404,9 @@ const MEASURES: Record<string, Measure> = {
 // ------------------------------------------------------------------------------------------
 // The parent: server, then each measure RUNS times in fresh processes, then the table.
 
-function startServer(): Promise<{ url: string; bytes: number; child: ChildProcess }> {
+function startServer(): Promise<
+  { url: string; syncUrl: string; bytes: number; child: ChildProcess }
+> {
   const child = spawn(process.execPath, [SELF, "--serve", ...process.argv.slice(2)], {
     stdio: ["pipe", "pipe", "inherit"],
   });
@@ -448,7 +455,9 @@ async function main(): Promise<void> {
       const only = argText("only");
       for (const name of Object.keys(MEASURES)) {
         if (only !== undefined && !name.startsWith(only)) continue;
-        const { ms, cpuMs } = await measureInChild(name, server.url);
+        // Lists go straight to the simulator's adapter; watches to the front server.
+        const url = name.startsWith("sync:") ? server.syncUrl : server.url;
+        const { ms, cpuMs } = await measureInChild(name, url);
         best[name] = Math.min(best[name] ?? Infinity, ms);
         bestCpu[name] = Math.min(bestCpu[name] ?? Infinity, cpuMs);
         process.stderr.write(
