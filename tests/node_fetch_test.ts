@@ -8,6 +8,7 @@ import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import net from "node:net";
 import { gzipSync } from "node:zlib";
+import { createInformer } from "../src/cache/mod.ts";
 import { KubeClient, KubeNetworkError, pods } from "../src/client/mod.ts";
 import { createNodeFetch } from "../src/config/node_fetch.ts";
 import { RESPONSE_BYTES, responseBytes } from "../src/watch/response_bytes.ts";
@@ -299,6 +300,58 @@ describe("createNodeFetch over HTTP", () => {
     );
     assert.throws(() => createNodeFetch({ certData: "x" }), /certData and keyData/);
     assert.throws(() => createNodeFetch({ proxyUrl: "ftp://proxy" }), /proxy-url must be/);
+  });
+});
+
+describe("an informer on the Node transport", () => {
+  test("watches through the socket chunks, and stop() releases the watch connection", async () => {
+    const cluster = new SimulatedCluster();
+    const server = await serve(cluster.fetch);
+    const transport = createNodeFetch();
+    // Counts the watch bodies taken through RESPONSE_BYTES (the fast path) rather than `body`.
+    let taken = 0;
+    const spied = async (request: Request): Promise<Response> => {
+      const response = await transport.fetch(request);
+      const take = (response as unknown as Record<symbol, () => unknown>)[RESPONSE_BYTES]!;
+      Object.defineProperty(response, RESPONSE_BYTES, {
+        value: () => {
+          if (new URL(request.url).searchParams.has("watch")) taken++;
+          return take();
+        },
+      });
+      return response;
+    };
+    let informer: ReturnType<typeof createInformer> | undefined;
+    try {
+      informer = createInformer(
+        new KubeClient({ server: server.url, fetch: spied }),
+        {
+          resource: pods,
+          namespace: "default",
+        },
+      );
+      const controller = new AbortController();
+      const names: string[] = [];
+      informer.start(controller.signal);
+      await informer.waitForSync({ signal: controller.signal });
+      for (const name of ["a", "b", "c"]) {
+        cluster.create(pods, { metadata: { namespace: "default", name } });
+      }
+      for await (const event of informer.events({ signal: controller.signal })) {
+        if (event.type === "add") names.push(event.object.metadata.name ?? "");
+        if (names.length === 3) break;
+      }
+      assert.deepEqual(names, ["a", "b", "c"]);
+      assert.equal(cluster.openWatches, 1);
+      assert.equal(taken, 1, "the watch body was read through RESPONSE_BYTES");
+      await informer.stop();
+      await eventually(() => cluster.openWatches === 0, "the server sees the watch end");
+    } finally {
+      await informer?.stop();
+      transport.close();
+      cluster.close();
+      await server.close();
+    }
   });
 });
 

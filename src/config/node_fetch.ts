@@ -243,7 +243,10 @@ async function send(
       });
       const response = new Response(bytes.webStream(), init);
       const view = bytes;
-      Object.defineProperty(response, RESPONSE_BYTES, { value: () => view.take() });
+      Object.defineProperty(response, RESPONSE_BYTES, {
+        value: () => view.take(),
+        configurable: true,
+      });
       resolve(response);
     });
     req.end(body);
