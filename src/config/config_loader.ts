@@ -123,7 +123,7 @@ export interface ClusterClientOptions extends KubeClientOptions {
   context?: string | undefined;
   /**
    * TLS and proxy settings of the connection, also when they were applied through `fetch`
-   * (build your own `fetch` from them on Node).
+   * (to build another `fetch` from them). An exec plugin's client certificate is not in it.
    */
   transport?: TransportConfig | undefined;
   /** Releases the HTTP client built for `transport`, if any. Safe to call more than once. */
