@@ -6,10 +6,12 @@
  */
 import type { KubeClientOptions } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
-import { dirnameOf, isAbsolutePath, resolveFrom } from "./_path.ts";
+import { dirnameOf, resolveFrom } from "./_path.ts";
 import { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
-import { ExecCredentialSource } from "./exec_credential.ts";
+import type { ExecCredentialSource } from "./exec_credential.ts";
 import type { ExecCredential, RunCommand } from "./exec_credential.ts";
+import { _startExec, _withExecCertificates } from "./_exec_connect.ts";
+import { _buildFetch, _featuresOf } from "./_transport_build.ts";
 import { loadInClusterConfig } from "./in_cluster.ts";
 import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
 import type { ResolvedClusterConfig } from "./kubeconfig.ts";
@@ -227,53 +229,6 @@ export interface ConfigLoader {
   defaultKubeconfigPath(): string | undefined;
 }
 
-const FEATURE_NAMES: Record<TransportFeature, string> = {
-  ca: "a custom CA (certificate-authority)",
-  clientCert: "a client certificate (client-certificate/client-key)",
-  insecureSkipTlsVerify: "insecure-skip-tls-verify",
-  tlsServerName: "tls-server-name",
-  proxy: "a proxy (proxy-url)",
-};
-
-/** The settings of `transport` that are set. */
-function featuresOf(transport: TransportConfig): TransportFeature[] {
-  const features: TransportFeature[] = [];
-  if (transport.caData !== undefined) features.push("ca");
-  if (transport.certData !== undefined || transport.keyData !== undefined) {
-    features.push("clientCert");
-  }
-  if (transport.insecureSkipTlsVerify === true) features.push("insecureSkipTlsVerify");
-  if (transport.tlsServerName !== undefined) features.push("tlsServerName");
-  if (transport.proxyUrl !== undefined) features.push("proxy");
-  return features;
-}
-
-/** `transport` without the settings in `drop`. */
-function without(transport: TransportConfig, drop: TransportFeature[]): TransportConfig {
-  const out: TransportConfig = { ...transport };
-  for (const feature of drop) {
-    switch (feature) {
-      case "ca":
-        delete out.caData;
-        break;
-      case "clientCert":
-        delete out.certData;
-        delete out.keyData;
-        break;
-      case "insecureSkipTlsVerify":
-        delete out.insecureSkipTlsVerify;
-        break;
-      case "tlsServerName":
-        delete out.tlsServerName;
-        break;
-      case "proxy":
-        delete out.proxyUrl;
-        break;
-    }
-  }
-  return out;
-}
-
 /** Base64 of the UTF-8 bytes of `text` (`btoa` alone takes Latin-1 only). */
 function base64Utf8(text: string): string {
   let binary = "";
@@ -414,57 +369,6 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     return text;
   };
 
-  /** The `UnsupportedTls` error for settings the runtime cannot apply. */
-  const unsupportedTls = (
-    source: ConfigSource,
-    server: string,
-    missing: TransportFeature[],
-    options: ConnectOptions,
-  ): ClusterConfigError => {
-    const hints = missing.map((f) => host.hints?.[f]).filter((h) => h !== undefined);
-    const dropsCert = missing.includes("clientCert") && options.ignoreUnsupportedTls === true;
-    return new ClusterConfigError(
-      `the ${source} configuration for ${server} needs ` +
-        `${missing.map((f) => FEATURE_NAMES[f]).join(", ")}, which ${host.runtime}'s fetch ` +
-        `cannot apply. ${[...new Set(hints)].join(" ")}${hints.length > 0 ? " " : ""}` +
-        "Pass `fetch` or `createFetch` built for these settings, or run `kubectl proxy` and " +
-        "connect with kubectlProxy()" +
-        (dropsCert
-          ? ". ignoreUnsupportedTls never drops a client certificate: requests would go out " +
-            "unauthenticated."
-          : ", or pass `ignoreUnsupportedTls: true` to connect without them."),
-      { code: "UnsupportedTls", subject: missing.join(",") },
-    );
-  };
-
-  /**
-   * A `fetch` applying `transport`: `createFetch`'s, else the host's, else undefined (the
-   * runtime's own `fetch` will do). Throws `UnsupportedTls` for settings nothing applies.
-   */
-  const buildFetch = (
-    source: ConfigSource,
-    server: string,
-    transport: TransportConfig,
-    options: ConnectOptions,
-  ): HostFetch | undefined => {
-    const needed = featuresOf(transport);
-    if (needed.length === 0) return undefined;
-    if (options.createFetch !== undefined) {
-      return { fetch: options.createFetch(transport), close: () => {} };
-    }
-    const supported = host.transport?.supports ?? [];
-    const missing = needed.filter((f) => !supported.includes(f));
-    if (
-      missing.length > 0 &&
-      (options.ignoreUnsupportedTls !== true || missing.includes("clientCert"))
-    ) {
-      throw unsupportedTls(source, server, missing, options);
-    }
-    const applied = without(transport, missing);
-    if (host.transport === undefined || featuresOf(applied).length === 0) return undefined;
-    return host.transport.create(applied);
-  };
-
   const connect = (
     server: string,
     transport: TransportConfig,
@@ -478,7 +382,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       ? transport
       : (transport.proxyUrl === undefined ? {} : { proxyUrl: transport.proxyUrl });
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
-    if (featuresOf(effective).length > 0) result.transport = effective;
+    if (_featuresOf(effective).length > 0) result.transport = effective;
     const execCert = https && exec?.first.clientCertificateData !== undefined;
     if (options.fetch !== undefined) {
       if (execCert) {
@@ -491,17 +395,17 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       result.fetch = options.fetch;
       return result;
     }
-    const plain = buildFetch(base.source, server, effective, options);
+    const plain = _buildFetch(host, base.source, server, effective, options);
     if (plain !== undefined) {
       result.fetch = plain.fetch;
       result.close = plain.close;
     }
     if (exec === undefined || !https) return result;
-    return withExecCertificates(
+    return _withExecCertificates(
       result,
       exec.source,
       (credential) =>
-        buildFetch(base.source, server, {
+        _buildFetch(host, base.source, server, {
           ...effective,
           certData: credential.clientCertificateData!,
           keyData: credential.clientKeyData!,
@@ -522,57 +426,6 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
         "`kubectl proxy` and connect with kubectlProxy().",
       { code: "UnsupportedAuth", path, subject: resolved.userName },
     );
-  };
-
-  /** The exec plugin of the user, run once now so its credential is known (and errors show). */
-  const startExec = async (
-    resolved: ResolvedClusterConfig,
-    path: string,
-    caData: string | undefined,
-    options: LoadKubeconfigOptions,
-  ): Promise<{ source: ExecCredentialSource; first: ExecCredential } | undefined> => {
-    const exec = resolved.exec;
-    if (exec === undefined) return undefined;
-    const user = resolved.userName ?? "";
-    if (
-      resolved.token !== undefined || resolved.tokenFile !== undefined ||
-      resolved.username !== undefined
-    ) {
-      throw new ClusterConfigError(
-        `${path}: user ${JSON.stringify(user)} has an exec plugin and a token or ` +
-          "username/password; keep one",
-        { code: "InvalidKubeconfig", path, subject: `users[${user}].user.exec` },
-      );
-    }
-    if (host.runCommand === undefined) {
-      throw new ClusterConfigError(
-        `${path}: user ${JSON.stringify(user)} gets its credentials from the exec plugin ` +
-          `${JSON.stringify(exec.command)}, and ${host.runtime} cannot run programs here. ` +
-          "Use a token instead, or run `kubectl proxy` and connect with kubectlProxy().",
-        { code: "UnsupportedAuth", path, subject: resolved.userName },
-      );
-    }
-    // Like kubectl: a relative command with a slash is relative to the kubeconfig's folder;
-    // a bare name is looked up in PATH.
-    const command = /[\\/]/.test(exec.command) && !isAbsolutePath(exec.command)
-      ? resolveFrom(dirnameOf(path), exec.command)
-      : exec.command;
-    const source = new ExecCredentialSource({
-      exec: { ...exec, command },
-      run: host.runCommand,
-      isNotFound: (error) => host.isNotFound(error),
-      user,
-      cluster: {
-        server: resolved.server,
-        caData,
-        tlsServerName: resolved.tlsServerName,
-        insecureSkipTlsVerify: resolved.insecureSkipTlsVerify,
-        proxyUrl: resolved.proxyUrl,
-      },
-      clock: options.clock,
-    });
-    const first = await raceSignal(source.credential(), options.signal);
-    return { source, first };
   };
 
   const impersonationHeaders = (
@@ -655,7 +508,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       await token();
       base.token = token;
     }
-    const exec = await startExec(resolved, path, ca, options);
+    const exec = await _startExec(host, resolved, path, ca, options);
     if (exec !== undefined) {
       const { source } = exec;
       if (exec.first.token !== undefined) base.token = () => source.token();
@@ -742,63 +595,4 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   };
 
   return { loadKubeconfig, loadInCluster, loadFromDefault, defaultKubeconfigPath };
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
-function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
-
-/**
- * Wraps `result.fetch` so that a client certificate from the exec plugin reaches the TLS
- * layer: each request asks the plugin's (cached) credential, and a new certificate gets a
- * new `fetch` built for it, closing the previous one, whose connections were made with the
- * old certificate (open watches then reconnect, as with client-go).
- */
-function withExecCertificates(
-  result: ClusterClientOptions,
-  source: ExecCredentialSource,
-  build: (credential: ExecCredential) => HostFetch | undefined,
-  plain: HostFetch | undefined,
-  first: ExecCredential | undefined,
-): ClusterClientOptions {
-  const runtimeFetch: FetchFunction = (request) => globalThis.fetch(request);
-  let current: { credential: ExecCredential; built: HostFetch | undefined } | undefined;
-  let closed = false;
-  const use = (credential: ExecCredential): HostFetch | undefined => {
-    const same = current !== undefined && (current.credential === credential || (
-      current.credential.clientCertificateData === credential.clientCertificateData &&
-      current.credential.clientKeyData === credential.clientKeyData
-    ));
-    if (!same) {
-      current?.built?.close();
-      current = { credential, built: build(credential) };
-    }
-    return current!.built;
-  };
-  // The first certificate is applied now, so an unsupported one fails the load.
-  if (first !== undefined) use(first);
-  result.fetch = async (request) => {
-    if (closed) throw new TypeError("these client options were closed (close() was called)");
-    const credential = await raceSignal(source.credential(), request.signal);
-    if (credential.clientCertificateData === undefined) {
-      return (plain?.fetch ?? runtimeFetch)(request);
-    }
-    const built = use(credential);
-    source.markServed(request, credential);
-    return (built?.fetch ?? runtimeFetch)(request);
-  };
-  result.close = () => {
-    if (closed) return;
-    closed = true;
-    plain?.close();
-    current?.built?.close();
-  };
-  return result;
 }
