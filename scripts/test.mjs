@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // The project's one test command: type-check and lint with Deno, then run the same node:test
-// suite under Deno, Bun and Node 20 (esbuild-transpiled), print each runtime's counts, and exit
-// non-zero if any step fails or any runtime runs zero tests.
+// suite under Deno, Bun and Node 24 (the `node` devDependency; it runs the .ts files natively),
+// print each runtime's counts, and exit non-zero if any step fails or any runtime runs zero
+// tests. Node 22 (also supported) runs on request: RUNTIMES=node22 installs node@22 into
+// .tmp/node22 once (npm) and runs the suite with it.
 //
 //   node scripts/test.mjs                 # everything
 //   node scripts/test.mjs tests/a_test.ts # only these files (all three runtimes)
 //   RUNTIMES=deno,node node scripts/test.mjs
+//   RUNTIMES=node22 node scripts/test.mjs # Node 22 only
 import { spawn } from "node:child_process";
-import { mkdir, readdir, rm, symlink } from "node:fs/promises";
+import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { delimiter, dirname, join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 const bin = (name) => join(root, "node_modules", ".bin", name);
@@ -23,7 +26,7 @@ function withoutForceColor(env) {
 }
 
 /** Runs a command, streaming its output, and returns { code, out }. */
-function run(cmd, args, { env = {}, capture = true } = {}) {
+function run(cmd, args, { env = {}, capture = true, quiet = false } = {}) {
   return new Promise((done) => {
     const child = spawn(cmd, args, {
       cwd: root,
@@ -33,10 +36,11 @@ function run(cmd, args, { env = {}, capture = true } = {}) {
     let out = "";
     const onData = (stream) => (d) => {
       if (capture) out += d;
-      stream.write(d);
+      if (!quiet) stream.write(d);
     };
     child.stdout.on("data", onData(process.stdout));
     child.stderr.on("data", onData(process.stderr));
+    child.on("error", (error) => done({ code: 127, out: String(error) }));
     child.on("close", (code, signal) => done({ code: code ?? (signal ? 128 : 1), out }));
   });
 }
@@ -137,62 +141,74 @@ if (runtimes.includes("bun")) {
   );
 }
 
-if (runtimes.includes("node")) {
-  const t0 = performance.now();
-  console.log(`\n=== node ${process.version} --test (${files.length} files, esbuild-transpiled)`);
-  // One folder per run (same depth as tests/, so relative URLs keep working), removed after.
-  const outdir = join(root, `.node-tests-${process.pid}`);
-  await rm(outdir, { recursive: true, force: true });
-  await mkdir(outdir, { recursive: true });
-  if (existsSync(join(root, "tests", "fixtures"))) {
-    await symlink(join(root, "tests", "fixtures"), join(outdir, "fixtures"), "dir");
+/** The `node` devDependency (Node 24), else the `node` on PATH. */
+function node24() {
+  const local = bin("node");
+  return existsSync(local) ? local : "node";
+}
+
+/** Node 22 from .tmp/node22, installed there with npm on first use. */
+async function node22() {
+  const prefix = join(root, ".tmp", "node22");
+  const binary = join(prefix, "node_modules", ".bin", "node");
+  if (!existsSync(binary)) {
+    console.log(`\n=== npm install --prefix .tmp/node22 node@22 (once)`);
+    const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+    const r = await run(npm, ["install", "--prefix", prefix, "--no-audit", "--no-fund", "node@22"]);
+    if (r.code !== 0 || !existsSync(binary)) return undefined;
   }
-  const esbuild = await import("esbuild");
-  await esbuild.build({
-    entryPoints: files.map((f) => join(root, f)),
-    outdir,
-    outbase: join(root, "tests"), // keep tests/<folder>/ so relative URLs resolve as in tests/
-    outExtension: { ".js": ".mjs" },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node22",
-    packages: "external",
-    // Examples bundled into a test must not run their own main() (Node 24 has import.meta.main).
-    define: { "import.meta.main": "false" },
-    sourcemap: "inline",
-    logLevel: "warning",
-  });
-  const outs = files.map((f) =>
-    join(outdir, relative(join(root, "tests"), join(root, f)).replace(/\.ts$/, ".mjs"))
-  );
-  const tap = join(outdir, "report.tap");
-  const r = await run("node", [
-    "--expose-gc",
+  return binary;
+}
+
+/** `node --version` of a binary. */
+async function versionOf(binary) {
+  const r = await run(binary, ["--version"], { capture: true, quiet: true });
+  return r.out.trim();
+}
+
+/**
+ * Runs the files with `node --test` (Node 22.18+ and 24 strip the types of .ts files
+ * themselves, so the tests run as written, without a bundler).
+ */
+async function runNode(name, binary) {
+  const t0 = performance.now();
+  if (binary === undefined) {
+    console.log(`\n=== ${name}: no binary (could not install it)`);
+    record(name, 0, 1, 1, elapsed(t0));
+    return;
+  }
+  const version = await versionOf(binary);
+  console.log(`\n=== node ${version} --test (${files.length} files)`);
+  await mkdir(join(root, ".tmp"), { recursive: true });
+  const tap = join(root, ".tmp", `node-report-${process.pid}-${name}.tap`);
+  const r = await run(binary, [
+    "--expose-gc", // tests that check what garbage collection releases
     "--test",
     "--test-concurrency=2",
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
     "--test-reporter=tap",
     `--test-reporter-destination=${tap}`,
-    ...outs,
-  ]);
-  const { readFile } = await import("node:fs/promises");
+    ...files,
+  ], { env: { PATH: `${dirname(binary)}${delimiter}${process.env.PATH ?? ""}` } });
   const report = existsSync(tap) ? await readFile(tap, "utf8") : "";
   record(
-    "node",
+    `${name} ${version}`,
     num(/^# pass (\d+)$/gm, report),
     existsSync(tap) ? num(/^# fail (\d+)$/gm, report) : 1,
     r.code,
     elapsed(t0),
   );
-  await rm(outdir, { recursive: true, force: true });
+  await rm(tap, { force: true });
 }
+
+if (runtimes.includes("node")) await runNode("node", node24());
+if (runtimes.includes("node22")) await runNode("node22", await node22());
 
 console.log("\n=== summary");
 for (const r of results) {
   console.log(
-    `${r.ok ? "PASS" : "FAIL"}  ${r.name.padEnd(18)} ${String(r.passed).padStart(5)} passed ${
+    `${r.ok ? "PASS" : "FAIL"}  ${r.name.padEnd(20)} ${String(r.passed).padStart(5)} passed ${
       String(r.failed).padStart(4)
     } failed  (${r.seconds}s)`,
   );

@@ -57,6 +57,7 @@ export interface StartOptions {
 
 /** A running child whose output is captured; `kill()` it in a `finally`. */
 export class ChildHandle {
+  readonly command: string;
   readonly child: ChildProcess;
   readonly exited: Promise<Exit>;
   #stdout = "";
@@ -66,7 +67,8 @@ export class ChildHandle {
   #exit: Exit | undefined;
   #killTimer: ReturnType<typeof setTimeout>;
 
-  constructor(readonly command: string, args: readonly string[], options: StartOptions = {}) {
+  constructor(command: string, args: readonly string[], options: StartOptions = {}) {
+    this.command = command;
     this.child = spawn(command, args, {
       cwd: options.cwd ?? ROOT,
       env: options.env ?? childEnv(),

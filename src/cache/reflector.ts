@@ -7,6 +7,7 @@ import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
 import { decodeWatchStream } from "../watch/watch_decoder.ts";
+import { responseBytes } from "../watch/response_bytes.ts";
 import { linkedController } from "../util/abort.ts";
 import { type Backoff, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, sleep } from "../util/clock.ts";
@@ -365,8 +366,11 @@ export class Reflector<T extends KubeObject> {
         resourceVersionMatch: stream ? "NotOlderThan" : undefined,
         signal: controller.signal,
       });
-      if (response.body === null) throw new TypeError("watch response has no body");
-      const events = decodeWatchStream<KubeObject>(response.body, {
+      // The transport's own view of the bytes when it has one (Node: socket chunks, no Web
+      // stream in between), else the standard body.
+      const body = responseBytes(response);
+      if (body === null) throw new TypeError("watch response has no body");
+      const events = decodeWatchStream<KubeObject>(body, {
         signal: controller.signal,
         onProgress: () => idle.touch(o.clock.now()),
         ...(o.maxLineLength === undefined ? {} : { maxLineLength: o.maxLineLength }),

@@ -90,6 +90,15 @@ export interface KubeClientOptions {
    */
   token?: TokenSource | undefined;
   /**
+   * Told when the server answers 401 Unauthorized, with the `Request` that was refused (its
+   * `Authorization` header shows the credential used), before the request rejects with its
+   * {@linkcode KubeApiError}: the hook for credential sources that cache, e.g. an exec
+   * plugin's token, to drop it so that the next request (the caller retries, as the informer
+   * does on its backoff) gets a fresh one. An error it throws fails that request instead.
+   * @default undefined
+   */
+  onUnauthorized?: ((request: Request) => void) | undefined;
+  /**
    * Extra headers sent with every request (after the defaults, before per-request headers).
    * @default {}
    */
@@ -143,6 +152,7 @@ export class KubeClient {
   #headers: Headers;
   #fetch: (input: Request) => Promise<Response>;
   #clock: Clock;
+  #onUnauthorized: ((request: Request) => void) | undefined;
 
   /** Validates `options`; throws TypeError naming a bad option. Starts no I/O. */
   constructor(options: KubeClientOptions) {
@@ -189,6 +199,13 @@ export class KubeClient {
       // Called through globalThis so `this` is right on runtimes that check it (Workers).
       this.#fetch = (request) => globalThis.fetch(request);
     }
+
+    if (options.onUnauthorized !== undefined && typeof options.onUnauthorized !== "function") {
+      throw new TypeError(
+        `options.onUnauthorized must be a function, got ${describeValue(options.onUnauthorized)}`,
+      );
+    }
+    this.#onUnauthorized = options.onUnauthorized;
 
     const clock = options.clock ?? systemClock;
     if (typeof clock !== "object" || clock === null || typeof clock.now !== "function") {
@@ -283,7 +300,9 @@ export class KubeClient {
       throw new KubeNetworkError(`${init.method} ${url.href}`, error);
     }
     if (response.ok) return response;
-    throw await this.#apiError(response, label, signal);
+    const error = await this.#apiError(response, label, signal);
+    if (response.status === 401) this.#onUnauthorized?.(request);
+    throw error;
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * Cluster configuration loading on Bun: files through `Bun.file`, the environment through
- * `process.env`, and the CA, client certificate, `insecure-skip-tls-verify`, `tls-server-name`
- * and proxy applied through the `tls` and `proxy` options of Bun's `fetch`.
+ * `process.env`, the CA, client certificate, `insecure-skip-tls-verify`, `tls-server-name`
+ * and proxy applied through the `tls` and `proxy` options of Bun's `fetch`, and exec
+ * credential plugins run through Bun's `node:child_process`.
  *
  * @example
  * ```ts
@@ -19,6 +20,7 @@
  */
 import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
+import { _runNodeCommand } from "./node_run_command.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -91,6 +93,7 @@ export const bunHost: ConfigHost = {
     supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
     create: createBunFetch,
   },
+  runCommand: _runNodeCommand,
 };
 
 const loader = createConfigLoader(bunHost);

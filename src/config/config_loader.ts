@@ -8,6 +8,10 @@ import type { KubeClientOptions } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
 import { dirnameOf, resolveFrom } from "./_path.ts";
 import { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
+import type { ExecCredentialSource } from "./exec_credential.ts";
+import type { ExecCredential, RunCommand } from "./exec_credential.ts";
+import { _startExec, _withExecCertificates } from "./_exec_connect.ts";
+import { _buildFetch, _featuresOf } from "./_transport_build.ts";
 import { loadInClusterConfig } from "./in_cluster.ts";
 import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
 import type { ResolvedClusterConfig } from "./kubeconfig.ts";
@@ -86,6 +90,11 @@ export interface ConfigHost {
   transport?: HostTransport | undefined;
   /** Runtime-specific advice added to `UnsupportedTls` errors, per setting. */
   hints?: Partial<Record<TransportFeature, string>> | undefined;
+  /**
+   * Runs an exec credential plugin (no shell, no terminal); absent when the runtime cannot
+   * start processes, and users with an `exec` plugin are then refused (`UnsupportedAuth`).
+   */
+  runCommand?: RunCommand | undefined;
 }
 
 /** Where a set of client options came from. */
@@ -116,7 +125,7 @@ export interface ClusterClientOptions extends KubeClientOptions {
   context?: string | undefined;
   /**
    * TLS and proxy settings of the connection, also when they were applied through `fetch`
-   * (build your own `fetch` from them on Node).
+   * (to build another `fetch` from them). An exec plugin's client certificate is not in it.
    */
   transport?: TransportConfig | undefined;
   /** Releases the HTTP client built for `transport`, if any. Safe to call more than once. */
@@ -127,26 +136,30 @@ export interface ClusterClientOptions extends KubeClientOptions {
 export interface ConnectOptions {
   /**
    * `fetch` to use as-is. It must already apply the cluster's TLS settings (CA, client
-   * certificate); the loader builds none. On Node this (or `createFetch`) is how TLS
-   * settings are applied, e.g. with undici's `Agent({ connect: { ca, cert, key } })`.
-   * @default built from the TLS settings on Deno and Bun; `globalThis.fetch` when none
+   * certificate); the loader builds none, and refuses an exec plugin that gives a client
+   * certificate (it could not reach this `fetch`).
+   * @default built from the TLS settings (Deno: `Deno.createHttpClient`; Bun: `fetch`'s
+   * `tls`; Node: `createNodeFetch` on `node:https`); `globalThis.fetch` when there are none
    */
   fetch?: FetchFunction | undefined;
   /**
    * Builds the `fetch` from the connection's TLS settings, instead of the runtime's own
-   * support. Called only when there are settings to apply.
+   * support. Called only when there are settings to apply, and again with the new
+   * certificate each time an exec plugin gives another client certificate.
    * @default undefined
    */
   createFetch?: ((transport: TransportConfig) => FetchFunction) | undefined;
   /**
    * Connect without the TLS settings this runtime's `fetch` cannot apply, instead of
-   * throwing a `ClusterConfigError` with code `UnsupportedTls`: for a CA trusted otherwise
-   * (`NODE_EXTRA_CA_CERTS`), or `--unsafely-ignore-certificate-errors` on Deno.
+   * throwing a `ClusterConfigError` with code `UnsupportedTls`: for a CA trusted some other
+   * way. A client certificate is never dropped (requests would go out unauthenticated): it
+   * is refused with `UnsupportedTls` even then. Deno, Bun and Node apply every setting, so
+   * this matters only for a custom {@linkcode ConfigHost}.
    * @default false
    */
   ignoreUnsupportedTls?: boolean | undefined;
   /**
-   * Time source for re-reading token files.
+   * Time source for re-reading token files and for the expiry of exec plugin credentials.
    * @default systemClock
    */
   clock?: Clock | undefined;
@@ -214,53 +227,6 @@ export interface ConfigLoader {
   loadFromDefault(options?: LoadFromDefaultOptions): Promise<ClusterClientOptions>;
   /** The kubeconfig path `loadKubeconfig` reads by default, or `undefined` without a home. */
   defaultKubeconfigPath(): string | undefined;
-}
-
-const FEATURE_NAMES: Record<TransportFeature, string> = {
-  ca: "a custom CA (certificate-authority)",
-  clientCert: "a client certificate (client-certificate/client-key)",
-  insecureSkipTlsVerify: "insecure-skip-tls-verify",
-  tlsServerName: "tls-server-name",
-  proxy: "a proxy (proxy-url)",
-};
-
-/** The settings of `transport` that are set. */
-function featuresOf(transport: TransportConfig): TransportFeature[] {
-  const features: TransportFeature[] = [];
-  if (transport.caData !== undefined) features.push("ca");
-  if (transport.certData !== undefined || transport.keyData !== undefined) {
-    features.push("clientCert");
-  }
-  if (transport.insecureSkipTlsVerify === true) features.push("insecureSkipTlsVerify");
-  if (transport.tlsServerName !== undefined) features.push("tlsServerName");
-  if (transport.proxyUrl !== undefined) features.push("proxy");
-  return features;
-}
-
-/** `transport` without the settings in `drop`. */
-function without(transport: TransportConfig, drop: TransportFeature[]): TransportConfig {
-  const out: TransportConfig = { ...transport };
-  for (const feature of drop) {
-    switch (feature) {
-      case "ca":
-        delete out.caData;
-        break;
-      case "clientCert":
-        delete out.certData;
-        delete out.keyData;
-        break;
-      case "insecureSkipTlsVerify":
-        delete out.insecureSkipTlsVerify;
-        break;
-      case "tlsServerName":
-        delete out.tlsServerName;
-        break;
-      case "proxy":
-        delete out.proxyUrl;
-        break;
-    }
-  }
-  return out;
 }
 
 /** Base64 of the UTF-8 bytes of `text` (`btoa` alone takes Latin-1 only). */
@@ -408,66 +374,58 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     transport: TransportConfig,
     options: ConnectOptions,
     base: Omit<ClusterClientOptions, "server" | "close" | "fetch" | "transport">,
+    exec?: { source: ExecCredentialSource; first: ExecCredential },
   ): ClusterClientOptions => {
     const https = new URL(server).protocol === "https:";
     // TLS settings mean nothing for an http:// server; a proxy still applies.
     const effective = https
       ? transport
       : (transport.proxyUrl === undefined ? {} : { proxyUrl: transport.proxyUrl });
-    const needed = featuresOf(effective);
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
-    if (needed.length > 0) result.transport = effective;
+    if (_featuresOf(effective).length > 0) result.transport = effective;
+    const execCert = https && exec?.first.clientCertificateData !== undefined;
     if (options.fetch !== undefined) {
+      if (execCert) {
+        throw new ClusterConfigError(
+          `the exec plugin of user ${JSON.stringify(base.context ?? "")} gives a client ` +
+            "certificate, which cannot reach the `fetch` option: pass `createFetch` instead",
+          { code: "UnsupportedTls", subject: "clientCert" },
+        );
+      }
       result.fetch = options.fetch;
       return result;
     }
-    if (needed.length === 0) return result;
-    if (options.createFetch !== undefined) {
-      result.fetch = options.createFetch(effective);
-      return result;
+    const plain = _buildFetch(host, base.source, server, effective, options);
+    if (plain !== undefined) {
+      result.fetch = plain.fetch;
+      result.close = plain.close;
     }
-    const supported = host.transport?.supports ?? [];
-    const missing = needed.filter((f) => !supported.includes(f));
-    if (missing.length > 0 && options.ignoreUnsupportedTls !== true) {
-      const hints = missing.map((f) => host.hints?.[f]).filter((h) => h !== undefined);
-      throw new ClusterConfigError(
-        `the ${base.source} configuration for ${server} needs ` +
-          `${missing.map((f) => FEATURE_NAMES[f]).join(", ")}, which ${host.runtime}'s fetch ` +
-          `cannot apply. ${[...new Set(hints)].join(" ")}${hints.length > 0 ? " " : ""}` +
-          "Pass `fetch` or `createFetch` built for these settings, run `kubectl proxy` and " +
-          "connect with kubectlProxy(), or pass `ignoreUnsupportedTls: true` to connect " +
-          "without them.",
-        { code: "UnsupportedTls", subject: missing.join(",") },
-      );
-    }
-    const applied = without(effective, missing);
-    if (host.transport !== undefined && featuresOf(applied).length > 0) {
-      const built = host.transport.create(applied);
-      result.fetch = built.fetch;
-      result.close = built.close;
-    }
-    return result;
+    if (exec === undefined || !https) return result;
+    return _withExecCertificates(
+      result,
+      exec.source,
+      (credential) =>
+        _buildFetch(host, base.source, server, {
+          ...effective,
+          certData: credential.clientCertificateData!,
+          keyData: credential.clientKeyData!,
+        }, options),
+      plain,
+      execCert ? exec.first : undefined,
+    );
   };
 
-  const rejectPluginAuth = (resolved: ResolvedClusterConfig, path: string): void => {
-    const user = JSON.stringify(resolved.userName ?? "");
-    const advice = "kinformer does not run credential plugins in this version. Use a token " +
-      "instead (`token` or `tokenFile` in the kubeconfig user, e.g. from `kubectl create " +
-      "token <serviceaccount>`), or run `kubectl proxy` and connect with kubectlProxy().";
-    if (resolved.exec !== undefined) {
-      throw new ClusterConfigError(
-        `${path}: user ${user} gets its credentials from the exec plugin ` +
-          `${JSON.stringify(resolved.exec.command)}; ${advice}`,
-        { code: "UnsupportedAuth", path, subject: resolved.userName },
-      );
-    }
-    if (resolved.authProvider !== undefined) {
-      throw new ClusterConfigError(
-        `${path}: user ${user} uses the ${JSON.stringify(resolved.authProvider.name)} ` +
-          `auth-provider; ${advice}`,
-        { code: "UnsupportedAuth", path, subject: resolved.userName },
-      );
-    }
+  const rejectAuthProvider = (resolved: ResolvedClusterConfig, path: string): void => {
+    if (resolved.authProvider === undefined) return;
+    throw new ClusterConfigError(
+      `${path}: user ${JSON.stringify(resolved.userName ?? "")} uses the ` +
+        `${JSON.stringify(resolved.authProvider.name)} auth-provider, which kinformer does not ` +
+        "run (kubectl dropped auth-providers too). Use the provider's exec plugin instead " +
+        "(e.g. gke-gcloud-auth-plugin, kubelogin), a token (`token` or `tokenFile` in the " +
+        "kubeconfig user, e.g. from `kubectl create token <serviceaccount>`), or run " +
+        "`kubectl proxy` and connect with kubectlProxy().",
+      { code: "UnsupportedAuth", path, subject: resolved.userName },
+    );
   };
 
   const impersonationHeaders = (
@@ -508,7 +466,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     } catch (error) {
       throw withPath(error, path);
     }
-    rejectPluginAuth(resolved, path);
+    rejectAuthProvider(resolved, path);
     const dir = dirnameOf(path);
     const file = (p: string): string => resolveFrom(dir, p);
     const transport: TransportConfig = {};
@@ -550,6 +508,12 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       await token();
       base.token = token;
     }
+    const exec = await _startExec(host, resolved, path, ca, options);
+    if (exec !== undefined) {
+      const { source } = exec;
+      if (exec.first.token !== undefined) base.token = () => source.token();
+      base.onUnauthorized = (request) => source.invalidate(request);
+    }
     const headers = impersonationHeaders(resolved, path);
     if (resolved.username !== undefined) {
       headers["Authorization"] = `Basic ${
@@ -558,7 +522,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     }
     if (Object.keys(headers).length > 0) base.headers = headers;
     options.signal?.throwIfAborted();
-    return connect(resolved.server, transport, options, base);
+    return connect(resolved.server, transport, options, base, exec);
   };
 
   const loadKubeconfig = async (

@@ -1,8 +1,11 @@
 /**
  * Cluster configuration loading on Deno: kubeconfig and in-cluster files through
- * `Deno.readTextFile`, the environment through `Deno.env`, and a CA, client certificate and
- * proxy applied through `Deno.createHttpClient`. Needs `--allow-read`, `--allow-env` and
- * `--allow-net`.
+ * `Deno.readTextFile`, the environment through `Deno.env`, a CA, client certificate and proxy
+ * applied through `Deno.createHttpClient`, and exec credential plugins run with
+ * `Deno.Command`. `tls-server-name` and `insecure-skip-tls-verify`, which
+ * `Deno.createHttpClient` cannot apply, go through `createNodeFetch` (`node:https`, which
+ * Deno runs). Needs `--allow-read`, `--allow-env` and `--allow-net`, and `--allow-run` for
+ * exec plugins.
  *
  * @example
  * ```ts
@@ -20,6 +23,8 @@
  * @module
  */
 import { createConfigLoader } from "./config_loader.ts";
+import type { ExecCommand, ExecCommandResult } from "./exec_credential.ts";
+import { createNodeFetch } from "./node_fetch.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -36,6 +41,13 @@ interface DenoApi {
   env: { get(name: string): string | undefined };
   build: { os: string };
   errors: { NotFound: abstract new (...args: never[]) => Error };
+  Command: new (command: string, options: {
+    args: string[];
+    env: Record<string, string>;
+    stdin: "null";
+    stdout: "piped";
+    stderr: "piped";
+  }) => { output(): Promise<{ code: number; stdout: Uint8Array; stderr: Uint8Array }> };
   createHttpClient(options: {
     caCerts?: string[];
     cert?: string;
@@ -54,8 +66,28 @@ function deno(): DenoApi {
   return api;
 }
 
-/** Builds a `fetch` that uses a `Deno.HttpClient` with the CA, client certificate and proxy. */
+/** Runs an exec plugin with `Deno.Command` (no shell; stdin closed). */
+async function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult> {
+  const { code, stdout, stderr } = await new (deno().Command)(command.command, {
+    args: [...command.args],
+    env: { ...command.env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = new TextDecoder();
+  return { exitCode: code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
+}
+
+/**
+ * Builds a `fetch` that uses a `Deno.HttpClient` with the CA, client certificate and proxy;
+ * with `tls-server-name` or `insecure-skip-tls-verify`, which it cannot apply, the
+ * `node:https` transport instead.
+ */
 function createDenoFetch(transport: TransportConfig): HostFetch {
+  if (transport.tlsServerName !== undefined || transport.insecureSkipTlsVerify === true) {
+    return createNodeFetch(transport);
+  }
   const options: Parameters<DenoApi["createHttpClient"]>[0] = {};
   if (transport.caData !== undefined) options.caCerts = [transport.caData];
   if (transport.certData !== undefined) options.cert = transport.certData;
@@ -93,12 +125,11 @@ export const denoHost: ConfigHost = {
   get pathListSeparator(): string {
     return deno().build.os === "windows" ? ";" : ":";
   },
-  transport: { supports: ["ca", "clientCert", "proxy"], create: createDenoFetch },
-  hints: {
-    insecureSkipTlsVerify: "Deno cannot skip certificate verification per client: run with " +
-      "`--unsafely-ignore-certificate-errors=<host>` and pass `ignoreUnsupportedTls: true`.",
-    tlsServerName: "Deno cannot verify the server against another name than the URL's host.",
+  transport: {
+    supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
+    create: createDenoFetch,
   },
+  runCommand: runDenoCommand,
 };
 
 const loader = createConfigLoader(denoHost);

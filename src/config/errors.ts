@@ -99,7 +99,8 @@ export class KubeconfigParseError extends Error {
  * - `InvalidKubeconfig`: the kubeconfig parses but a field has the wrong shape or value.
  * - `NoCurrentContext`: no context was asked for and `current-context` is not set.
  * - `ContextNotFound` / `ClusterNotFound` / `UserNotFound`: a name that is not in the file.
- * - `UnsupportedAuth`: the user authenticates with an exec plugin or an auth-provider.
+ * - `UnsupportedAuth`: the user authenticates with an auth-provider, or with an exec plugin on
+ *   a host that cannot run programs.
  * - `UnsupportedTls`: TLS settings this runtime's `fetch` cannot apply (pass a `fetch`).
  * - `FileNotFound`: a kubeconfig or a file it names does not exist.
  * - `InvalidFile`: a file it names is empty or not what it should be (token, PEM).

@@ -26,7 +26,7 @@ export interface KubeconfigCluster {
   proxyUrl?: string;
 }
 
-/** An exec credential plugin (`users[].user.exec`); reported, not run, by kinformer. */
+/** An exec credential plugin (`users[].user.exec`), run by the loaders (`ExecCredentialSource`). */
 export interface KubeconfigExec {
   /** Program to run (`command`). */
   command: string;
@@ -229,7 +229,7 @@ export interface ResolvedClusterConfig {
   proxyUrl?: string;
   /** Impersonation (`as`, `as-uid`, `as-groups`, `as-user-extra`), sent as headers. */
   impersonate?: Impersonation;
-  /** Exec credential plugin of the user (not run by kinformer). */
+  /** Exec credential plugin of the user (the loaders run it). */
   exec?: KubeconfigExec;
   /** Auth-provider of the user (not run by kinformer). */
   authProvider?: KubeconfigAuthProvider;
@@ -252,7 +252,7 @@ export interface Impersonation {
  * namespace as a {@linkcode ResolvedClusterConfig}. Throws a {@linkcode ClusterConfigError}
  * (`NoCurrentContext`, `ContextNotFound`, `ClusterNotFound`, `UserNotFound`,
  * `InvalidKubeconfig`) naming what is missing. Exec plugins and auth-providers are returned,
- * not rejected: the loaders reject them.
+ * not rejected: the loaders run exec plugins and reject auth-providers.
  *
  * @example
  * ```ts

@@ -34,7 +34,7 @@
  * console.log(server, namespace); // https://127.0.0.1:6443 apps
  * const direct = new KubeClient({ server, token });
  *
- * // ... or `kubectl proxy`, which handles TLS and credential plugins itself.
+ * // ... or `kubectl proxy`.
  * const proxied = new KubeClient(kubectlProxy());
  * console.log(direct instanceof KubeClient, proxied instanceof KubeClient);
  * ```
@@ -65,6 +65,20 @@ export type { TokenFileSourceOptions } from "./token_file.ts";
 export { loadInClusterConfig, SERVICE_ACCOUNT_DIR } from "./in_cluster.ts";
 export type { InClusterConfig, InClusterConfigOptions } from "./in_cluster.ts";
 export { KUBECTL_PROXY_URL, kubectlProxy } from "./kubectl_proxy.ts";
+export { EXEC_API_VERSIONS, ExecCredentialSource } from "./exec_credential.ts";
+export type {
+  ExecClusterInfo,
+  ExecCommand,
+  ExecCommandResult,
+  ExecCredential,
+  ExecCredentialSourceOptions,
+  RunCommand,
+} from "./exec_credential.ts";
+export { ExecCredentialError } from "./exec_credential_error.ts";
+export type {
+  ExecCredentialErrorCode,
+  ExecCredentialErrorOptions,
+} from "./exec_credential_error.ts";
 export { createConfigLoader } from "./config_loader.ts";
 export type {
   ClusterClientOptions,

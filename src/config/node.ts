@@ -1,44 +1,22 @@
 /**
  * Cluster configuration loading on Node: files through `node:fs/promises`, the environment
- * through `process.env`.
- *
- * Node's global `fetch` cannot take a CA, a client certificate or a proxy per request, so a
- * configuration that needs one of them is refused with a `ClusterConfigError` (code
- * `UnsupportedTls`) unless you pass a `fetch` (or `createFetch`) that applies them, e.g. with
- * the undici package (not a dependency of kinformer):
- *
- * ```ts ignore
- * import { Agent, fetch as undiciFetch } from "undici";
- * import { loadFromDefault } from "@kinformer/kinformer/config/node";
- * const options = await loadFromDefault({
- *   createFetch: (tls) => {
- *     const dispatcher = new Agent({
- *       connect: {
- *         ca: tls.caData,
- *         cert: tls.certData,
- *         key: tls.keyData,
- *         rejectUnauthorized: tls.insecureSkipTlsVerify !== true,
- *         servername: tls.tlsServerName,
- *       },
- *     });
- *     return (request) => undiciFetch(request, { dispatcher }) as unknown as Promise<Response>;
- *   },
- * });
- * ```
- *
- * Or run `kubectl proxy` and use `kubectlProxy()`, or pass `ignoreUnsupportedTls: true` when
- * the CA is trusted some other way (`NODE_EXTRA_CA_CERTS=ca.crt`).
+ * through `process.env`, TLS and proxies through {@linkcode createNodeFetch} (a `fetch` on
+ * `node:http`/`node:https`: Node's global `fetch` takes no CA, client certificate or proxy),
+ * and exec credential plugins through `node:child_process`. No extra package is needed: a
+ * kind or minikube kubeconfig, an in-cluster service account, and EKS, GKE or AKS users with
+ * their exec plugins (`aws eks get-token`, `gke-gcloud-auth-plugin`, `kubelogin`) all work.
  *
  * @example
  * ```ts
- * import { ClusterConfigError } from "@kinformer/kinformer/config";
+ * import { KubeClient } from "@kinformer/kinformer/client";
  * import { loadFromDefault } from "@kinformer/kinformer/config/node";
  * try {
  *   const options = await loadFromDefault();
- *   console.log(options.source, options.server, options.namespace);
+ *   const client = new KubeClient(options);
+ *   console.log(options.source, options.server, options.namespace, client instanceof KubeClient);
+ *   options.close(); // releases the pooled connections when you are done
  * } catch (error) {
- *   if (!(error instanceof ClusterConfigError)) throw error;
- *   console.log(error.code, error.message); // e.g. "UnsupportedTls": pass a fetch
+ *   console.log("no cluster configured:", (error as Error).message);
  * }
  * ```
  * @module
@@ -46,6 +24,8 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
+import { createNodeFetch } from "./node_fetch.ts";
+import { _runNodeCommand } from "./node_run_command.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -54,13 +34,10 @@ import type {
   LoadKubeconfigOptions,
 } from "./config_loader.ts";
 
-const NODE_HINT = "Node's fetch takes no per-request TLS or proxy options: pass " +
-  "`createFetch: (tls) => ...` returning e.g. undici's fetch with " +
-  "`dispatcher: new Agent({ connect: { ca: tls.caData, cert: tls.certData, key: tls.keyData } })`.";
+export { createNodeFetch } from "./node_fetch.ts";
 
 /**
- * The Node {@linkcode ConfigHost}: pass it to `createConfigLoader` with parts replaced. It
- * has no `transport`: Node's `fetch` cannot apply TLS settings.
+ * The Node {@linkcode ConfigHost}: pass it to `createConfigLoader` with parts replaced.
  *
  * @example
  * ```ts
@@ -76,22 +53,19 @@ export const nodeHost: ConfigHost = {
   isNotFound: (error) => (error as { code?: unknown } | null)?.code === "ENOENT",
   env: (name) => process.env[name],
   pathListSeparator: process.platform === "win32" ? ";" : ":",
-  hints: {
-    ca: NODE_HINT,
-    clientCert: NODE_HINT,
-    insecureSkipTlsVerify: NODE_HINT,
-    tlsServerName: NODE_HINT,
-    proxy: NODE_HINT,
+  transport: {
+    supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
+    create: createNodeFetch,
   },
+  runCommand: _runNodeCommand,
 };
 
 const loader = createConfigLoader(nodeHost);
 
 /**
  * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
- * returns options for `new KubeClient(...)`. A CA, client certificate or proxy in it needs a
- * `fetch`/`createFetch` option (see the module documentation); the settings are returned in
- * `transport` either way.
+ * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's TLS and
+ * proxy settings (and an exec plugin's credential). Call `close()` on the result when done.
  *
  * @example
  * ```ts
@@ -107,6 +81,7 @@ const loader = createConfigLoader(nodeHost);
  * }));
  * const options = await loadKubeconfig({ path });
  * console.log(options.server, options.namespace); // http://127.0.0.1:8001 apps
+ * options.close();
  * await rm(path);
  * ```
  */
@@ -115,17 +90,18 @@ export function loadKubeconfig(options?: LoadKubeconfigOptions): Promise<Cluster
 }
 
 /**
- * Options for the pod this runs in. The cluster CA must reach `fetch`: pass `createFetch`,
- * or start Node with `NODE_EXTRA_CA_CERTS=/var/run/secrets/kubernetes.io/serviceaccount/ca.crt`
- * and pass `ignoreUnsupportedTls: true`.
+ * Options for the pod this runs in: service account token (re-read as it rotates), CA and
+ * namespace from `/var/run/secrets/kubernetes.io/serviceaccount`, server from
+ * `KUBERNETES_SERVICE_HOST`/`_PORT`. The CA is applied by {@linkcode createNodeFetch}.
  *
  * @example
  * ```ts
  * import { ClusterConfigError } from "@kinformer/kinformer/config";
  * import { loadInCluster } from "@kinformer/kinformer/config/node";
  * try {
- *   const options = await loadInCluster({ ignoreUnsupportedTls: true });
+ *   const options = await loadInCluster();
  *   console.log("in a pod of namespace", options.namespace);
+ *   options.close();
  * } catch (error) {
  *   if (!(error instanceof ClusterConfigError)) throw error;
  *   console.log(error.code); // "NotInCluster" outside a pod

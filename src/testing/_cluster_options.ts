@@ -22,7 +22,8 @@ export interface SimulatedClusterOptions {
    */
   seed?: number;
   /**
-   * When set, requests without `Authorization: Bearer <token>` get a 401 Status.
+   * When set, requests without `Authorization: Bearer <token>` get a 401 Status, unless a
+   * client certificate authenticated them (served over HTTPS with `tls.clientCa`).
    * @default undefined (no authentication)
    */
   token?: string;

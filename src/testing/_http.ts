@@ -6,6 +6,7 @@
  */
 import { KubeApiError } from "../client/errors.ts";
 import { rejectUnauthenticated } from "./_auth.ts";
+import { _clientCertUser } from "./_serve_tls.ts";
 import type { HandlerContext } from "./_context.ts";
 import type { CorsPolicy } from "./_cors.ts";
 import { discovery } from "./_discovery.ts";
@@ -87,9 +88,11 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
     if (r.namespace !== undefined) record.namespace = r.namespace;
     if (r.name !== undefined) record.name = r.name;
   }
+  const certUser = _clientCertUser(request);
+  if (certUser !== undefined) record.user = certUser;
   env.requestLog.record(record);
 
-  const denied = rejectUnauthenticated(request, env.token);
+  const denied = certUser === undefined ? rejectUnauthenticated(request, env.token) : undefined;
   if (denied) return denied;
   const failure = injectedFailure(env.faults, verb);
   if (failure) return failure;

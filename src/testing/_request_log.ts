@@ -23,6 +23,8 @@ export interface RecordedRequest {
   namespace?: string;
   /** Object name from the path. */
   name?: string;
+  /** User a verified client certificate authenticated the request as (its CN), over HTTPS. */
+  user?: string;
 }
 
 /** The `logRequests` option: `true` prints a line per request, a function receives each. */

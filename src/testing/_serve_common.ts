@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { ServeTlsOptions } from "./_serve_tls.ts";
+
 /** A `fetch`-style request handler, e.g. `cluster.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
 
@@ -25,11 +27,16 @@ export interface ServeOptions {
    * @default undefined
    */
   signal?: AbortSignal;
+  /**
+   * Serve HTTPS with this certificate; `clientCa` also authenticates client certificates.
+   * @default undefined (plain HTTP)
+   */
+  tls?: ServeTlsOptions;
 }
 
 /** A running server. */
 export interface ServedHandle {
-  /** Base URL, e.g. `http://127.0.0.1:41234`. */
+  /** Base URL, e.g. `http://127.0.0.1:41234` (`https://` with `tls`). */
   readonly url: string;
   /** Stops listening, ends every open response stream and resolves when the server is down. */
   close(): Promise<void>;

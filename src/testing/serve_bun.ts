@@ -1,6 +1,7 @@
 /**
- * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP with `Bun.serve`.
- * The only file of the package that touches the `Bun` namespace.
+ * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP or HTTPS with
+ * `Bun.serve`. Bun.serve does not show the handler client certificates: for `tls.clientCa`
+ * use `serve-node`, which runs on Bun too.
  * @module
  */
 import {
@@ -12,8 +13,10 @@ import {
   type ServedHandle,
   type ServeOptions,
 } from "./_serve_common.ts";
+import { _serveTls } from "./_serve_tls.ts";
 
 export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
+export type { ServeTlsOptions } from "./_serve_tls.ts";
 
 interface BunServer {
   readonly port: number;
@@ -25,12 +28,14 @@ declare const Bun: {
     hostname: string;
     port: number;
     idleTimeout: number;
+    tls?: { cert: string; key: string };
     fetch: (request: Request) => Response | Promise<Response>;
   }): BunServer;
 };
 
 /**
- * Starts an HTTP server on Bun (idle timeout off, so quiet watches stay open). `close()` ends
+ * Starts an HTTP server on Bun (HTTPS with `tls`; `tls.clientCa` is refused with a
+ * TypeError), idle timeout off, so quiet watches stay open. `close()` ends
  * open streams and active connections.
  *
  * Caveat: Bun.serve (1.x) holds back the end of the response head until the body's first
@@ -52,17 +57,27 @@ declare const Bun: {
  */
 export function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
   const { hostname, port, signal } = _serveOptions(options);
+  const tls = _serveTls(options?.tls);
+  if (tls?.clientCa !== undefined) {
+    throw new TypeError(
+      "options.tls.clientCa: Bun.serve does not show client certificates to the handler; " +
+        "use @kinformer/kinformer/testing/serve-node, which runs on Bun too",
+    );
+  }
   signal?.throwIfAborted();
   const tracker = new _BodyTracker();
   const server = Bun.serve({
     hostname,
     port,
     idleTimeout: 0,
+    ...(tls === undefined ? {} : { tls: { cert: tls.cert, key: tls.key } }),
     fetch: async (request) => tracker.wrap(await _respond(handler, request)),
   });
   const close = _closeOnce(signal, async () => {
     tracker.endAll();
     await server.stop(true);
   });
-  return Promise.resolve({ url: `http://${hostname}:${server.port}`, close });
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const scheme = tls === undefined ? "http" : "https";
+  return Promise.resolve({ url: `${scheme}://${host}:${server.port}`, close });
 }

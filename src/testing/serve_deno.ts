@@ -1,6 +1,7 @@
 /**
- * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP with `Deno.serve`.
- * The only file of the package that touches the `Deno` namespace.
+ * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP or HTTPS with
+ * `Deno.serve`. Deno.serve cannot ask for client certificates: for `tls.clientCa` use
+ * `serve-node`, which runs on Deno too.
  * @module
  */
 import {
@@ -12,8 +13,10 @@ import {
   type ServedHandle,
   type ServeOptions,
 } from "./_serve_common.ts";
+import { _serveTls } from "./_serve_tls.ts";
 
 export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
+export type { ServeTlsOptions } from "./_serve_tls.ts";
 
 interface DenoServer {
   shutdown(): Promise<void>;
@@ -24,6 +27,8 @@ declare const Deno: {
     options: {
       hostname: string;
       port: number;
+      cert?: string;
+      key?: string;
       onListen: (addr: { hostname: string; port: number }) => void;
     },
     handler: (request: Request) => Response | Promise<Response>,
@@ -31,7 +36,8 @@ declare const Deno: {
 };
 
 /**
- * Starts an HTTP server on Deno. Each response chunk is written as it is produced, so watch
+ * Starts an HTTP server on Deno (HTTPS with `tls`; `tls.clientCa` is refused with a
+ * TypeError: Deno.serve cannot verify client certificates). Each response chunk is written as it is produced, so watch
  * events reach the client at once; `close()` also ends open streams.
  *
  * @example
@@ -47,12 +53,24 @@ declare const Deno: {
  */
 export async function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
   const { hostname, port, signal } = _serveOptions(options);
+  const tls = _serveTls(options?.tls);
+  if (tls?.clientCa !== undefined) {
+    throw new TypeError(
+      "options.tls.clientCa: Deno.serve cannot verify client certificates; use " +
+        "@kinformer/kinformer/testing/serve-node, which runs on Deno too",
+    );
+  }
   signal?.throwIfAborted();
   const tracker = new _BodyTracker();
   let listening!: (addr: { hostname: string; port: number }) => void;
   const ready = new Promise<{ hostname: string; port: number }>((r) => (listening = r));
   const server = Deno.serve(
-    { hostname, port, onListen: (addr) => listening(addr) },
+    {
+      hostname,
+      port,
+      ...(tls === undefined ? {} : { cert: tls.cert, key: tls.key }),
+      onListen: (addr) => listening(addr),
+    },
     async (request) => {
       // Deno's request.signal also aborts after every successful response (its legacy
       // behaviour, which it warns about when read); a client that goes away cancels the
@@ -71,5 +89,6 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
     tracker.endAll();
     await server.shutdown();
   });
-  return { url: `http://${addr.hostname}:${addr.port}`, close };
+  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  return { url: `${tls === undefined ? "http" : "https"}://${host}:${addr.port}`, close };
 }

@@ -1,11 +1,14 @@
 /**
- * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP with `node:http`
- * (works on Node, and on Deno and Bun through their Node compatibility). The only file of the
- * package that imports `node:*`.
+ * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP or HTTPS with
+ * `node:http` and `node:tls` (works on Node, and on Deno and Bun through their Node
+ * compatibility). With `tls.clientCa` it authenticates client certificates: the handler sees
+ * the request as the certificate's CN (`RecordedRequest.user` in the simulated cluster).
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { createServer as createTlsServer, type TLSSocket } from "node:tls";
+import { _serveTls, _setClientCertUser } from "./_serve_tls.ts";
 import {
   _BodyTracker,
   _closeOnce,
@@ -17,6 +20,7 @@ import {
 } from "./_serve_common.ts";
 
 export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
+export type { ServeTlsOptions } from "./_serve_tls.ts";
 
 async function readRequestBody(req: IncomingMessage): Promise<Uint8Array<ArrayBuffer> | undefined> {
   if (req.method === "GET" || req.method === "HEAD") return undefined;
@@ -44,10 +48,22 @@ function waitForDrain(res: ServerResponse): Promise<void> {
   });
 }
 
+/** The CN of the client certificate `socket` verified, if it did. */
+function clientCertUser(socket: Socket): string | undefined {
+  const tlsSocket = socket as Partial<TLSSocket>;
+  if (tlsSocket.authorized !== true || typeof tlsSocket.getPeerCertificate !== "function") {
+    return undefined;
+  }
+  const cn = tlsSocket.getPeerCertificate().subject?.CN;
+  const name = Array.isArray(cn) ? cn[0] : cn;
+  return typeof name === "string" && name !== "" ? name : undefined;
+}
+
 async function handle(
   handler: FetchHandler,
   tracker: _BodyTracker,
-  hostname: string,
+  scheme: "http" | "https",
+  authority: string,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
@@ -62,7 +78,12 @@ async function handle(
   const body = await readRequestBody(req);
   const init: RequestInit = { method: req.method ?? "GET", headers, signal: aborter.signal };
   if (body !== undefined) init.body = body;
-  const request = new Request(`http://${req.headers.host ?? hostname}${req.url ?? "/"}`, init);
+  const request = new Request(
+    `${scheme}://${req.headers.host ?? authority}${req.url ?? "/"}`,
+    init,
+  );
+  const user = clientCertUser(req.socket);
+  if (user !== undefined) _setClientCertUser(request, user);
   const response = tracker.wrap(await _respond(handler, request));
   const out: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
@@ -99,9 +120,11 @@ async function handle(
 }
 
 /**
- * Starts an HTTP server with `node:http`. Each body chunk is one socket write, so watch events
- * flush at once; backpressure waits for `drain`; a closed socket cancels the body; a failing
- * body resets the connection. `close()` ends open streams and destroys open sockets.
+ * Starts an HTTP server with `node:http`, or an HTTPS one with `tls` (a `node:tls` server
+ * handing its connections to `node:http`, so client certificates can be read on Bun too).
+ * Each body chunk is one socket write, so watch events flush at once; backpressure waits for
+ * `drain`; a closed socket cancels the body; a failing body resets the connection. `close()`
+ * ends open streams and destroys open sockets.
  *
  * @example
  * ```ts ignore
@@ -116,33 +139,58 @@ async function handle(
  */
 export async function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
   const { hostname, port, signal } = _serveOptions(options);
+  const tls = _serveTls(options?.tls);
   signal?.throwIfAborted();
   const tracker = new _BodyTracker();
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => {
-    handle(handler, tracker, hostname, req, res).catch((error: unknown) => {
-      res.destroy(error instanceof Error ? error : new Error(String(error)));
-    });
-  });
-  server.on("connection", (socket: Socket) => {
+  const track = (socket: Socket): void => {
     socket.setNoDelay(true);
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
+  };
+  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const scheme = tls === undefined ? "http" : "https";
+  let authority = host;
+  const server = createServer((req, res) => {
+    handle(handler, tracker, scheme, authority, req, res).catch((error: unknown) => {
+      res.destroy(error instanceof Error ? error : new Error(String(error)));
+    });
   });
+  const listener = tls === undefined ? server : createTlsServer({
+    cert: tls.cert,
+    key: tls.key,
+    ALPNProtocols: ["http/1.1"],
+    ...(tls.clientCa === undefined
+      ? {}
+      : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false }),
+  }, (socket) => server.emit("connection", socket));
+  // The TLS server's connections are raw TCP sockets until the handshake; track both.
+  listener.on("connection", track);
+  if (tls !== undefined) {
+    listener.on("secureConnection", track);
+    // A failed handshake (a client that does not trust us) is the client's problem.
+    listener.on("tlsClientError", (_error: Error, socket: Socket) => socket.destroy());
+  }
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, hostname, () => {
-      server.off("error", reject);
+    listener.once("error", reject);
+    listener.listen(port, hostname, () => {
+      listener.off("error", reject);
       resolve();
     });
   });
-  const address = server.address();
+  const address = listener.address();
   const actualPort = typeof address === "object" && address !== null ? address.port : port;
+  authority = `${host}:${actualPort}`;
   const close = _closeOnce(signal, () =>
     new Promise((resolve) => {
       tracker.endAll();
-      server.close(() => resolve());
+      let pending = listener === server ? 1 : 2;
+      const done = (): void => {
+        if (--pending === 0) resolve();
+      };
+      listener.close(() => done());
+      if (listener !== server) server.close(() => done());
       for (const s of sockets) s.destroy();
     }));
-  return { url: `http://${hostname}:${actualPort}`, close };
+  return { url: `${scheme}://${authority}`, close };
 }

@@ -38,9 +38,11 @@
 export {
   decodeWatchStream,
   type DecodeWatchStreamOptions,
+  type WatchBody,
   WatchDecoderStream,
   type WatchDecoderStreamOptions,
 } from "./watch_decoder.ts";
+export { RESPONSE_BYTES, responseBytes } from "./response_bytes.ts";
 export {
   INITIAL_EVENTS_END_ANNOTATION,
   type WatchBookmarkEvent,

@@ -44,8 +44,14 @@ export interface WatchDecoderStreamOptions {
   maxLineLength?: number;
 }
 
+/** Bytes of a watch body: a `ReadableStream`, or an async iterable of chunks. */
+export type WatchBody = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
+
 /**
- * Decodes a watch response body into events, one per JSON line, in order.
+ * Decodes a watch response body into events, one per JSON line, in order. The body is a
+ * `ReadableStream` (`response.body`) or any `AsyncIterable<Uint8Array>` (what
+ * `responseBytes(response)` returns for a transport with a faster view of its bytes, such as
+ * the Node transport's socket chunks).
  *
  * - ADDED / MODIFIED / DELETED events are yielded as sent; BOOKMARKs gain `resourceVersion`
  *   and `initialEventsEnd`.
@@ -60,7 +66,9 @@ export interface WatchDecoderStreamOptions {
  * The body is locked at once (a locked body throws a `TypeError` here). On every exit (end,
  * error, `break`/`return()`, abort) the body's reader is released (and cancelled, unless the
  * body ended) and the abort listener removed; aborting also interrupts a pending read. Events
- * from one chunk are delivered without waiting for the next read.
+ * from one chunk are delivered without waiting for the next read. An async iterable is
+ * "cancelled" by calling its iterator's `return(reason)` (not awaited while a `next()` is
+ * pending, which the decoder stops waiting for); it should end its source at once.
  *
  * @example
  * ```ts
@@ -76,7 +84,7 @@ export interface WatchDecoderStreamOptions {
  * ```
  */
 export function decodeWatchStream<T extends KubeObject = KubeObject>(
-  body: ReadableStream<Uint8Array>,
+  body: WatchBody,
   options: DecodeWatchStreamOptions = {},
 ): AsyncIterableIterator<WatchEvent<T>> {
   return new WatchEventIterator<T>(body, options);
@@ -222,9 +230,86 @@ function ignoreEvent(): void {}
 type Done = IteratorReturnResult<undefined>;
 const DONE: Done = Object.freeze({ done: true, value: undefined });
 
+/** One read: a chunk, or the end (the shape both `ReadableStream` typings accept). */
+type ReadResult = { done: false; value: Uint8Array } | {
+  done: true;
+  value?: Uint8Array | undefined;
+};
+const READ_DONE: ReadResult = Object.freeze({ done: true, value: undefined });
+
+/** What the iterator needs from a body: the part of a stream reader it uses. */
+interface ByteReader {
+  read(): Promise<ReadResult>;
+  cancel(reason: unknown): Promise<void>;
+  releaseLock(): void;
+}
+
+/**
+ * A {@linkcode ByteReader} over an async iterable. `cancel` settles a pending `read()` at
+ * once (done) and calls the iterator's `return(reason)`: an async generator would queue that
+ * call behind the pending `next()`, so the source should end on `return()` by itself.
+ */
+class IterableReader implements ByteReader {
+  readonly #iterator: AsyncIterator<Uint8Array>;
+  #cancelled = false;
+  /** Settles the pending read as done when the reader is cancelled. */
+  #settlePending: ((result: ReadResult) => void) | undefined;
+
+  constructor(iterable: AsyncIterable<Uint8Array>) {
+    this.#iterator = iterable[Symbol.asyncIterator]();
+  }
+
+  read(): Promise<ReadResult> {
+    if (this.#cancelled) return Promise.resolve(READ_DONE);
+    return new Promise((resolve, reject) => {
+      this.#settlePending = resolve;
+      this.#iterator.next().then((result) => {
+        this.#settlePending = undefined;
+        resolve(result.done === true ? READ_DONE : { done: false, value: result.value });
+      }, (error: unknown) => {
+        this.#settlePending = undefined;
+        reject(error); // a no-op when a cancel has settled this read already
+      });
+    });
+  }
+
+  cancel(reason: unknown): Promise<void> {
+    if (this.#cancelled) return Promise.resolve();
+    this.#cancelled = true;
+    const pending = this.#settlePending;
+    this.#settlePending = undefined;
+    pending?.(READ_DONE);
+    try {
+      const returned = this.#iterator.return?.(reason);
+      return returned === undefined ? Promise.resolve() : returned.then(ignoreEvent);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  releaseLock(): void {}
+}
+
+/** Locks `body` for reading: its stream reader, or an iterator over it. */
+function readerOf(body: WatchBody): ByteReader {
+  const candidate = body as Partial<ReadableStream<Uint8Array>> | null;
+  if (typeof candidate?.getReader === "function") return candidate.getReader();
+  if (
+    typeof (body as Partial<AsyncIterable<Uint8Array>> | null)?.[Symbol.asyncIterator] ===
+      "function"
+  ) {
+    return new IterableReader(body as AsyncIterable<Uint8Array>);
+  }
+  throw new TypeError(
+    `body must be a ReadableStream or an AsyncIterable of Uint8Array, got ${
+      describe(body)
+    } (was the response body null?)`,
+  );
+}
+
 /** The iterator behind {@linkcode decodeWatchStream}. */
 class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<WatchEvent<T>> {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly #reader: ByteReader;
   readonly #parser: WatchEventParser<T>;
   readonly #signal: AbortSignal | undefined;
   readonly #onProgress: (() => void) | undefined;
@@ -249,12 +334,7 @@ class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<
     ignoreSecondary(this.#close(this.#signal?.reason));
   };
 
-  constructor(body: ReadableStream<Uint8Array>, options: DecodeWatchStreamOptions) {
-    if (typeof (body as Partial<ReadableStream> | null)?.getReader !== "function") {
-      throw new TypeError(
-        `body must be a ReadableStream, got ${describe(body)} (was the response body null?)`,
-      );
-    }
+  constructor(body: WatchBody, options: DecodeWatchStreamOptions) {
     const signal = options.signal;
     if (
       signal !== undefined &&
@@ -263,7 +343,7 @@ class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<
       throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`);
     }
     this.#parser = new WatchEventParser<T>(options);
-    this.#reader = body.getReader();
+    this.#reader = readerOf(body);
     this.#signal = signal;
     this.#onProgress = options.onProgress;
     if (this.#signal !== undefined) {
@@ -319,7 +399,7 @@ class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<
         }
         this.#queue.length = 0;
         this.#head = 0;
-        let chunk: ReadableStreamReadResult<Uint8Array>;
+        let chunk: ReadResult;
         try {
           chunk = await this.#reader.read();
         } catch (error) {

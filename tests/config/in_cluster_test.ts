@@ -14,7 +14,6 @@ import type { ClusterConfigErrorCode, InClusterConfigOptions } from "../../src/c
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import {
   fixture,
-  nodeHttpsFetch,
   runtime,
   runtimeHost,
   tempDir,
@@ -281,24 +280,14 @@ describe(`loadInCluster on this runtime (${runtime})`, () => {
       const env: Record<string, string> = POD_ENV;
       const loader = createConfigLoader({ ...host, env: (name) => env[name] });
       const clock = new ManualClock();
-      if (runtime === "node") {
-        const error = await rejectsWithCode(
-          loader.loadInCluster({ serviceAccountDir: sa }),
-          "UnsupportedTls",
-        );
-        assert.match(error.message, /NODE_EXTRA_CA_CERTS|createFetch/);
-      }
-      const options = await loader.loadInCluster({
-        serviceAccountDir: sa,
-        clock,
-        ignoreUnsupportedTls: runtime === "node",
-      });
+      // Every runtime applies the pod's CA with no extra package (Node: node:https).
+      const options = await loader.loadInCluster({ serviceAccountDir: sa, clock });
       try {
         assert.equal(options.source, "in-cluster");
         assert.equal(options.server, "https://10.96.0.1:443");
         assert.equal(options.namespace, "kube-system");
         assert.equal(options.transport?.caData, await fixture("certs/ca.crt"));
-        assert.equal(options.fetch === undefined, runtime === "node");
+        assert.equal(typeof options.fetch, "function");
         const token = options.token as () => Promise<string>;
         assert.equal(await token(), "disk-token-1");
         await writeFile(join(sa, "token"), "disk-token-2\n");
@@ -324,11 +313,7 @@ describe(`loadInCluster on this runtime (${runtime})`, () => {
       };
       const loader = createConfigLoader({ ...(await runtimeHost()), env: (name) => env[name] });
       const clock = new ManualClock();
-      const options = await loader.loadInCluster(
-        runtime === "node"
-          ? { serviceAccountDir: dir, clock, createFetch: nodeHttpsFetch }
-          : { serviceAccountDir: dir, clock },
-      );
+      const options = await loader.loadInCluster({ serviceAccountDir: dir, clock });
       try {
         const client = new KubeClient(options);
         const first = await (await client.request("/api")).json() as TlsServerAnswer;

@@ -23,7 +23,6 @@ import { ManualClock } from "../../src/testing/manual_clock.ts";
 import {
   fixture,
   FIXTURES,
-  nodeHttpsFetch,
   runtime,
   runtimeHost,
   tempDir,
@@ -710,22 +709,13 @@ describe(`loadKubeconfig on this runtime (${runtime})`, () => {
   test("reads the kubectl fixture with relative certificate paths from disk", async () => {
     const loader = createConfigLoader(await runtimeHost());
     const path = join(FIXTURES, "file-paths.yaml");
-    if (runtime === "node") {
-      const error = await rejectsWithCode(() => loader.loadKubeconfig({ path }), "UnsupportedTls");
-      assert.match(error.message, /undici/);
-      assert.match(error.message, /kubectl proxy/);
-    }
-    const options = await loader.loadKubeconfig({ path, ignoreUnsupportedTls: runtime === "node" });
+    const options = await loader.loadKubeconfig({ path });
     try {
       assert.equal(options.transport?.caData, await fixture("certs/ca.crt"));
       assert.equal(options.transport?.certData, await fixture("certs/client.crt"));
       assert.equal(options.transport?.keyData, await fixture("certs/client.key"));
-      assert.equal(options.fetch === undefined, runtime === "node");
-      const tokenOptions = await loader.loadKubeconfig({
-        path,
-        context: "file-token",
-        ignoreUnsupportedTls: true,
-      });
+      assert.equal(typeof options.fetch, "function"); // every runtime applies the CA and cert
+      const tokenOptions = await loader.loadKubeconfig({ path, context: "file-token" });
       assert.equal(await (tokenOptions.token as () => Promise<string>)(), "file-token-abc");
       tokenOptions.close();
     } finally {
@@ -776,20 +766,14 @@ describe(`loadKubeconfig on this runtime (${runtime})`, () => {
       const path = join(dir, "config");
       await writeFile(path, text);
       const loader = createConfigLoader(await runtimeHost());
-      const options = await loader.loadKubeconfig(
-        runtime === "node" ? { path, createFetch: nodeHttpsFetch } : { path },
-      );
+      const options = await loader.loadKubeconfig({ path });
       try {
         const client = new KubeClient(options);
         const answer = await (await client.request("/version")).json() as TlsServerAnswer;
         assert.equal(answer.path, "/version");
         assert.equal(answer.clientCertificate, "kinformer-user");
 
-        const alice = await loader.loadKubeconfig(
-          runtime === "node"
-            ? { path, context: "dev-alice", createFetch: nodeHttpsFetch }
-            : { path, context: "dev-alice" },
-        );
+        const alice = await loader.loadKubeconfig({ path, context: "dev-alice" });
         const aliceAnswer = await (await new KubeClient(alice).request("/api"))
           .json() as TlsServerAnswer;
         assert.equal(aliceAnswer.clientCertificate, null);
@@ -804,11 +788,7 @@ describe(`loadKubeconfig on this runtime (${runtime})`, () => {
     });
   });
 
-  test("tls-server-name verifies the server against that name (Bun)", async (t) => {
-    if (runtime !== "bun") {
-      t.skip(`${runtime} cannot apply tls-server-name; covered by the UnsupportedTls tests`);
-      return;
-    }
+  test("tls-server-name verifies the server against that name", async (t) => {
     await withTlsServer(t, async (server, dir) => {
       const ca = await fixture("certs/ca.crt");
       const loader = createConfigLoader(await runtimeHost());
@@ -822,9 +802,11 @@ describe(`loadKubeconfig on this runtime (${runtime})`, () => {
             "tls-server-name": name,
           }, { token: "t" }),
         );
-        const client = new KubeClient(await loader.loadKubeconfig({ path }));
+        const options = await loader.loadKubeconfig({ path });
+        const client = new KubeClient(options);
         if (ok) assert.equal((await client.request("/x")).status, 200);
         else await assert.rejects(() => client.request("/x"));
+        options.close();
       }
     }, { certName: "named-server" });
   });

@@ -24,7 +24,10 @@ class FakeInformer implements InformerLike<Obj> {
   synced = false;
   startedWith: AbortSignal | undefined;
   removed = 0;
-  constructor(readonly initial: Obj[] = []) {}
+  readonly initial: Obj[];
+  constructor(initial: Obj[] = []) {
+    this.initial = initial;
+  }
 
   addEventHandler(handler: InformerEventHandlerLike<Obj>): InformerRegistrationLike {
     this.handlers.add(handler);

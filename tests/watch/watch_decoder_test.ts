@@ -5,6 +5,7 @@ import type { KubeObject } from "../../src/client/types.ts";
 import {
   decodeWatchStream,
   LineTooLongError,
+  type WatchBody,
   WatchDecodeError,
   WatchDecoderStream,
   type WatchEvent,
@@ -65,6 +66,36 @@ function queued(chunks: readonly Uint8Array[]): ReadableStream<Uint8Array> {
     },
   });
 }
+
+/**
+ * The same chunks as an async iterable (what a transport's faster body view is): an iterator
+ * object whose `return()` ends it at once, like the Node transport's.
+ */
+function iterable(chunks: readonly Uint8Array[]): AsyncIterable<Uint8Array> {
+  return {
+    [Symbol.asyncIterator](): AsyncIterator<Uint8Array> {
+      let next = 0;
+      return {
+        next: () =>
+          Promise.resolve(
+            next < chunks.length
+              ? { done: false, value: chunks[next++]! }
+              : { done: true, value: undefined },
+          ),
+        return: () => {
+          next = chunks.length;
+          return Promise.resolve({ done: true, value: undefined });
+        },
+      };
+    },
+  };
+}
+
+/** Both kinds of body the decoder takes, built from the same chunks. */
+const BODY_KINDS: [string, (chunks: readonly Uint8Array[]) => WatchBody][] = [
+  ["ReadableStream", queued],
+  ["AsyncIterable", iterable],
+];
 
 async function collect<T extends KubeObject = KubeObject>(
   iterator: AsyncIterable<WatchEvent<T>>,
@@ -187,83 +218,87 @@ describe("decodeWatchStream", () => {
       assert.equal(bookmarks[0]?.object.kind, "Pod");
     });
 
-    test("gives identical events when split into two chunks at every byte position", async () => {
-      // A cut can only affect the line it falls in and what follows it, so each cut is replayed
-      // on that line followed by the recording's last line (a short BOOKMARK). To keep this
-      // fast, the replays of one line's cuts share one body, one after the other: replay c is
-      // cut at its byte c, and its second part shares a chunk with the first part of replay
-      // c + 1 (each replay starts on a fresh line, like a new body).
-      const last = FIXTURE_LINES.length - 1;
-      const tail = FIXTURE.subarray(FIXTURE_LINES[last]!.start);
-      for (let k = 0; k <= last; k++) {
-        const { start, end } = FIXTURE_LINES[k]!;
-        const window = k === last ? tail : concat(FIXTURE.subarray(start, end), tail);
-        const expected = k === last
-          ? [EXPECTED_FIXTURE[k]!]
-          : [EXPECTED_FIXTURE[k]!, EXPECTED_FIXTURE[last]!];
-        const expectedJson = expected.map((event) => JSON.stringify(event));
-        const cuts = k === last ? window.length + 1 : end - start;
-        const chunks = [window.subarray(0, 0)];
-        for (let cut = 0; cut < cuts; cut++) {
-          chunks[chunks.length - 1] = concat(chunks.at(-1)!, window.subarray(0, cut));
-          chunks.push(window.subarray(cut));
-        }
-        let seen = 0;
-        for await (const event of decodeWatchStream(queued(chunks))) {
-          const i = seen++ % expected.length;
-          if (JSON.stringify(event) !== expectedJson[i]) {
-            const cut = Math.floor((seen - 1) / expected.length);
-            assert.deepEqual(event, expected[i], `cut at byte ${start + cut}`);
+    for (const [kind, body] of BODY_KINDS) {
+      describe(`from a ${kind}`, () => {
+        test("gives identical events when split into two chunks at every byte position", async () => {
+          // A cut can only affect the line it falls in and what follows it, so each cut is
+          // replayed on that line followed by the recording's last line (a short BOOKMARK). To
+          // keep this fast, the replays of one line's cuts share one body, one after the other:
+          // replay c is cut at its byte c, and its second part shares a chunk with the first
+          // part of replay c + 1 (each replay starts on a fresh line, like a new body).
+          const last = FIXTURE_LINES.length - 1;
+          const tail = FIXTURE.subarray(FIXTURE_LINES[last]!.start);
+          for (let k = 0; k <= last; k++) {
+            const { start, end } = FIXTURE_LINES[k]!;
+            const window = k === last ? tail : concat(FIXTURE.subarray(start, end), tail);
+            const expected = k === last
+              ? [EXPECTED_FIXTURE[k]!]
+              : [EXPECTED_FIXTURE[k]!, EXPECTED_FIXTURE[last]!];
+            const expectedJson = expected.map((event) => JSON.stringify(event));
+            const cuts = k === last ? window.length + 1 : end - start;
+            const chunks = [window.subarray(0, 0)];
+            for (let cut = 0; cut < cuts; cut++) {
+              chunks[chunks.length - 1] = concat(chunks.at(-1)!, window.subarray(0, cut));
+              chunks.push(window.subarray(cut));
+            }
+            let seen = 0;
+            for await (const event of decodeWatchStream(body(chunks))) {
+              const i = seen++ % expected.length;
+              if (JSON.stringify(event) !== expectedJson[i]) {
+                const cut = Math.floor((seen - 1) / expected.length);
+                assert.deepEqual(event, expected[i], `cut at byte ${start + cut}`);
+              }
+            }
+            assert.equal(seen, cuts * expected.length);
           }
-        }
-        assert.equal(seen, cuts * expected.length);
-      }
-    });
+        });
 
-    test("gives identical events for the whole recording split into two chunks", async () => {
-      const cuts = new Set<number>([0, FIXTURE.length]);
-      for (let cut = 1; cut < FIXTURE.length; cut += 101) cuts.add(cut);
-      for (const { end } of FIXTURE_LINES) for (let d = -3; d <= 3; d++) cuts.add(end + d);
-      for (const cut of cuts) {
-        if (cut < 0 || cut > FIXTURE.length) continue;
-        const events = await collect(
-          decodeWatchStream(queued([FIXTURE.subarray(0, cut), FIXTURE.subarray(cut)])),
-        );
-        if (JSON.stringify(events) !== EXPECTED_FIXTURE_JSON) {
-          assert.deepEqual(events, EXPECTED_FIXTURE, `cut at byte ${cut}`);
-        }
-      }
-    });
-
-    test("gives identical events when split into three chunks at sampled positions", async () => {
-      for (let a = 0; a <= FIXTURE.length; a += 409) {
-        for (let b = a; b <= FIXTURE.length; b += 787) {
-          const chunks = [FIXTURE.subarray(0, a), FIXTURE.subarray(a, b), FIXTURE.subarray(b)];
-          const events = await collect(decodeWatchStream(queued(chunks)));
-          if (JSON.stringify(events) !== EXPECTED_FIXTURE_JSON) {
-            assert.deepEqual(events, EXPECTED_FIXTURE, `cuts at bytes ${a} and ${b}`);
+        test("gives identical events for the whole recording split into two chunks", async () => {
+          const cuts = new Set<number>([0, FIXTURE.length]);
+          for (let cut = 1; cut < FIXTURE.length; cut += 101) cuts.add(cut);
+          for (const { end } of FIXTURE_LINES) for (let d = -3; d <= 3; d++) cuts.add(end + d);
+          for (const cut of cuts) {
+            if (cut < 0 || cut > FIXTURE.length) continue;
+            const events = await collect(
+              decodeWatchStream(body([FIXTURE.subarray(0, cut), FIXTURE.subarray(cut)])),
+            );
+            if (JSON.stringify(events) !== EXPECTED_FIXTURE_JSON) {
+              assert.deepEqual(events, EXPECTED_FIXTURE, `cut at byte ${cut}`);
+            }
           }
-        }
-      }
-    });
+        });
 
-    test("gives identical events when it arrives one byte at a time", async () => {
-      const chunks = Array.from(FIXTURE, (_, i) => FIXTURE.subarray(i, i + 1));
-      assert.deepEqual(await collect(decodeWatchStream(queued(chunks))), EXPECTED_FIXTURE);
-    });
+        test("gives identical events when split into three chunks at sampled positions", async () => {
+          for (let a = 0; a <= FIXTURE.length; a += 409) {
+            for (let b = a; b <= FIXTURE.length; b += 787) {
+              const chunks = [FIXTURE.subarray(0, a), FIXTURE.subarray(a, b), FIXTURE.subarray(b)];
+              const events = await collect(decodeWatchStream(body(chunks)));
+              if (JSON.stringify(events) !== EXPECTED_FIXTURE_JSON) {
+                assert.deepEqual(events, EXPECTED_FIXTURE, `cuts at bytes ${a} and ${b}`);
+              }
+            }
+          }
+        });
 
-    test("gives identical events with \\r\\n line endings, \\r and \\n in different chunks", async () => {
-      const crlf = utf8.encode(PODS_WATCH.replaceAll("\n", "\r\n"));
-      const chunks: Uint8Array[] = [];
-      let start = 0;
-      for (let i = crlf.indexOf(13); i !== -1; i = crlf.indexOf(13, i + 1)) {
-        chunks.push(crlf.subarray(start, i + 1)); // ends with \r; the next chunk starts with \n
-        start = i + 1;
-      }
-      chunks.push(crlf.subarray(start));
-      assert.equal(chunks.length, 14);
-      assert.deepEqual(await collect(decodeWatchStream(queued(chunks))), EXPECTED_FIXTURE);
-    });
+        test("gives identical events when it arrives one byte at a time", async () => {
+          const chunks = Array.from(FIXTURE, (_, i) => FIXTURE.subarray(i, i + 1));
+          assert.deepEqual(await collect(decodeWatchStream(body(chunks))), EXPECTED_FIXTURE);
+        });
+
+        test("gives identical events with \\r\\n line endings, \\r and \\n in different chunks", async () => {
+          const crlf = utf8.encode(PODS_WATCH.replaceAll("\n", "\r\n"));
+          const chunks: Uint8Array[] = [];
+          let start = 0;
+          for (let i = crlf.indexOf(13); i !== -1; i = crlf.indexOf(13, i + 1)) {
+            chunks.push(crlf.subarray(start, i + 1)); // ends with \r; the next chunk starts with \n
+            start = i + 1;
+          }
+          chunks.push(crlf.subarray(start));
+          assert.equal(chunks.length, 14);
+          assert.deepEqual(await collect(decodeWatchStream(body(chunks))), EXPECTED_FIXTURE);
+        });
+      });
+    }
   });
 
   test("reassembles a multi-byte UTF-8 character split across chunks", async () => {
@@ -567,7 +602,10 @@ describe("decodeWatchStream", () => {
 
     test("a missing body or a bad signal is refused at once with a TypeError", () => {
       const noBody = null as unknown as ReadableStream<Uint8Array>;
-      assert.throws(() => decodeWatchStream(noBody), /body must be a ReadableStream, got null/);
+      assert.throws(
+        () => decodeWatchStream(noBody),
+        /body must be a ReadableStream or an AsyncIterable of Uint8Array, got null/,
+      );
       const signal = { aborted: "no" } as unknown as AbortSignal;
       assert.throws(
         () => decodeWatchStream(source([]).stream, { signal }),
@@ -655,6 +693,92 @@ describe("decodeWatchStream", () => {
         await run(iterator);
         assert.equal(listeners, 0, exit);
       }
+    });
+  });
+
+  describe("an AsyncIterable body", () => {
+    /** An iterable that yields `chunks`, then waits (or ends), recording `return()` calls. */
+    function recordingIterable(chunks: readonly Uint8Array[], options: { end?: boolean } = {}) {
+      const returned: unknown[] = [];
+      let pending: ((result: IteratorResult<Uint8Array>) => void) | undefined;
+      let next = 0;
+      const body: AsyncIterable<Uint8Array> = {
+        [Symbol.asyncIterator]: () => ({
+          next: () => {
+            if (next < chunks.length) {
+              return Promise.resolve({ done: false, value: chunks[next++]! });
+            }
+            if (options.end === true) return Promise.resolve({ done: true, value: undefined });
+            return new Promise<IteratorResult<Uint8Array>>((resolve) => (pending = resolve));
+          },
+          return: (reason?: unknown) => {
+            returned.push(reason);
+            pending?.({ done: true, value: undefined });
+            return Promise.resolve({ done: true, value: undefined });
+          },
+        }),
+      };
+      return { body, returned };
+    }
+
+    test("break in for-await calls the iterator's return() once", async () => {
+      const { body, returned } = recordingIterable([FIXTURE, FIXTURE]);
+      let seen = 0;
+      for await (const _event of decodeWatchStream(body)) {
+        if (++seen === 2) break;
+      }
+      assert.deepEqual(returned, [undefined]);
+    });
+
+    test("the end of the iterable ends the events without calling return()", async () => {
+      const { body, returned } = recordingIterable([FIXTURE], { end: true });
+      assert.deepEqual(await collect(decodeWatchStream(body)), EXPECTED_FIXTURE);
+      assert.deepEqual(returned, []);
+    });
+
+    test("aborting while a next() is pending rejects with the reason and calls return(reason)", async () => {
+      const { body, returned } = recordingIterable([]);
+      const controller = new AbortController();
+      const iterator = decodeWatchStream(body, { signal: controller.signal });
+      const pending = iterator.next();
+      const reason = new Error("informer stopped");
+      controller.abort(reason);
+      await assert.rejects(pending, (err) => err === reason);
+      assert.deepEqual(returned, [reason]);
+      assert.deepEqual(await iterator.next(), { done: true, value: undefined });
+    });
+
+    test("an async generator that cannot be interrupted still lets an abort through at once", async () => {
+      let finished = false;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      async function* stuck(): AsyncGenerator<Uint8Array> {
+        try {
+          await gate; // a source that ignores return() while it waits
+          yield FIXTURE;
+        } finally {
+          finished = true;
+        }
+      }
+      const controller = new AbortController();
+      const iterator = decodeWatchStream(stuck(), { signal: controller.signal });
+      const pending = iterator.next();
+      controller.abort(new Error("stop"));
+      await assert.rejects(pending, /stop/);
+      release(); // the generator then runs its queued return() and finishes
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      assert.equal(finished, true);
+    });
+
+    test("an error from the iterable is rethrown as is, after the events already read", async () => {
+      const failure = new Error("socket hang up");
+      async function* failing(): AsyncGenerator<Uint8Array> {
+        yield utf8.encode(line({ type: "ADDED", object: pod("a") }));
+        throw failure;
+      }
+      const { events, error } = await collectUntilError(decodeWatchStream(failing()));
+      assert.equal(events.length, 1);
+      assert.equal(error, failure);
     });
   });
 

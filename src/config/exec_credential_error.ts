@@ -1,0 +1,101 @@
+/**
+ * The error of an exec credential plugin that could not give a credential.
+ * @module
+ */
+
+/**
+ * What went wrong in an {@linkcode ExecCredentialError}:
+ * - `InvalidConfig`: the kubeconfig's `exec` block cannot be used (no command, an unknown
+ *   `apiVersion`, a missing or unknown `interactiveMode`).
+ * - `Interactive`: the plugin needs a terminal (`interactiveMode: Always`); kinformer runs
+ *   plugins without one.
+ * - `NotFound`: the command does not exist (the message carries the `installHint`).
+ * - `Failed`: the command could not be started, or exited with a non-zero code.
+ * - `InvalidOutput`: the command succeeded but did not print a usable `ExecCredential`.
+ */
+export type ExecCredentialErrorCode =
+  | "InvalidConfig"
+  | "Interactive"
+  | "NotFound"
+  | "Failed"
+  | "InvalidOutput";
+
+/** Constructor options of {@linkcode ExecCredentialError}. */
+export interface ExecCredentialErrorOptions {
+  /** What went wrong. */
+  code: ExecCredentialErrorCode;
+  /** The plugin's command as written in the kubeconfig. */
+  command: string;
+  /**
+   * The kubeconfig user the plugin authenticates.
+   * @default undefined
+   */
+  user?: string | undefined;
+  /**
+   * The plugin's exit code, for `Failed`.
+   * @default undefined
+   */
+  exitCode?: number | undefined;
+  /**
+   * The plugin's stderr, already redacted and shortened.
+   * @default undefined
+   */
+  stderr?: string | undefined;
+  /**
+   * The kubeconfig's `installHint`, for `NotFound`.
+   * @default undefined
+   */
+  installHint?: string | undefined;
+  /**
+   * Underlying cause (e.g. the spawn error).
+   * @default undefined
+   */
+  cause?: unknown;
+}
+
+/**
+ * An exec credential plugin (`users[].user.exec` in a kubeconfig: `aws eks get-token`,
+ * `gke-gcloud-auth-plugin`, `kubelogin`, ...) gave no usable credential. The message names
+ * the command and the user and says why; `exitCode`, the redacted `stderr` and the
+ * `installHint` are fields too. Neither the plugin's output nor its environment values ever
+ * appear in it.
+ *
+ * @example
+ * ```ts
+ * import { ExecCredentialError } from "@kinformer/kinformer/config";
+ * const error = new ExecCredentialError("exec plugin \"aws\" exited with code 255", {
+ *   code: "Failed",
+ *   command: "aws",
+ *   exitCode: 255,
+ *   stderr: "Unable to locate credentials",
+ * });
+ * console.log(error.code, error.exitCode, error.stderr); // Failed 255 Unable to locate credentials
+ * ```
+ */
+export class ExecCredentialError extends Error {
+  /** Always `"ExecCredentialError"`. */
+  override name = "ExecCredentialError";
+  /** What went wrong. */
+  readonly code: ExecCredentialErrorCode;
+  /** The plugin's command as written in the kubeconfig. */
+  readonly command: string;
+  /** The kubeconfig user, when known. */
+  readonly user: string | undefined;
+  /** The plugin's exit code, for `Failed` after it ran. */
+  readonly exitCode: number | undefined;
+  /** The plugin's stderr, redacted (tokens, keys and env values removed) and shortened. */
+  readonly stderr: string | undefined;
+  /** The kubeconfig's `installHint`, for `NotFound`. */
+  readonly installHint: string | undefined;
+
+  /** Builds the error with a complete, human-readable `message`. */
+  constructor(message: string, options: ExecCredentialErrorOptions) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.code = options.code;
+    this.command = options.command;
+    this.user = options.user;
+    this.exitCode = options.exitCode;
+    this.stderr = options.stderr;
+    this.installHint = options.installHint;
+  }
+}
