@@ -4,7 +4,7 @@
  * @module
  */
 import type { QueryValue } from "./request_options.ts";
-import { describeValue } from "../util/values.ts";
+import { describeValue, trimEnd } from "../util/values.ts";
 
 /**
  * A URL fit for a message: no userinfo, no query, no fragment (any of which may hold a
@@ -48,7 +48,7 @@ export function parseServer(server: unknown): string {
       `options.server must not have a query or fragment (${url.origin}${url.pathname}?...)`,
     );
   }
-  return url.origin + url.pathname.replace(/\/+$/, "");
+  return url.origin + trimEnd(url.pathname, "/");
 }
 
 /** A path segment `.` or `..`, literally or percent-encoded (`%2e`, `.%2E`, ...). */
@@ -67,7 +67,7 @@ export function resolvePath(base: string, path: string): URL {
     );
   }
   const url = new URL(base + path);
-  const prefix = new URL(base).pathname.replace(/\/+$/, "");
+  const prefix = trimEnd(new URL(base).pathname, "/");
   if (!url.pathname.startsWith(prefix + "/")) {
     throw new TypeError(`path ${JSON.stringify(pathOnly)} leaves the server's path ${prefix}`);
   }

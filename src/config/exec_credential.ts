@@ -286,8 +286,16 @@ export class ExecCredentialSource {
     let result: ExecCommandResult;
     try {
       result = await this.#run({ command: exec.command, args: exec.args ?? [], env });
-    } catch (cause) {
-      if (this.#isNotFound(cause)) {
+    } catch (error) {
+      // The runtime's spawn error carries the arguments and the environment (`spawnargs`,
+      // ...): only its redacted message and code go on, as a fresh error.
+      const reason = this.#redact(error instanceof Error ? error.message : String(error));
+      const cause = Object.assign(new Error(reason), {
+        code: typeof (error as { code?: unknown })?.code === "string"
+          ? (error as { code: string }).code
+          : undefined,
+      });
+      if (this.#isNotFound(error)) {
         const hint = exec.installHint?.trim();
         throw this.#error(
           `was not found (is ${JSON.stringify(exec.command)} installed and on PATH?)` +
@@ -295,11 +303,7 @@ export class ExecCredentialSource {
           { code: "NotFound", installHint: exec.installHint, cause },
         );
       }
-      const reason = cause instanceof Error ? cause.message : String(cause);
-      throw this.#error(`could not be started: ${this.#redact(reason)}`, {
-        code: "Failed",
-        cause,
-      });
+      throw this.#error(`could not be started: ${reason}`, { code: "Failed", cause });
     }
     if (result.exitCode !== 0) {
       const stderr = this.#redact(result.stderr);

@@ -6,6 +6,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { ClusterConfigError } from "./errors.ts";
+import { trimEnd } from "../util/values.ts";
 import { tokenFileSource } from "./token_file.ts";
 
 /**
@@ -132,7 +133,7 @@ export async function loadInClusterConfig(
     );
   }
 
-  const dir = (options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR).replace(/[\\/]+$/, "");
+  const dir = trimEnd(options.serviceAccountDir ?? SERVICE_ACCOUNT_DIR, "\\/");
   const isNotFound = options.isNotFound ?? ((): boolean => false);
   const tokenFile = `${dir}/token`;
   const caFile = `${dir}/ca.crt`;

@@ -4,6 +4,7 @@
  * @module
  */
 import type { ClusterClientOptions } from "./config_loader.ts";
+import { trimEnd } from "../util/values.ts";
 
 /**
  * Where `kubectl proxy` listens by default.
@@ -43,5 +44,5 @@ export function kubectlProxy(url: string = KUBECTL_PROXY_URL): ClusterClientOpti
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
     throw new TypeError(`kubectlProxy: url must be an http(s) URL, got ${JSON.stringify(url)}`);
   }
-  return { server: url.replace(/\/+$/, ""), source: "kubectl-proxy", close: () => {} };
+  return { server: trimEnd(url, "/"), source: "kubectl-proxy", close: () => {} };
 }

@@ -23,3 +23,13 @@ export function truncate(text: string, max: number): string {
   const last = text.charCodeAt(max - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
 }
+
+/**
+ * `text` without the trailing characters in `chars` (a loop, not a regex: `/\/+$/` backtracks
+ * quadratically over a long run of slashes followed by anything else).
+ */
+export function trimEnd(text: string, chars: string): string {
+  let end = text.length;
+  while (end > 0 && chars.includes(text[end - 1]!)) end--;
+  return text.slice(0, end);
+}
