@@ -3,13 +3,13 @@
  * selectors the real API server supports for it, and write behaviour.
  * @module
  */
-import { configmaps, namespaces, pods, type ResourceDescriptor } from "../client/resource.ts";
+import { type AnyResourceDescriptor, configmaps, namespaces, pods } from "../client/resource.ts";
 import { widgets } from "./widgets.ts";
 
 /** Server-side facts of one served resource. */
 export interface ResourceInfo {
   /** The descriptor. */
-  readonly desc: ResourceDescriptor;
+  readonly desc: AnyResourceDescriptor;
   /** `v1` or `group/version`. */
   readonly apiVersion: string;
   /** `PodList`, ... */
@@ -31,12 +31,12 @@ export interface ResourceInfo {
 }
 
 /** The `group/version/resource` identity of a descriptor. */
-export function resourceId(desc: ResourceDescriptor): string {
+export function resourceId(desc: AnyResourceDescriptor): string {
   return `${desc.group ?? ""}/${desc.version}/${desc.resource}`;
 }
 
 function info(
-  desc: ResourceDescriptor,
+  desc: AnyResourceDescriptor,
   singular: string,
   shortNames: string[],
   extraFields: string[],

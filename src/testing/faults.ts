@@ -3,7 +3,7 @@
  * and delayed bodies, failing requests, compaction, and streaming-list misbehaviour.
  * @module
  */
-import type { ResourceDescriptor } from "../client/resource.ts";
+import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { Chunking } from "./_channel.ts";
 import { resourceId } from "./_resources.ts";
 import { checkNumber } from "../util/validate.ts";
@@ -100,7 +100,7 @@ export interface DropWatchAfterOptions {
    * Only watches of this resource get it.
    * @default undefined (any resource)
    */
-  resource?: ResourceDescriptor;
+  resource?: AnyResourceDescriptor;
 }
 
 /** A pending "fail the next requests" fault. */

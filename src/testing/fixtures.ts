@@ -73,7 +73,7 @@ export function podFixture(index: number, options?: FixtureOptions): KubeObject 
   const hash = (h >>> 3).toString(16).padStart(8, "0").slice(0, 10);
   const ip = `10.${(h >>> 16) & 255}.${(h >>> 24) & 255}.${index & 255}`;
   const image = `registry.example.com/team/${app}:v1.${h % 20}.${(h >>> 5) % 10}`;
-  const managedEntry = (manager: string, operation: string, fields: unknown) => ({
+  const managedEntry = (manager: string, operation: string, fields: Record<string, unknown>) => ({
     manager,
     operation,
     apiVersion: "v1",

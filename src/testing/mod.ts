@@ -64,3 +64,4 @@ export type {
 export { configMapFixture, namespaceFixture, podFixture, widgetFixture } from "./fixtures.ts";
 export type { FixtureOptions } from "./fixtures.ts";
 export { widgets } from "./widgets.ts";
+export type { Widget, WidgetSpec, WidgetStatus } from "./widgets.ts";

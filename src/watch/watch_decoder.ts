@@ -3,7 +3,7 @@
  * @module
  */
 import { KubeApiError } from "../client/errors.ts";
-import type { KubeObject, Status } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike, Status } from "../client/types.ts";
 import {
   WatchDecodeError,
   type WatchDecodeErrorKind,
@@ -75,7 +75,7 @@ export interface WatchDecoderStreamOptions {
  * }
  * ```
  */
-export function decodeWatchStream<T extends KubeObject = KubeObject>(
+export function decodeWatchStream<T extends KubeObjectLike = KubeObject>(
   body: ReadableStream<Uint8Array>,
   options: DecodeWatchStreamOptions = {},
 ): AsyncIterableIterator<WatchEvent<T>> {
@@ -101,7 +101,7 @@ export function decodeWatchStream<T extends KubeObject = KubeObject>(
  * }
  * ```
  */
-export class WatchDecoderStream<T extends KubeObject = KubeObject>
+export class WatchDecoderStream<T extends KubeObjectLike = KubeObject>
   extends TransformStream<Uint8Array, WatchEvent<T>> {
   /** Creates the stream; see {@linkcode WatchDecoderStreamOptions}. */
   constructor(options: WatchDecoderStreamOptions = {}) {
@@ -127,7 +127,7 @@ export class WatchDecoderStream<T extends KubeObject = KubeObject>
  * One call per run instead of one per line matters: the per-call cost of `TextDecoder` is a
  * large share of the decoding time for lines of a few KB.
  */
-class WatchEventParser<T extends KubeObject> {
+class WatchEventParser<T extends KubeObjectLike> {
   readonly #splitter: LineSplitter;
   readonly #text = new TextDecoder();
   #onEvent: (event: WatchEvent<T>) => void = ignoreEvent;
@@ -223,7 +223,7 @@ type Done = IteratorReturnResult<undefined>;
 const DONE: Done = Object.freeze({ done: true, value: undefined });
 
 /** The iterator behind {@linkcode decodeWatchStream}. */
-class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<WatchEvent<T>> {
+class WatchEventIterator<T extends KubeObjectLike> implements AsyncIterableIterator<WatchEvent<T>> {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #parser: WatchEventParser<T>;
   readonly #signal: AbortSignal | undefined;
@@ -391,7 +391,10 @@ function ignoreSecondary(cleanup: Promise<void>): void {
  * bytes after the final newline, which are `truncated` rather than `malformed-json` when they
  * do not parse.
  */
-function parseEvent<T extends KubeObject>(text: string, last: boolean): WatchEvent<T> | undefined {
+function parseEvent<T extends KubeObjectLike>(
+  text: string,
+  last: boolean,
+): WatchEvent<T> | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
