@@ -3,7 +3,7 @@
  * optionally ending once the cache has caught up with the server (`until: "current"`).
  * @module
  */
-import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import type { KubeObjectLike } from "../client/types.ts";
 import { compareResourceVersions } from "../util/resource_version.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { Listener } from "./listener.ts";

@@ -4,7 +4,7 @@
  * shared informer for the same reason), tested on its own.
  * @module
  */
-import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import type { KubeObjectLike } from "../client/types.ts";
 import type { Delta } from "./delta_fifo.ts";
 import type { InformerEvent } from "./informer_event.ts";
 

@@ -6,17 +6,9 @@
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
 import { abortable } from "../util/abort.ts";
-import { describeValue, isRecord } from "../util/values.ts";
-import { KubeApiError, KubeNetworkError } from "./errors.ts";
-import type { KubeApiErrorOptions } from "./errors.ts";
-import {
-  appendQuery,
-  checkHeaderValue,
-  parseRetryAfter,
-  parseServer,
-  resolvePath,
-  toHeaders,
-} from "./http.ts";
+import { describeValue } from "../util/values.ts";
+import { KubeNetworkError } from "./errors.ts";
+import { appendQuery, checkHeaderValue, parseServer, resolvePath, toHeaders } from "./http.ts";
 import {
   type ApplyOptions,
   type DeleteOptions,
@@ -42,14 +34,11 @@ import {
   replaceRequest,
 } from "./write_requests.ts";
 import {
+  apiErrorOf,
   continueTokenPeeker,
   discardBody,
-  ERROR_BODY_LIMIT,
-  parseStatus,
   readJsonObject,
-  readText,
   type ReadTextHooks,
-  snippet,
 } from "./response_body.ts";
 import type { KubeList, KubeObject, KubeObjectLike, Scale, Status } from "./types.ts";
 
@@ -295,7 +284,7 @@ export class KubeClient {
       throw new KubeNetworkError(`${init.method} ${url.href}`, error);
     }
     if (response.ok) return response;
-    throw await this.#apiError(response, label, signal);
+    throw await apiErrorOf(response, label, signal, this.#clock.now());
   }
 
   /**
@@ -325,18 +314,10 @@ export class KubeClient {
     const path = resourcePath(resource, { namespace: options?.namespace });
     const onContinue = options?.onContinue;
     const query = listQuery(options);
-    const body = await this.#readObject(
-      "GET",
-      path,
-      {
-        query,
-        signal: options?.signal,
-      },
-      {
-        peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
-        onProgress: options?.onProgress,
-      },
-    );
+    const body = await this.#send({ method: "GET", path, query }, options?.signal, {
+      peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
+      onProgress: options?.onProgress,
+    });
     const list = body as unknown as KubeList<T>;
     if (list.metadata === undefined || list.metadata === null) list.metadata = {};
     if (list.items === undefined || list.items === null) list.items = [];
@@ -601,27 +582,17 @@ export class KubeClient {
       | Status;
   }
 
-  /** Sends one single-object request and reads its JSON object answer. */
-  async #send(
-    request: ObjectRequest,
-    signal: AbortSignal | undefined,
-  ): Promise<Record<string, unknown>> {
-    const { method, path, ...rest } = request;
-    return await this.#readObject(method, path, { ...rest, signal });
-  }
-
   /**
    * Sends one request whose 2xx answer is a JSON object (or a `Status`), and reads that object;
    * `reading` as in `readText`.
    */
-  async #readObject(
-    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
-    path: string,
-    options: Omit<KubeRequestOptions, "method">,
+  async #send(
+    { method, path, ...options }: ObjectRequest,
+    signal: AbortSignal | undefined,
     reading?: ReadTextHooks,
   ): Promise<Record<string, unknown>> {
-    const response = await this.request(path, { ...options, method });
-    return await readJsonObject(response, `${method} ${path}`, options.signal, reading);
+    const response = await this.request(path, { ...options, method, signal });
+    return await readJsonObject(response, `${method} ${path}`, signal, reading);
   }
 
   async #currentToken(signal: AbortSignal | undefined): Promise<string | undefined> {
@@ -635,28 +606,5 @@ export class KubeClient {
     }
     checkHeaderValue("options.token()", `Bearer ${token}`);
     return token;
-  }
-
-  async #apiError(
-    response: Response,
-    request: string,
-    signal: AbortSignal | undefined,
-  ): Promise<KubeApiError> {
-    const options: KubeApiErrorOptions = { code: response.status, request };
-    const retryAfter = parseRetryAfter(response.headers.get("retry-after"), this.#clock.now());
-    if (retryAfter !== undefined) options.retryAfterSeconds = retryAfter;
-    let text: string;
-    try {
-      text = await readText(response, signal, ERROR_BODY_LIMIT);
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      // The status line is the news; the failed body read is kept as the cause.
-      options.cause = error;
-      return new KubeApiError(options);
-    }
-    const status = parseStatus(text);
-    if (status !== undefined) options.status = status;
-    else options.bodySnippet = snippet(text);
-    return new KubeApiError(options);
   }
 }

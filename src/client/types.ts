@@ -38,7 +38,7 @@ export interface ManagedFieldsEntry {
   /** Name of the manager (a write's `fieldManager`). */
   manager?: string;
   /** `Apply` or `Update`. */
-  operation?: "Apply" | "Update" | (string & {});
+  operation?: string;
   /** API version of the fields. */
   apiVersion?: string;
   /** RFC 3339 time of the last change of this entry. */
