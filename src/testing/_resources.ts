@@ -3,7 +3,13 @@
  * selectors the real API server supports for it, and write behaviour.
  * @module
  */
-import { type AnyResourceDescriptor, configmaps, namespaces, pods } from "../client/resource.ts";
+import {
+  type AnyResourceDescriptor,
+  configmaps,
+  deployments,
+  namespaces,
+  pods,
+} from "../client/resource.ts";
 import { widgets } from "./widgets.ts";
 
 /** Server-side facts of one served resource. */
@@ -22,6 +28,8 @@ export interface ResourceInfo {
   readonly fieldSelectors: ReadonlySet<string>;
   /** Whether `/status` is a subresource (main-resource writes keep the old status). */
   readonly statusSubresource: boolean;
+  /** Whether `/scale` is a subresource (an `autoscaling/v1` Scale of `spec.replicas`). */
+  readonly scaleSubresource: boolean;
   /** Whether DELETE answers with the deleted object (else a Status `Success`). */
   readonly deleteReturnsObject: boolean;
   /** `{"kind":"Pod","apiVersion":"v1",` — the prefix put in front of an item's JSON. */
@@ -42,6 +50,7 @@ function info(
   extraFields: string[],
   statusSubresource: boolean,
   deleteReturnsObject: boolean,
+  scaleSubresource = false,
 ): ResourceInfo {
   const apiVersion = desc.group ? `${desc.group}/${desc.version}` : desc.version;
   const fields = ["metadata.name", ...(desc.namespaced ? ["metadata.namespace"] : [])];
@@ -53,6 +62,7 @@ function info(
     shortNames: Object.freeze(shortNames),
     fieldSelectors: new Set([...fields, ...extraFields]),
     statusSubresource,
+    scaleSubresource,
     deleteReturnsObject,
     jsonPrefix: `{"kind":${JSON.stringify(desc.kind)},"apiVersion":${JSON.stringify(apiVersion)},`,
     id: resourceId(desc),
@@ -81,4 +91,5 @@ export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
   info(configmaps, "configmap", ["cm"], [], false, false),
   info(namespaces, "namespace", ["ns"], ["status.phase"], true, true),
   info(widgets, "widget", ["wg"], [], true, true),
+  info(deployments, "deployment", ["deploy"], [], true, false, true),
 ]);

@@ -277,3 +277,33 @@ export function widgetFixture(index: number, options?: FixtureOptions): KubeObje
     status: { ready: index % 2 === 0 },
   };
 }
+
+/**
+ * A deployment (`apps/v1`), determined by `index`: `spec.replicas` is `index % 5`.
+ *
+ * @example
+ * ```ts
+ * import { deploymentFixture } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
+ * assert.equal(deploymentFixture(7).metadata.name, "deploy-000007");
+ * ```
+ */
+export function deploymentFixture(index: number, options?: FixtureOptions): KubeObject {
+  const app = APPS[mix(index) % APPS.length]!;
+  const name = options?.name ?? `deploy-${pad(index)}`;
+  return {
+    metadata: {
+      name,
+      namespace: options?.namespace ?? `ns-${index % 10}`,
+      labels: { app, ...options?.labels },
+    },
+    spec: {
+      replicas: index % 5,
+      selector: { matchLabels: { app, deployment: name } },
+      template: {
+        metadata: { labels: { app, deployment: name } },
+        spec: { containers: [{ name: app, image: `registry.example.com/team/${app}:v1` }] },
+      },
+    },
+  };
+}

@@ -155,6 +155,7 @@ export class SimulatedCluster implements Disposable {
       writes: {
         store: this.#store,
         limits: { maxRequestBodyBytes: o.maxRequestBodyBytes, maxJsonDepth: o.maxJsonDepth },
+        now: () => this.#clock.now(),
       },
       resources: this.#resources,
       faults,
