@@ -2,7 +2,7 @@
 // (classes whose timestamps are `Date`s and whose `kind` is any string) are accepted as type
 // arguments with the untyped descriptors of @kinformer/kinformer, without casts.
 import type { V1ConfigMap, V1Deployment, V1Pod } from "@kubernetes/client-node";
-import { createInformer, KubeClient, SharedInformerFactory } from "../../mod.ts";
+import { createInformer, defineResource, KubeClient, SharedInformerFactory } from "../../mod.ts";
 import { configmaps, deployments, pods } from "../../mod.ts";
 import type { SharedInformer } from "../../mod.ts";
 import { runController } from "../../src/controller/mod.ts";
@@ -49,3 +49,9 @@ export async function clientCalls(cm: V1ConfigMap): Promise<unknown[]> {
 // timestamps): client-node's V1Deployment (Date timestamps) is another type.
 // @ts-expect-error V1Deployment for the kubernetes-types-typed deployments descriptor
 createInformer<V1Deployment>(client, { resource: typedDeployments });
+
+// With client-node's models (`kind: string`) a mix-up is caught by descriptors typed with them.
+const v1Pods = defineResource<V1Pod>(pods);
+export const typedPods: SharedInformer<V1Pod> = createInformer(client, { resource: v1Pods });
+// @ts-expect-error a V1Deployment for the V1Pod-typed descriptor
+createInformer<V1Deployment>(client, { resource: v1Pods });
