@@ -140,8 +140,9 @@ export interface ObjectMetaLike {
  * ```ts
  * import type { KubeObjectLike } from "@kinformer/kinformer/client";
  * interface Widget { apiVersion?: string; kind?: "Widget"; metadata?: { name?: string }; spec?: { size: number } }
- * const w: KubeObjectLike = { kind: "Widget", metadata: { name: "w1" }, spec: { size: 3 } } satisfies Widget;
- * console.log(w.metadata?.name);
+ * const widget: Widget = { kind: "Widget", metadata: { name: "w1" }, spec: { size: 3 } };
+ * const fits: KubeObjectLike = widget; // no cast, no index signature needed
+ * console.log(fits.metadata?.name);
  * ```
  */
 export interface KubeObjectLike {

@@ -31,9 +31,10 @@ function mapsDiffer(
  * ```ts
  * import { generationChanged } from "@kinformer/kinformer/controller";
  * import assert from "node:assert/strict";
- * const before = { metadata: { name: "w", generation: 1 } };
+ * const before = { metadata: { name: "w", generation: 1 }, status: { ready: false } };
+ * const statusOnly = { ...before, status: { ready: true } };
  * assert.equal(generationChanged(before, { metadata: { name: "w", generation: 2 } }), true);
- * assert.equal(generationChanged(before, { ...before, status: { ready: true } }), false);
+ * assert.equal(generationChanged(before, statusOnly), false);
  * ```
  */
 export function generationChanged(oldObj: KubeObjectLike, newObj: KubeObjectLike): boolean {
