@@ -24,7 +24,8 @@
  * cluster.close();
  * ```
  *
- * Subpaths: `/client` (API client, resources, selectors), `/watch` (watch-stream decoder),
+ * Subpaths: `/client` (API client, resources, selectors), `/kubernetes-types` (the built-in
+ * descriptors typed with the optional `kubernetes-types` package), `/watch` (watch-stream decoder),
  * `/cache` (informer machinery), `/queue` (work queues and rate limiters), `/controller`
  * (controller runner), `/testing` (simulated API server, manual clock), `/metrics`
  * (Prometheus text format), `/config` (kubeconfig and in-cluster configuration); per runtime,

@@ -13,16 +13,17 @@ import {
   Indexer,
   type InformerEvent,
   type KubeClient,
-  type KubeObject,
+  type KubeObjectLike,
   processDeltas,
   type ResourceDescriptor,
   watcher,
+  type WatcherOptions,
 } from "../mod.ts";
 
 /** A hand-made informer: its cache, and a promise that settles when it stops. */
-export interface MinimalInformer {
+export interface MinimalInformer<T extends KubeObjectLike> {
   /** The cache. */
-  readonly store: Indexer<KubeObject>;
+  readonly store: Indexer<T>;
   /** Resolves once the first complete list is in the cache. */
   readonly synced: Promise<void>;
   /** Resolves when the watcher has stopped (the signal aborted). */
@@ -30,17 +31,17 @@ export interface MinimalInformer {
 }
 
 /** Runs list+watch into a DeltaFIFO and an Indexer until `signal` aborts. */
-export function minimalInformer(
+export function minimalInformer<T extends KubeObjectLike>(
   client: KubeClient,
-  resource: ResourceDescriptor,
+  resource: ResourceDescriptor<T>,
   options: {
     signal: AbortSignal;
-    onEvent?: (event: InformerEvent) => void;
-    watcher?: Partial<Parameters<typeof watcher>[1]>;
+    onEvent?: (event: InformerEvent<T>) => void;
+    watcher?: Partial<WatcherOptions<T>>;
   },
-): MinimalInformer {
-  const store = new Indexer<KubeObject>();
-  const fifo = new DeltaFIFO<KubeObject>({ knownObjects: store });
+): MinimalInformer<T> {
+  const store = new Indexer<T>();
+  const fifo = new DeltaFIFO<T>({ knownObjects: store });
   let markSynced!: () => void;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
   let isSynced = false;
@@ -60,7 +61,7 @@ export function minimalInformer(
     }
   };
   const done = (async () => {
-    let listing: KubeObject[] = [];
+    let listing: T[] = [];
     const events = watcher(client, { ...options.watcher, resource, signal: options.signal });
     for await (const ev of events) {
       switch (ev.type) {
@@ -101,7 +102,7 @@ if (import.meta.main) {
   const informer = minimalInformer(client, configmaps, {
     signal: ac.signal,
     onEvent: (ev) => {
-      if (ev.type !== "synced") console.log(ev.type, ev.object.metadata.name);
+      if (ev.type !== "synced") console.log(ev.type, ev.object.metadata?.name);
     },
   });
   await informer.synced;

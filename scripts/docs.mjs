@@ -19,15 +19,16 @@ const deno = join(root, "node_modules", ".bin", "deno");
 /** Kinds of declarations that must carry an @example: values users call or read. */
 const NEEDS_EXAMPLE = new Set(["function", "class", "variable", "enum", "namespace"]);
 
-function run(args, { capture = false } = {}) {
+function run(args, { capture = false, stderr = false } = {}) {
   return new Promise((done, fail) => {
     const child = spawn(deno, args, {
       cwd: root,
       env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", capture ? "pipe" : "inherit", "inherit"],
+      stdio: ["ignore", capture ? "pipe" : "inherit", stderr ? "pipe" : "inherit"],
     });
     let out = "";
     child.stdout?.setEncoding("utf8").on("data", (d) => (out += d));
+    child.stderr?.setEncoding("utf8").on("data", (d) => (out += d));
     child.once("error", fail);
     child.once("close", (code) => done({ code, out }));
   });
@@ -55,9 +56,41 @@ function missingExamples(doc) {
   return [...missing].sort();
 }
 
+/**
+ * Names of the types an entry point takes from an optional types-only package and references
+ * in its public API: `/kubernetes-types` types its descriptors with `kubernetes-types`' `Pod`,
+ * ... Those cannot be "public" here without re-exporting the whole package, so `deno doc
+ * --lint`'s `private-type-ref` errors naming them are expected; every other error counts.
+ */
+async function externalTypeNames() {
+  const names = new Set();
+  const source = await readFile(join(root, "src", "kubernetes_types", "mod.ts"), "utf8");
+  for (const m of source.matchAll(/import type \{([^}]*)\} from "kubernetes-types\/[^"]+";/g)) {
+    for (const part of m[1].split(",")) {
+      for (const name of part.trim().split(/\s+as\s+/)) if (name) names.add(name);
+    }
+  }
+  return names;
+}
+
+/** `deno doc --lint` on every entry point; errors are printed, expected ones (above) dropped. */
+async function lintDocs(entries) {
+  const lint = await run(["doc", "--lint", ...entries], { capture: true, stderr: true });
+  const external = await externalTypeNames();
+  const blocks = lint.out.split(/\n(?=error\[)/).filter((b) => b.startsWith("error["));
+  const unexpected = blocks.filter((b) => {
+    const m = /^error\[private-type-ref\]: public type '[^']+' references private type '([^']+)'/
+      .exec(b);
+    return m === null || !external.has(m[1]);
+  });
+  for (const b of unexpected) console.error(b.replace(/\nerror: Found \d+ .*$/s, ""));
+  if (lint.code !== 0 && blocks.length === 0) console.error(lint.out);
+  return lint.code === 0 || (blocks.length > 0 && unexpected.length === 0);
+}
+
 async function check() {
   const entries = await entryPoints();
-  const lint = await run(["doc", "--lint", ...entries]);
+  const linted = await lintDocs(entries);
   const json = await run(["doc", "--json", ...entries], { capture: true });
   if (json.code !== 0) return 1;
   const doc = JSON.parse(json.out);
@@ -72,7 +105,7 @@ async function check() {
   } else {
     console.log(`${entries.length} entry points, ${symbols} exported symbols: all documented`);
   }
-  return lint.code === 0 && missing.length === 0 ? 0 : 1;
+  return linted && missing.length === 0 ? 0 : 1;
 }
 
 async function html(dir) {

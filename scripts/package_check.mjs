@@ -237,6 +237,31 @@ try {
     "-p",
     join(app, "tsconfig.json"),
   ], app);
+
+  // The typed descriptors of /kubernetes-types: kubernetes-types is an optional peer dependency.
+  // Without it (as installed so far) only that subpath's types are missing, and tsc says which
+  // package to install; with it, the descriptors carry its types.
+  await cp(join(root, "scripts", "package_consumer_types.ts"), join(app, "consumer_types.ts"));
+  const typesConfig = join(app, "tsconfig.types.json");
+  const config = JSON.parse(await readFile(join(app, "tsconfig.json"), "utf8"));
+  await writeFile(typesConfig, JSON.stringify({ ...config, files: ["consumer_types.ts"] }));
+  const without = await run(bin("tsc"), ["-p", typesConfig], app);
+  assert.notEqual(without.code, 0, "the typed descriptors compiled without kubernetes-types");
+  assert.match(
+    without.stdout,
+    /kubernetes_types\/mod\.d\.ts\(\d+,\d+\): error TS2307: Cannot find module 'kubernetes-types\/core\/v1\.js'/,
+    "without kubernetes-types, tsc names the missing package",
+  );
+  console.log("  ok  without kubernetes-types: tsc names it as the missing package");
+  await cp(
+    join(root, "node_modules", "kubernetes-types"),
+    join(app, "node_modules", "kubernetes-types"),
+    { recursive: true, dereference: true },
+  );
+  await ok("tsc with kubernetes-types: typed descriptors (nodenext)", bin("tsc"), [
+    "-p",
+    typesConfig,
+  ], app);
   console.log(`package check: ok (${seconds(started)} s)`);
 } finally {
   if (keep) console.log(`kept ${tmp}`);

@@ -1,9 +1,9 @@
 #!/usr/bin/env node
-// The project's one test command: type-check and lint with Deno, then run the same node:test
-// suite under Deno, Bun and Node 24 (the `node` devDependency; it runs the .ts files natively),
-// print each runtime's counts, and exit non-zero if any step fails or any runtime runs zero
-// tests. Node 22 (also supported) runs on request: RUNTIMES=node22 installs node@22 into
-// .tmp/node22 once (npm) and runs the suite with it.
+// The project's one test command: type-check (README.md's TypeScript blocks too) and lint with
+// Deno, then run the same node:test suite under Deno, Bun and Node 24 (the `node`
+// devDependency; it runs the .ts files natively), print each runtime's counts, and exit non-zero
+// if any step fails or any runtime runs zero tests. Node 22 (also supported) runs on request:
+// RUNTIMES=node22 installs node@22 into .tmp/node22 once (npm) and runs the suite with it.
 //
 //   node scripts/test.mjs                 # everything
 //   node scripts/test.mjs tests/a_test.ts # only these files (all three runtimes)
@@ -79,10 +79,15 @@ if (!skipChecks) {
   console.log(`\n=== deno lint + deno fmt --check`);
   const lint = await run(bin("deno"), ["lint", "--quiet"], { capture: false });
   const fmt = await run(bin("deno"), ["fmt", "--check", "--quiet"], { capture: false });
-  checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0;
+  // Every TypeScript block of README.md must type-check too (what users copy must compile).
+  console.log(`\n=== README.md TypeScript blocks (scripts/readme_check.mjs)`);
+  const readme = await run(process.execPath, [join(root, "scripts", "readme_check.mjs")], {
+    capture: false,
+  });
+  checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0;
   results.push({
     name: "deno check+lint+fmt",
-    passed: checksOk ? 2 : 0,
+    passed: checksOk ? 3 : 0,
     failed: checksOk ? 0 : 1,
     ok: checksOk,
     seconds: elapsed(t0),

@@ -1,7 +1,7 @@
 // Shared setup for informer tests: a simulated cluster on a manual clock, a client on it.
 import assert from "node:assert/strict";
 import { KubeClient } from "../src/client/kube_client.ts";
-import type { KubeObject } from "../src/client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../src/client/types.ts";
 import {
   createInformer,
   type InformerOptions,
@@ -22,7 +22,7 @@ export interface Env {
   cluster: SimulatedCluster;
   client: KubeClient;
   errors: { kind: string; error: unknown }[];
-  informer<T extends KubeObject = KubeObject>(options: InformerOptions<T>): SharedInformer<T>;
+  informer<T extends KubeObjectLike = KubeObject>(options: InformerOptions<T>): SharedInformer<T>;
   /** Stops every informer made here, closes the cluster, and checks nothing leaked. */
   close(): Promise<void>;
 }
@@ -46,7 +46,7 @@ export function env(
     cluster,
     client,
     errors,
-    informer<T extends KubeObject>(o: InformerOptions<T>): SharedInformer<T> {
+    informer<T extends KubeObjectLike>(o: InformerOptions<T>): SharedInformer<T> {
       const i = createInformer<T>(client, {
         clock,
         random: seeded(options.seed ?? 1),

@@ -3,14 +3,14 @@
  * definition of an informer's identity (resource, namespace, selectors).
  * @module
  */
-import { type ResourceDescriptor, resourceKey } from "../client/resource.ts";
-import type { KubeObject } from "../client/types.ts";
+import { type AnyResourceDescriptor, resourceKey } from "../client/resource.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 
 /**
  * A small JSON-serializable snapshot of an informer: where it was (resource version), what it
  * watched, and optionally the cached objects (after `transform`). Pass it back as `resumeFrom`.
  */
-export interface InformerCheckpoint<T extends KubeObject = KubeObject> {
+export interface InformerCheckpoint<T extends KubeObjectLike = KubeObject> {
   /** Format version. */
   version: 1;
   /** Identity of the resource (`group/version/resource`). */
@@ -29,7 +29,7 @@ export interface InformerCheckpoint<T extends KubeObject = KubeObject> {
 
 /** What identifies an informer: its resource, namespace and selectors. */
 export interface InformerSelection {
-  resource: ResourceDescriptor;
+  resource: AnyResourceDescriptor;
   namespace?: string | undefined;
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
@@ -46,12 +46,12 @@ export function informerIdentity(s: InformerSelection): string {
 }
 
 /** The identity recorded in a checkpoint. */
-function checkpointIdentity(cp: InformerCheckpoint<KubeObject>): string {
+function checkpointIdentity<T extends KubeObjectLike>(cp: InformerCheckpoint<T>): string {
   return [cp.resource, cp.namespace, cp.labelSelector, cp.fieldSelector].join("|");
 }
 
 /** A checkpoint of an informer with selection `s` at `resourceVersion`. Internal. */
-export function makeCheckpoint<T extends KubeObject>(
+export function makeCheckpoint<T extends KubeObjectLike>(
   s: InformerSelection,
   resourceVersion: string,
   objects: T[] | undefined,
@@ -69,7 +69,7 @@ export function makeCheckpoint<T extends KubeObject>(
 }
 
 /** Throws a `TypeError` unless `cp` is a checkpoint taken for selection `s`. Internal. */
-export function checkCheckpoint<T extends KubeObject>(
+export function checkCheckpoint<T extends KubeObjectLike>(
   cp: InformerCheckpoint<T>,
   s: InformerSelection,
 ): void {

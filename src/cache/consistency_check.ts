@@ -6,8 +6,8 @@
  */
 import { KubeApiError } from "../client/errors.ts";
 import type { KubeClient } from "../client/kube_client.ts";
-import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { AnyResourceDescriptor } from "../client/resource.ts";
+import type { KubeObjectLike } from "../client/types.ts";
 import { linkedController } from "../util/abort.ts";
 import { type Clock, sleep, timerDelay, type TimerHandle } from "../util/clock.ts";
 import { compareResourceVersions } from "../util/resource_version.ts";
@@ -38,7 +38,7 @@ export interface ConsistencyTarget {
   client: KubeClient;
   /** What the informer lists: the check lists the same. */
   list: {
-    resource: ResourceDescriptor;
+    resource: AnyResourceDescriptor;
     namespace?: string | undefined;
     labelSelector?: string | undefined;
     fieldSelector?: string | undefined;
@@ -113,11 +113,11 @@ export class ConsistencyChecker {
   }
 
   /** The cache applied a change (called by the informer for every watch event). */
-  observe(object: KubeObject): void {
+  observe(object: KubeObjectLike): void {
     const changes = this.#changes;
     if (changes === undefined) return;
     try {
-      changes.set(objectKey(object), object.metadata.resourceVersion);
+      changes.set(objectKey(object), object.metadata?.resourceVersion);
     } catch {
       // no key: the cache could not hold it either
     }
@@ -331,7 +331,10 @@ export class ConsistencyChecker {
         } catch {
           continue; // no name: the cache cannot hold it either
         }
-        listed.set(key, { uid: item.metadata.uid, resourceVersion: item.metadata.resourceVersion });
+        listed.set(key, {
+          uid: item.metadata?.uid,
+          resourceVersion: item.metadata?.resourceVersion,
+        });
       }
       cont = page.metadata.continue || undefined;
     } while (cont !== undefined);

@@ -4,7 +4,7 @@
  * apart from the I/O so each rule has its own table of tests.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObjectLike } from "../client/types.ts";
 import { compareResourceVersions } from "../util/resource_version.ts";
 
 /** What a consistency check compares of one object: its identity and its version. */
@@ -33,8 +33,8 @@ export interface CacheComparisonInput {
   resourceVersion: string;
   /** The cache now. */
   cache: {
-    get(key: string): KubeObject | undefined;
-    entries(): Iterable<[string, KubeObject]>;
+    get(key: string): KubeObjectLike | undefined;
+    entries(): Iterable<[string, KubeObjectLike]>;
   };
   /**
    * Every key the cache changed (added, updated or deleted) since before the list was asked
@@ -64,8 +64,8 @@ export interface CacheComparison {
 }
 
 /** An object's identity and version. */
-function versionOf(object: KubeObject): ObjectVersion {
-  return { uid: object.metadata.uid, resourceVersion: object.metadata.resourceVersion };
+function versionOf(object: KubeObjectLike): ObjectVersion {
+  return { uid: object.metadata?.uid, resourceVersion: object.metadata?.resourceVersion };
 }
 
 /**
@@ -108,8 +108,8 @@ export function compareCacheWithList(input: CacheComparisonInput): CacheComparis
     return order === undefined ? undefined : order > 0;
   };
   /** Whether the cache's state of `key` is newer than the list (so not comparable). */
-  const newer = (key: string, cached: KubeObject | undefined): boolean => {
-    if (cached !== undefined) return after(cached.metadata.resourceVersion) ?? changes.has(key);
+  const newer = (key: string, cached: KubeObjectLike | undefined): boolean => {
+    if (cached !== undefined) return after(cached.metadata?.resourceVersion) ?? changes.has(key);
     if (!changes.has(key)) return false;
     return after(changes.get(key)) ?? true;
   };

@@ -2,7 +2,7 @@
  * DeltaFIFO: the queue between the reflector and the cache, holding every change per key.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
 import { objectKey } from "./object_key.ts";
 
@@ -13,7 +13,7 @@ export type DeltaType = "Added" | "Updated" | "Deleted" | "Replaced" | "Sync";
  * One change. A `Deleted` delta with `finalStateUnknown: true` is a tombstone: the object
  * vanished while the watch was down, and `object` is the last state the cache knew.
  */
-export interface Delta<T extends KubeObject = KubeObject> {
+export interface Delta<T extends KubeObjectLike = KubeObject> {
   /** Kind of change. */
   type: DeltaType;
   /** The object after the change (for a delete, its last known state). */
@@ -55,7 +55,7 @@ export interface DeltaFIFOOptions<T> {
  * console.log(key, deltas.map((d) => d.type)); // "ns/a" ["Added", "Updated"]
  * ```
  */
-export class DeltaFIFO<T extends KubeObject = KubeObject> {
+export class DeltaFIFO<T extends KubeObjectLike = KubeObject> {
   #items = new Map<string, Delta<T>[]>();
   #queue = new RingBuffer<string>(64);
   #knownObjects: KnownObjects<T> | undefined;

@@ -2,7 +2,7 @@
  * Event handlers: callbacks fed from a listener's own buffer, one event at a time.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { waitFor } from "../util/wait_for.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { Listener } from "./listener.ts";
@@ -11,7 +11,7 @@ import type { Listener } from "./listener.ts";
  * Callbacks of {@linkcode SharedInformer.addEventHandler}. A callback may return a promise: the
  * next event for this handler waits for it (other listeners are not held up).
  */
-export interface EventHandler<T extends KubeObject = KubeObject> {
+export interface EventHandler<T extends KubeObjectLike = KubeObject> {
   /** A new object; `isInInitialList` for the handler's initial population. */
   onAdd?(object: T, isInInitialList: boolean): void | Promise<void>;
   /** `newObject` replaced `oldObject` (the same object on a resync). */
@@ -36,7 +36,7 @@ export interface HandlerRegistration {
 }
 
 /** Calls the handler's callback for one event. */
-export function dispatchEvent<T extends KubeObject>(
+export function dispatchEvent<T extends KubeObjectLike>(
   handler: EventHandler<T>,
   ev: InformerEvent<T>,
 ): void | Promise<void> {
@@ -56,7 +56,7 @@ export function dispatchEvent<T extends KubeObject>(
  * Feeds `listener`'s events to `handler`, one at a time (awaiting a returned promise before the
  * next); a throwing callback goes to `onError` and delivery goes on. Internal.
  */
-export function attachHandler<T extends KubeObject>(
+export function attachHandler<T extends KubeObjectLike>(
   listener: Listener<T>,
   handler: EventHandler<T>,
   onError: (error: unknown) => void,

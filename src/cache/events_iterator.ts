@@ -3,7 +3,7 @@
  * optionally ending once the cache has caught up with the server (`until: "current"`).
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObjectLike } from "../client/types.ts";
 import { compareResourceVersions } from "../util/resource_version.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { Listener } from "./listener.ts";
@@ -24,7 +24,7 @@ export interface CatchUpSource {
  * An iterator over `listener`'s events. `finish` removes the listener (on `return()`, the end
  * of a catch-up run, or an abort of `signal`); `catchUp` makes it a catch-up run. Internal.
  */
-export function eventsIterator<T extends KubeObject>(
+export function eventsIterator<T extends KubeObjectLike>(
   listener: Listener<T>,
   finish: () => void,
   signal: AbortSignal | undefined,

@@ -4,7 +4,7 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { informerIdentity } from "./checkpoint.ts";
 import type { ConsistencyCheckResult } from "./consistency_check_options.ts";
 import type { IndexFunc } from "./indexer.ts";
@@ -14,7 +14,7 @@ import { createInformer, type InformerOptions, type SharedInformer } from "./inf
 export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, "resource">;
 
 /** Per-informer options of {@linkcode SharedInformerFactory.informerFor}. */
-export type InformerForOptions<T extends KubeObject> = Omit<InformerOptions<T>, "resource">;
+export type InformerForOptions<T extends KubeObjectLike> = Omit<InformerOptions<T>, "resource">;
 
 /** Options that pick the informer (its identity) rather than configure it. */
 const IDENTITY = new Set(["resource", "namespace", "labelSelector", "fieldSelector", "indexers"]);
@@ -61,12 +61,17 @@ export class SharedInformerFactory implements AsyncDisposable {
     this.#defaults = defaults;
   }
 
-  /** The informer for `resource` with these options (created on first request). */
-  informerFor<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+  /**
+   * The informer for `resource` with these options (created on first request). Its object type
+   * is the descriptor's (see `ResourceDescriptor`).
+   */
+  informerFor<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
     options: InformerForOptions<T> = {},
   ): SharedInformer<T> {
-    const merged = { ...this.#defaults, ...options, resource } as InformerOptions<T>;
+    // Factory-wide defaults apply to every object type (their transform sees any object).
+    const defaults = this.#defaults as Omit<InformerOptions<T>, "resource">;
+    const merged: InformerOptions<T> = { ...defaults, ...options, resource };
     if (!resource.namespaced) delete merged.namespace;
     const key = informerIdentity(merged);
     let informer = this.#informers.get(key) as SharedInformer<T> | undefined;

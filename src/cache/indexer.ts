@@ -2,7 +2,7 @@
  * The informer's local cache: objects by key, plus secondary indexes.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { objectKey } from "./object_key.ts";
 
 /** Maps an object to the index values it is filed under (e.g. its namespace). */
@@ -44,7 +44,7 @@ export const NAMESPACE_INDEX = "namespace";
  * cluster.close();
  * ```
  */
-export interface Store<T extends KubeObject = KubeObject> {
+export interface Store<T extends KubeObjectLike = KubeObject> {
   /** Number of objects. */
   readonly size: number;
   /** The object under `key` (`namespace/name` or `name`). */
@@ -82,7 +82,7 @@ export interface Store<T extends KubeObject = KubeObject> {
  * // ["default/web-1"] ["default"]
  * ```
  */
-export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
+export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> {
   #items = new Map<string, T>();
   #indexes = new Map<string, Index<T>>();
 
@@ -91,7 +91,7 @@ export class Indexer<T extends KubeObject = KubeObject> implements Store<T> {
    * `RangeError` if `indexers` names the built-in `"namespace"` index.
    */
   constructor(indexers: Indexers<T> = {}) {
-    this.addIndexers({ [NAMESPACE_INDEX]: (o: T) => [o.metadata.namespace ?? ""] });
+    this.addIndexers({ [NAMESPACE_INDEX]: (o: T) => [o.metadata?.namespace ?? ""] });
     this.addIndexers(indexers);
   }
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { waitFor } from "../util/wait_for.ts";
@@ -78,7 +78,7 @@ export type {
  * cluster.close();
  * ```
  */
-export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncDisposable {
+export class SharedInformer<T extends KubeObjectLike = KubeObject> implements AsyncDisposable {
   /** The cache (read-only; objects are shared with every consumer). */
   readonly store: Store<T>;
   /** Selector-aware queries over the cache. */
@@ -167,7 +167,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       inactivityTimeoutMs: defaults.inactivityTimeoutMs,
       initialEventsTimeoutMs: defaults.initialEventsTimeoutMs,
       maxLineLength: options.maxLineLength,
-      transform: options.transform ?? ((o: KubeObject) => o as T),
+      transform: options.transform ?? ((o: T) => o),
       sink: {
         replace: (items) => {
           this.#fifo.replace(items);
@@ -657,7 +657,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
  * cluster.close();
  * ```
  */
-export function createInformer<T extends KubeObject = KubeObject>(
+export function createInformer<T extends KubeObjectLike = KubeObject>(
   client: KubeClient,
   options: InformerOptions<T>,
 ): SharedInformer<T> {

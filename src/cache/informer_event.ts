@@ -2,7 +2,7 @@
  * What informer listeners receive.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 
 /**
  * A change delivered to an informer listener, discriminated on `type`:
@@ -29,7 +29,7 @@ import type { KubeObject } from "../client/types.ts";
  * console.log(describe({ type: "synced" }));
  * ```
  */
-export type InformerEvent<T extends KubeObject = KubeObject> =
+export type InformerEvent<T extends KubeObjectLike = KubeObject> =
   | { readonly type: "add"; readonly object: T; readonly isInInitialList: boolean }
   | { readonly type: "update"; readonly object: T; readonly oldObject: T }
   | { readonly type: "delete"; readonly object: T; readonly finalStateUnknown: boolean }

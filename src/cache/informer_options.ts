@@ -3,7 +3,7 @@
  * @module
  */
 import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import type { Backoff, BackoffOptions } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
 import { checkFunction, checkNumber, checkOneOf, checkOptionsObject } from "../util/validate.ts";
@@ -53,9 +53,12 @@ export const DEFAULT_INACTIVITY_TIMEOUT_MS = 150_000;
 export const DEFAULT_INITIAL_EVENTS_TIMEOUT_MS = 10_000;
 
 /** Options of {@linkcode createInformer}. */
-export interface InformerOptions<T extends KubeObject = KubeObject> {
-  /** The resource to watch, e.g. `pods` from `@kinformer/kinformer/client`. */
-  resource: ResourceDescriptor;
+export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
+  /**
+   * The resource to watch, e.g. `pods` from `@kinformer/kinformer/client`. Its type gives the
+   * informer's object type `T` (see {@linkcode ResourceDescriptor}).
+   */
+  resource: ResourceDescriptor<T>;
   /** Only this namespace. @default undefined (all namespaces) */
   namespace?: string | undefined;
   /** Label selector, applied to LIST and WATCH alike. @default undefined */
@@ -80,7 +83,7 @@ export interface InformerOptions<T extends KubeObject = KubeObject> {
    * the decoded object and may change and return it.
    * @default identity
    */
-  transform?: ((object: KubeObject) => T) | undefined;
+  transform?: ((object: T) => T) | undefined;
   /** Extra index functions (a `namespace` index is built in). @default {} */
   indexers?: Indexers<T> | undefined;
   /** Time source. @default systemClock */
@@ -182,7 +185,7 @@ export interface ResolvedInformerDefaults {
 }
 
 /** Applies the documented defaults. Internal. */
-export function informerDefaults<T extends KubeObject>(
+export function informerDefaults<T extends KubeObjectLike>(
   o: InformerOptions<T>,
 ): ResolvedInformerDefaults {
   return {
@@ -200,7 +203,7 @@ export function isBackoff(b: Backoff | BackoffOptions | undefined): b is Backoff
 }
 
 /** Validates informer options up front; errors name the option. Internal. */
-export function validateInformerOptions<T extends KubeObject>(o: InformerOptions<T>): void {
+export function validateInformerOptions<T extends KubeObjectLike>(o: InformerOptions<T>): void {
   if (typeof o !== "object" || o === null) throw new TypeError("informer options are required");
   const r = o.resource;
   if (typeof r !== "object" || r === null || typeof r.resource !== "string" || !r.version) {

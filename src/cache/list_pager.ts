@@ -4,8 +4,8 @@
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
-import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeList, KubeObject } from "../client/types.ts";
+import type { AnyResourceDescriptor } from "../client/resource.ts";
+import type { KubeList, KubeObjectLike } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
 import type { Clock } from "../util/clock.ts";
 import { linkedController } from "../util/abort.ts";
@@ -15,7 +15,7 @@ import { ListInactivityError } from "./reflector_errors.ts";
 /** What {@linkcode listAllPages} lists, and how. Internal. */
 export interface ListPagerOptions {
   client: KubeClient;
-  resource: ResourceDescriptor;
+  resource: AnyResourceDescriptor;
   namespace?: string | undefined;
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
@@ -35,14 +35,14 @@ export interface ListPagerOptions {
 
 /** A complete list. */
 export interface ListedPages {
-  items: KubeObject[];
+  items: KubeObjectLike[];
   resourceVersion: string;
   pages: number;
 }
 
 /** One page request in flight. */
 interface Pending {
-  page: Promise<KubeList<KubeObject>>;
+  page: Promise<KubeList<KubeObjectLike>>;
   cancel(): void;
   /** Continue token seen at the head of this page's body. */
   peeked?: string;
@@ -89,14 +89,14 @@ export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
     pending.page.catch(() => {}).finally(unlink); // awaited below, or cancelled
     return pending;
   };
-  const items: KubeObject[] = [];
+  const items: KubeObjectLike[] = [];
   let pages = 0;
   let listRV: unknown;
   let cont: string | undefined;
   current = request(undefined);
   try {
     for (;;) {
-      let page: KubeList<KubeObject>;
+      let page: KubeList<KubeObjectLike>;
       let next: Pending | undefined;
       try {
         page = await current.page;

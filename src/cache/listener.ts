@@ -2,7 +2,7 @@
  * One consumer's buffer of informer events.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
 import type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
 import { objectKey } from "./object_key.ts";
@@ -10,7 +10,7 @@ import { objectKey } from "./object_key.ts";
 const SKIPPED = Symbol("skipped");
 /** Dead slots tolerated before a compaction is considered. */
 const COMPACT_MIN_SKIPPED = 32;
-type Slot<T extends KubeObject> = InformerEvent<T> | typeof SKIPPED;
+type Slot<T extends KubeObjectLike> = InformerEvent<T> | typeof SKIPPED;
 
 /**
  * A listener's pending events in a growable ring buffer, so a slow consumer never blocks the
@@ -22,7 +22,7 @@ type Slot<T extends KubeObject> = InformerEvent<T> | typeof SKIPPED;
  * consumer's state always yields the producer's latest state of every key.
  * Internal: consumers see it through `events()` and `addEventHandler`.
  */
-export class Listener<T extends KubeObject = KubeObject> {
+export class Listener<T extends KubeObjectLike = KubeObject> {
   readonly policy: OverflowPolicy;
   /** Resync period in ms (0 = never). */
   readonly resyncPeriodMs: number;

@@ -2,7 +2,7 @@
  * Listers: selector-aware, namespace-scoped reads of an informer's cache.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { LabelSelector, parseLabelSelector } from "../client/label_selector.ts";
 import { NAMESPACE_INDEX, type Store } from "./indexer.ts";
 
@@ -21,10 +21,10 @@ function toSelector(s: string | LabelSelector | undefined): LabelSelector | unde
   );
 }
 
-function filter<T extends KubeObject>(items: T[], options: ListerListOptions): T[] {
+function filter<T extends KubeObjectLike>(items: T[], options: ListerListOptions): T[] {
   const selector = toSelector(options.labelSelector);
   if (selector === undefined || selector.isEverything()) return items;
-  return items.filter((o) => selector.matches(o.metadata.labels));
+  return items.filter((o) => selector.matches(o.metadata?.labels));
 }
 
 /**
@@ -41,7 +41,7 @@ function filter<T extends KubeObject>(items: T[], options: ListerListOptions): T
  * console.log(web.length, lister.namespace("default").get("web-1")?.metadata.name);
  * ```
  */
-export class NamespaceLister<T extends KubeObject = KubeObject> {
+export class NamespaceLister<T extends KubeObjectLike = KubeObject> {
   #store: Store<T>;
   #namespace: string;
 
@@ -80,7 +80,7 @@ export class NamespaceLister<T extends KubeObject = KubeObject> {
  * cluster.close();
  * ```
  */
-export class Lister<T extends KubeObject = KubeObject> {
+export class Lister<T extends KubeObjectLike = KubeObject> {
   #store: Store<T>;
 
   /** Wraps a store. */

@@ -4,7 +4,7 @@
  * check finds it, names the key and the path that changed, and reports it.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObjectLike } from "../client/types.ts";
 import type { Clock, TimerHandle } from "../util/clock.ts";
 import { isRecord } from "../util/values.ts";
 
@@ -43,7 +43,7 @@ export class MutationError extends Error {
  * cache replaces or drops it, and every `intervalMs` for all of them. Internal: turned on by
  * the informer's `detectMutations` option.
  */
-export class MutationDetector<T extends KubeObject> {
+export class MutationDetector<T extends KubeObjectLike> {
   readonly #clock: Clock;
   readonly #intervalMs: number;
   readonly #report: (error: MutationError) => void;

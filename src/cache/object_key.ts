@@ -2,7 +2,7 @@
  * Cache keys: `namespace/name` for namespaced objects, `name` for cluster-scoped ones.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObjectLike } from "../client/types.ts";
 
 /**
  * The cache key of an object: `namespace/name`, or `name` when it has no namespace.
@@ -15,7 +15,7 @@ import type { KubeObject } from "../client/types.ts";
  * console.log(objectKey({ metadata: { name: "kube-system" } })); // "kube-system"
  * ```
  */
-export function objectKey(object: KubeObject): string {
+export function objectKey(object: KubeObjectLike): string {
   const meta = object.metadata;
   const name = meta?.name;
   if (!name) throw new TypeError(`object has no metadata.name: ${JSON.stringify(meta)}`);

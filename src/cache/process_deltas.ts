@@ -4,12 +4,12 @@
  * shared informer for the same reason), tested on its own.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObjectLike } from "../client/types.ts";
 import type { Delta } from "./delta_fifo.ts";
 import type { InformerEvent } from "./informer_event.ts";
 
 /** The result of {@linkcode processDeltas}. */
-export interface DeltaOutcome<T extends KubeObject> {
+export interface DeltaOutcome<T extends KubeObjectLike> {
   /** What the cache holds under the key afterwards; `undefined` when nothing. */
   cached: T | undefined;
   /**
@@ -45,7 +45,7 @@ export interface DeltaOutcome<T extends KubeObject> {
  * assert.deepEqual(out.events, [{ type: "update", object: v2, oldObject: v1 }]);
  * ```
  */
-export function processDeltas<T extends KubeObject>(
+export function processDeltas<T extends KubeObjectLike>(
   cached: T | undefined,
   deltas: readonly Delta<T>[],
   isInInitialList: boolean,
@@ -73,9 +73,9 @@ export function processDeltas<T extends KubeObject>(
         continue;
       case "Replaced":
         if (
-          old !== undefined && old.metadata.uid === object.metadata.uid &&
-          old.metadata.resourceVersion !== undefined &&
-          old.metadata.resourceVersion === object.metadata.resourceVersion
+          old !== undefined && old.metadata?.uid === object.metadata?.uid &&
+          old.metadata?.resourceVersion !== undefined &&
+          old.metadata?.resourceVersion === object.metadata?.resourceVersion
         ) {
           continue; // a relist found it unchanged: nothing to tell, keep the shared object
         }
@@ -84,7 +84,7 @@ export function processDeltas<T extends KubeObject>(
     if (old === undefined) {
       events.push({ type: "add", object, isInInitialList });
     } else if (
-      old.metadata.uid !== object.metadata.uid && old.metadata.uid && object.metadata.uid
+      old.metadata?.uid !== object.metadata?.uid && old.metadata?.uid && object.metadata?.uid
     ) {
       // Deleted and re-created under the same name while we were not looking.
       events.push({ type: "delete", object: old, finalStateUnknown: true });

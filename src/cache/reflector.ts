@@ -3,8 +3,8 @@
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
-import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { AnyResourceDescriptor } from "../client/resource.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
 import { decodeWatchStream } from "../watch/watch_decoder.ts";
 import { responseBytes } from "../watch/response_bytes.ts";
@@ -54,7 +54,7 @@ export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "
 export const MAX_RETRY_AFTER_MS = 60_000;
 
 /** Where the reflector delivers what it learns. */
-export interface ReflectorSink<T extends KubeObject> {
+export interface ReflectorSink<T extends KubeObjectLike> {
   /** A complete state (a list, or a streaming list's initial events) at `resourceVersion`. */
   replace(items: T[], resourceVersion: string): void;
   /**
@@ -102,9 +102,9 @@ export interface ReflectorErrorContext {
 }
 
 /** Options of {@linkcode Reflector}. */
-export interface ReflectorOptions<T extends KubeObject> {
+export interface ReflectorOptions<T extends KubeObjectLike> {
   client: KubeClient;
-  resource: ResourceDescriptor;
+  resource: AnyResourceDescriptor;
   namespace?: string | undefined;
   labelSelector?: string | undefined;
   fieldSelector?: string | undefined;
@@ -116,7 +116,8 @@ export interface ReflectorOptions<T extends KubeObject> {
   inactivityTimeoutMs: number;
   initialEventsTimeoutMs: number;
   maxLineLength?: number | undefined;
-  transform: (object: KubeObject) => T;
+  /** Runs on every decoded object (identity when the user gave none). */
+  transform: (object: T) => T;
   sink: ReflectorSink<T>;
   onError: (error: unknown, context: ReflectorErrorContext) => void;
   /** Start watching from here without a LIST (a checkpoint). */
@@ -141,7 +142,7 @@ export interface ReflectorOptions<T extends KubeObject> {
  * Every request start goes through a {@linkcode RequestPacer}, so no server behaviour can make
  * it hammer the API server. Internal: used by the informer.
  */
-export class Reflector<T extends KubeObject> {
+export class Reflector<T extends KubeObjectLike> {
   #o: ReflectorOptions<T>;
   #plan: ReflectorPlanState;
   #pacer: RequestPacer;
@@ -263,9 +264,10 @@ export class Reflector<T extends KubeObject> {
   }
 
   /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
-  #transform(object: KubeObject, phase: "list" | "stream" | "watch"): T | undefined {
+  #transform(object: KubeObjectLike, phase: "list" | "stream" | "watch"): T | undefined {
     try {
-      return this.#o.transform(object);
+      // The server sends objects of the watched resource: the descriptor's object type.
+      return this.#o.transform(object as T);
     } catch (error) {
       this.#report(error, "transform", phase, 0);
       return undefined;

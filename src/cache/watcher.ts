@@ -5,7 +5,7 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
@@ -30,7 +30,7 @@ import type { InitialListMode } from "./reflector_plan.ts";
  * - `delete`: an object was deleted (watch), with its last state;
  * - `bookmark`: the resource version moved with no change (a checkpoint may be taken).
  */
-export type WatcherEvent<T extends KubeObject = KubeObject> =
+export type WatcherEvent<T extends KubeObjectLike = KubeObject> =
   | { type: "init" }
   | { type: "init-apply"; object: T }
   | { type: "init-done"; resourceVersion: string }
@@ -39,9 +39,9 @@ export type WatcherEvent<T extends KubeObject = KubeObject> =
   | { type: "bookmark"; resourceVersion: string };
 
 /** Options of {@linkcode watcher}. */
-export interface WatcherOptions<T extends KubeObject = KubeObject> {
+export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
   /** The resource to list and watch. */
-  resource: ResourceDescriptor;
+  resource: ResourceDescriptor<T>;
   /** Only this namespace. @default undefined (all namespaces) */
   namespace?: string | undefined;
   /** Label selector for LIST and WATCH. @default undefined */
@@ -53,7 +53,7 @@ export interface WatcherOptions<T extends KubeObject = KubeObject> {
   /** `"list"`, `"stream"` or `"auto"`, as for informers. @default "list" */
   initialList?: InitialListMode | undefined;
   /** Runs on each object before it is yielded. @default identity */
-  transform?: ((object: KubeObject) => T) | undefined;
+  transform?: ((object: T) => T) | undefined;
   /** Start by watching from this resource version (no LIST). @default undefined */
   resumeFrom?: string | undefined;
   /** Idle limit of a watch or LIST response, in ms. @default 150000 */
@@ -110,7 +110,7 @@ export interface WatcherOptions<T extends KubeObject = KubeObject> {
  * cluster.close();
  * ```
  */
-export function watcher<T extends KubeObject = KubeObject>(
+export function watcher<T extends KubeObjectLike = KubeObject>(
   client: KubeClient,
   options: WatcherOptions<T>,
 ): AsyncIterableIterator<WatcherEvent<T>> {
@@ -156,7 +156,7 @@ export function watcher<T extends KubeObject = KubeObject>(
     inactivityTimeoutMs: options.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
     initialEventsTimeoutMs: options.initialEventsTimeoutMs ?? DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
     maxLineLength: options.maxLineLength,
-    transform: options.transform ?? ((o: KubeObject) => o as T),
+    transform: options.transform ?? ((o: T) => o),
     resumeFrom: options.resumeFrom,
     onError: (error, context) => {
       try {
@@ -172,7 +172,7 @@ export function watcher<T extends KubeObject = KubeObject>(
         push({ type: "init-done", resourceVersion });
       },
       apply: (type, object) => {
-        const resourceVersion = object.metadata.resourceVersion;
+        const resourceVersion = object.metadata?.resourceVersion;
         push(
           type === "DELETED"
             ? { type: "delete", object, resourceVersion }

@@ -6,47 +6,46 @@
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
 import { abortable } from "../util/abort.ts";
-import { describeValue, isRecord } from "../util/values.ts";
-import { KubeApiError, KubeNetworkError } from "./errors.ts";
-import type { KubeApiErrorOptions } from "./errors.ts";
+import { describeValue } from "../util/values.ts";
+import { KubeNetworkError } from "./errors.ts";
+import { appendQuery, checkHeaderValue, parseServer, resolvePath, toHeaders } from "./http.ts";
 import {
-  appendQuery,
-  checkHeaderValue,
-  parseRetryAfter,
-  parseServer,
-  resolvePath,
-  toHeaders,
-} from "./http.ts";
-import {
+  type ApplyOptions,
   type DeleteOptions,
   type GetOptions,
   type KubeRequestOptions,
   type ListOptions,
   listQuery,
-  objectNamespace,
-  PATCH_CONTENT_TYPES,
   type PatchOptions,
-  requireName,
   type WatchOptions,
   watchQuery,
   type WriteOptions,
 } from "./request_options.ts";
 import { resourcePath } from "./resource.ts";
-import type { ResourceDescriptor } from "./resource.ts";
+import type { AnyResourceDescriptor, ResourceDescriptor } from "./resource.ts";
+import type { ApplyConfiguration } from "./apply_configuration.ts";
 import {
+  applyRequest,
+  createRequest,
+  deleteRequest,
+  getRequest,
+  type ObjectRequest,
+  patchRequest,
+  replaceRequest,
+} from "./write_requests.ts";
+import {
+  apiErrorOf,
   continueTokenPeeker,
   discardBody,
-  ERROR_BODY_LIMIT,
-  parseStatus,
   readJsonObject,
-  readText,
   type ReadTextHooks,
-  snippet,
 } from "./response_body.ts";
-import type { KubeList, KubeObject, Status } from "./types.ts";
+import type { KubeList, KubeObject, KubeObjectLike, Scale, Status } from "./types.ts";
 
 export type {
+  ApplyOptions,
   DeleteOptions,
+  DeletePreconditions,
   GetOptions,
   KubeRequestOptions,
   ListOptions,
@@ -54,7 +53,9 @@ export type {
   PatchType,
   QueryValue,
   ResourceVersionMatch,
+  Subresource,
   WatchOptions,
+  WriteCommonOptions,
   WriteOptions,
 } from "./request_options.ts";
 
@@ -300,7 +301,7 @@ export class KubeClient {
       throw new KubeNetworkError(`${init.method} ${url.href}`, error);
     }
     if (response.ok) return response;
-    const error = await this.#apiError(response, label, signal);
+    const error = await apiErrorOf(response, label, signal, this.#clock.now());
     if (response.status === 401) this.#onUnauthorized?.(request);
     throw error;
   }
@@ -325,25 +326,17 @@ export class KubeClient {
    * console.log(page.metadata.continue); // "abc"
    * ```
    */
-  async list<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+  async list<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
     options?: ListOptions,
   ): Promise<KubeList<T>> {
     const path = resourcePath(resource, { namespace: options?.namespace });
     const onContinue = options?.onContinue;
     const query = listQuery(options);
-    const body = await this.#readObject(
-      "GET",
-      path,
-      {
-        query,
-        signal: options?.signal,
-      },
-      {
-        peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
-        onProgress: options?.onProgress,
-      },
-    );
+    const body = await this.#send({ method: "GET", path, query }, options?.signal, {
+      peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
+      onProgress: options?.onProgress,
+    });
     const list = body as unknown as KubeList<T>;
     if (list.metadata === undefined || list.metadata === null) list.metadata = {};
     if (list.items === undefined || list.items === null) list.items = [];
@@ -380,7 +373,7 @@ export class KubeClient {
    * controller.abort();
    * ```
    */
-  async watch(resource: ResourceDescriptor, options?: WatchOptions): Promise<Response> {
+  async watch(resource: AnyResourceDescriptor, options?: WatchOptions): Promise<Response> {
     const path = resourcePath(resource, { namespace: options?.namespace });
     return await this.request(path, {
       query: watchQuery(options),
@@ -389,7 +382,7 @@ export class KubeClient {
   }
 
   /**
-   * Reads one object.
+   * Reads one object (or, with `subresource`, its `status` or its `scale`).
    *
    * @throws {KubeApiError} with code 404 / reason `NotFound` when it does not exist.
    *
@@ -404,17 +397,28 @@ export class KubeClient {
    * console.log(ns.metadata.name); // "default"
    * ```
    */
-  async get<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+  get<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    name: string,
+    options: GetOptions & { subresource: "scale" },
+  ): Promise<Scale>;
+  /** Reads one object, or its `status` subresource (the same type). */
+  get<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
     name: string,
     options?: GetOptions,
-  ): Promise<T> {
-    const path = resourcePath(resource, { namespace: options?.namespace, name: requireName(name) });
-    return await this.#readObject("GET", path, { signal: options?.signal }) as T;
+  ): Promise<T>;
+  async get<T extends KubeObjectLike>(
+    resource: ResourceDescriptor<T>,
+    name: string,
+    options?: GetOptions,
+  ): Promise<T | Scale> {
+    return await this.#send(getRequest(resource, name, options), options?.signal) as T | Scale;
   }
 
   /**
-   * Creates `object` (POST to the collection) and returns the object the server stored.
+   * Creates `object` (POST to the collection) and returns the object the server stored. With
+   * `dryRun`, the server only answers what it would store.
    *
    * @example
    * ```ts
@@ -428,28 +432,23 @@ export class KubeClient {
    *   kind: "ConfigMap",
    *   metadata: { name: "settings", namespace: "default" },
    *   data: { mode: "fast" },
-   * });
+   * }, { fieldManager: "my-tool" });
    * console.log(created.metadata.name); // "settings"
    * ```
    */
-  async create<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
-    object: T,
+  async create<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    object: NoInfer<T>,
     options?: WriteOptions,
-  ): Promise<T> {
-    const namespace = objectNamespace(resource, object, options?.namespace);
-    if (resource.namespaced && namespace === undefined) {
-      throw new TypeError(
-        "options.namespace or object.metadata.namespace is required to create a namespaced object",
-      );
-    }
-    const path = resourcePath(resource, { namespace });
-    return await this.#readObject("POST", path, { body: object, signal: options?.signal }) as T;
+  ): Promise<NoInfer<T>> {
+    return await this.#send(createRequest(resource, object, options), options?.signal) as T;
   }
 
   /**
    * Replaces `object` (PUT); name and namespace come from `object.metadata`. Set
    * `metadata.resourceVersion` for an optimistic-concurrency update (409 Conflict when stale).
+   * With `subresource: "status"` only the status changes; with `"scale"` the object is a
+   * {@linkcode Scale}.
    *
    * @example
    * ```ts
@@ -465,26 +464,32 @@ export class KubeClient {
    * console.log(updated.data); // { mode: "safe" }
    * ```
    */
-  async replace<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
-    object: T,
+  replace<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    object: Scale,
+    options: WriteOptions & { subresource: "scale" },
+  ): Promise<Scale>;
+  /** Replaces an object, or only its status with `subresource: "status"`. */
+  replace<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    object: NoInfer<T>,
     options?: WriteOptions,
-  ): Promise<T> {
-    const namespace = objectNamespace(resource, object, options?.namespace);
-    const name = object.metadata.name;
-    if (typeof name !== "string" || name === "") {
-      throw new TypeError(
-        `object.metadata.name is required to replace, got ${describeValue(name)}`,
-      );
-    }
-    const path = resourcePath(resource, { namespace, name });
-    return await this.#readObject("PUT", path, { body: object, signal: options?.signal }) as T;
+  ): Promise<NoInfer<T>>;
+  async replace<T extends KubeObjectLike>(
+    resource: ResourceDescriptor<T>,
+    object: T | Scale,
+    options?: WriteOptions,
+  ): Promise<T | Scale> {
+    return await this.#send(replaceRequest(resource, object, options), options?.signal) as
+      | T
+      | Scale;
   }
 
   /**
-   * Patches one object and returns the result. `type` picks the `Content-Type`:
-   * `application/merge-patch+json` (default), `application/strategic-merge-patch+json` or
-   * `application/json-patch+json` (then `patch` must be an array of operations).
+   * Patches one object (or a subresource) and returns the result. `type` picks the
+   * `Content-Type`: `application/merge-patch+json` (default),
+   * `application/strategic-merge-patch+json` or `application/json-patch+json` (then `patch`
+   * must be an array of operations). Server-side apply is {@linkcode KubeClient.apply}.
    *
    * @example
    * ```ts
@@ -498,36 +503,82 @@ export class KubeClient {
    * console.log(patched.contentType); // "application/merge-patch+json"
    * ```
    */
-  async patch<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+  patch<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    name: string,
+    patch: unknown,
+    options: PatchOptions & { subresource: "scale" },
+  ): Promise<Scale>;
+  /** Patches an object, or its `status` subresource. */
+  patch<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
     name: string,
     patch: unknown,
     options?: PatchOptions,
-  ): Promise<T> {
-    const type = options?.type ?? "merge";
-    if (!Object.hasOwn(PATCH_CONTENT_TYPES, type)) {
-      throw new TypeError(
-        `options.type must be "merge", "strategic" or "json", got ${describeValue(type)}`,
-      );
-    }
-    if (type === "json" ? !Array.isArray(patch) : !isRecord(patch)) {
-      throw new TypeError(
-        `patch must be ${
-          type === "json" ? "an array of operations" : "an object"
-        } for a ${type} patch, got ${describeValue(patch)}`,
-      );
-    }
-    const path = resourcePath(resource, { namespace: options?.namespace, name: requireName(name) });
-    return await this.#readObject("PATCH", path, {
-      body: patch,
-      headers: { "content-type": PATCH_CONTENT_TYPES[type] },
-      signal: options?.signal,
-    }) as T;
+  ): Promise<T>;
+  async patch<T extends KubeObjectLike>(
+    resource: ResourceDescriptor<T>,
+    name: string,
+    patch: unknown,
+    options?: PatchOptions,
+  ): Promise<T | Scale> {
+    return await this.#send(patchRequest(resource, name, patch, options), options?.signal) as
+      | T
+      | Scale;
+  }
+
+  /**
+   * Server-side apply: sends the fields `fieldManager` has an opinion about (a partial
+   * object); the server creates the object or merges them in, records them as that manager's
+   * in `metadata.managedFields`, and removes fields this manager applied before and leaves out
+   * now. A field another manager owns with a different value is a 409 Conflict whose
+   * `Status.details.causes` (type `FieldManagerConflict`) name each field and manager, unless
+   * `force` takes it over. `apiVersion` and `kind` are filled in from the descriptor when
+   * absent. With `subresource` it applies to `status` or `scale` (a {@linkcode Scale}).
+   *
+   * @throws {KubeApiError} 409 `Conflict` with `FieldManagerConflict` causes.
+   * @throws {TypeError} without `fieldManager` or `metadata.name`.
+   *
+   * @example
+   * ```ts
+   * import { configmaps, KubeClient } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+   * const cm = await client.apply(configmaps, {
+   *   metadata: { name: "settings", namespace: "default" },
+   *   data: { mode: "fast" },
+   * }, { fieldManager: "my-controller" });
+   * assert.equal(cm.metadata.managedFields?.[0]?.manager, "my-controller");
+   * cluster.close();
+   * ```
+   */
+  apply<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    object: ApplyConfiguration<Scale>,
+    options: ApplyOptions & { subresource: "scale" },
+  ): Promise<Scale>;
+  /** Server-side apply to an object, or to its `status` subresource. */
+  apply<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    object: ApplyConfiguration<NoInfer<T>>,
+    options: ApplyOptions,
+  ): Promise<NoInfer<T>>;
+  async apply<T extends KubeObjectLike>(
+    resource: ResourceDescriptor<T>,
+    object: ApplyConfiguration<T> | ApplyConfiguration<Scale>,
+    options: ApplyOptions,
+  ): Promise<T | Scale> {
+    return await this.#send(applyRequest(resource, object, options), options?.signal) as
+      | T
+      | Scale;
   }
 
   /**
    * Deletes one object. The server answers either a `Status` (`status: "Success"`) or the
    * object itself (still present, e.g. while finalizers run); narrow with `isStatus`.
+   * `preconditions` (uid, resourceVersion) make it conditional (409 Conflict otherwise).
    *
    * @example
    * ```ts
@@ -540,44 +591,27 @@ export class KubeClient {
    * console.log(isStatus(result) ? "gone" : `terminating since ${result.metadata.deletionTimestamp}`);
    * ```
    */
-  async delete<T extends KubeObject = KubeObject>(
-    resource: ResourceDescriptor,
+  async delete<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
     name: string,
     options?: DeleteOptions,
   ): Promise<T | Status> {
-    const grace = options?.gracePeriodSeconds;
-    if (grace !== undefined && (!Number.isInteger(grace) || grace < 0)) {
-      throw new RangeError(
-        `options.gracePeriodSeconds must be a non-negative integer, got ${describeValue(grace)}`,
-      );
-    }
-    const policy = options?.propagationPolicy;
-    if (policy !== undefined && !["Foreground", "Background", "Orphan"].includes(policy)) {
-      throw new TypeError(
-        `options.propagationPolicy must be "Foreground", "Background" or "Orphan", got ${
-          describeValue(policy)
-        }`,
-      );
-    }
-    const path = resourcePath(resource, { namespace: options?.namespace, name: requireName(name) });
-    return await this.#readObject("DELETE", path, {
-      query: { propagationPolicy: policy, gracePeriodSeconds: grace },
-      signal: options?.signal,
-    }) as T | Status;
+    return await this.#send(deleteRequest(resource, name, options), options?.signal) as
+      | T
+      | Status;
   }
 
   /**
    * Sends one request whose 2xx answer is a JSON object (or a `Status`), and reads that object;
    * `reading` as in `readText`.
    */
-  async #readObject(
-    method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
-    path: string,
-    options: Omit<KubeRequestOptions, "method">,
+  async #send(
+    { method, path, ...options }: ObjectRequest,
+    signal: AbortSignal | undefined,
     reading?: ReadTextHooks,
   ): Promise<Record<string, unknown>> {
-    const response = await this.request(path, { ...options, method });
-    return await readJsonObject(response, `${method} ${path}`, options.signal, reading);
+    const response = await this.request(path, { ...options, method, signal });
+    return await readJsonObject(response, `${method} ${path}`, signal, reading);
   }
 
   async #currentToken(signal: AbortSignal | undefined): Promise<string | undefined> {
@@ -591,28 +625,5 @@ export class KubeClient {
     }
     checkHeaderValue("options.token()", `Bearer ${token}`);
     return token;
-  }
-
-  async #apiError(
-    response: Response,
-    request: string,
-    signal: AbortSignal | undefined,
-  ): Promise<KubeApiError> {
-    const options: KubeApiErrorOptions = { code: response.status, request };
-    const retryAfter = parseRetryAfter(response.headers.get("retry-after"), this.#clock.now());
-    if (retryAfter !== undefined) options.retryAfterSeconds = retryAfter;
-    let text: string;
-    try {
-      text = await readText(response, signal, ERROR_BODY_LIMIT);
-    } catch (error) {
-      if (signal?.aborted) throw signal.reason;
-      // The status line is the news; the failed body read is kept as the cause.
-      options.cause = error;
-      return new KubeApiError(options);
-    }
-    const status = parseStatus(text);
-    if (status !== undefined) options.status = status;
-    else options.bodySnippet = snippet(text);
-    return new KubeApiError(options);
   }
 }

@@ -42,15 +42,23 @@
  * @module
  */
 export type {
+  CustomObject,
   KubeList,
   KubeObject,
+  KubeObjectLike,
   ListMeta,
+  ManagedFieldsEntry,
   ObjectMeta,
+  ObjectMetaLike,
   OwnerReference,
+  OwnerReferenceLike,
+  Scale,
   Status,
   StatusCause,
   StatusDetails,
 } from "./types.ts";
+export type { ApplyConfiguration } from "./apply_configuration.ts";
+export { defineResource } from "./define_resource.ts";
 export { isStatus } from "./types.ts";
 export { BODY_SNIPPET_LENGTH, KubeApiError, KubeNetworkError } from "./errors.ts";
 export type { KubeApiErrorOptions } from "./errors.ts";
@@ -78,10 +86,19 @@ export {
   services,
   statefulsets,
 } from "./resource.ts";
-export type { ResourceDescriptor, ResourcePathOptions } from "./resource.ts";
+export type {
+  AnyResourceDescriptor,
+  ObjectKind,
+  ObjectOf,
+  ResourceDescriptor,
+  ResourcePathOptions,
+  UntypedResourceDescriptor,
+} from "./resource.ts";
 export { DEFAULT_USER_AGENT, KubeClient } from "./kube_client.ts";
 export type {
+  ApplyOptions,
   DeleteOptions,
+  DeletePreconditions,
   GetOptions,
   KubeClientOptions,
   KubeRequestOptions,
@@ -90,8 +107,10 @@ export type {
   PatchType,
   QueryValue,
   ResourceVersionMatch,
+  Subresource,
   TokenSource,
   WatchOptions,
+  WriteCommonOptions,
   WriteOptions,
 } from "./kube_client.ts";
 // The time source type of `KubeClientOptions.clock` (also exported by the cache module).

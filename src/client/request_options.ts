@@ -3,8 +3,8 @@
  * parameters (apart from the client, so the rules can be read and tested on their own).
  * @module
  */
-import type { ResourceDescriptor } from "./resource.ts";
-import type { KubeObject } from "./types.ts";
+import type { AnyResourceDescriptor } from "./resource.ts";
+import type { KubeObjectLike } from "./types.ts";
 import { checkBoolean, checkFunction, checkNumber, checkString } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
 
@@ -154,6 +154,13 @@ export interface WatchOptions {
   signal?: AbortSignal | undefined;
 }
 
+/**
+ * A subresource that {@linkcode KubeClient.get}, `replace`, `patch` and `apply` can address:
+ * `status` (only the object's `status` changes; the object type is the resource's own) or
+ * `scale` (an `autoscaling/v1` {@linkcode Scale} whose `spec.replicas` is the object's).
+ */
+export type Subresource = "status" | "scale";
+
 /** Options of {@linkcode KubeClient.get}. */
 export interface GetOptions {
   /**
@@ -162,6 +169,32 @@ export interface GetOptions {
    */
   namespace?: string | undefined;
   /**
+   * Read this subresource of the object instead (`scale` answers a `Scale`).
+   * @default undefined
+   */
+  subresource?: Subresource | undefined;
+  /**
+   * Aborts the request.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** What every write takes: who writes, and whether it is only a trial. */
+export interface WriteCommonOptions {
+  /**
+   * Name of the writer, recorded in `metadata.managedFields` (query `fieldManager`): at most
+   * 128 printable characters. Without it the server derives one from the user agent.
+   * @default undefined
+   */
+  fieldManager?: string | undefined;
+  /**
+   * A dry run (query `dryRun=All`): the server validates and answers what it would store, and
+   * stores nothing.
+   * @default false
+   */
+  dryRun?: boolean | undefined;
+  /**
    * Aborts the request.
    * @default undefined
    */
@@ -169,7 +202,7 @@ export interface GetOptions {
 }
 
 /** Options of {@linkcode KubeClient.create} and {@linkcode KubeClient.replace}. */
-export interface WriteOptions {
+export interface WriteOptions extends WriteCommonOptions {
   /**
    * Namespace of the object; defaults to `object.metadata.namespace` for namespaced
    * resources. Both set but different is a TypeError.
@@ -177,17 +210,18 @@ export interface WriteOptions {
    */
   namespace?: string | undefined;
   /**
-   * Aborts the request.
+   * Replace this subresource (`replace` only): `status` changes only the status, `scale`
+   * takes a {@linkcode Scale}. A `create` with it is a TypeError.
    * @default undefined
    */
-  signal?: AbortSignal | undefined;
+  subresource?: Subresource | undefined;
 }
 
 /** Kind of patch and its `Content-Type`. */
 export type PatchType = "merge" | "strategic" | "json";
 
 /** Options of {@linkcode KubeClient.patch}. */
-export interface PatchOptions {
+export interface PatchOptions extends WriteCommonOptions {
   /**
    * Namespace of the object; required for namespaced resources.
    * @default undefined
@@ -195,15 +229,51 @@ export interface PatchOptions {
   namespace?: string | undefined;
   /**
    * `merge` (JSON merge patch, RFC 7386), `strategic` (strategic merge patch, built-in types
-   * only) or `json` (JSON patch, RFC 6902: an array of operations).
+   * only) or `json` (JSON patch, RFC 6902: an array of operations). Server-side apply is
+   * {@linkcode KubeClient.apply}.
    * @default "merge"
    */
   type?: PatchType | undefined;
   /**
-   * Aborts the request.
+   * Patch this subresource (`scale` patches a {@linkcode Scale}).
    * @default undefined
    */
-  signal?: AbortSignal | undefined;
+  subresource?: Subresource | undefined;
+}
+
+/** Options of {@linkcode KubeClient.apply} (server-side apply). */
+export interface ApplyOptions extends WriteCommonOptions {
+  /**
+   * Name of the applier: required. The server records which fields it set, and a later apply
+   * by the same manager that leaves a field out removes it (unless another manager owns it).
+   */
+  fieldManager: string;
+  /**
+   * Take over fields another manager owns with a different value, instead of the 409
+   * Conflict (`FieldManagerConflict` causes) the server answers by default.
+   * @default false
+   */
+  force?: boolean | undefined;
+  /**
+   * Namespace of the object; defaults to `object.metadata.namespace` for namespaced
+   * resources. Both set but different is a TypeError.
+   * @default undefined
+   */
+  namespace?: string | undefined;
+  /**
+   * Apply to this subresource: `status` (only status fields count) or `scale` (a
+   * {@linkcode Scale}).
+   * @default undefined
+   */
+  subresource?: Subresource | undefined;
+}
+
+/** Conditions the stored object must meet for a delete to happen (else 409 Conflict). */
+export interface DeletePreconditions {
+  /** The object's `metadata.uid`: protects against deleting a re-created namesake. */
+  uid?: string | undefined;
+  /** The object's `metadata.resourceVersion`: deletes only the version you have seen. */
+  resourceVersion?: string | undefined;
 }
 
 /** Options of {@linkcode KubeClient.delete}. */
@@ -223,6 +293,17 @@ export interface DeleteOptions {
    * @default undefined (the object's default)
    */
   gracePeriodSeconds?: number | undefined;
+  /**
+   * Delete only if the stored object still has this uid and/or resourceVersion (sent in a
+   * `DeleteOptions` body); otherwise the server answers 409 Conflict.
+   * @default undefined
+   */
+  preconditions?: DeletePreconditions | undefined;
+  /**
+   * A dry run (query `dryRun=All`): nothing is deleted.
+   * @default false
+   */
+  dryRun?: boolean | undefined;
   /**
    * Aborts the request.
    * @default undefined
@@ -259,8 +340,8 @@ export function requireName(name: unknown): string {
  * Internal.
  */
 export function objectNamespace(
-  resource: ResourceDescriptor,
-  object: KubeObject,
+  resource: AnyResourceDescriptor,
+  object: KubeObjectLike,
   option: string | undefined,
 ): string | undefined {
   if (!isRecord(object) || !isRecord(object.metadata)) {
@@ -282,6 +363,71 @@ export function objectNamespace(
     );
   }
   return given ?? own;
+}
+
+/** The Content-Type of a server-side apply patch (JSON is valid YAML). Internal. */
+export const APPLY_CONTENT_TYPE = "application/apply-patch+yaml";
+
+/** Longest `fieldManager` the API server accepts. Internal. */
+const MAX_FIELD_MANAGER_LENGTH = 128;
+
+/** Throws unless `value` is a usable `subresource`. Internal. */
+export function checkSubresource(value: unknown): void {
+  if (value !== undefined && value !== "status" && value !== "scale") {
+    throw new TypeError(
+      `options.subresource must be "status" or "scale", got ${describeValue(value)}`,
+    );
+  }
+}
+
+/**
+ * Validates `fieldManager` and `dryRun` and turns them into query parameters (`fieldManager`,
+ * `dryRun=All`). `required` makes `fieldManager` mandatory (server-side apply). Internal.
+ */
+export function writeQuery(
+  options: Pick<WriteCommonOptions, "fieldManager" | "dryRun"> | undefined,
+  required = false,
+): Record<string, QueryValue> {
+  const manager = options?.fieldManager;
+  if (manager !== undefined || required) {
+    if (typeof manager !== "string" || manager === "") {
+      throw new TypeError(
+        `options.fieldManager must be a non-empty string${
+          required ? " (server-side apply needs one)" : ""
+        }, got ${describeValue(manager)}`,
+      );
+    }
+    if (manager.length > MAX_FIELD_MANAGER_LENGTH || !/^[\x20-\x7e]+$/.test(manager)) {
+      throw new TypeError(
+        `options.fieldManager must be at most ${MAX_FIELD_MANAGER_LENGTH} printable ASCII ` +
+          `characters, got ${describeValue(manager)}`,
+      );
+    }
+  }
+  checkBoolean(options?.dryRun, "options.dryRun");
+  return { fieldManager: manager, dryRun: options?.dryRun ? "All" : undefined };
+}
+
+/**
+ * The `DeleteOptions` body of a delete with preconditions, or undefined when there are none.
+ * Internal.
+ */
+export function deleteBody(
+  preconditions: DeletePreconditions | undefined,
+): Record<string, unknown> | undefined {
+  if (preconditions === undefined) return undefined;
+  if (!isRecord(preconditions)) {
+    throw new TypeError(
+      `options.preconditions must be an object, got ${describeValue(preconditions)}`,
+    );
+  }
+  const p: Record<string, string> = {};
+  for (const field of ["uid", "resourceVersion"] as const) {
+    const value: unknown = preconditions[field];
+    checkString(value, `options.preconditions.${field}`);
+    if (typeof value === "string") p[field] = value;
+  }
+  return { kind: "DeleteOptions", apiVersion: "v1", preconditions: p };
 }
 
 /** Validates list options and turns them into query parameters. Internal. */

@@ -1,12 +1,35 @@
 /**
- * Resource descriptors (group, version, plural, kind, scope) and the URL paths built from them.
+ * Resource descriptors (group, version, plural, kind, scope, and the type of their objects) and
+ * the URL paths built from them.
  * @module
  */
+
+import type { KubeObject, KubeObjectLike } from "./types.ts";
+
+/**
+ * The `kind` an object type declares: `"Pod"` for `kubernetes-types`' `Pod` (whose `kind` is
+ * the literal `"Pod"`), `string` for types whose `kind` is any string (`@kubernetes/client-node`'s
+ * models, {@linkcode KubeObject}). A typed descriptor's `kind` must be it.
+ */
+export type ObjectKind<T> = [T] extends [{ readonly kind?: infer K }]
+  ? [Exclude<K, undefined>] extends [string]
+    ? string extends Exclude<K, undefined> ? string : Exclude<K, undefined>
+  : string
+  : string;
 
 /**
  * What the client needs to know about a resource type to build its URLs: the API group and
  * version, the plural resource name used in paths, the kind (for `PodList` and friends) and
  * whether objects live in a namespace.
+ *
+ * The type parameter `T` is the type of the resource's objects. It is carried by the type only
+ * (nothing is stored), so `createInformer`, the factory, listers, handlers, `runController` and
+ * every `KubeClient` method infer their object type from the descriptor. Declare one with
+ * {@linkcode defineResource}; typed descriptors of the built-in resources come with
+ * `@kinformer/kinformer/kubernetes-types`. A descriptor written without a type (an object
+ * literal, or the built-in descriptors of `@kinformer/kinformer`, typed
+ * {@linkcode UntypedResourceDescriptor}) fits any object type of the same `kind`, and gives
+ * {@linkcode KubeObject} when nothing else names one.
  *
  * @example
  * ```ts
@@ -22,7 +45,7 @@
  * // "/apis/example.com/v1alpha1/namespaces/default/widgets"
  * ```
  */
-export interface ResourceDescriptor {
+export interface ResourceDescriptor<T extends KubeObjectLike = KubeObject> {
   /** API group, e.g. `apps`. Absent or `""` for the core group (served under `/api`). */
   readonly group?: string;
   /** API version, e.g. `v1`. */
@@ -30,10 +53,74 @@ export interface ResourceDescriptor {
   /** Plural resource name as it appears in URLs, e.g. `deployments`. */
   readonly resource: string;
   /** Kind of one object, e.g. `Deployment`; the list kind is this plus `List`. */
-  readonly kind: string;
+  readonly kind: ObjectKind<T>;
+  /** Whether objects belong to a namespace (`false` for cluster-scoped resources). */
+  readonly namespaced: boolean;
+  /**
+   * The object type, for the type checker only: never set. (A `~` name, as Standard Schema's
+   * `~standard`, sorts it last in completions and marks it as not for use.)
+   */
+  readonly "~objectType"?: T;
+}
+
+/**
+ * A descriptor that names a `kind` but no object type: the built-in descriptors of
+ * `@kinformer/kinformer` (`pods` is an `UntypedResourceDescriptor<"Pod">`). It fits any object
+ * type whose `kind` is `K` or any string, so `createInformer<V1Pod>(client, { resource: pods })`
+ * compiles with `@kubernetes/client-node`'s `V1Pod`, while a `kubernetes-types` `Deployment`
+ * for `pods` does not. Without a type argument, informers and the client give
+ * {@linkcode KubeObject}.
+ *
+ * @example
+ * ```ts
+ * import { pods, type UntypedResourceDescriptor } from "@kinformer/kinformer/client";
+ * const p: UntypedResourceDescriptor<"Pod"> = pods;
+ * console.log(p.kind); // "Pod"
+ * ```
+ */
+export interface UntypedResourceDescriptor<K extends string = string> {
+  /** API group, e.g. `apps`. Absent or `""` for the core group (served under `/api`). */
+  readonly group?: string;
+  /** API version, e.g. `v1`. */
+  readonly version: string;
+  /** Plural resource name as it appears in URLs, e.g. `deployments`. */
+  readonly resource: string;
+  /** Kind of one object, e.g. `Deployment`. */
+  readonly kind: K;
   /** Whether objects belong to a namespace (`false` for cluster-scoped resources). */
   readonly namespaced: boolean;
 }
+
+/**
+ * Any descriptor, typed or not: what functions that only build paths accept.
+ *
+ * @example
+ * ```ts
+ * import { type AnyResourceDescriptor, pods } from "@kinformer/kinformer/client";
+ * const all: AnyResourceDescriptor[] = [pods];
+ * console.log(all.length);
+ * ```
+ */
+export type AnyResourceDescriptor = ResourceDescriptor<KubeObjectLike>;
+
+/**
+ * The object type a descriptor carries: `ObjectOf<typeof widgets>`. {@linkcode KubeObject} for a
+ * descriptor that carries none.
+ *
+ * @example
+ * ```ts
+ * import { type CustomObject, defineResource, type ObjectOf } from "@kinformer/kinformer/client";
+ * const widgets = defineResource<CustomObject<{ size: number }>>({
+ *   group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true,
+ * });
+ * type Widget = ObjectOf<typeof widgets>;
+ * const w: Widget = { metadata: { name: "w1" }, spec: { size: 1 } };
+ * console.log(w.spec?.size);
+ * ```
+ */
+export type ObjectOf<D> = D extends { readonly "~objectType"?: infer T }
+  ? unknown extends T ? KubeObject : T
+  : KubeObject;
 
 /** Options of {@linkcode resourcePath}. */
 export interface ResourcePathOptions {
@@ -55,16 +142,20 @@ export interface ResourcePathOptions {
   subresource?: string | undefined;
 }
 
-function core(resource: string, kind: string, namespaced: boolean): ResourceDescriptor {
+function core<K extends string>(
+  resource: string,
+  kind: K,
+  namespaced: boolean,
+): UntypedResourceDescriptor<K> {
   return Object.freeze({ version: "v1", resource, kind, namespaced });
 }
 
-function grouped(
+function grouped<K extends string>(
   group: string,
   resource: string,
-  kind: string,
+  kind: K,
   namespaced: boolean,
-): ResourceDescriptor {
+): UntypedResourceDescriptor<K> {
   return Object.freeze({ group, version: "v1", resource, kind, namespaced });
 }
 
@@ -78,7 +169,7 @@ function grouped(
  * // "/api/v1/namespaces/default/pods/web-1"
  * ```
  */
-export const pods: ResourceDescriptor = core("pods", "Pod", true);
+export const pods: UntypedResourceDescriptor<"Pod"> = core("pods", "Pod", true);
 
 /**
  * Core `v1` ConfigMaps (namespaced).
@@ -89,7 +180,11 @@ export const pods: ResourceDescriptor = core("pods", "Pod", true);
  * console.log(resourcePath(configmaps)); // "/api/v1/configmaps"
  * ```
  */
-export const configmaps: ResourceDescriptor = core("configmaps", "ConfigMap", true);
+export const configmaps: UntypedResourceDescriptor<"ConfigMap"> = core(
+  "configmaps",
+  "ConfigMap",
+  true,
+);
 
 /**
  * Core `v1` Secrets (namespaced).
@@ -100,7 +195,7 @@ export const configmaps: ResourceDescriptor = core("configmaps", "ConfigMap", tr
  * console.log(resourcePath(secrets, { namespace: "kube-system" }));
  * ```
  */
-export const secrets: ResourceDescriptor = core("secrets", "Secret", true);
+export const secrets: UntypedResourceDescriptor<"Secret"> = core("secrets", "Secret", true);
 
 /**
  * Core `v1` Services (namespaced).
@@ -111,7 +206,7 @@ export const secrets: ResourceDescriptor = core("secrets", "Secret", true);
  * console.log(resourcePath(services, { namespace: "default" }));
  * ```
  */
-export const services: ResourceDescriptor = core("services", "Service", true);
+export const services: UntypedResourceDescriptor<"Service"> = core("services", "Service", true);
 
 /**
  * Core `v1` Endpoints (namespaced).
@@ -122,7 +217,11 @@ export const services: ResourceDescriptor = core("services", "Service", true);
  * console.log(resourcePath(endpoints, { namespace: "default", name: "kubernetes" }));
  * ```
  */
-export const endpoints: ResourceDescriptor = core("endpoints", "Endpoints", true);
+export const endpoints: UntypedResourceDescriptor<"Endpoints"> = core(
+  "endpoints",
+  "Endpoints",
+  true,
+);
 
 /**
  * Core `v1` Events (namespaced; the older core API, not `events.k8s.io`). Named `coreEvents`
@@ -135,7 +234,7 @@ export const endpoints: ResourceDescriptor = core("endpoints", "Endpoints", true
  * assert.equal(resourcePath(coreEvents), "/api/v1/events");
  * ```
  */
-export const coreEvents: ResourceDescriptor = core("events", "Event", true);
+export const coreEvents: UntypedResourceDescriptor<"Event"> = core("events", "Event", true);
 
 /**
  * Core `v1` ServiceAccounts (namespaced).
@@ -146,7 +245,11 @@ export const coreEvents: ResourceDescriptor = core("events", "Event", true);
  * console.log(resourcePath(serviceaccounts, { namespace: "default", name: "default" }));
  * ```
  */
-export const serviceaccounts: ResourceDescriptor = core("serviceaccounts", "ServiceAccount", true);
+export const serviceaccounts: UntypedResourceDescriptor<"ServiceAccount"> = core(
+  "serviceaccounts",
+  "ServiceAccount",
+  true,
+);
 
 /**
  * Core `v1` Namespaces (cluster-scoped).
@@ -157,7 +260,11 @@ export const serviceaccounts: ResourceDescriptor = core("serviceaccounts", "Serv
  * console.log(resourcePath(namespaces, { name: "default" })); // "/api/v1/namespaces/default"
  * ```
  */
-export const namespaces: ResourceDescriptor = core("namespaces", "Namespace", false);
+export const namespaces: UntypedResourceDescriptor<"Namespace"> = core(
+  "namespaces",
+  "Namespace",
+  false,
+);
 
 /**
  * Core `v1` Nodes (cluster-scoped).
@@ -168,7 +275,7 @@ export const namespaces: ResourceDescriptor = core("namespaces", "Namespace", fa
  * console.log(resourcePath(nodes, { name: "node-1", subresource: "status" }));
  * ```
  */
-export const nodes: ResourceDescriptor = core("nodes", "Node", false);
+export const nodes: UntypedResourceDescriptor<"Node"> = core("nodes", "Node", false);
 
 /**
  * Core `v1` PersistentVolumes (cluster-scoped).
@@ -179,7 +286,7 @@ export const nodes: ResourceDescriptor = core("nodes", "Node", false);
  * console.log(resourcePath(persistentvolumes)); // "/api/v1/persistentvolumes"
  * ```
  */
-export const persistentvolumes: ResourceDescriptor = core(
+export const persistentvolumes: UntypedResourceDescriptor<"PersistentVolume"> = core(
   "persistentvolumes",
   "PersistentVolume",
   false,
@@ -194,7 +301,7 @@ export const persistentvolumes: ResourceDescriptor = core(
  * console.log(resourcePath(persistentvolumeclaims, { namespace: "default" }));
  * ```
  */
-export const persistentvolumeclaims: ResourceDescriptor = core(
+export const persistentvolumeclaims: UntypedResourceDescriptor<"PersistentVolumeClaim"> = core(
   "persistentvolumeclaims",
   "PersistentVolumeClaim",
   true,
@@ -210,7 +317,12 @@ export const persistentvolumeclaims: ResourceDescriptor = core(
  * // "/apis/apps/v1/namespaces/default/deployments/web/scale"
  * ```
  */
-export const deployments: ResourceDescriptor = grouped("apps", "deployments", "Deployment", true);
+export const deployments: UntypedResourceDescriptor<"Deployment"> = grouped(
+  "apps",
+  "deployments",
+  "Deployment",
+  true,
+);
 
 /**
  * `apps/v1` StatefulSets (namespaced).
@@ -221,7 +333,7 @@ export const deployments: ResourceDescriptor = grouped("apps", "deployments", "D
  * console.log(resourcePath(statefulsets, { namespace: "default" }));
  * ```
  */
-export const statefulsets: ResourceDescriptor = grouped(
+export const statefulsets: UntypedResourceDescriptor<"StatefulSet"> = grouped(
   "apps",
   "statefulsets",
   "StatefulSet",
@@ -237,7 +349,12 @@ export const statefulsets: ResourceDescriptor = grouped(
  * console.log(resourcePath(daemonsets, { namespace: "kube-system" }));
  * ```
  */
-export const daemonsets: ResourceDescriptor = grouped("apps", "daemonsets", "DaemonSet", true);
+export const daemonsets: UntypedResourceDescriptor<"DaemonSet"> = grouped(
+  "apps",
+  "daemonsets",
+  "DaemonSet",
+  true,
+);
 
 /**
  * `apps/v1` ReplicaSets (namespaced).
@@ -248,7 +365,12 @@ export const daemonsets: ResourceDescriptor = grouped("apps", "daemonsets", "Dae
  * console.log(resourcePath(replicasets)); // "/apis/apps/v1/replicasets"
  * ```
  */
-export const replicasets: ResourceDescriptor = grouped("apps", "replicasets", "ReplicaSet", true);
+export const replicasets: UntypedResourceDescriptor<"ReplicaSet"> = grouped(
+  "apps",
+  "replicasets",
+  "ReplicaSet",
+  true,
+);
 
 /**
  * `batch/v1` Jobs (namespaced).
@@ -259,7 +381,7 @@ export const replicasets: ResourceDescriptor = grouped("apps", "replicasets", "R
  * console.log(resourcePath(jobs, { namespace: "default" }));
  * ```
  */
-export const jobs: ResourceDescriptor = grouped("batch", "jobs", "Job", true);
+export const jobs: UntypedResourceDescriptor<"Job"> = grouped("batch", "jobs", "Job", true);
 
 /**
  * `batch/v1` CronJobs (namespaced).
@@ -270,7 +392,12 @@ export const jobs: ResourceDescriptor = grouped("batch", "jobs", "Job", true);
  * console.log(resourcePath(cronjobs, { namespace: "default" }));
  * ```
  */
-export const cronjobs: ResourceDescriptor = grouped("batch", "cronjobs", "CronJob", true);
+export const cronjobs: UntypedResourceDescriptor<"CronJob"> = grouped(
+  "batch",
+  "cronjobs",
+  "CronJob",
+  true,
+);
 
 /**
  * `networking.k8s.io/v1` Ingresses (namespaced).
@@ -281,7 +408,7 @@ export const cronjobs: ResourceDescriptor = grouped("batch", "cronjobs", "CronJo
  * console.log(resourcePath(ingresses, { namespace: "default" }));
  * ```
  */
-export const ingresses: ResourceDescriptor = grouped(
+export const ingresses: UntypedResourceDescriptor<"Ingress"> = grouped(
   "networking.k8s.io",
   "ingresses",
   "Ingress",
@@ -297,7 +424,12 @@ export const ingresses: ResourceDescriptor = grouped(
  * console.log(resourcePath(leases, { namespace: "kube-system", name: "my-controller" }));
  * ```
  */
-export const leases: ResourceDescriptor = grouped("coordination.k8s.io", "leases", "Lease", true);
+export const leases: UntypedResourceDescriptor<"Lease"> = grouped(
+  "coordination.k8s.io",
+  "leases",
+  "Lease",
+  true,
+);
 
 /**
  * `apiextensions.k8s.io/v1` CustomResourceDefinitions (cluster-scoped).
@@ -309,15 +441,16 @@ export const leases: ResourceDescriptor = grouped("coordination.k8s.io", "leases
  * // "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
  * ```
  */
-export const customresourcedefinitions: ResourceDescriptor = grouped(
-  "apiextensions.k8s.io",
-  "customresourcedefinitions",
-  "CustomResourceDefinition",
-  false,
-);
+export const customresourcedefinitions: UntypedResourceDescriptor<"CustomResourceDefinition"> =
+  grouped(
+    "apiextensions.k8s.io",
+    "customresourcedefinitions",
+    "CustomResourceDefinition",
+    false,
+  );
 
 /** Checks the fields `resourcePath` and `resourceKey` interpolate into a path. */
-function checkDescriptor(resource: ResourceDescriptor): void {
+function checkDescriptor(resource: AnyResourceDescriptor): void {
   if (typeof resource !== "object" || resource === null) {
     throw new TypeError(`resource must be a ResourceDescriptor, got ${String(resource)}`);
   }
@@ -371,7 +504,10 @@ function segment(option: string, value: string): string {
  * console.log(resourcePath(nodes, { name: "node-1" })); // "/api/v1/nodes/node-1"
  * ```
  */
-export function resourcePath(resource: ResourceDescriptor, options?: ResourcePathOptions): string {
+export function resourcePath(
+  resource: AnyResourceDescriptor,
+  options?: ResourcePathOptions,
+): string {
   checkDescriptor(resource);
   const namespace = options?.namespace ?? "";
   const name = options?.name ?? "";
@@ -424,7 +560,7 @@ export function resourcePath(resource: ResourceDescriptor, options?: ResourcePat
  * console.log(resourceKey(pods)); // "v1/pods"
  * ```
  */
-export function resourceKey(resource: ResourceDescriptor): string {
+export function resourceKey(resource: AnyResourceDescriptor): string {
   checkDescriptor(resource);
   return resource.group
     ? `${resource.group}/${resource.version}/${resource.resource}`

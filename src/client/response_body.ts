@@ -4,7 +4,13 @@
  * Internal.
  * @module
  */
-import { BODY_SNIPPET_LENGTH, KubeNetworkError } from "./errors.ts";
+import {
+  BODY_SNIPPET_LENGTH,
+  KubeApiError,
+  type KubeApiErrorOptions,
+  KubeNetworkError,
+} from "./errors.ts";
+import { parseRetryAfter } from "./http.ts";
 import { isStatus, type Status } from "./types.ts";
 import { isRecord, truncate } from "../util/values.ts";
 
@@ -172,4 +178,33 @@ export function cancelQuietly(promise: Promise<void>): void {
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * The {@linkcode KubeApiError} of a non-2xx answer: its code, `Retry-After` (relative to `now`),
+ * and the decoded `Status`, or a snippet of a body that is not one. A body that fails mid-read
+ * still gives the error, with the failure as its cause; an abort rethrows the signal's reason.
+ */
+export async function apiErrorOf(
+  response: Response,
+  request: string,
+  signal: AbortSignal | undefined,
+  now: number,
+): Promise<KubeApiError> {
+  const options: KubeApiErrorOptions = { code: response.status, request };
+  const retryAfter = parseRetryAfter(response.headers.get("retry-after"), now);
+  if (retryAfter !== undefined) options.retryAfterSeconds = retryAfter;
+  let text: string;
+  try {
+    text = await readText(response, signal, ERROR_BODY_LIMIT);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    // The status line is the news; the failed body read is kept as the cause.
+    options.cause = error;
+    return new KubeApiError(options);
+  }
+  const status = parseStatus(text);
+  if (status !== undefined) options.status = status;
+  else options.bodySnippet = snippet(text);
+  return new KubeApiError(options);
 }

@@ -21,6 +21,37 @@ export interface OwnerReference {
 }
 
 /**
+ * One entry of `metadata.managedFields`: the fields one manager owns, from one kind of
+ * operation (`Apply` for server-side apply, `Update` for every other write).
+ *
+ * @example
+ * ```ts
+ * import type { ManagedFieldsEntry } from "@kinformer/kinformer/client";
+ * const entry: ManagedFieldsEntry = {
+ *   manager: "my-controller", operation: "Apply", apiVersion: "v1", time: "2026-01-01T00:00:00Z",
+ *   fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:mode": {} } },
+ * };
+ * console.log(entry.manager);
+ * ```
+ */
+export interface ManagedFieldsEntry {
+  /** Name of the manager (a write's `fieldManager`). */
+  manager?: string;
+  /** `Apply` or `Update`. */
+  operation?: string;
+  /** API version of the fields. */
+  apiVersion?: string;
+  /** RFC 3339 time of the last change of this entry. */
+  time?: string;
+  /** Always `FieldsV1`. */
+  fieldsType?: string;
+  /** The owned fields as a trie of `f:<name>` keys (leaves are `{}`). */
+  fieldsV1?: Record<string, unknown>;
+  /** The subresource written (`status`, `scale`), absent for the object itself. */
+  subresource?: string;
+}
+
+/**
  * Standard object metadata (`metadata`).
  *
  * @example
@@ -55,12 +86,105 @@ export interface ObjectMeta {
   ownerReferences?: OwnerReference[];
   /** Finalizers. */
   finalizers?: string[];
-  /** Server-side apply bookkeeping; often stripped with a `transform`. */
-  managedFields?: unknown[];
+  /** Which manager owns which fields (server-side apply); often stripped with a `transform`. */
+  managedFields?: ManagedFieldsEntry[];
+}
+
+/**
+ * The owner reference fields kinformer reads (`metadata.ownerReferences[]`), loose enough for
+ * the types of `kubernetes-types` and `@kubernetes/client-node`.
+ */
+export interface OwnerReferenceLike {
+  /** API version of the owner. */
+  readonly apiVersion: string;
+  /** Kind of the owner. */
+  readonly kind: string;
+  /** Name of the owner. */
+  readonly name: string;
+  /** UID of the owner. */
+  readonly uid: string;
+  /** Whether the owner is the managing controller. */
+  readonly controller?: boolean | undefined;
+}
+
+/**
+ * The metadata fields kinformer reads, loose enough for the types of `kubernetes-types` and
+ * `@kubernetes/client-node` (which types timestamps as `Date`: they are not read here).
+ */
+export interface ObjectMetaLike {
+  /** Object name. */
+  readonly name?: string | undefined;
+  /** Namespace; absent for cluster-scoped objects. */
+  readonly namespace?: string | undefined;
+  /** Server-assigned unique id. */
+  readonly uid?: string | undefined;
+  /** Opaque version string of this object. */
+  readonly resourceVersion?: string | undefined;
+  /** Sequence number of spec changes. */
+  readonly generation?: number | undefined;
+  /** Labels. */
+  readonly labels?: { readonly [key: string]: string } | undefined;
+  /** Annotations. */
+  readonly annotations?: { readonly [key: string]: string } | undefined;
+  /** Owners of this object. */
+  readonly ownerReferences?: readonly OwnerReferenceLike[] | undefined;
+}
+
+/**
+ * The least an object type must have for kinformer to cache and key it: what every
+ * Kubernetes object type has. This is the constraint of kinformer's type parameters, so
+ * `Pod` from `kubernetes-types`, `V1Pod` from `@kubernetes/client-node`, a
+ * {@linkcode CustomObject} or your own interface all fit without a cast.
+ *
+ * @example
+ * ```ts
+ * import type { KubeObjectLike } from "@kinformer/kinformer/client";
+ * interface Widget { apiVersion?: string; kind?: "Widget"; metadata?: { name?: string }; spec?: { size: number } }
+ * const widget: Widget = { kind: "Widget", metadata: { name: "w1" }, spec: { size: 3 } };
+ * const fits: KubeObjectLike = widget; // no cast, no index signature needed
+ * console.log(fits.metadata?.name);
+ * ```
+ */
+export interface KubeObjectLike {
+  /** API group and version. */
+  readonly apiVersion?: string | undefined;
+  /** Kind. */
+  readonly kind?: string | undefined;
+  /** Object metadata (always present on objects the server sends). */
+  readonly metadata?: ObjectMetaLike | undefined;
+}
+
+/**
+ * A custom resource's object type from the types of its `spec` and `status`, with the
+ * metadata kinformer knows; pair it with {@linkcode defineResource}.
+ *
+ * @example
+ * ```ts
+ * import { type CustomObject, defineResource } from "@kinformer/kinformer/client";
+ * type Widget = CustomObject<{ size: number }, { ready?: boolean }>;
+ * const widgets = defineResource<Widget>({
+ *   group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true,
+ * });
+ * const w: Widget = { metadata: { name: "w1" }, spec: { size: 3 } };
+ * console.log(widgets.kind, w.spec?.size);
+ * ```
+ */
+export interface CustomObject<Spec = unknown, Status = unknown> {
+  /** API group and version, e.g. `example.com/v1`. Absent on items inside a list. */
+  apiVersion?: string;
+  /** Kind, e.g. `Widget`. Absent on items inside a list. */
+  kind?: string;
+  /** Object metadata. */
+  metadata: ObjectMeta;
+  /** Desired state. */
+  spec?: Spec;
+  /** Observed state (written through the `status` subresource when the CRD has one). */
+  status?: Status;
 }
 
 /**
  * Any Kubernetes object: `apiVersion`, `kind`, `metadata`, plus whatever else it carries.
+ * The object type of a descriptor that carries none.
  *
  * @example
  * ```ts
@@ -78,6 +202,30 @@ export interface KubeObject {
   metadata: ObjectMeta;
   /** Every other field (`spec`, `status`, `data`, ...). */
   [field: string]: unknown;
+}
+
+/**
+ * The `autoscaling/v1` `Scale` object of a resource's `scale` subresource (`spec.replicas`
+ * maps to the object's own, e.g. a Deployment's `spec.replicas`).
+ *
+ * @example
+ * ```ts
+ * import type { Scale } from "@kinformer/kinformer/client";
+ * const scale: Scale = { metadata: { name: "web", namespace: "default" }, spec: { replicas: 3 } };
+ * console.log(scale.spec?.replicas);
+ * ```
+ */
+export interface Scale {
+  /** `autoscaling/v1`. */
+  apiVersion?: string;
+  /** `Scale`. */
+  kind?: string;
+  /** The scaled object's metadata (name, namespace, uid, resourceVersion). */
+  metadata: ObjectMeta;
+  /** Desired replicas. */
+  spec?: { replicas?: number };
+  /** Observed replicas and the label selector of the pods. */
+  status?: { replicas: number; selector?: string };
 }
 
 /** List metadata (`metadata` of a list). */
@@ -100,7 +248,7 @@ export interface ListMeta {
  * console.log(list.items.length);
  * ```
  */
-export interface KubeList<T extends KubeObject = KubeObject> {
+export interface KubeList<T extends KubeObjectLike = KubeObject> {
   /** Kind, e.g. `PodList`. */
   kind?: string;
   /** API version. */

@@ -38,3 +38,17 @@ export {
   runController,
   type RunControllerOptions,
 } from "./run_controller.ts";
+export {
+  type ControllerSource,
+  type OwnerResource,
+  owns,
+  type SourceKeys,
+  type SourceOptions,
+  watches,
+} from "./sources.ts";
+export {
+  annotationsChanged,
+  generationChanged,
+  labelsChanged,
+  type UpdatePredicate,
+} from "./predicates.ts";

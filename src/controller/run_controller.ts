@@ -10,6 +10,8 @@ import { abortable } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { reportError } from "../util/report_error.ts";
 import { checkClock, checkFunction, checkNumber, checkOptionsObject } from "../util/validate.ts";
+import type { UpdatePredicate } from "./predicates.ts";
+import type { ControllerSource, SourceKeys } from "./sources.ts";
 
 /**
  * Event callbacks the runner registers on an informer. The shape matches kinformer's shared
@@ -141,9 +143,25 @@ export interface RunControllerOptions<O = unknown> {
    */
   keyFor?: (obj: O) => string | readonly string[] | undefined;
   /**
-   * Told about every error: a failed reconcile (with its key), or a failing `keyFor` (key
-   * `undefined`). If it throws, the controller stops and `runController` rejects with that
-   * error.
+   * An update of an object of `informers` enqueues its key only when at least one of these
+   * returns true, e.g. `[generationChanged]` so that the controller's own status writes do not
+   * wake it. Adds and deletes always enqueue. A predicate that throws is reported to `onError`
+   * and the update enqueues.
+   * @default [] (every update enqueues)
+   */
+  updatePredicates?: readonly UpdatePredicate<O>[];
+  /**
+   * More informers whose events enqueue keys of this controller: objects it owns
+   * ({@linkcode owns}: mapped to their controller through `metadata.ownerReferences`) and other
+   * objects it watches ({@linkcode watches}: mapped by a function), each with its own update
+   * predicates. Their informers are started and waited for like `informers`.
+   * @default []
+   */
+  sources?: readonly ControllerSource[];
+  /**
+   * Told about every error: a failed reconcile (with its key), or a failing `keyFor`, source
+   * mapping or predicate (key `undefined`). If it throws, the controller stops and
+   * `runController` rejects with that error.
    * @default logs with `console.error`
    */
   onError?: (error: unknown, key: string | undefined) => void;
@@ -262,6 +280,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   if (options.startInformers !== undefined && typeof options.startInformers !== "boolean") {
     throw new TypeError(`startInformers must be a boolean, got ${String(options.startInformers)}`);
   }
+  const feeds = controllerFeeds(options);
 
   const clock = options.clock ?? systemClock;
   const queue = options.queue ?? new RateLimitingQueue<string>({ clock, name: "controller" });
@@ -294,42 +313,58 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   if (options.signal.aborted) stop.abort(options.signal.reason);
   else options.signal.addEventListener("abort", onCallerAbort, { once: true });
 
-  const enqueue = (obj: O): void => {
-    let keys: string | readonly string[] | undefined;
-    try {
-      keys = keyFor(obj);
-    } catch (error) {
-      report(error, undefined);
-      return;
-    }
-    if (keys === undefined) return;
-    if (typeof keys === "string") {
-      queue.add(keys);
-      return;
-    }
-    if (!Array.isArray(keys) || keys.some((k) => typeof k !== "string")) {
-      report(
-        new TypeError("keyFor must return a string, an array of strings or undefined"),
-        undefined,
-      );
-      return;
+  /** Adds the keys of `objects` (each key once, so an update's old and new do not double). */
+  const enqueue = (feed: Feed, ...objects: unknown[]): void => {
+    const keys = new Set<string>();
+    for (const obj of objects) {
+      let mapped: SourceKeys;
+      try {
+        mapped = feed.keysFor === undefined ? keyFor(obj as O) : feed.keysFor(obj as never);
+      } catch (error) {
+        report(error, undefined);
+        continue;
+      }
+      if (mapped === undefined) continue;
+      if (typeof mapped === "string") {
+        keys.add(mapped);
+      } else if (Array.isArray(mapped) && mapped.every((k) => typeof k === "string")) {
+        for (const key of mapped) keys.add(key);
+      } else {
+        report(
+          new TypeError(`${feed.what} must return a string, an array of strings or undefined`),
+          undefined,
+        );
+      }
     }
     for (const key of keys) queue.add(key);
   };
-  const handler: InformerEventHandlerLike<O> = {
-    onAdd: (obj) => enqueue(obj),
-    onUpdate: (oldObj, newObj) => {
-      enqueue(newObj);
-      if (oldObj !== newObj) enqueue(oldObj);
-    },
-    onDelete: (obj) => enqueue(obj),
+  const passes = (feed: Feed, oldObj: unknown, newObj: unknown): boolean => {
+    if (feed.predicates.length === 0) return true;
+    for (const predicate of feed.predicates) {
+      try {
+        if (predicate(oldObj as never, newObj as never)) return true;
+      } catch (error) {
+        report(error, undefined);
+        return true;
+      }
+    }
+    return false;
   };
+  const handlerFor = (feed: Feed): InformerEventHandlerLike<unknown> => ({
+    onAdd: (obj) => enqueue(feed, obj),
+    onUpdate: (oldObj, newObj) => {
+      if (!passes(feed, oldObj, newObj)) return;
+      if (oldObj === newObj) enqueue(feed, newObj);
+      else enqueue(feed, newObj, oldObj);
+    },
+    onDelete: (obj) => enqueue(feed, obj),
+  });
 
   const registrations: InformerRegistrationLike[] = [];
   const running: Promise<void>[] = [];
 
   const waitForSync = async (
-    informer: InformerLike<O>,
+    informer: InformerLike<unknown>,
     registration: InformerRegistrationLike,
   ): Promise<void> => {
     if (typeof registration.waitForSync === "function") {
@@ -389,11 +424,11 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   };
 
   try {
-    for (const informer of options.informers) {
-      registrations.push(informer.addEventHandler(handler));
+    for (const feed of feeds) {
+      registrations.push(feed.informer.addEventHandler(handlerFor(feed)));
     }
     if (options.startInformers ?? true) {
-      for (const informer of options.informers) {
+      for (const informer of new Set(feeds.map((f) => f.informer))) {
         const started = informer.start?.(stop.signal);
         if (started !== undefined) {
           running.push(
@@ -405,9 +440,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
       }
     }
     try {
-      await Promise.all(
-        registrations.map((r, i) => waitForSync(options.informers[i] as InformerLike<O>, r)),
-      );
+      await Promise.all(registrations.map((r, i) => waitForSync(feeds[i]!.informer, r)));
     } catch (error) {
       if (!isAbortError(error, stop.signal)) throw error;
     }
@@ -433,4 +466,45 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
     finished = true;
   }
   if (failure !== undefined) throw failure.error;
+}
+
+/** One informer the runner listens to, and how its objects become keys. */
+interface Feed {
+  informer: InformerLike<unknown>;
+  /** The mapping of a source; `undefined` for `informers` (the runner's `keyFor`). */
+  keysFor: ((object: never) => SourceKeys) | undefined;
+  predicates: readonly UpdatePredicate<never>[];
+  /** What maps objects, for error messages. */
+  what: string;
+}
+
+/** The informers and sources of `options` as feeds, checked. */
+function controllerFeeds<O>(options: RunControllerOptions<O>): Feed[] {
+  const predicates = options.updatePredicates ?? [];
+  if (!Array.isArray(predicates)) throw new TypeError("updatePredicates must be an array");
+  predicates.forEach((p, i) => checkFunction(p, `updatePredicates[${i}]`));
+  const feeds: Feed[] = options.informers.map((informer) => ({
+    informer: informer as InformerLike<unknown>,
+    keysFor: undefined,
+    predicates: predicates as readonly UpdatePredicate<never>[],
+    what: "keyFor",
+  }));
+  const sources = options.sources ?? [];
+  if (!Array.isArray(sources)) throw new TypeError("sources must be an array of owns()/watches()");
+  sources.forEach((source: unknown, i) => {
+    const s = source as Partial<ControllerSource> | null;
+    if (
+      typeof s !== "object" || s === null || typeof s.keysFor !== "function" ||
+      typeof s.informer?.addEventHandler !== "function" || !Array.isArray(s.updatePredicates)
+    ) {
+      throw new TypeError(`sources[${i}] must be made by owns() or watches()`);
+    }
+    feeds.push({
+      informer: s.informer as InformerLike<unknown>,
+      keysFor: s.keysFor,
+      predicates: s.updatePredicates,
+      what: `sources[${i}]`,
+    });
+  });
+  return feeds;
 }

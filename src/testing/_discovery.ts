@@ -41,6 +41,17 @@ function resourceList(groupVersion: string, infos: readonly ResourceInfo[]): unk
         verbs: ["get", "patch", "update"],
       });
     }
+    if (i.scaleSubresource) {
+      resources.push({
+        name: `${i.desc.resource}/scale`,
+        singularName: "",
+        namespaced: i.desc.namespaced,
+        group: "autoscaling",
+        version: "v1",
+        kind: "Scale",
+        verbs: ["get", "patch", "update"],
+      });
+    }
   }
   return { kind: "APIResourceList", apiVersion: "v1", groupVersion, resources };
 }

@@ -5,6 +5,7 @@
 import type { KubeObject } from "../client/types.ts";
 import {
   configMapFixture,
+  deploymentFixture,
   type FixtureOptions,
   namespaceFixture,
   podFixture,
@@ -20,6 +21,8 @@ export function fixtureFor(kind: string): (index: number, options?: FixtureOptio
       return namespaceFixture;
     case "Widget":
       return widgetFixture;
+    case "Deployment":
+      return deploymentFixture;
     default:
       return podFixture;
   }

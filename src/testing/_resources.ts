@@ -3,13 +3,19 @@
  * selectors the real API server supports for it, and write behaviour.
  * @module
  */
-import { configmaps, namespaces, pods, type ResourceDescriptor } from "../client/resource.ts";
+import {
+  type AnyResourceDescriptor,
+  configmaps,
+  deployments,
+  namespaces,
+  pods,
+} from "../client/resource.ts";
 import { widgets } from "./widgets.ts";
 
 /** Server-side facts of one served resource. */
 export interface ResourceInfo {
   /** The descriptor. */
-  readonly desc: ResourceDescriptor;
+  readonly desc: AnyResourceDescriptor;
   /** `v1` or `group/version`. */
   readonly apiVersion: string;
   /** `PodList`, ... */
@@ -22,6 +28,8 @@ export interface ResourceInfo {
   readonly fieldSelectors: ReadonlySet<string>;
   /** Whether `/status` is a subresource (main-resource writes keep the old status). */
   readonly statusSubresource: boolean;
+  /** Whether `/scale` is a subresource (an `autoscaling/v1` Scale of `spec.replicas`). */
+  readonly scaleSubresource: boolean;
   /** Whether DELETE answers with the deleted object (else a Status `Success`). */
   readonly deleteReturnsObject: boolean;
   /** `{"kind":"Pod","apiVersion":"v1",` — the prefix put in front of an item's JSON. */
@@ -31,17 +39,18 @@ export interface ResourceInfo {
 }
 
 /** The `group/version/resource` identity of a descriptor. */
-export function resourceId(desc: ResourceDescriptor): string {
+export function resourceId(desc: AnyResourceDescriptor): string {
   return `${desc.group ?? ""}/${desc.version}/${desc.resource}`;
 }
 
 function info(
-  desc: ResourceDescriptor,
+  desc: AnyResourceDescriptor,
   singular: string,
   shortNames: string[],
   extraFields: string[],
   statusSubresource: boolean,
   deleteReturnsObject: boolean,
+  scaleSubresource = false,
 ): ResourceInfo {
   const apiVersion = desc.group ? `${desc.group}/${desc.version}` : desc.version;
   const fields = ["metadata.name", ...(desc.namespaced ? ["metadata.namespace"] : [])];
@@ -53,6 +62,7 @@ function info(
     shortNames: Object.freeze(shortNames),
     fieldSelectors: new Set([...fields, ...extraFields]),
     statusSubresource,
+    scaleSubresource,
     deleteReturnsObject,
     jsonPrefix: `{"kind":${JSON.stringify(desc.kind)},"apiVersion":${JSON.stringify(apiVersion)},`,
     id: resourceId(desc),
@@ -81,4 +91,5 @@ export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
   info(configmaps, "configmap", ["cm"], [], false, false),
   info(namespaces, "namespace", ["ns"], ["status.phase"], true, true),
   info(widgets, "widget", ["wg"], [], true, true),
+  info(deployments, "deployment", ["deploy"], [], true, false, true),
 ]);

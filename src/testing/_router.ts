@@ -74,7 +74,11 @@ export function route(
   if (!info || rest.length > 3) return { kind: "notFound", verb: readVerb };
   const name = rest[1];
   const subresource = rest[2];
-  if (subresource !== undefined && (subresource !== "status" || !info.statusSubresource)) {
+  if (
+    subresource !== undefined &&
+    !(subresource === "status" && info.statusSubresource) &&
+    !(subresource === "scale" && info.scaleSubresource)
+  ) {
     return { kind: "notFound", verb: readVerb };
   }
   if (name !== undefined && info.desc.namespaced && namespace === undefined) {

@@ -227,6 +227,31 @@ const HANDLED_META = new Set([
 /** Who is writing: the HTTP API follows the server's rules, the control API may set status. */
 export type Writer = "http" | "control";
 
+/**
+ * Computes `metadata.managedFields` of a write from the object before (undefined on create)
+ * and the object about to be stored; an empty list removes the field.
+ */
+export type FieldTracker = (before: KubeObject | undefined, after: KubeObject) => unknown[];
+
+/** What create and update share: a dry run stores nothing; `fields` tracks ownership. */
+export interface WriteExtras {
+  /** Answer what would be stored, and store nothing. */
+  dryRun?: boolean | undefined;
+  /** Ownership tracking (HTTP writes). */
+  fields?: FieldTracker | undefined;
+}
+
+function setManagedFields(
+  item: KubeObject,
+  fields: FieldTracker | undefined,
+  before?: KubeObject,
+): void {
+  if (fields === undefined) return;
+  const entries = fields(before, item);
+  if (entries.length === 0) delete item.metadata.managedFields;
+  else (item.metadata as Record<string, unknown>).managedFields = entries;
+}
+
 /** The in-memory "etcd" of the simulated cluster. */
 export class Store {
   /** Current global resourceVersion. */
@@ -380,7 +405,12 @@ export class Store {
   create(
     state: ResourceState,
     input: unknown,
-    options: { namespace?: string | undefined; writer: Writer; adopt?: boolean; trusted?: boolean },
+    options: {
+      namespace?: string | undefined;
+      writer: Writer;
+      adopt?: boolean;
+      trusted?: boolean;
+    } & WriteExtras,
   ): Version {
     const info = state.info;
     const checked = this.#checkInput(info, input, options.namespace, options.trusted);
@@ -403,18 +433,20 @@ export class Store {
     if (!options.trusted) this.#validate(info, obj, name);
     const key = objectKey(checked.namespace, name);
     if (state.objects.has(key)) fail(alreadyExists(info.desc.resource, info.desc.group, name));
-    const rv = ++this.rv;
+    // A dry run gets everything but a resourceVersion, and changes nothing.
+    const rv = options.dryRun ? this.rv : ++this.rv;
     const meta: Record<string, unknown> = { name };
     if (typeof generateName === "string" && generateName) meta.generateName = generateName;
     if (checked.namespace !== undefined) meta.namespace = checked.namespace;
     meta.uid = this.#rng.uuid();
-    meta.resourceVersion = String(rv);
+    if (!options.dryRun) meta.resourceVersion = String(rv);
     if (Object.hasOwn(obj, "spec")) meta.generation = 1;
     meta.creationTimestamp = rfc3339(this.#clock.now());
     const item = this.#build(obj, meta);
     applyServerDefaults(info, item, options.writer);
+    setManagedFields(item, options.fields);
     const version = new Version(info, key, rv, item);
-    state.commit({ type: "ADDED", rv, version, prev: undefined });
+    if (!options.dryRun) state.commit({ type: "ADDED", rv, version, prev: undefined });
     return version;
   }
 
@@ -434,7 +466,7 @@ export class Store {
       subresource?: string | undefined;
       adopt?: boolean;
       trusted?: boolean;
-    },
+    } & WriteExtras,
   ): Version {
     const info = state.info;
     const checked = this.#checkInput(info, input, options.namespace, options.trusted);
@@ -494,11 +526,13 @@ export class Store {
     }
     const metaSource = options.subresource === "status" ? oldItem : source;
     const item = this.#build({ ...source, metadata: (metaSource as KubeObject).metadata }, meta);
+    setManagedFields(item, options.fields, old.item);
     const finalizers = item.metadata.finalizers;
     const releasing = oldMeta.deletionTimestamp !== undefined &&
       (!Array.isArray(finalizers) || finalizers.length === 0);
     // A no-op update keeps the resourceVersion and sends no event, as on a real server.
     if (!releasing && !options.adopt && JSON.stringify(item) === old.itemJson) return old;
+    if (options.dryRun) return new Version(info, key, old.rv, item);
     const rv = ++this.rv;
     item.metadata.resourceVersion = String(rv);
     const version = new Version(info, key, rv, item);
@@ -516,6 +550,7 @@ export class Store {
     namespace: string | undefined,
     name: string,
     preconditions?: { uid?: string | undefined; resourceVersion?: string | undefined },
+    dryRun?: boolean,
   ): { version: Version; removed: boolean } {
     const info = state.info;
     const key = objectKey(info.desc.namespaced ? namespace || "default" : undefined, name);
@@ -537,12 +572,11 @@ export class Store {
       fail(conflict(info.desc.resource, info.desc.group, name));
     }
     const finalizers = oldMeta.finalizers;
-    const rv = ++this.rv;
+    if (Array.isArray(finalizers) && finalizers.length > 0 && oldMeta.deletionTimestamp) {
+      return { version: old, removed: false };
+    }
+    const rv = dryRun ? old.rv : ++this.rv;
     if (Array.isArray(finalizers) && finalizers.length > 0) {
-      if (oldMeta.deletionTimestamp !== undefined) {
-        this.rv--;
-        return { version: old, removed: false };
-      }
       const item = JSON.parse(old.itemJson) as KubeObject;
       const meta: Record<string, unknown> = {};
       for (const [k, v] of Object.entries(item.metadata)) {
@@ -555,12 +589,12 @@ export class Store {
       meta.resourceVersion = String(rv);
       item.metadata = meta;
       const version = new Version(info, key, rv, item);
-      state.commit({ type: "MODIFIED", rv, version, prev: old });
+      if (!dryRun) state.commit({ type: "MODIFIED", rv, version, prev: old });
       return { version, removed: false };
     }
     const item = { ...old.item, metadata: { ...old.item.metadata, resourceVersion: String(rv) } };
     const version = new Version(info, key, rv, item);
-    state.commit({ type: "DELETED", rv, version, prev: old });
+    if (!dryRun) state.commit({ type: "DELETED", rv, version, prev: old });
     return { version, removed: true };
   }
 }

@@ -1,22 +1,45 @@
 /**
- * The simulated cluster's single-object HTTP verbs: GET of one object, POST (create), PUT
- * (update, also of `/status`), PATCH (merge, strategic merge as merge, JSON patch) and DELETE
- * (with preconditions), each answering like the real API server.
+ * The simulated cluster's single-object HTTP verbs: GET of one object (or its status or scale),
+ * POST (create), PUT (update, also of `/status` and `/scale`), PATCH (merge, strategic merge as
+ * merge, JSON patch, server-side apply) and DELETE (with preconditions), each answering like the
+ * real API server, with `fieldManager`, `dryRun` and `metadata.managedFields`.
  * @module
  */
-import type { Status } from "../client/types.ts";
+import type { KubeObject, Status } from "../client/types.ts";
+import { parseKubeconfigYaml } from "../config/kubeconfig_yaml.ts";
 import { isRecord } from "../util/values.ts";
+import { applyConfiguration } from "./_apply.ts";
+import { formatManagedFields, leafPaths, parseManagedFields } from "./_managed_fields.ts";
 import { jsonPatch, mergePatch } from "./_patch.ts";
 import { type BodyLimits, parseJsonBody, readBodyText, readJsonBody } from "./_request_body.ts";
 import type { Route } from "./_router.ts";
+import { requestedReplicas, scaleOf } from "./_scale.ts";
+import { unservable } from "./_servable.ts";
 import { badRequest, fail, jsonResponse, objectNotFound, unsupportedMediaType } from "./_status.ts";
-import { objectKey, type ResourceState, type Store, type Version } from "./_store.ts";
+import {
+  objectKey,
+  type ResourceState,
+  rfc3339,
+  type Store,
+  structuredCloneJson,
+  type Version,
+} from "./_store.ts";
+import {
+  scopeOf,
+  updateTracker,
+  type WriteParams,
+  writeParams,
+  writerOf,
+} from "./_write_params.ts";
 
 /** A routed request for a served resource. */
 export type ResourceRoute = Extract<Route, { kind: "resource" }>;
 
 /** The verbs handled here. */
 export type WriteVerb = "get" | "create" | "update" | "patch" | "delete";
+
+/** The Content-Type of a server-side apply. */
+const APPLY_PATCH = "application/apply-patch+yaml";
 
 /**
  * The current version of one object; `namespace` is ignored for cluster-scoped resources and
@@ -43,6 +66,16 @@ export interface WriteEnv {
   readonly store: Store;
   /** Request body limits. */
   readonly limits: BodyLimits;
+  /** Current time in ms (for `managedFields` times). */
+  now(): number;
+}
+
+/** The answer to a write: the object, or its Scale for the scale subresource. */
+function answer(v: Version, r: ResourceRoute, code: number): Response {
+  return jsonResponse(
+    r.subresource === "scale" ? JSON.stringify(scaleOf(v.toObject())) : v.json,
+    code,
+  );
 }
 
 /** Answers a get, create, update, patch or delete request (errors are thrown `KubeApiError`s). */
@@ -52,22 +85,32 @@ export async function handleWrite(
   request: Request,
   r: ResourceRoute & { verb: WriteVerb },
 ): Promise<Response> {
-  const store = env.store;
   switch (r.verb) {
     case "get":
-      return jsonResponse(findObject(state, r.namespace, r.name!).json, 200);
+      return answer(findObject(state, r.namespace, r.name!), r, 200);
     case "create": {
+      const params = writeParams(request, "create", false);
       const body = await readJsonBody(request, env.limits);
-      const v = store.create(state, body, { namespace: r.namespace, writer: "http", adopt: true });
+      const v = env.store.create(state, body, {
+        namespace: r.namespace,
+        writer: "http",
+        adopt: true,
+        dryRun: params.dryRun,
+        fields: tracker(env, state, params, undefined),
+      });
       return jsonResponse(v.json, 201);
     }
     case "update": {
+      const params = writeParams(request, "update", false);
       const body = await readJsonBody(request, env.limits);
-      const v = store.update(state, body, {
+      if (r.subresource === "scale") return scale(env, state, r, params, body);
+      const v = env.store.update(state, body, {
         namespace: r.namespace,
         name: r.name,
         writer: "http",
         subresource: r.subresource,
+        dryRun: params.dryRun,
+        fields: tracker(env, state, params, r.subresource),
       });
       return jsonResponse(v.json, 200);
     }
@@ -78,6 +121,48 @@ export async function handleWrite(
   }
 }
 
+/** Ownership tracking of a non-apply write. */
+function tracker(
+  env: WriteEnv,
+  state: ResourceState,
+  params: WriteParams,
+  subresource: string | undefined,
+) {
+  const info = state.info;
+  const writer = writerOf(info, params, "Update", subresource, rfc3339(env.now()));
+  return updateTracker(writer, scopeOf(info, subresource));
+}
+
+/** A write to the scale subresource: only `spec.replicas` changes (owned as `scale`). */
+function scale(
+  env: WriteEnv,
+  state: ResourceState,
+  r: ResourceRoute,
+  params: WriteParams,
+  body: unknown,
+): Response {
+  const current = findObject(state, r.namespace, r.name!);
+  const replicas = requestedReplicas(body, r.name!);
+  const next = current.toObject();
+  const meta = isRecord(body) && isRecord(body.metadata) ? body.metadata : {};
+  // The Scale's resourceVersion and uid are preconditions on the object.
+  for (const field of ["resourceVersion", "uid"] as const) {
+    const given = meta[field];
+    if (typeof given === "string" && given !== "") {
+      (next.metadata as Record<string, unknown>)[field] = given;
+    }
+  }
+  next.spec = { ...(isRecord(next.spec) ? next.spec : {}), replicas };
+  const v = env.store.update(state, next, {
+    namespace: r.namespace,
+    name: r.name,
+    writer: "http",
+    dryRun: params.dryRun,
+    fields: tracker(env, state, params, "scale"),
+  });
+  return answer(v, r, 200);
+}
+
 async function patch(
   env: WriteEnv,
   state: ResourceState,
@@ -85,8 +170,11 @@ async function patch(
   r: ResourceRoute,
 ): Promise<Response> {
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
+  if (contentType === APPLY_PATCH) return await apply(env, state, request, r);
+  const params = writeParams(request, "patch", false);
   const body = await readJsonBody(request, env.limits);
   const current = findObject(state, r.namespace, r.name!);
+  const target = r.subresource === "scale" ? scaleOf(current.toObject()) : current.toObject();
   let next: unknown;
   if (
     contentType === "application/merge-patch+json" ||
@@ -95,19 +183,142 @@ async function patch(
     if (!isRecord(body)) {
       fail(badRequest("a merge patch must be a JSON object"));
     }
-    next = mergePatch(current.toObject(), body);
+    next = mergePatch(target, body);
   } else if (contentType === "application/json-patch+json") {
-    next = jsonPatch(current.toObject(), body);
+    next = jsonPatch(target, body);
   } else {
     fail(unsupportedMediaType(contentType));
   }
+  if (r.subresource === "scale") return scale(env, state, r, params, next);
   const v = env.store.update(state, next, {
     namespace: r.namespace,
     name: r.name,
     writer: "http",
     subresource: r.subresource,
+    dryRun: params.dryRun,
+    fields: tracker(env, state, params, r.subresource),
   });
   return jsonResponse(v.json, 200);
+}
+
+/** The body of an apply: JSON (which is YAML), or YAML. */
+function parseApplyBody(text: string, limits: BodyLimits): unknown {
+  if (/^\s*[{[]/.test(text)) return parseJsonBody(text, limits.maxJsonDepth);
+  let value: unknown;
+  try {
+    value = parseKubeconfigYaml(text);
+  } catch (error) {
+    fail(badRequest(`error decoding YAML: ${error instanceof Error ? error.message : "invalid"}`));
+  }
+  const problem = unservable(value, limits.maxJsonDepth);
+  if (problem !== undefined) fail(badRequest(`the apply configuration ${problem}`));
+  return value;
+}
+
+/**
+ * Server-side apply (`application/apply-patch+yaml`): creates the object or merges the applied
+ * configuration into it, records the applier's fields, and answers 409 Conflict for fields
+ * other managers own with another value, unless `force=true`.
+ */
+async function apply(
+  env: WriteEnv,
+  state: ResourceState,
+  request: Request,
+  r: ResourceRoute,
+): Promise<Response> {
+  const info = state.info;
+  const params = writeParams(request, "patch", true);
+  const config = parseApplyBody(
+    await readBodyText(request, env.limits.maxRequestBodyBytes),
+    env.limits,
+  );
+  if (!isRecord(config) || !isRecord(config.metadata)) {
+    fail(badRequest("the apply configuration must be an object with metadata"));
+  }
+  const scaling = r.subresource === "scale";
+  const [apiVersion, kind] = scaling
+    ? ["autoscaling/v1", "Scale"]
+    : [info.apiVersion, info.desc.kind];
+  if (config.apiVersion !== apiVersion || config.kind !== kind) {
+    fail(badRequest(
+      `the apply configuration must have apiVersion ${JSON.stringify(apiVersion)} and kind ${
+        JSON.stringify(kind)
+      }, got ${JSON.stringify(config.apiVersion)} and ${JSON.stringify(config.kind)}`,
+    ));
+  }
+  const name = config.metadata.name;
+  if (name !== r.name) {
+    fail(badRequest(
+      `the name of the object (${String(name)}) does not match the name on the URL (${r.name})`,
+    ));
+  }
+  const ns = config.metadata.namespace;
+  if (info.desc.namespaced && ns !== undefined && ns !== (r.namespace ?? "default")) {
+    fail(badRequest(
+      "the namespace of the provided object does not match the namespace sent on the request",
+    ));
+  }
+  const key = objectKey(info.desc.namespaced ? r.namespace || "default" : undefined, r.name!);
+  const current = state.objects.get(key);
+  if (current === undefined && r.subresource !== undefined) {
+    fail(objectNotFound(info.desc.resource, info.desc.group, r.name!));
+  }
+  const live = current === undefined ? undefined : JSON.parse(current.itemJson) as KubeObject;
+  const time = rfc3339(env.now());
+  const scope = scaling ? "main" : scopeOf(info, r.subresource);
+  let entries = parseManagedFields(live?.metadata.managedFields);
+  if (live !== undefined && entries.length === 0) {
+    // Fields set before the first apply belong to "before-first-apply", as on the API server.
+    const fields = leafPaths(live, "all");
+    if (fields.size > 0) {
+      entries = [{
+        manager: "before-first-apply",
+        operation: "Update",
+        apiVersion: info.apiVersion,
+        time,
+        subresource: undefined,
+        fields,
+      }];
+    }
+  }
+  const applied = scaling
+    ? { spec: isRecord(config.spec) ? { replicas: config.spec.replicas } : {} }
+    : config;
+  if (scaling) requestedReplicas({ kind: "Scale", spec: applied.spec }, r.name!);
+  const result = applyConfiguration({
+    live,
+    config: applied,
+    entries,
+    writer: writerOf(info, params, "Apply", r.subresource, time),
+    force: params.force,
+    scope,
+  });
+  const object = result.object;
+  const managed = formatManagedFields(result.entries);
+  const fields = (): unknown[] => managed;
+  if (current === undefined) {
+    const metadata: Record<string, unknown> = { name: r.name };
+    if (info.desc.namespaced) metadata.namespace = r.namespace || "default";
+    object.metadata = { ...metadata, ...(isRecord(object.metadata) ? object.metadata : {}) };
+    const v = env.store.create(state, object, {
+      namespace: r.namespace,
+      writer: "http",
+      adopt: true,
+      dryRun: params.dryRun,
+      fields,
+    });
+    return answer(v, r, 201);
+  }
+  const v = env.store.update(state, structuredCloneJson(object), {
+    namespace: r.namespace,
+    name: r.name,
+    writer: "http",
+    subresource: r.subresource === "status" ? "status" : undefined,
+    adopt: false,
+    dryRun: params.dryRun,
+    fields,
+  });
+  return answer(v, r, 200);
 }
 
 async function remove(
@@ -117,15 +328,26 @@ async function remove(
   r: ResourceRoute,
 ): Promise<Response> {
   const info = state.info;
+  const params = writeParams(request, "delete", false);
   const text = await readBodyText(request, env.limits.maxRequestBodyBytes);
   let preconditions: { uid?: string; resourceVersion?: string } | undefined;
+  let dryRun = params.dryRun;
   if (text.trim() !== "") {
     const parsed = parseJsonBody(text, env.limits.maxJsonDepth);
     if (isRecord(parsed) && isRecord(parsed.preconditions)) {
       preconditions = parsed.preconditions as typeof preconditions;
     }
+    if (isRecord(parsed) && Array.isArray(parsed.dryRun) && parsed.dryRun.includes("All")) {
+      dryRun = true;
+    }
   }
-  const { version, removed } = env.store.delete(state, r.namespace, r.name!, preconditions);
+  const { version, removed } = env.store.delete(
+    state,
+    r.namespace,
+    r.name!,
+    preconditions,
+    dryRun,
+  );
   if (removed && !info.deleteReturnsObject) {
     const details: Record<string, unknown> = { name: r.name };
     if (info.desc.group) details.group = info.desc.group;

@@ -4,7 +4,7 @@
  * either N at once or at a rate on the cluster's clock.
  * @module
  */
-import type { ResourceDescriptor } from "../client/resource.ts";
+import type { AnyResourceDescriptor } from "../client/resource.ts";
 
 /** Relative weights of the churn operations (non-negative; at least one positive). */
 export interface ChurnMix {
@@ -23,7 +23,7 @@ export interface ChurnMix {
 /** Options of {@linkcode SimulatedCluster.churn}. */
 export interface ChurnOptions {
   /** Resource to churn. */
-  resource: ResourceDescriptor;
+  resource: AnyResourceDescriptor;
   /**
    * Namespaces objects are created in and picked from (ignored for cluster-scoped resources).
    * @default ["default"]

@@ -4,7 +4,7 @@
  * that are lost or carry the wrong object (faults that really make a cache drift).
  * @module
  */
-import type { ResourceDescriptor } from "../client/resource.ts";
+import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { Chunking } from "./_channel.ts";
 import { resourceId } from "./_resources.ts";
 import { checkNumber } from "../util/validate.ts";
@@ -101,7 +101,7 @@ export interface DropWatchAfterOptions {
    * Only watches of this resource get it.
    * @default undefined (any resource)
    */
-  resource?: ResourceDescriptor;
+  resource?: AnyResourceDescriptor;
 }
 
 /** Options of {@linkcode ClusterFaults.loseNextWatchEvent}. */
@@ -110,7 +110,7 @@ export interface WatchEventFaultOptions {
    * Only events of this resource.
    * @default undefined (any resource)
    */
-  resource?: ResourceDescriptor;
+  resource?: AnyResourceDescriptor;
   /**
    * How many events get the fault (each on whichever open watch sends a matching event first).
    * @default 1

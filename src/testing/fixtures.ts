@@ -73,7 +73,7 @@ export function podFixture(index: number, options?: FixtureOptions): KubeObject 
   const hash = (h >>> 3).toString(16).padStart(8, "0").slice(0, 10);
   const ip = `10.${(h >>> 16) & 255}.${(h >>> 24) & 255}.${index & 255}`;
   const image = `registry.example.com/team/${app}:v1.${h % 20}.${(h >>> 5) % 10}`;
-  const managedEntry = (manager: string, operation: string, fields: unknown) => ({
+  const managedEntry = (manager: string, operation: string, fields: Record<string, unknown>) => ({
     manager,
     operation,
     apiVersion: "v1",
@@ -275,5 +275,35 @@ export function widgetFixture(index: number, options?: FixtureOptions): KubeObje
     },
     spec: { size: index % 10, color: ["red", "green", "blue"][index % 3] },
     status: { ready: index % 2 === 0 },
+  };
+}
+
+/**
+ * A deployment (`apps/v1`), determined by `index`: `spec.replicas` is `index % 5`.
+ *
+ * @example
+ * ```ts
+ * import { deploymentFixture } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
+ * assert.equal(deploymentFixture(7).metadata.name, "deploy-000007");
+ * ```
+ */
+export function deploymentFixture(index: number, options?: FixtureOptions): KubeObject {
+  const app = APPS[mix(index) % APPS.length]!;
+  const name = options?.name ?? `deploy-${pad(index)}`;
+  return {
+    metadata: {
+      name,
+      namespace: options?.namespace ?? `ns-${index % 10}`,
+      labels: { app, ...options?.labels },
+    },
+    spec: {
+      replicas: index % 5,
+      selector: { matchLabels: { app, deployment: name } },
+      template: {
+        metadata: { labels: { app, deployment: name } },
+        spec: { containers: [{ name: app, image: `registry.example.com/team/${app}:v1` }] },
+      },
+    },
   };
 }

@@ -65,6 +65,13 @@ export type {
   ChurnStats,
   StartChurnOptions,
 } from "./churn.ts";
-export { configMapFixture, namespaceFixture, podFixture, widgetFixture } from "./fixtures.ts";
+export {
+  configMapFixture,
+  deploymentFixture,
+  namespaceFixture,
+  podFixture,
+  widgetFixture,
+} from "./fixtures.ts";
 export type { FixtureOptions } from "./fixtures.ts";
 export { widgets } from "./widgets.ts";
+export type { Widget, WidgetSpec, WidgetStatus } from "./widgets.ts";

@@ -7,8 +7,8 @@
  */
 import { parseFieldSelector } from "../client/field_selector.ts";
 import { parseLabelSelector } from "../client/label_selector.ts";
-import type { ResourceDescriptor } from "../client/resource.ts";
-import type { KubeObject } from "../client/types.ts";
+import type { AnyResourceDescriptor, ResourceDescriptor } from "../client/resource.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
 import { isRecord } from "../util/values.ts";
 import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
@@ -54,9 +54,10 @@ export type SeedFactory = (index: number) => KubeObject;
 
 /**
  * A simulated Kubernetes API server. `cluster.fetch` answers list, watch, get, create,
- * update, patch and delete requests for pods, configmaps, namespaces and widgets (a custom
- * resource), plus discovery, with the real server's wire format, resourceVersion semantics,
- * paging, bookmarks, streaming lists and Status errors. The control API changes state
+ * update, patch (server-side apply included) and delete requests for pods, configmaps,
+ * namespaces, deployments and widgets (a custom resource), plus discovery, with the real
+ * server's wire format, resourceVersion semantics, paging, bookmarks, streaming lists, managed
+ * fields, status and scale subresources, dry runs and Status errors. The control API changes state
  * directly; `faults` injects failures; `churn`/`startChurn` generate load.
  *
  * @example
@@ -156,6 +157,7 @@ export class SimulatedCluster implements Disposable {
       writes: {
         store: this.#store,
         limits: { maxRequestBodyBytes: o.maxRequestBodyBytes, maxJsonDepth: o.maxJsonDepth },
+        now: () => this.#clock.now(),
       },
       resources: this.#resources,
       faults,
@@ -216,7 +218,7 @@ export class SimulatedCluster implements Disposable {
     this.close();
   }
 
-  #state(resource: ResourceDescriptor): ResourceState {
+  #state(resource: AnyResourceDescriptor): ResourceState {
     if (typeof resource !== "object" || resource === null) {
       throw new TypeError(`resource must be a ResourceDescriptor, got ${String(resource)}`);
     }
@@ -245,9 +247,13 @@ export class SimulatedCluster implements Disposable {
    * @throws {KubeApiError} 409 AlreadyExists, 422 Invalid, 400 BadRequest (an object that
    * could not be served as JSON: nested deeper than `maxJsonDepth`, cyclic, or holding a BigInt).
    */
-  create(resource: ResourceDescriptor, object: KubeObject): KubeObject {
+  create<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    object: NoInfer<T>,
+  ): NoInfer<T> {
     this.#checkOpen();
-    return this.#store.create(this.#state(resource), object, { writer: "control" }).toObject();
+    return this.#store.create(this.#state(resource), object, { writer: "control" })
+      .toObject() as unknown as T;
   }
 
   /**
@@ -257,9 +263,13 @@ export class SimulatedCluster implements Disposable {
    * @throws {KubeApiError} 404 NotFound, 409 Conflict, 422 Invalid, 400 BadRequest (as for
    * `create`).
    */
-  update(resource: ResourceDescriptor, object: KubeObject): KubeObject {
+  update<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    object: NoInfer<T>,
+  ): NoInfer<T> {
     this.#checkOpen();
-    return this.#store.update(this.#state(resource), object, { writer: "control" }).toObject();
+    return this.#store.update(this.#state(resource), object, { writer: "control" })
+      .toObject() as unknown as T;
   }
 
   /**
@@ -268,7 +278,11 @@ export class SimulatedCluster implements Disposable {
    * @throws {KubeApiError} 404 NotFound, 409 Conflict (a stale resourceVersion in the patch),
    * 400 BadRequest (a patch or result nested deeper than `maxJsonDepth`).
    */
-  patch(resource: ResourceDescriptor, ref: ObjectRef, patch: Record<string, unknown>): KubeObject {
+  patch<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    ref: ObjectRef,
+    patch: Record<string, unknown>,
+  ): NoInfer<T> {
     this.#checkOpen();
     const state = this.#state(resource);
     checkRef(ref);
@@ -276,7 +290,7 @@ export class SimulatedCluster implements Disposable {
     if (!isRecord(patch)) throw new TypeError("patch must be an object (a JSON merge patch)");
     this.#store.assertServable(patch, "the patch");
     const next = mergePatch(current.toObject(), patch) as KubeObject;
-    return this.#store.update(state, next, { writer: "control" }).toObject();
+    return this.#store.update(state, next, { writer: "control" }).toObject() as unknown as T;
   }
 
   /**
@@ -285,32 +299,41 @@ export class SimulatedCluster implements Disposable {
    *
    * @throws {KubeApiError} 404 NotFound.
    */
-  delete(resource: ResourceDescriptor, ref: ObjectRef): KubeObject {
+  delete<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    ref: ObjectRef,
+  ): T {
     this.#checkOpen();
     const state = this.#state(resource);
     checkRef(ref);
-    return this.#store.delete(state, ref.namespace, ref.name).version.toObject();
+    return this.#store.delete(state, ref.namespace, ref.name).version.toObject() as unknown as T;
   }
 
   /** One object (a copy), or undefined. */
-  get(resource: ResourceDescriptor, ref: ObjectRef): KubeObject | undefined {
+  get<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    ref: ObjectRef,
+  ): T | undefined {
     const state = this.#state(resource);
     checkRef(ref);
     const ns = state.info.desc.namespaced ? ref.namespace || "default" : undefined;
-    return state.objects.get(objectKey(ns, ref.name))?.toObject();
+    return state.objects.get(objectKey(ns, ref.name))?.toObject() as unknown as T | undefined;
   }
 
   /** Current objects (copies, with kind and apiVersion), sorted by namespace/name. */
-  list(resource: ResourceDescriptor, options?: ClusterListOptions): KubeObject[] {
+  list<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    options?: ClusterListOptions,
+  ): T[] {
     const state = this.#state(resource);
     const label = parseLabelSelector(options?.labelSelector ?? "");
     const field = parseFieldSelector(options?.fieldSelector ?? "");
     const ns = options?.namespace;
-    const out: KubeObject[] = [];
+    const out: T[] = [];
     for (const v of state.snapshotAt(this.#store.rv)!) {
       if (ns && v.item.metadata.namespace !== ns) continue;
       if (!label.matches(v.item.metadata.labels) || !field.matches(v.item)) continue;
-      out.push(v.toObject());
+      out.push(v.toObject() as unknown as T);
     }
     return out;
   }
@@ -320,7 +343,7 @@ export class SimulatedCluster implements Disposable {
    * default realistic fixtures (`podFixture` for pods: 2-4 KB each, spread over namespaces
    * `ns-0`..`ns-9`). Objects are taken as they are, not copied.
    */
-  seed(resource: ResourceDescriptor, count: number, factory?: SeedFactory): void {
+  seed(resource: AnyResourceDescriptor, count: number, factory?: SeedFactory): void {
     this.#checkOpen();
     const state = this.#state(resource);
     if (!Number.isInteger(count) || count < 0) {

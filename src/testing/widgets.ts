@@ -3,6 +3,28 @@
  * @module
  */
 import type { ResourceDescriptor } from "../client/resource.ts";
+import type { CustomObject } from "../client/types.ts";
+
+/** The desired state of a {@linkcode Widget}. */
+export interface WidgetSpec {
+  /** How many of it. */
+  size?: number;
+  /** Its colour. */
+  color?: string;
+  /** Anything else. */
+  [field: string]: unknown;
+}
+
+/** The observed state of a {@linkcode Widget} (written through the `status` subresource). */
+export interface WidgetStatus {
+  /** Whether it is ready. */
+  ready?: boolean;
+  /** Anything else. */
+  [field: string]: unknown;
+}
+
+/** An `example.com/v1` Widget, the custom resource the simulated cluster serves. */
+export type Widget = CustomObject<WidgetSpec, WidgetStatus>;
 
 /**
  * `example.com/v1` Widgets: a namespaced custom resource (short name `wg`) served by
@@ -17,7 +39,7 @@ import type { ResourceDescriptor } from "../client/resource.ts";
  * cluster.close();
  * ```
  */
-export const widgets: ResourceDescriptor = Object.freeze({
+export const widgets: ResourceDescriptor<Widget> = Object.freeze({
   group: "example.com",
   version: "v1",
   resource: "widgets",

@@ -3,7 +3,7 @@
  * @module
  */
 import { KubeApiError } from "../client/errors.ts";
-import type { KubeObject, Status } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike, Status } from "../client/types.ts";
 import {
   WatchDecodeError,
   type WatchDecodeErrorKind,
@@ -83,7 +83,7 @@ export type WatchBody = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
  * }
  * ```
  */
-export function decodeWatchStream<T extends KubeObject = KubeObject>(
+export function decodeWatchStream<T extends KubeObjectLike = KubeObject>(
   body: WatchBody,
   options: DecodeWatchStreamOptions = {},
 ): AsyncIterableIterator<WatchEvent<T>> {
@@ -109,7 +109,7 @@ export function decodeWatchStream<T extends KubeObject = KubeObject>(
  * }
  * ```
  */
-export class WatchDecoderStream<T extends KubeObject = KubeObject>
+export class WatchDecoderStream<T extends KubeObjectLike = KubeObject>
   extends TransformStream<Uint8Array, WatchEvent<T>> {
   /** Creates the stream; see {@linkcode WatchDecoderStreamOptions}. */
   constructor(options: WatchDecoderStreamOptions = {}) {
@@ -135,7 +135,7 @@ export class WatchDecoderStream<T extends KubeObject = KubeObject>
  * One call per run instead of one per line matters: the per-call cost of `TextDecoder` is a
  * large share of the decoding time for lines of a few KB.
  */
-class WatchEventParser<T extends KubeObject> {
+class WatchEventParser<T extends KubeObjectLike> {
   readonly #splitter: LineSplitter;
   readonly #text = new TextDecoder();
   #onEvent: (event: WatchEvent<T>) => void = ignoreEvent;
@@ -308,7 +308,7 @@ function readerOf(body: WatchBody): ByteReader {
 }
 
 /** The iterator behind {@linkcode decodeWatchStream}. */
-class WatchEventIterator<T extends KubeObject> implements AsyncIterableIterator<WatchEvent<T>> {
+class WatchEventIterator<T extends KubeObjectLike> implements AsyncIterableIterator<WatchEvent<T>> {
   readonly #reader: ByteReader;
   readonly #parser: WatchEventParser<T>;
   readonly #signal: AbortSignal | undefined;
@@ -471,7 +471,10 @@ function ignoreSecondary(cleanup: Promise<void>): void {
  * bytes after the final newline, which are `truncated` rather than `malformed-json` when they
  * do not parse.
  */
-function parseEvent<T extends KubeObject>(text: string, last: boolean): WatchEvent<T> | undefined {
+function parseEvent<T extends KubeObjectLike>(
+  text: string,
+  last: boolean,
+): WatchEvent<T> | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -2,7 +2,7 @@
  * The typed events a watch stream yields.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 
 /**
  * Annotation (value `"true"`) on the BOOKMARK that ends a streaming list's initial events.
@@ -25,7 +25,7 @@ export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
  * console.log(event.type, event.object.metadata.name);
  * ```
  */
-export interface WatchObjectEvent<T extends KubeObject = KubeObject> {
+export interface WatchObjectEvent<T extends KubeObjectLike = KubeObject> {
   /** What happened to the object. */
   type: "ADDED" | "MODIFIED" | "DELETED";
   /** The object (for DELETED, its last known state). */
@@ -78,6 +78,6 @@ export interface WatchBookmarkEvent {
  * console.log(describe({ type: "DELETED", object: { metadata: { name: "web-1" } } }));
  * ```
  */
-export type WatchEvent<T extends KubeObject = KubeObject> =
+export type WatchEvent<T extends KubeObjectLike = KubeObject> =
   | WatchObjectEvent<T>
   | WatchBookmarkEvent;

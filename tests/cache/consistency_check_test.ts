@@ -6,6 +6,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
+import type { InformerOptions } from "../../src/cache/informer_options.ts";
 import type { SharedInformer } from "../../src/cache/informer.ts";
 import type { ConsistencyCheckResult } from "../../src/cache/consistency_check_options.ts";
 import { DriftError } from "../../src/cache/drift_error.ts";
@@ -16,12 +17,12 @@ import { closed, type Env, env, pod, show, take } from "../_informer_env.ts";
 async function watching(
   e: Env,
   count: number,
-  options: Partial<Parameters<Env["informer"]>[0]> = {},
+  options: Omit<InformerOptions<KubeObject>, "resource"> = {},
 ): Promise<SharedInformer> {
   for (let i = 0; i < count; i++) {
     e.cluster.create(pods, pod("a", `p${String(i).padStart(2, "0")}`));
   }
-  const inf = e.informer({ resource: pods, ...options });
+  const inf = e.informer<KubeObject>({ ...options, resource: pods });
   inf.start();
   await inf.waitForSync();
   await e.clock.flush();

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import type { KubeObject } from "../../src/client/types.ts";
+import type { KubeObject, KubeObjectLike } from "../../src/client/types.ts";
 import { type Delta, DeltaFIFO } from "../../src/cache/delta_fifo.ts";
 import { Indexer } from "../../src/cache/indexer.ts";
 
@@ -9,14 +9,14 @@ function pod(name: string, rv = "1", namespace = "ns"): KubeObject {
 }
 
 /** Delta summary: type, resource version, and `?` for a tombstone. */
-function summary(deltas: Delta[]): string[] {
+function summary<T extends KubeObjectLike>(deltas: Delta<T>[]): string[] {
   return deltas.map((d) =>
-    `${d.type}@${d.object.metadata.resourceVersion}${d.finalStateUnknown ? "?" : ""}`
+    `${d.type}@${d.object.metadata?.resourceVersion}${d.finalStateUnknown ? "?" : ""}`
   );
 }
 
 /** Pops everything: `key: deltas` lines in pop order. */
-function drain(fifo: DeltaFIFO): string[] {
+function drain<T extends KubeObjectLike>(fifo: DeltaFIFO<T>): string[] {
   const out: string[] = [];
   for (let p = fifo.pop(); p !== undefined; p = fifo.pop()) {
     out.push(`${p[0]}: ${summary(p[1]).join(" ")}`);

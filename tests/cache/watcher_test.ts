@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, pods } from "../../src/client/resource.ts";
-import type { KubeObject } from "../../src/client/types.ts";
+import type { KubeObjectLike } from "../../src/client/types.ts";
 import { watcher, type WatcherEvent } from "../../src/cache/watcher.ts";
 import { objectKey } from "../../src/cache/object_key.ts";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
@@ -22,8 +22,8 @@ const show = (ev: WatcherEvent): string => {
   }
 };
 
-const snapshot = (objects: Iterable<KubeObject>): string[] =>
-  [...objects].map((o) => `${objectKey(o)} ${o.metadata.uid} ${o.metadata.resourceVersion}`)
+const snapshot = (objects: Iterable<KubeObjectLike>): string[] =>
+  [...objects].map((o) => `${objectKey(o)} ${o.metadata?.uid} ${o.metadata?.resourceVersion}`)
     .sort();
 
 describe("watcher", () => {

@@ -338,7 +338,7 @@ describe("an informer on the Node transport", () => {
         cluster.create(pods, { metadata: { namespace: "default", name } });
       }
       for await (const event of informer.events({ signal: controller.signal })) {
-        if (event.type === "add") names.push(event.object.metadata.name ?? "");
+        if (event.type === "add") names.push(event.object.metadata?.name ?? "");
         if (names.length === 3) break;
       }
       assert.deepEqual(names, ["a", "b", "c"]);

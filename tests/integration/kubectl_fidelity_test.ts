@@ -6,10 +6,11 @@ import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pods } from "../../src/client/resource.ts";
+import { configmaps, deployments, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { deploymentFixture } from "../../src/testing/fixtures.ts";
 import { widgets } from "../../src/testing/widgets.ts";
 import { serveHandler } from "../_serve.ts";
 
@@ -65,6 +66,7 @@ describe(
       clock: ManualClock;
       kubectl: (args: string[]) => Promise<Run>;
       start: (args: string[]) => { stdout: () => string; kill: () => Promise<Run> };
+      file: (name: string, text: string) => Promise<string>;
       close: () => Promise<void>;
     }> {
       const clock = new ManualClock();
@@ -137,6 +139,11 @@ describe(
           return run;
         },
         start,
+        file: async (name, text) => {
+          const path = join(dir, name);
+          await writeFile(path, text);
+          return path;
+        },
         close: async () => {
           c.close();
           await server.close();
@@ -198,6 +205,112 @@ describe(
           items: KubeObject[];
         };
         assert.deepEqual(ws.items, c.list(widgets));
+      } finally {
+        await close();
+      }
+    });
+
+    test("apply --server-side creates, merges, reports conflicts, forces and dry-runs like a real server", async () => {
+      const { c, start, kubectl, file, close } = await setup();
+      try {
+        const manifest = (mode: string) =>
+          [
+            "apiVersion: v1",
+            "kind: ConfigMap",
+            "metadata:",
+            "  name: settings",
+            "  labels:",
+            "    app: web",
+            "data:",
+            `  mode: ${mode}`,
+            "",
+          ].join("\n");
+        const created = await kubectl([
+          "apply",
+          "--server-side",
+          "--validate=false", // the simulator serves no OpenAPI documents
+          "-f",
+          await file("fast.yaml", manifest("fast")),
+        ]);
+        assert.match(created.stdout, /configmap\/settings serverside-applied/);
+        const stored = c.get(configmaps, { namespace: "default", name: "settings" })!;
+        assert.deepEqual(stored.data, { mode: "fast" });
+        assert.deepEqual(
+          stored.metadata.managedFields?.map((e) => [e.manager, e.operation, e.fieldsV1]),
+          [["kubectl", "Apply", {
+            "f:data": { "f:mode": {} },
+            "f:metadata": { "f:labels": { "f:app": {} } },
+          }]],
+        );
+        assert.ok(
+          c.requests.some((r) =>
+            r.method === "PATCH" && r.query.fieldManager === "kubectl" && r.name === "settings"
+          ),
+        );
+
+        // Another manager wants another value: the conflict kubectl prints is the server's.
+        const safe = await file("safe.yaml", manifest("safe"));
+        const refused = await (start([
+          "apply",
+          "--server-side",
+          "--validate=false",
+          "--field-manager",
+          "other",
+          "-f",
+          safe,
+        ]) as unknown as { done: Promise<Run> }).done;
+        assert.notEqual(refused.code, 0);
+        assert.match(
+          refused.stderr,
+          /Apply failed with 1 conflict: conflict with "kubectl": \.data\.mode/,
+        );
+        assert.deepEqual(c.get(configmaps, { namespace: "default", name: "settings" })!.data, {
+          mode: "fast",
+        });
+
+        // A server-side dry run changes nothing; --force-conflicts takes the field over.
+        const rv = c.resourceVersion;
+        await kubectl([
+          "apply",
+          "--server-side",
+          "--validate=false",
+          "--field-manager",
+          "other",
+          "--force-conflicts",
+          "--dry-run=server",
+          "-f",
+          safe,
+        ]);
+        assert.equal(c.resourceVersion, rv);
+        await kubectl([
+          "apply",
+          "--server-side",
+          "--validate=false",
+          "--field-manager",
+          "other",
+          "--force-conflicts",
+          "-f",
+          safe,
+        ]);
+        const taken = c.get(configmaps, { namespace: "default", name: "settings" })!;
+        assert.deepEqual(taken.data, { mode: "safe" });
+        assert.deepEqual(
+          taken.metadata.managedFields?.map((e) => [e.manager, e.fieldsV1]),
+          [
+            ["kubectl", { "f:metadata": { "f:labels": { "f:app": {} } } }],
+            ["other", {
+              "f:data": { "f:mode": {} },
+              "f:metadata": { "f:labels": { "f:app": {} } },
+            }],
+          ],
+        );
+
+        // kubectl scale goes through the scale subresource.
+        c.create(deployments, deploymentFixture(1, { name: "web", namespace: "default" }));
+        await kubectl(["scale", "deployment", "web", "--replicas=4"]);
+        const web = c.get(deployments, { namespace: "default", name: "web" })!;
+        assert.equal((web.spec as { replicas: number }).replicas, 4);
+        assert.ok(c.requests.some((r) => r.path.endsWith("/deployments/web/scale")));
       } finally {
         await close();
       }

@@ -61,7 +61,7 @@ for (const adapter of await adapters()) {
 
     test("unknown paths are a 404 NotFound Status", async () => {
       const { url, close } = await setup();
-      for (const path of ["/api/v1/nodes", "/apis/apps/v1/deployments", "/openapi/v3", "/nope"]) {
+      for (const path of ["/api/v1/nodes", "/apis/batch/v1/jobs", "/openapi/v3", "/nope"]) {
         const res = await fetch(`${url}${path}`, { headers: auth });
         assert.equal(res.status, 404, path);
         const s = await res.json() as Status;
@@ -82,7 +82,7 @@ for (const adapter of await adapters()) {
       assert.equal((await json("/version")).major, "1");
       assert.deepEqual((await json("/api")).versions, ["v1"]);
       const groups = (await json("/apis")).groups as Array<{ name: string }>;
-      assert.deepEqual(groups.map((g) => g.name), ["example.com"]);
+      assert.deepEqual(groups.map((g) => g.name), ["example.com", "apps"]);
       const core = (await json("/api/v1")).resources as Array<
         { name: string; shortNames?: string[]; namespaced: boolean }
       >;
@@ -94,6 +94,18 @@ for (const adapter of await adapters()) {
       const custom = await json("/apis/example.com/v1");
       assert.equal(custom.groupVersion, "example.com/v1");
       assert.deepEqual((custom.resources as Array<{ kind: string }>)[0]!.kind, "Widget");
+      const apps = (await json("/apis/apps/v1")).resources as Array<
+        { name: string; kind: string; group?: string; version?: string }
+      >;
+      assert.deepEqual(apps.map((r) => r.name), [
+        "deployments",
+        "deployments/status",
+        "deployments/scale",
+      ]);
+      assert.deepEqual(
+        [apps[2]!.group, apps[2]!.version, apps[2]!.kind],
+        ["autoscaling", "v1", "Scale"],
+      );
       await close();
     });
 

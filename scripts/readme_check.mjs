@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// Type-checks every TypeScript code block of README.md, so the examples users copy compile.
+//
+// Each ```ts block is written as its own module into a scratch folder inside the repository
+// (so `@kinformer/kinformer` and its subpaths resolve to this checkout, as in the JSDoc
+// examples) and all of them go through one `deno check` (with Deno's types: a block may use
+// `Deno.serve`). A block must stand on its own: its imports, and `declare` lines for what it
+// leaves to the reader. A block fenced ```ts ignore is skipped; keep that rare, and say next
+// to it why it cannot compile. Errors are reported at their README.md line.
+//
+//   node scripts/readme_check.mjs            check README.md (npm test runs this)
+import { spawn } from "node:child_process";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+const deno = join(root, "node_modules", ".bin", "deno");
+
+/** The ```ts blocks of `markdown`: `{ line, code, ignored }`, line = the fence's line (1-based). */
+export function typescriptBlocks(markdown) {
+  const blocks = [];
+  const lines = markdown.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(ts|typescript)(\s+.*)?$/.exec(lines[i]);
+    if (open === null) continue;
+    const start = i;
+    const body = [];
+    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
+    if (i === lines.length) throw new Error(`README.md:${start + 1}: unterminated code block`);
+    blocks.push({
+      line: start + 1,
+      code: body.join("\n") + "\n",
+      ignored: /\bignore\b/.test(open[2] ?? ""),
+    });
+  }
+  return blocks;
+}
+
+function run(cmd, args) {
+  return new Promise((done, fail) => {
+    const child = spawn(cmd, args, {
+      cwd: root,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d) => (out += d));
+    child.once("error", fail);
+    child.once("close", (code) => done({ code, out }));
+  });
+}
+
+async function main() {
+  const blocks = typescriptBlocks(await readFile(join(root, "README.md"), "utf8"));
+  const checked = blocks.filter((b) => !b.ignored);
+  const dir = join(root, `.readme-check-${process.pid}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir);
+  try {
+    const files = [];
+    for (const b of checked) {
+      const file = join(dir, `readme_line_${b.line}.ts`);
+      await writeFile(file, b.code);
+      files.push(file);
+    }
+    if (files.length === 0) {
+      console.error("README.md has no TypeScript blocks to check");
+      return 1;
+    }
+    const r = await run(deno, ["check", "--quiet", ...files]);
+    // Point errors at README.md lines: block line L, file line N is README line L + N.
+    const out = r.out.replace(
+      /\S*readme_line_(\d+)\.ts:(\d+):(\d+)/g,
+      (_, block, line, column) => `README.md:${Number(block) + Number(line)}:${column}`,
+    );
+    if (out.trim() !== "") console.log(out.trimEnd());
+    const ignored = blocks.length - checked.length;
+    if (r.code === 0) {
+      console.log(
+        `README.md: ${checked.length} TypeScript blocks type-check` +
+          (ignored > 0 ? ` (${ignored} marked ignore)` : ""),
+      );
+    }
+    return r.code === 0 ? 0 : 1;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();
