@@ -153,8 +153,10 @@ function template(object: KubeObject): Template {
  * `metadata.managedFields`, which is about a third of a pod's JSON and never read by
  * controllers.
  */
-export function stripManagedFields<T extends KubeObject>(object: T): T {
-  delete object.metadata.managedFields;
+export function stripManagedFields<T extends { metadata?: { managedFields?: unknown } }>(
+  object: T,
+): T {
+  if (object.metadata !== undefined) delete object.metadata.managedFields;
   return object;
 }
 

@@ -5,7 +5,12 @@
  * @module
  */
 import { createInformer } from "../../src/cache/mod.ts";
-import { KubeClient, pods } from "../../src/client/mod.ts";
+import {
+  KubeClient,
+  metadataOnly,
+  type PartialObjectMetadata,
+  pods,
+} from "../../src/client/mod.ts";
 import { stripManagedFields } from "../fixtures.ts";
 import { heapAfterGc, numberOption, option } from "../_runtime.ts";
 import { now } from "../_measure.ts";
@@ -26,7 +31,15 @@ export interface SyncFigures {
 export type SyncResults = Record<string, Record<string, SyncFigures>>;
 
 /** Implementations measured at every size. */
-const IMPLS = ["kinformer", "kinformer-transform", "kinformer-stream", "bare", "client-node"];
+const IMPLS = [
+  "kinformer",
+  "kinformer-transform",
+  "kinformer-stream",
+  "kinformer-metadata",
+  "kinformer-metadata-transform",
+  "bare",
+  "client-node",
+];
 
 /** Sync results by size, shared within a run (`ctx.shared`). */
 export function syncBySize(ctx: BenchContext): Map<number, SyncResults> {
@@ -183,7 +196,8 @@ export function syncRows(ctx: BenchContext, n: number, results: SyncResults): vo
 /**
  * `--url --impl I --pods N`: `kinformer`, `kinformer-transform` (managedFields stripped),
  * `kinformer-stream` (`initialList: "stream"`: one watch with initial events instead of a paged
- * LIST), `bare` (paged fetch + JSON.parse, items kept in an array), `client-node`
+ * LIST), `kinformer-metadata` (`metadataOnly(pods)`), `kinformer-metadata-transform` (metadata
+ * only, managedFields stripped), `bare` (paged fetch + JSON.parse, items kept in an array), `client-node`
  * (@kubernetes/client-node makeInformer).
  */
 async function sync(): Promise<unknown> {
@@ -199,6 +213,19 @@ async function sync(): Promise<unknown> {
   const before = heapAfterGc();
   const t0 = now();
   switch (impl) {
+    case "kinformer-metadata":
+    case "kinformer-metadata-transform": {
+      // Metadata only (PartialObjectMetadata), with or without managedFields.
+      const informer = createInformer<PartialObjectMetadata>(new KubeClient({ server: url }), {
+        resource: metadataOnly(pods),
+        ...(impl === "kinformer-metadata-transform" ? { transform: stripManagedFields } : {}),
+      });
+      informer.start();
+      await informer.waitForSync();
+      count = informer.store.size;
+      keep = informer;
+      break;
+    }
     case "kinformer":
     case "kinformer-transform":
     case "kinformer-stream": {

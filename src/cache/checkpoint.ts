@@ -3,6 +3,7 @@
  * definition of an informer's identity (resource, namespace, selectors).
  * @module
  */
+import { isMetadataOnly } from "../client/metadata_only.ts";
 import { type AnyResourceDescriptor, resourceKey } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 
@@ -41,8 +42,17 @@ export interface InformerSelection {
  * Internal.
  */
 export function informerIdentity(s: InformerSelection): string {
-  return [resourceKey(s.resource), s.namespace ?? "", s.labelSelector ?? "", s.fieldSelector ?? ""]
-    .join("|");
+  return [
+    resourceIdentity(s.resource),
+    s.namespace ?? "",
+    s.labelSelector ?? "",
+    s.fieldSelector ?? "",
+  ].join("|");
+}
+
+/** `group/version/resource`, with `#metadata` for a metadata-only descriptor. */
+function resourceIdentity(resource: InformerSelection["resource"]): string {
+  return resourceKey(resource) + (isMetadataOnly(resource) ? "#metadata" : "");
 }
 
 /** The identity recorded in a checkpoint. */
@@ -58,7 +68,7 @@ export function makeCheckpoint<T extends KubeObjectLike>(
 ): InformerCheckpoint<T> {
   const cp: InformerCheckpoint<T> = {
     version: 1,
-    resource: resourceKey(s.resource),
+    resource: resourceIdentity(s.resource),
     namespace: s.namespace ?? "",
     labelSelector: s.labelSelector ?? "",
     fieldSelector: s.fieldSelector ?? "",

@@ -6,6 +6,7 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
+import { isMetadataOnly, toPartialObjectMetadata } from "../client/metadata_only.ts";
 import { decodeWatchStream } from "../watch/watch_decoder.ts";
 import { responseBytes } from "../watch/response_bytes.ts";
 import { linkedController } from "../util/abort.ts";
@@ -146,6 +147,8 @@ export class Reflector<T extends KubeObjectLike> {
   #o: ReflectorOptions<T>;
   #plan: ReflectorPlanState;
   #pacer: RequestPacer;
+  /** Objects keep only their metadata (a metadata-only descriptor). */
+  readonly #metadataOnly: boolean;
   #watches = 0;
   /** True while the current watch started at a list's RV and has received nothing yet. */
   #freshFromList = false;
@@ -177,6 +180,7 @@ export class Reflector<T extends KubeObjectLike> {
       initialList: options.initialList,
       streamUnavailable: false,
     };
+    this.#metadataOnly = isMetadataOnly(options.resource);
     this.#pacer = new RequestPacer(
       exponentialBackoff(options.clock, { random: options.random }),
     );
@@ -267,6 +271,7 @@ export class Reflector<T extends KubeObjectLike> {
   #transform(object: KubeObjectLike, phase: "list" | "stream" | "watch"): T | undefined {
     try {
       // The server sends objects of the watched resource: the descriptor's object type.
+      if (this.#metadataOnly) object = toPartialObjectMetadata(object);
       return this.#o.transform(object as T);
     } catch (error) {
       this.#report(error, "transform", phase, 0);

@@ -21,6 +21,7 @@ import {
   watchQuery,
   type WriteOptions,
 } from "./request_options.ts";
+import { isMetadataOnly, METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
 import { resourcePath } from "./resource.ts";
 import type { AnyResourceDescriptor, ResourceDescriptor } from "./resource.ts";
 import type { ApplyConfiguration } from "./apply_configuration.ts";
@@ -333,7 +334,9 @@ export class KubeClient {
     const path = resourcePath(resource, { namespace: options?.namespace });
     const onContinue = options?.onContinue;
     const query = listQuery(options);
-    const body = await this.#send({ method: "GET", path, query }, options?.signal, {
+    const request: ObjectRequest = { method: "GET", path, query };
+    if (isMetadataOnly(resource)) request.headers = { accept: METADATA_LIST_ACCEPT };
+    const body = await this.#send(request, options?.signal, {
       peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
       onProgress: options?.onProgress,
     });
@@ -378,6 +381,7 @@ export class KubeClient {
     return await this.request(path, {
       query: watchQuery(options),
       signal: options?.signal,
+      ...(isMetadataOnly(resource) ? { headers: { accept: METADATA_ACCEPT } } : {}),
     });
   }
 

@@ -128,3 +128,5 @@ export type {
 } from "./label_selector.ts";
 export { FieldSelector, parseFieldSelector } from "./field_selector.ts";
 export type { FieldRequirement } from "./field_selector.ts";
+export { metadataOnly } from "./metadata_only.ts";
+export type { MetadataResourceDescriptor, PartialObjectMetadata } from "./metadata_only.ts";

@@ -4,6 +4,7 @@
  * the client so the rules can be read and tested on their own. Internal.
  * @module
  */
+import { isMetadataOnly, METADATA_ACCEPT } from "./metadata_only.ts";
 import { describeValue, isRecord } from "../util/values.ts";
 import { checkNumber } from "../util/validate.ts";
 import {
@@ -54,7 +55,7 @@ export function getRequest(
   options: GetOptions | undefined,
 ): ObjectRequest {
   checkSubresource(options?.subresource);
-  return {
+  const request: ObjectRequest = {
     method: "GET",
     path: resourcePath(resource, {
       namespace: options?.namespace,
@@ -62,6 +63,10 @@ export function getRequest(
       subresource: options?.subresource,
     }),
   };
+  if (isMetadataOnly(resource) && options?.subresource === undefined) {
+    request.headers = { accept: METADATA_ACCEPT };
+  }
+  return request;
 }
 
 /** POST of a new object to its collection. */

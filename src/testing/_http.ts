@@ -4,6 +4,7 @@
  * or discovery handler; thrown `KubeApiError`s become Status responses.
  * @module
  */
+import { negotiate } from "./_accept.ts";
 import { KubeApiError } from "../client/errors.ts";
 import { rejectUnauthenticated } from "./_auth.ts";
 import { _clientCertUser } from "./_serve_tls.ts";
@@ -128,7 +129,12 @@ async function resource(
   const query = url.searchParams;
   switch (r.verb) {
     case "list":
-      return handleList(ctx, { state, namespace: r.namespace, query });
+      return handleList(ctx, {
+        state,
+        namespace: r.namespace,
+        query,
+        rendering: negotiate(request.headers.get("accept"), true),
+      });
     case "watch": {
       let q = query;
       if (r.name !== undefined) {
@@ -141,6 +147,7 @@ async function resource(
         namespace: r.namespace,
         query: q,
         signal: request.signal ?? undefined,
+        rendering: negotiate(request.headers.get("accept"), false),
       });
     }
     default:

@@ -4,6 +4,7 @@
  * by concatenating each object's cached JSON and streamed in large batches.
  * @module
  */
+import type { Rendering } from "./_accept.ts";
 import { KubeApiError } from "../client/errors.ts";
 import { type FieldSelector, parseFieldSelector } from "../client/field_selector.ts";
 import {
@@ -169,6 +170,8 @@ export interface ListRequest {
   readonly namespace: string | undefined;
   /** Query parameters. */
   readonly query: URLSearchParams;
+  /** Items as sent: whole, or as `PartialObjectMetadata` (`Accept: ...;as=...List`). */
+  readonly rendering?: Rendering;
 }
 
 /** Computes the list (throws KubeApiError for error answers) and streams it. */
@@ -278,15 +281,19 @@ export function handleList(ctx: HandlerContext, req: ListRequest): Response {
   if (next !== undefined) meta += `,"continue":"${next}"`;
   if (remaining !== undefined) meta += `,"remainingItemCount":${remaining}`;
   meta += "}";
-  let head: string | undefined =
-    `{"kind":"${info.listKind}","apiVersion":"${info.apiVersion}","metadata":${meta},"items":[`;
+  const metadata = req.rendering === "metadata";
+  let head: string | undefined = metadata
+    ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${meta},"items":[`
+    : `{"kind":"${info.listKind}","apiVersion":"${info.apiVersion}","metadata":${meta},"items":[`;
   let index = 0;
   const source = (): string | undefined => {
     if (head === undefined && index > items.length) return undefined;
     let out = head ?? "";
     head = undefined;
     while (index < items.length && out.length < 128 * 1024) {
-      out += index === 0 ? items[index]!.itemJson : "," + items[index]!.itemJson;
+      const v = items[index]!;
+      const json = metadata ? v.metadataJson : v.itemJson;
+      out += index === 0 ? json : "," + json;
       index++;
     }
     if (index === items.length) {

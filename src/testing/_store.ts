@@ -5,6 +5,7 @@
  * (uids, generation, conflicts, finalizers).
  * @module
  */
+import { metadataJson } from "./_accept.ts";
 import { labelKeyProblem, labelValueProblem } from "../client/_label_syntax.ts";
 import type { KubeObject } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
@@ -50,6 +51,8 @@ export class Version {
   #added: string | undefined;
   #modified: string | undefined;
   #deleted: string | undefined;
+  #metadataJson: string | undefined;
+  #metadataLines: Partial<Record<ChangeType, string>> | undefined;
 
   constructor(info: ResourceInfo, key: string, rv: number, item: KubeObject) {
     this.info = info;
@@ -68,8 +71,20 @@ export class Version {
     return (this.#json ??= this.info.jsonPrefix + this.itemJson.slice(1));
   }
 
-  /** The watch line (with trailing newline) announcing this version as `type`. */
-  line(type: ChangeType): string {
+  /** JSON of the object as `PartialObjectMetadata` (a metadata-only request). */
+  get metadataJson(): string {
+    return (this.#metadataJson ??= metadataJson(this.item.metadata));
+  }
+
+  /**
+   * The watch line (with trailing newline) announcing this version as `type`, the whole object
+   * or (`metadata`) its `PartialObjectMetadata`.
+   */
+  line(type: ChangeType, metadata = false): string {
+    if (metadata) {
+      const lines = (this.#metadataLines ??= {});
+      return (lines[type] ??= `{"type":"${type}","object":${this.metadataJson}}\n`);
+    }
     switch (type) {
       case "ADDED":
         return (this.#added ??= `{"type":"ADDED","object":${this.json}}\n`);

@@ -5,6 +5,7 @@
  * transitions (an object leaving the selector is DELETED, one entering it ADDED).
  * @module
  */
+import type { Rendering } from "./_accept.ts";
 import type { Status } from "../client/types.ts";
 import type { TimerHandle } from "../util/clock.ts";
 import { BodyChannel, networkError } from "./_channel.ts";
@@ -39,6 +40,8 @@ export interface WatchRequest {
   readonly query: URLSearchParams;
   /** The request's signal: aborting it ends the watch. */
   readonly signal: AbortSignal | undefined;
+  /** Objects as sent: whole, or as `PartialObjectMetadata` (`Accept: ...;as=...`). */
+  readonly rendering?: Rendering;
 }
 
 /** One open watch. */
@@ -60,6 +63,8 @@ class Watch implements ChangeListener {
     this.channel.fail(this.#signal?.reason ?? networkError("request aborted"), true);
   };
 
+  readonly #metadata: boolean;
+
   constructor(ctx: HandlerContext, req: WatchRequest, selectors: Selectors, bookmarks: boolean) {
     this.#ctx = ctx;
     this.#state = req.state;
@@ -68,6 +73,7 @@ class Watch implements ChangeListener {
     this.#everything = selectors.label.isEverything() && selectors.field.isEverything() &&
       !req.namespace;
     this.#bookmarks = bookmarks;
+    this.#metadata = req.rendering === "metadata";
     const faults = ctx.takeWatchFaults(req.state);
     this.#endAfter = faults.endAfter;
     this.channel = new BodyChannel(ctx.env, () => this.#dispose());
@@ -103,12 +109,12 @@ class Watch implements ChangeListener {
     const fault = this.#ctx.takeEventFault(this.#state, type);
     if (fault === "lose") return; // later events and bookmarks move the client past it
     if (fault === "old-version" && event.prev !== undefined) {
-      this.#send(event.prev.line("MODIFIED"));
+      this.#send(event.prev.line("MODIFIED", this.#metadata));
     } else if (fault === "wrong-uid") {
       const object = event.version.toObject();
       object.metadata.uid = `corrupted-${event.rv}`;
       this.#send(`${JSON.stringify({ type, object })}\n`);
-    } else this.#send(event.version.line(type));
+    } else this.#send(event.version.line(type, this.#metadata));
   }
 
   /** What this watch sees of a change: an object entering its selectors is ADDED, ... */
@@ -126,7 +132,7 @@ class Watch implements ChangeListener {
     const [from, to] = namespaceRange(snapshot, this.#namespace);
     for (let i = from; i < to && !this.#disposed; i++) {
       const v = snapshot[i]!;
-      if (this.#matches(v)) this.#send(v.line("ADDED"));
+      if (this.#matches(v)) this.#send(v.line("ADDED", this.#metadata));
     }
   }
 

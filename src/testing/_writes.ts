@@ -5,6 +5,7 @@
  * real API server, with `fieldManager`, `dryRun` and `metadata.managedFields`.
  * @module
  */
+import { negotiate } from "./_accept.ts";
 import type { KubeObject, Status } from "../client/types.ts";
 import { parseKubeconfigYaml } from "../config/kubeconfig_yaml.ts";
 import { isRecord } from "../util/values.ts";
@@ -86,8 +87,16 @@ export async function handleWrite(
   r: ResourceRoute & { verb: WriteVerb },
 ): Promise<Response> {
   switch (r.verb) {
-    case "get":
-      return answer(findObject(state, r.namespace, r.name!), r, 200);
+    case "get": {
+      const v = findObject(state, r.namespace, r.name!);
+      if (
+        r.subresource === undefined &&
+        negotiate(request.headers.get("accept"), false) === "metadata"
+      ) {
+        return jsonResponse(v.metadataJson, 200);
+      }
+      return answer(v, r, 200);
+    }
     case "create": {
       const params = writeParams(request, "create", false);
       const body = await readJsonBody(request, env.limits);

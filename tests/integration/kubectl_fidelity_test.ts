@@ -161,6 +161,30 @@ describe(
       }
     }
 
+    test("get pods --server-print=false -o json, -o name and the default table all work", async () => {
+      const { c, kubectl, close } = await setup();
+      try {
+        seedPods(c);
+        const plain = JSON.parse(
+          (await kubectl(["get", "pods", "-A", "--server-print=false", "-o", "json"])).stdout,
+        ) as { items: KubeObject[] };
+        assert.equal(plain.items.length, c.list(pods).length);
+        const names = (await kubectl(["get", "pods", "-n", "team-0", "-o", "name"])).stdout
+          .trim().split("\n").sort();
+        assert.deepEqual(
+          names,
+          c.list(pods, { namespace: "team-0" }).map((p) => `pod/${p.metadata.name}`).sort(),
+        );
+        // The default asks for a server-side Table; the simulator offers JSON instead, and
+        // kubectl prints its own table from it.
+        const table = (await kubectl(["get", "pods", "-n", "team-1"])).stdout;
+        assert.match(table, /^NAME\s/);
+        assert.match(table, /x-1/);
+      } finally {
+        await close();
+      }
+    });
+
     test("get pods -A -o json, -l app=x and --chunk-size=7 print exactly the simulator's pods", async () => {
       const { c, kubectl, close } = await setup();
       try {
