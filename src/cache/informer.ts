@@ -33,6 +33,7 @@ import {
   validateListenerOptions,
 } from "./informer_options.ts";
 import { Listener } from "./listener.ts";
+import { ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
 import { MutationDetector } from "./mutation_detector.ts";
 import { objectKey } from "./object_key.ts";
@@ -90,28 +91,25 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #indexer: Indexer<T>;
   #fifo: DeltaFIFO<T>;
   #reflector: Reflector<T>;
-  #listeners = new Set<Listener<T>>();
+  #listeners: ListenerSet<T>;
   #synced = false;
   #syncWaiters = new Set<() => void>();
   #controller: AbortController | undefined;
   #run: Promise<void> | undefined;
   #stopped = false;
-  #resyncTimer: unknown;
-  #resyncAt = Infinity;
-  #syncing: Set<Listener<T>> | undefined;
   #resumed: boolean;
   #metrics: InformerMetrics | undefined;
   #rvWaiters = new Set<() => void>();
   #checker: ConsistencyChecker;
+  /** The cache mutation detector, when `detectMutations` is on. */
+  #mutations: MutationDetector<T> | undefined;
   /**
    * Removes the listener of an `events()` iterator dropped without `return()` or an abort.
    * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
    * there, iterators must be ended explicitly (a Worker's life is short anyway).
    */
-  /** The cache mutation detector, when `detectMutations` is on. */
-  #mutations: MutationDetector<T> | undefined;
   #abandoned = typeof FinalizationRegistry === "function"
-    ? new FinalizationRegistry<Listener<T>>((listener) => this.#removeListener(listener))
+    ? new FinalizationRegistry<Listener<T>>((listener) => this.#listeners.remove(listener))
     : undefined;
 
   /** Use {@linkcode createInformer}. */
@@ -122,6 +120,12 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const defaults = informerDefaults(options);
     this.#defaults = defaults;
     this.#clock = options.clock ?? systemClock;
+    // A listener's resync: the cache is queued again as Sync deltas and delivered to it.
+    this.#listeners = new ListenerSet<T>(this.#clock, () => {
+      if (this.#stopped || !this.#synced) return;
+      this.#fifo.resync();
+      this.#drain();
+    });
     this.#indexer = new Indexer<T>(options.indexers ?? {});
     this.store = this.#indexer;
     this.lister = new Lister(this.#indexer);
@@ -264,10 +268,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     this.#controller?.abort(new DOMException("informer stopped", "AbortError"));
     await this.#run;
     await this.#checker.stop();
-    if (this.#resyncTimer !== undefined) this.#clock.clearTimeout(this.#resyncTimer);
-    this.#resyncTimer = undefined;
-    for (const l of this.#listeners) l.close();
-    this.#listeners.clear();
+    this.#listeners.close();
     for (const wake of this.#syncWaiters) wake();
     this.#syncWaiters.clear();
     for (const wake of this.#rvWaiters) wake();
@@ -367,7 +368,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const finish = (): void => {
       signal?.removeEventListener("abort", finish);
       this.#abandoned?.unregister(listener);
-      this.#removeListener(listener);
+      this.#listeners.remove(listener);
     };
     signal?.addEventListener("abort", finish, { once: true });
     if (signal?.aborted) finish();
@@ -414,7 +415,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const signal = options.signal;
     const remove = (): void => {
       signal?.removeEventListener("abort", remove);
-      this.#removeListener(listener);
+      this.#listeners.remove(listener);
     };
     signal?.addEventListener("abort", remove, { once: true });
     return attachHandler(
@@ -494,12 +495,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       lastError: s.lastError,
       stalled: s.state !== "stopped" && s.state !== "idle" && s.lastActivityAt !== undefined &&
         now - s.lastActivityAt > limit,
-      listeners: [...this.#listeners].map((l) => ({
-        backlog: l.backlog,
-        highWater: l.highWater,
-        synced: l.synced,
-        overflow: l.policy,
-      })),
+      listeners: this.#listeners.health(),
       consistency,
     };
   }
@@ -531,16 +527,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     }
     if (this.#synced) listener.push({ type: "synced" });
     this.#listeners.add(listener);
-    if (resync > 0) {
-      listener.nextResyncAt = this.#clock.now() + resync;
-      this.#scheduleResync();
-    }
     return listener;
-  }
-
-  #removeListener(listener: Listener<T>): void {
-    listener.close();
-    this.#listeners.delete(listener);
   }
 
   /** Pops every queued key and applies it to the cache and the listeners. */
@@ -557,8 +544,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     }
     if (!this.#synced && this.#fifo.hasSynced()) {
       this.#synced = true;
-      const synced: InformerEvent<T> = { type: "synced" };
-      for (const l of this.#listeners) if (!l.syncQueued) l.push(synced);
+      this.#listeners.synced();
       for (const wake of this.#syncWaiters) wake();
       this.#syncWaiters.clear();
     }
@@ -568,9 +554,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #reportBacklog(): void {
     const hook = this.#metrics?.onListenerBacklog;
     if (hook === undefined) return;
-    let max = 0;
-    for (const l of this.#listeners) if (l.backlog > max) max = l.backlog;
-    hook(max);
+    hook(this.#listeners.maxBacklog());
   }
 
   #handleDeltas(key: string, deltas: Delta<T>[]): void {
@@ -586,52 +570,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         if (cached !== undefined) detector.track(key, cached);
       }
     }
-    for (const event of events) {
-      if (event.type === "update" && event.object === event.oldObject) {
-        const due = this.#syncing; // a resync: only the listeners due for one
-        if (due !== undefined) { for (const l of due) l.push(event); }
-      } else this.#notify(event);
-    }
-  }
-
-  #notify(event: InformerEvent<T>): void {
-    for (const l of this.#listeners) l.push(event);
-  }
-
-  #scheduleResync(): void {
-    let next = Infinity;
-    for (const l of this.#listeners) if (l.nextResyncAt < next) next = l.nextResyncAt;
-    if (next === Infinity || next >= this.#resyncAt) return;
-    if (this.#resyncTimer !== undefined) this.#clock.clearTimeout(this.#resyncTimer);
-    this.#resyncAt = next;
-    this.#resyncTimer = this.#clock.setTimeout(
-      () => this.#resync(),
-      Math.max(0, next - this.#clock.now()),
-    );
-  }
-
-  #resync(): void {
-    this.#resyncTimer = undefined;
-    this.#resyncAt = Infinity;
-    if (this.#stopped) return;
-    const now = this.#clock.now();
-    const due = new Set<Listener<T>>();
-    for (const l of this.#listeners) {
-      if (l.nextResyncAt <= now) {
-        due.add(l);
-        l.nextResyncAt = now + l.resyncPeriodMs;
-      }
-    }
-    if (due.size > 0 && this.#synced) {
-      this.#fifo.resync();
-      this.#syncing = due;
-      try {
-        this.#drain();
-      } finally {
-        this.#syncing = undefined;
-      }
-    }
-    this.#scheduleResync();
+    for (const event of events) this.#listeners.deliver(event);
   }
 }
 
