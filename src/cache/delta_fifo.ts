@@ -48,11 +48,13 @@ export interface DeltaFIFOOptions<T> {
  * @example
  * ```ts
  * import { DeltaFIFO } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
  * const fifo = new DeltaFIFO();
  * fifo.add({ metadata: { namespace: "ns", name: "a", resourceVersion: "1" } });
  * fifo.update({ metadata: { namespace: "ns", name: "a", resourceVersion: "2" } });
  * const [key, deltas] = fifo.pop()!;
- * console.log(key, deltas.map((d) => d.type)); // "ns/a" ["Added", "Updated"]
+ * assert.equal(key, "ns/a");
+ * assert.deepEqual(deltas.map((d) => d.type), ["Added", "Updated"]);
  * ```
  */
 export class DeltaFIFO<T extends KubeObjectLike = KubeObject> {

@@ -35,10 +35,11 @@ const IDENTITY = new Set(["resource", "namespace", "labelSelector", "fieldSelect
  * import { SharedInformerFactory } from "@kinformer/kinformer";
  * import { KubeClient, configmaps, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * const factory = new SharedInformerFactory(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { namespace: "default" });
  * const podInformer = factory.informerFor(pods);
- * console.log(podInformer === factory.informerFor(pods)); // true
+ * assert.equal(factory.informerFor(pods), podInformer); // one shared informer per resource
  * factory.informerFor(configmaps);
  * factory.start();
  * await factory.waitForCacheSync();

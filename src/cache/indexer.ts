@@ -17,9 +17,10 @@ export type Indexers<T> = Record<string, IndexFunc<T>>;
  * @example
  * ```ts
  * import { Indexer, NAMESPACE_INDEX } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
  * const cache = new Indexer();
  * cache.set({ metadata: { namespace: "shop", name: "cart" } });
- * console.log(cache.indexKeys(NAMESPACE_INDEX, "shop")); // ["shop/cart"]
+ * assert.deepEqual(cache.indexKeys(NAMESPACE_INDEX, "shop"), ["shop/cart"]);
  * ```
  */
 export const NAMESPACE_INDEX = "namespace";
@@ -34,12 +35,14 @@ export const NAMESPACE_INDEX = "namespace";
  * import { pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import { KubeClient } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
  * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
  * informer.start();
  * await informer.waitForSync();
- * console.log(informer.store.get("default/web-1")?.metadata.name, informer.store.byIndex("namespace", "default").length);
+ * assert.equal(informer.store.get("default/web-1")?.metadata.name, "web-1");
+ * assert.equal(informer.store.byIndex("namespace", "default").length, 1);
  * await informer.stop();
  * cluster.close();
  * ```
@@ -76,10 +79,11 @@ export interface Store<T extends KubeObjectLike = KubeObject> {
  * @example
  * ```ts
  * import { Indexer } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
  * const cache = new Indexer({ byApp: (o) => o.metadata.labels?.app ? [o.metadata.labels.app] : [] });
  * cache.set({ metadata: { namespace: "default", name: "web-1", labels: { app: "web" } } });
- * console.log(cache.indexKeys("byApp", "web"), cache.listIndexFuncValues("namespace"));
- * // ["default/web-1"] ["default"]
+ * assert.deepEqual(cache.indexKeys("byApp", "web"), ["default/web-1"]);
+ * assert.deepEqual(cache.listIndexFuncValues("namespace"), ["default"]);
  * ```
  */
 export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> {

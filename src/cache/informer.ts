@@ -67,15 +67,18 @@ export type {
  * import { createInformer } from "@kinformer/kinformer";
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
  * const client = new KubeClient({ server: "http://sim.local", fetch: cluster.fetch });
  * await using informer = createInformer(client, { resource: pods });
  * informer.start();
+ * const seen: string[] = [];
  * for await (const ev of informer.events()) {
- *   console.log(ev.type);
+ *   seen.push(ev.type === "add" ? `add ${ev.object.metadata.name}` : ev.type);
  *   if (ev.type === "synced") break;
  * }
+ * assert.deepEqual(seen, ["add web-1", "synced"]);
  * cluster.close();
  * ```
  */
@@ -399,12 +402,18 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    * import { createInformer } from "@kinformer/kinformer";
    * import { KubeClient, pods } from "@kinformer/kinformer/client";
    * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
    * const cluster = new SimulatedCluster();
+   * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
    * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
-   * const reg = informer.addEventHandler({ onAdd: (pod) => console.log("added", pod.metadata.name) });
+   * const added: string[] = [];
+   * const reg = informer.addEventHandler({
+   *   onAdd: (pod) => void added.push(`${pod.metadata.namespace}/${pod.metadata.name}`),
+   * });
    * informer.start();
-   * await informer.waitForSync();
-   * console.log(reg.hasSynced() || "handler still catching up");
+   * await reg.waitForSync(); // this handler has seen the whole initial list
+   * assert.ok(reg.hasSynced());
+   * assert.deepEqual(added, ["default/web-1"]);
    * reg.remove();
    * await informer.stop();
    * cluster.close();
@@ -583,7 +592,11 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
  * import { createInformer } from "@kinformer/kinformer";
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
+ * const managedFields = [{ manager: "kubectl", operation: "Apply" }];
+ * cluster.create(pods, { metadata: { namespace: "default", name: "web-1", managedFields } });
+ * cluster.create(pods, { metadata: { namespace: "other", name: "db-1" } });
  * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), {
  *   resource: pods,
  *   namespace: "default",
@@ -591,7 +604,9 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
  * });
  * informer.start();
  * await informer.waitForSync();
- * console.log(informer.store.list().length);
+ * const cached = informer.store.list();
+ * assert.deepEqual(cached.map((pod) => pod.metadata.name), ["web-1"]); // "default" only
+ * assert.equal(cached[0]?.metadata.managedFields, undefined); // removed by `transform`
  * await informer.stop();
  * cluster.close();
  * ```

@@ -18,6 +18,7 @@ import type { KubeObject, KubeObjectLike } from "../client/types.ts";
  * @example
  * ```ts
  * import type { InformerEvent } from "@kinformer/kinformer";
+ * import assert from "node:assert/strict";
  * function describe(ev: InformerEvent): string {
  *   switch (ev.type) {
  *     case "add": return `add ${ev.object.metadata.name}`;
@@ -26,7 +27,10 @@ import type { KubeObject, KubeObjectLike } from "../client/types.ts";
  *     case "synced": return "synced";
  *   }
  * }
- * console.log(describe({ type: "synced" }));
+ * assert.equal(describe({ type: "synced" }), "synced");
+ * const gone = { metadata: { namespace: "default", name: "web-1" } };
+ * const inferred = describe({ type: "delete", object: gone, finalStateUnknown: true });
+ * assert.equal(inferred, "delete web-1 (inferred)");
  * ```
  */
 export type InformerEvent<T extends KubeObjectLike = KubeObject> =

@@ -34,11 +34,14 @@ function filter<T extends KubeObjectLike>(items: T[], options: ListerListOptions
  * @example
  * ```ts
  * import { Indexer, Lister } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
  * const cache = new Indexer();
  * cache.set({ metadata: { namespace: "default", name: "web-1", labels: { app: "web" } } });
  * const lister = new Lister(cache);
  * const web = lister.namespace("default").list({ labelSelector: "app=web" });
- * console.log(web.length, lister.namespace("default").get("web-1")?.metadata.name);
+ * assert.equal(web.length, 1);
+ * assert.equal(lister.namespace("default").get("web-1")?.metadata.name, "web-1");
+ * assert.equal(lister.namespace("other").get("web-1"), undefined);
  * ```
  */
 export class NamespaceLister<T extends KubeObjectLike = KubeObject> {
@@ -70,12 +73,13 @@ export class NamespaceLister<T extends KubeObjectLike = KubeObject> {
  * import { createInformer } from "@kinformer/kinformer";
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * cluster.create(pods, { metadata: { namespace: "default", name: "web-1", labels: { app: "web" } } });
  * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
  * informer.start();
  * await informer.waitForSync();
- * console.log(informer.lister.list({ labelSelector: "app in (web,api)" }).length); // 1
+ * assert.equal(informer.lister.list({ labelSelector: "app in (web,api)" }).length, 1);
  * await informer.stop();
  * cluster.close();
  * ```

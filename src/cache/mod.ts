@@ -5,11 +5,13 @@
  * import { createInformer } from "@kinformer/kinformer/cache";
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
+ * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
  * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
  * informer.start();
  * await informer.waitForSync();
- * console.log(informer.store.size);
+ * assert.equal(informer.store.size, 1);
  * await informer.stop();
  * cluster.close();
  * ```

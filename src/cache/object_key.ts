@@ -11,8 +11,10 @@ import type { KubeObjectLike } from "../client/types.ts";
  * @example
  * ```ts
  * import { objectKey } from "@kinformer/kinformer/cache";
- * console.log(objectKey({ metadata: { namespace: "default", name: "web-1" } })); // "default/web-1"
- * console.log(objectKey({ metadata: { name: "kube-system" } })); // "kube-system"
+ * import assert from "node:assert/strict";
+ * assert.equal(objectKey({ metadata: { namespace: "default", name: "web-1" } }), "default/web-1");
+ * assert.equal(objectKey({ metadata: { name: "kube-system" } }), "kube-system");
+ * assert.throws(() => objectKey({ metadata: {} }), TypeError);
  * ```
  */
 export function objectKey(object: KubeObjectLike): string {
@@ -28,7 +30,9 @@ export function objectKey(object: KubeObjectLike): string {
  * @example
  * ```ts
  * import { splitObjectKey } from "@kinformer/kinformer/cache";
- * console.log(splitObjectKey("default/web-1")); // { namespace: "default", name: "web-1" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(splitObjectKey("default/web-1"), { namespace: "default", name: "web-1" });
+ * assert.deepEqual(splitObjectKey("kube-system"), { namespace: "", name: "kube-system" });
  * ```
  */
 export function splitObjectKey(key: string): { namespace: string; name: string } {

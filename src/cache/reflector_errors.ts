@@ -14,7 +14,10 @@ import { DriftError } from "./drift_error.ts";
  * @example
  * ```ts
  * import { WatchInactivityError } from "@kinformer/kinformer/cache";
- * console.log(new WatchInactivityError(120_000).message);
+ * import assert from "node:assert/strict";
+ * const error = new WatchInactivityError(120_000);
+ * assert.equal(error.inactivityMs, 120_000);
+ * assert.match(error.message, /watch sent nothing for 120000 ms/);
  * ```
  */
 export class WatchInactivityError extends Error {
@@ -61,7 +64,10 @@ export class ListInactivityError extends Error {
  * @example
  * ```ts
  * import { InitialEventsTimeoutError } from "@kinformer/kinformer/cache";
- * console.log(new InitialEventsTimeoutError(60_000).name);
+ * import assert from "node:assert/strict";
+ * const error = new InitialEventsTimeoutError(60_000);
+ * assert.equal(error.name, "InitialEventsTimeoutError");
+ * assert.equal(error.timeoutMs, 60_000);
  * ```
  */
 export class InitialEventsTimeoutError extends Error {
@@ -120,7 +126,9 @@ export type ErrorKind =
  * ```ts
  * import { classifyError } from "@kinformer/kinformer/cache";
  * import { KubeApiError } from "@kinformer/kinformer/client";
- * console.log(classifyError(new KubeApiError({ code: 429 }))); // "rate-limited"
+ * import assert from "node:assert/strict";
+ * assert.equal(classifyError(new KubeApiError({ code: 429 })), "rate-limited");
+ * assert.equal(classifyError(new KubeApiError({ code: 410 })), "expired");
  * ```
  */
 export function classifyError(error: unknown): ErrorKind {

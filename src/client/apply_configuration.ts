@@ -13,9 +13,10 @@
  * @example
  * ```ts
  * import type { ApplyConfiguration } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * interface Deployment { metadata?: { name?: string }; spec?: { replicas?: number; selector: { app: string } } }
  * const config: ApplyConfiguration<Deployment> = { metadata: { name: "web" }, spec: { replicas: 3 } };
- * console.log(config.spec?.replicas);
+ * assert.equal(config.spec?.replicas, 3); // `selector` may be left out: every field is optional
  * ```
  */
 export type ApplyConfiguration<T> = T extends readonly (infer E)[] ? ApplyConfiguration<E>[]

@@ -10,7 +10,8 @@ import type { Status } from "./types.ts";
  * @example
  * ```ts
  * import { BODY_SNIPPET_LENGTH } from "@kinformer/kinformer/client";
- * console.log(BODY_SNIPPET_LENGTH); // 200
+ * import assert from "node:assert/strict";
+ * assert.equal(BODY_SNIPPET_LENGTH, 200);
  * ```
  */
 export const BODY_SNIPPET_LENGTH = 200;
@@ -38,8 +39,11 @@ export interface KubeApiErrorOptions {
  * @example
  * ```ts
  * import { KubeApiError } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const err = KubeApiError.fromStatus({ kind: "Status", code: 410, reason: "Expired", message: "too old resource version" });
- * console.log(err.isExpired, err.code, err.reason); // true 410 "Expired"
+ * assert.ok(err.isExpired);
+ * assert.equal(err.code, 410);
+ * assert.equal(err.reason, "Expired");
  * ```
  */
 export class KubeApiError extends Error {
@@ -104,8 +108,10 @@ export class KubeApiError extends Error {
  * @example
  * ```ts
  * import { KubeNetworkError } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const err = new KubeNetworkError("GET http://127.0.0.1:1/api", new TypeError("fetch failed"));
- * console.log(err.message, err.cause instanceof TypeError);
+ * assert.equal(err.message, "GET http://127.0.0.1:1/api: network error: fetch failed");
+ * assert.ok(err.cause instanceof TypeError);
  * ```
  */
 export class KubeNetworkError extends Error {

@@ -46,8 +46,11 @@ function fieldValue(obj: KubeObject, segments: readonly string[]): string {
  * @example
  * ```ts
  * import { parseFieldSelector } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const s = parseFieldSelector("metadata.namespace=default,status.phase!=Succeeded");
- * console.log(s.matches({ metadata: { name: "a", namespace: "default" }, status: { phase: "Running" } })); // true
+ * const pod = (phase: string) => ({ metadata: { name: "a", namespace: "default" }, status: { phase } });
+ * assert.ok(s.matches(pod("Running")));
+ * assert.ok(!s.matches(pod("Succeeded")));
  * ```
  */
 export class FieldSelector {
@@ -106,9 +109,10 @@ const EVERYTHING = new FieldSelector([]);
  * @example
  * ```ts
  * import { parseFieldSelector } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const s = parseFieldSelector("spec.nodeName=node-1");
- * console.log(s.matches({ metadata: { name: "p" }, spec: { nodeName: "node-1" } })); // true
- * console.log(s.toString()); // "spec.nodeName=node-1"
+ * assert.ok(s.matches({ metadata: { name: "p" }, spec: { nodeName: "node-1" } }));
+ * assert.equal(s.toString(), "spec.nodeName=node-1");
  * ```
  */
 export function parseFieldSelector(text: string): FieldSelector {

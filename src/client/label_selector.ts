@@ -12,11 +12,13 @@ import { labelKeyProblem, labelValueProblem } from "./_label_syntax.ts";
  * @example
  * ```ts
  * import { parseLabelSelector, SelectorParseError } from "@kinformer/kinformer/client";
- * try {
- *   parseLabelSelector("app in (web");
- * } catch (error) {
- *   if (error instanceof SelectorParseError) console.log(error.position, error.message);
- * }
+ * import assert from "node:assert/strict";
+ * assert.throws(() => parseLabelSelector("app in (web"), (error) => {
+ *   assert.ok(error instanceof SelectorParseError);
+ *   assert.equal(error.position, 11);
+ *   assert.match(error.message, /at position 11: expected ',' or '\)', found end of input/);
+ *   return true;
+ * });
  * ```
  */
 export class SelectorParseError extends Error {
@@ -77,10 +79,11 @@ function compile(key: string, operator: LabelOperator, values: string[]): Compil
  * @example
  * ```ts
  * import { parseLabelSelector } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const selector = parseLabelSelector("app=web,tier in (api, frontend),!canary");
- * console.log(selector.matches({ app: "web", tier: "api" })); // true
- * console.log(selector.matches({ app: "web", tier: "api", canary: "1" })); // false
- * console.log(selector.toString()); // "app=web,!canary,tier in (api,frontend)"
+ * assert.ok(selector.matches({ app: "web", tier: "api" }));
+ * assert.ok(!selector.matches({ app: "web", tier: "api", canary: "1" }));
+ * assert.equal(selector.toString(), "app=web,!canary,tier in (api,frontend)");
  * ```
  */
 export class LabelSelector {
@@ -226,9 +229,10 @@ function tokenize(text: string): Token[] {
  * @example
  * ```ts
  * import { parseLabelSelector } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const s = parseLabelSelector("environment in (prod, qa), tier != frontend");
- * console.log(s.matches({ environment: "qa", tier: "backend" })); // true
- * console.log(parseLabelSelector("").isEverything()); // true
+ * assert.ok(s.matches({ environment: "qa", tier: "backend" }));
+ * assert.ok(parseLabelSelector("").isEverything());
  * ```
  */
 export function parseLabelSelector(text: string): LabelSelector {
@@ -358,11 +362,13 @@ export interface LabelSelectorObject {
  * @example
  * ```ts
  * import { labelSelectorFromObject } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const s = labelSelectorFromObject({
  *   matchLabels: { app: "web" },
  *   matchExpressions: [{ key: "tier", operator: "In", values: ["api"] }],
  * });
- * console.log(s.toString(), s.matches({ app: "web", tier: "api" })); // "app=web,tier in (api)" true
+ * assert.equal(s.toString(), "app=web,tier in (api)");
+ * assert.ok(s.matches({ app: "web", tier: "api" }));
  * ```
  */
 export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSelector {

@@ -6,6 +6,7 @@
  * @example
  * ```ts
  * import { KubeApiError, KubeClient, pods } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  *
  * // `fetch` defaults to globalThis.fetch; any `(request: Request) => Promise<Response>` works,
  * // here a stand-in that answers one pod list and a 404 for everything else.
@@ -30,14 +31,15 @@
  * });
  *
  * const list = await client.list(pods, { namespace: "default", labelSelector: "app=web" });
- * console.log(list.metadata.resourceVersion, list.items.map((p) => p.metadata.name));
+ * assert.equal(list.metadata.resourceVersion, "100");
+ * assert.deepEqual(list.items.map((p) => p.metadata.name), ["web-1"]);
  *
- * try {
- *   await client.get(pods, "missing", { namespace: "default" });
- * } catch (error) {
- *   if (error instanceof KubeApiError) console.log(error.code, error.reason); // 404 "NotFound"
- *   else throw error;
- * }
+ * await assert.rejects(client.get(pods, "missing", { namespace: "default" }), (error) => {
+ *   assert.ok(error instanceof KubeApiError);
+ *   assert.equal(error.code, 404);
+ *   assert.equal(error.reason, "NotFound");
+ *   return true;
+ * });
  * ```
  * @module
  */

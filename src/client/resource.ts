@@ -34,6 +34,7 @@ export type ObjectKind<T> = [T] extends [{ readonly kind?: infer K }]
  * @example
  * ```ts
  * import { type ResourceDescriptor, resourcePath } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const widgets: ResourceDescriptor = {
  *   group: "example.com",
  *   version: "v1alpha1",
@@ -41,8 +42,10 @@ export type ObjectKind<T> = [T] extends [{ readonly kind?: infer K }]
  *   kind: "Widget",
  *   namespaced: true,
  * };
- * console.log(resourcePath(widgets, { namespace: "default" }));
- * // "/apis/example.com/v1alpha1/namespaces/default/widgets"
+ * assert.equal(
+ *   resourcePath(widgets, { namespace: "default" }),
+ *   "/apis/example.com/v1alpha1/namespaces/default/widgets",
+ * );
  * ```
  */
 export interface ResourceDescriptor<T extends KubeObjectLike = KubeObject> {
@@ -74,8 +77,9 @@ export interface ResourceDescriptor<T extends KubeObjectLike = KubeObject> {
  * @example
  * ```ts
  * import { pods, type UntypedResourceDescriptor } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const p: UntypedResourceDescriptor<"Pod"> = pods;
- * console.log(p.kind); // "Pod"
+ * assert.equal(p.kind, "Pod");
  * ```
  */
 export interface UntypedResourceDescriptor<K extends string = string> {
@@ -97,8 +101,9 @@ export interface UntypedResourceDescriptor<K extends string = string> {
  * @example
  * ```ts
  * import { type AnyResourceDescriptor, pods } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const all: AnyResourceDescriptor[] = [pods];
- * console.log(all.length);
+ * assert.equal(all.length, 1);
  * ```
  */
 export type AnyResourceDescriptor = ResourceDescriptor<KubeObjectLike>;
@@ -110,12 +115,13 @@ export type AnyResourceDescriptor = ResourceDescriptor<KubeObjectLike>;
  * @example
  * ```ts
  * import { type CustomObject, defineResource, type ObjectOf } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const widgets = defineResource<CustomObject<{ size: number }>>({
  *   group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true,
  * });
  * type Widget = ObjectOf<typeof widgets>;
  * const w: Widget = { metadata: { name: "w1" }, spec: { size: 1 } };
- * console.log(w.spec?.size);
+ * assert.equal(w.spec?.size, 1);
  * ```
  */
 export type ObjectOf<D> = D extends { readonly "~objectType"?: infer T }
@@ -165,8 +171,11 @@ function grouped<K extends string>(
  * @example
  * ```ts
  * import { pods, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(pods, { namespace: "default", name: "web-1" }));
- * // "/api/v1/namespaces/default/pods/web-1"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(pods, { namespace: "default", name: "web-1" }),
+ *   "/api/v1/namespaces/default/pods/web-1",
+ * );
  * ```
  */
 export const pods: UntypedResourceDescriptor<"Pod"> = core("pods", "Pod", true);
@@ -177,7 +186,8 @@ export const pods: UntypedResourceDescriptor<"Pod"> = core("pods", "Pod", true);
  * @example
  * ```ts
  * import { configmaps, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(configmaps)); // "/api/v1/configmaps"
+ * import assert from "node:assert/strict";
+ * assert.equal(resourcePath(configmaps), "/api/v1/configmaps");
  * ```
  */
 export const configmaps: UntypedResourceDescriptor<"ConfigMap"> = core(
@@ -192,7 +202,11 @@ export const configmaps: UntypedResourceDescriptor<"ConfigMap"> = core(
  * @example
  * ```ts
  * import { secrets, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(secrets, { namespace: "kube-system" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(secrets, { namespace: "kube-system" }),
+ *   "/api/v1/namespaces/kube-system/secrets",
+ * );
  * ```
  */
 export const secrets: UntypedResourceDescriptor<"Secret"> = core("secrets", "Secret", true);
@@ -203,7 +217,11 @@ export const secrets: UntypedResourceDescriptor<"Secret"> = core("secrets", "Sec
  * @example
  * ```ts
  * import { services, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(services, { namespace: "default" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(services, { namespace: "default" }),
+ *   "/api/v1/namespaces/default/services",
+ * );
  * ```
  */
 export const services: UntypedResourceDescriptor<"Service"> = core("services", "Service", true);
@@ -214,7 +232,11 @@ export const services: UntypedResourceDescriptor<"Service"> = core("services", "
  * @example
  * ```ts
  * import { endpoints, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(endpoints, { namespace: "default", name: "kubernetes" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(endpoints, { namespace: "default", name: "kubernetes" }),
+ *   "/api/v1/namespaces/default/endpoints/kubernetes",
+ * );
  * ```
  */
 export const endpoints: UntypedResourceDescriptor<"Endpoints"> = core(
@@ -242,7 +264,11 @@ export const coreEvents: UntypedResourceDescriptor<"Event"> = core("events", "Ev
  * @example
  * ```ts
  * import { serviceaccounts, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(serviceaccounts, { namespace: "default", name: "default" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(serviceaccounts, { namespace: "default", name: "default" }),
+ *   "/api/v1/namespaces/default/serviceaccounts/default",
+ * );
  * ```
  */
 export const serviceaccounts: UntypedResourceDescriptor<"ServiceAccount"> = core(
@@ -257,7 +283,8 @@ export const serviceaccounts: UntypedResourceDescriptor<"ServiceAccount"> = core
  * @example
  * ```ts
  * import { namespaces, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(namespaces, { name: "default" })); // "/api/v1/namespaces/default"
+ * import assert from "node:assert/strict";
+ * assert.equal(resourcePath(namespaces, { name: "default" }), "/api/v1/namespaces/default");
  * ```
  */
 export const namespaces: UntypedResourceDescriptor<"Namespace"> = core(
@@ -272,7 +299,11 @@ export const namespaces: UntypedResourceDescriptor<"Namespace"> = core(
  * @example
  * ```ts
  * import { nodes, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(nodes, { name: "node-1", subresource: "status" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(nodes, { name: "node-1", subresource: "status" }),
+ *   "/api/v1/nodes/node-1/status",
+ * );
  * ```
  */
 export const nodes: UntypedResourceDescriptor<"Node"> = core("nodes", "Node", false);
@@ -283,7 +314,8 @@ export const nodes: UntypedResourceDescriptor<"Node"> = core("nodes", "Node", fa
  * @example
  * ```ts
  * import { persistentvolumes, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(persistentvolumes)); // "/api/v1/persistentvolumes"
+ * import assert from "node:assert/strict";
+ * assert.equal(resourcePath(persistentvolumes), "/api/v1/persistentvolumes");
  * ```
  */
 export const persistentvolumes: UntypedResourceDescriptor<"PersistentVolume"> = core(
@@ -298,7 +330,11 @@ export const persistentvolumes: UntypedResourceDescriptor<"PersistentVolume"> = 
  * @example
  * ```ts
  * import { persistentvolumeclaims, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(persistentvolumeclaims, { namespace: "default" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(persistentvolumeclaims, { namespace: "default" }),
+ *   "/api/v1/namespaces/default/persistentvolumeclaims",
+ * );
  * ```
  */
 export const persistentvolumeclaims: UntypedResourceDescriptor<"PersistentVolumeClaim"> = core(
@@ -313,8 +349,11 @@ export const persistentvolumeclaims: UntypedResourceDescriptor<"PersistentVolume
  * @example
  * ```ts
  * import { deployments, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(deployments, { namespace: "default", name: "web", subresource: "scale" }));
- * // "/apis/apps/v1/namespaces/default/deployments/web/scale"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(deployments, { namespace: "default", name: "web", subresource: "scale" }),
+ *   "/apis/apps/v1/namespaces/default/deployments/web/scale",
+ * );
  * ```
  */
 export const deployments: UntypedResourceDescriptor<"Deployment"> = grouped(
@@ -330,7 +369,11 @@ export const deployments: UntypedResourceDescriptor<"Deployment"> = grouped(
  * @example
  * ```ts
  * import { statefulsets, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(statefulsets, { namespace: "default" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(statefulsets, { namespace: "default" }),
+ *   "/apis/apps/v1/namespaces/default/statefulsets",
+ * );
  * ```
  */
 export const statefulsets: UntypedResourceDescriptor<"StatefulSet"> = grouped(
@@ -346,7 +389,11 @@ export const statefulsets: UntypedResourceDescriptor<"StatefulSet"> = grouped(
  * @example
  * ```ts
  * import { daemonsets, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(daemonsets, { namespace: "kube-system" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(daemonsets, { namespace: "kube-system" }),
+ *   "/apis/apps/v1/namespaces/kube-system/daemonsets",
+ * );
  * ```
  */
 export const daemonsets: UntypedResourceDescriptor<"DaemonSet"> = grouped(
@@ -362,7 +409,8 @@ export const daemonsets: UntypedResourceDescriptor<"DaemonSet"> = grouped(
  * @example
  * ```ts
  * import { replicasets, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(replicasets)); // "/apis/apps/v1/replicasets"
+ * import assert from "node:assert/strict";
+ * assert.equal(resourcePath(replicasets), "/apis/apps/v1/replicasets");
  * ```
  */
 export const replicasets: UntypedResourceDescriptor<"ReplicaSet"> = grouped(
@@ -378,7 +426,11 @@ export const replicasets: UntypedResourceDescriptor<"ReplicaSet"> = grouped(
  * @example
  * ```ts
  * import { jobs, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(jobs, { namespace: "default" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(jobs, { namespace: "default" }),
+ *   "/apis/batch/v1/namespaces/default/jobs",
+ * );
  * ```
  */
 export const jobs: UntypedResourceDescriptor<"Job"> = grouped("batch", "jobs", "Job", true);
@@ -389,7 +441,11 @@ export const jobs: UntypedResourceDescriptor<"Job"> = grouped("batch", "jobs", "
  * @example
  * ```ts
  * import { cronjobs, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(cronjobs, { namespace: "default" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(cronjobs, { namespace: "default" }),
+ *   "/apis/batch/v1/namespaces/default/cronjobs",
+ * );
  * ```
  */
 export const cronjobs: UntypedResourceDescriptor<"CronJob"> = grouped(
@@ -405,7 +461,11 @@ export const cronjobs: UntypedResourceDescriptor<"CronJob"> = grouped(
  * @example
  * ```ts
  * import { ingresses, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(ingresses, { namespace: "default" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(ingresses, { namespace: "default" }),
+ *   "/apis/networking.k8s.io/v1/namespaces/default/ingresses",
+ * );
  * ```
  */
 export const ingresses: UntypedResourceDescriptor<"Ingress"> = grouped(
@@ -421,7 +481,11 @@ export const ingresses: UntypedResourceDescriptor<"Ingress"> = grouped(
  * @example
  * ```ts
  * import { leases, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(leases, { namespace: "kube-system", name: "my-controller" }));
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(leases, { namespace: "kube-system", name: "my-controller" }),
+ *   "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/my-controller",
+ * );
  * ```
  */
 export const leases: UntypedResourceDescriptor<"Lease"> = grouped(
@@ -437,8 +501,11 @@ export const leases: UntypedResourceDescriptor<"Lease"> = grouped(
  * @example
  * ```ts
  * import { customresourcedefinitions, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(customresourcedefinitions));
- * // "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(customresourcedefinitions),
+ *   "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+ * );
  * ```
  */
 export const customresourcedefinitions: UntypedResourceDescriptor<"CustomResourceDefinition"> =
@@ -496,12 +563,17 @@ function segment(option: string, value: string): string {
  * @example
  * ```ts
  * import { deployments, nodes, pods, resourcePath } from "@kinformer/kinformer/client";
- * console.log(resourcePath(pods)); // "/api/v1/pods"
- * console.log(resourcePath(pods, { namespace: "default", name: "web-1", subresource: "log" }));
- * // "/api/v1/namespaces/default/pods/web-1/log"
- * console.log(resourcePath(deployments, { namespace: "prod" }));
- * // "/apis/apps/v1/namespaces/prod/deployments"
- * console.log(resourcePath(nodes, { name: "node-1" })); // "/api/v1/nodes/node-1"
+ * import assert from "node:assert/strict";
+ * assert.equal(resourcePath(pods), "/api/v1/pods");
+ * assert.equal(
+ *   resourcePath(pods, { namespace: "default", name: "web-1", subresource: "log" }),
+ *   "/api/v1/namespaces/default/pods/web-1/log",
+ * );
+ * assert.equal(
+ *   resourcePath(deployments, { namespace: "prod" }),
+ *   "/apis/apps/v1/namespaces/prod/deployments",
+ * );
+ * assert.equal(resourcePath(nodes, { name: "node-1" }), "/api/v1/nodes/node-1");
  * ```
  */
 export function resourcePath(
@@ -556,8 +628,9 @@ export function resourcePath(
  * @example
  * ```ts
  * import { deployments, pods, resourceKey } from "@kinformer/kinformer/client";
- * console.log(resourceKey(deployments)); // "apps/v1/deployments"
- * console.log(resourceKey(pods)); // "v1/pods"
+ * import assert from "node:assert/strict";
+ * assert.equal(resourceKey(deployments), "apps/v1/deployments");
+ * assert.equal(resourceKey(pods), "v1/pods");
  * ```
  */
 export function resourceKey(resource: AnyResourceDescriptor): string {

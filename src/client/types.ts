@@ -27,11 +27,12 @@ export interface OwnerReference {
  * @example
  * ```ts
  * import type { ManagedFieldsEntry } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const entry: ManagedFieldsEntry = {
  *   manager: "my-controller", operation: "Apply", apiVersion: "v1", time: "2026-01-01T00:00:00Z",
  *   fieldsType: "FieldsV1", fieldsV1: { "f:data": { "f:mode": {} } },
  * };
- * console.log(entry.manager);
+ * assert.equal(entry.manager, "my-controller");
  * ```
  */
 export interface ManagedFieldsEntry {
@@ -57,8 +58,9 @@ export interface ManagedFieldsEntry {
  * @example
  * ```ts
  * import type { ObjectMeta } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const meta: ObjectMeta = { name: "web-1", namespace: "default", labels: { app: "web" } };
- * console.log(meta.name);
+ * assert.equal(meta.name, "web-1");
  * ```
  */
 export interface ObjectMeta {
@@ -139,10 +141,11 @@ export interface ObjectMetaLike {
  * @example
  * ```ts
  * import type { KubeObjectLike } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * interface Widget { apiVersion?: string; kind?: "Widget"; metadata?: { name?: string }; spec?: { size: number } }
  * const widget: Widget = { kind: "Widget", metadata: { name: "w1" }, spec: { size: 3 } };
  * const fits: KubeObjectLike = widget; // no cast, no index signature needed
- * console.log(fits.metadata?.name);
+ * assert.equal(fits.metadata?.name, "w1");
  * ```
  */
 export interface KubeObjectLike {
@@ -161,12 +164,14 @@ export interface KubeObjectLike {
  * @example
  * ```ts
  * import { type CustomObject, defineResource } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * type Widget = CustomObject<{ size: number }, { ready?: boolean }>;
  * const widgets = defineResource<Widget>({
  *   group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true,
  * });
  * const w: Widget = { metadata: { name: "w1" }, spec: { size: 3 } };
- * console.log(widgets.kind, w.spec?.size);
+ * assert.equal(widgets.kind, "Widget");
+ * assert.equal(w.spec?.size, 3);
  * ```
  */
 export interface CustomObject<Spec = unknown, Status = unknown> {
@@ -189,8 +194,10 @@ export interface CustomObject<Spec = unknown, Status = unknown> {
  * @example
  * ```ts
  * import type { KubeObject } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const cm: KubeObject = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" }, data: {} };
- * console.log(cm.metadata.name);
+ * assert.equal(cm.metadata.name, "a");
+ * assert.deepEqual(cm.data, {}); // any other field is `unknown`: narrow it before use
  * ```
  */
 export interface KubeObject {
@@ -211,8 +218,9 @@ export interface KubeObject {
  * @example
  * ```ts
  * import type { Scale } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const scale: Scale = { metadata: { name: "web", namespace: "default" }, spec: { replicas: 3 } };
- * console.log(scale.spec?.replicas);
+ * assert.equal(scale.spec?.replicas, 3);
  * ```
  */
 export interface Scale {
@@ -244,8 +252,9 @@ export interface ListMeta {
  * @example
  * ```ts
  * import type { KubeList, KubeObject } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const list: KubeList<KubeObject> = { kind: "PodList", apiVersion: "v1", metadata: {}, items: [] };
- * console.log(list.items.length);
+ * assert.equal(list.items.length, 0);
  * ```
  */
 export interface KubeList<T extends KubeObjectLike = KubeObject> {
@@ -296,8 +305,9 @@ export interface StatusDetails {
  * @example
  * ```ts
  * import type { Status } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * const s: Status = { kind: "Status", apiVersion: "v1", status: "Failure", code: 410, reason: "Expired", message: "too old" };
- * console.log(s.reason);
+ * assert.equal(s.reason, "Expired");
  * ```
  */
 export interface Status {
@@ -326,8 +336,9 @@ export interface Status {
  * @example
  * ```ts
  * import { isStatus } from "@kinformer/kinformer/client";
- * console.log(isStatus({ kind: "Status", status: "Success", code: 200 })); // true
- * console.log(isStatus({ kind: "Pod", metadata: { name: "web-1" } })); // false
+ * import assert from "node:assert/strict";
+ * assert.ok(isStatus({ kind: "Status", status: "Success", code: 200 }));
+ * assert.ok(!isStatus({ kind: "Pod", metadata: { name: "web-1" } }));
  * ```
  */
 export function isStatus(value: unknown): value is Status {

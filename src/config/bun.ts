@@ -8,12 +8,15 @@
  * ```ts
  * import { KubeClient } from "@kinformer/kinformer/client";
  * import { loadFromDefault } from "@kinformer/kinformer/config/bun";
+ * import assert from "node:assert/strict";
  * try {
  *   const options = await loadFromDefault();
  *   const client = new KubeClient(options);
- *   console.log(options.source, options.server, options.namespace, client instanceof KubeClient);
+ *   assert.ok(options.source === "kubeconfig" || options.source === "in-cluster");
+ *   assert.equal(typeof client.server, "string");
  * } catch (error) {
- *   console.log("no cluster configured:", (error as Error).message);
+ *   // No kubeconfig and not in a pod (or a broken kubeconfig): the error says what to fix.
+ *   assert.ok(error instanceof Error);
  * }
  * ```
  * @module
@@ -79,8 +82,9 @@ function createBunFetch(transport: TransportConfig): HostFetch {
  * ```ts
  * import { createConfigLoader } from "@kinformer/kinformer/config";
  * import { bunHost } from "@kinformer/kinformer/config/bun";
+ * import assert from "node:assert/strict";
  * const loader = createConfigLoader({ ...bunHost, env: () => undefined });
- * console.log(loader.defaultKubeconfigPath()); // undefined: no HOME in this environment
+ * assert.equal(loader.defaultKubeconfigPath(), undefined); // no KUBECONFIG, no HOME
  * ```
  */
 export const bunHost: ConfigHost = {
@@ -109,6 +113,7 @@ const loader = createConfigLoader(bunHost);
  * import { rm, writeFile } from "node:fs/promises";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
+ * import assert from "node:assert/strict";
  * const path = join(tmpdir(), `kubeconfig-${Date.now()}.json`);
  * await writeFile(path, JSON.stringify({
  *   clusters: [{ name: "local", cluster: { server: "http://127.0.0.1:8001" } }],
@@ -116,7 +121,8 @@ const loader = createConfigLoader(bunHost);
  *   "current-context": "local",
  * }));
  * const options = await loadKubeconfig({ path });
- * console.log(options.server, options.namespace); // http://127.0.0.1:8001 apps
+ * assert.equal(options.server, "http://127.0.0.1:8001");
+ * assert.equal(options.namespace, "apps");
  * await rm(path);
  * ```
  */
@@ -133,12 +139,14 @@ export function loadKubeconfig(options?: LoadKubeconfigOptions): Promise<Cluster
  * ```ts
  * import { ClusterConfigError } from "@kinformer/kinformer/config";
  * import { loadInCluster } from "@kinformer/kinformer/config/bun";
+ * import assert from "node:assert/strict";
  * try {
  *   const options = await loadInCluster();
- *   console.log("in a pod of namespace", options.namespace);
+ *   assert.equal(options.source, "in-cluster");
  * } catch (error) {
- *   if (!(error instanceof ClusterConfigError)) throw error;
- *   console.log(error.code); // "NotInCluster" outside a pod
+ *   // Outside a pod: code "NotInCluster"; a pod without a service account token: "FileNotFound".
+ *   // In a pod but not on Bun (as under `deno test --doc`), reading the token is a TypeError.
+ *   assert.ok(error instanceof ClusterConfigError || error instanceof TypeError);
  * }
  * ```
  */
@@ -152,8 +160,14 @@ export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterCl
  * @example
  * ```ts
  * import { loadFromDefault } from "@kinformer/kinformer/config/bun";
+ * import assert from "node:assert/strict";
  * const options = await loadFromDefault().catch((error: Error) => error);
- * console.log(options instanceof Error ? options.message : options.server);
+ * if (options instanceof Error) {
+ *   // Neither KUBECONFIG, ~/.kube/config nor a pod here: the message says what to set up.
+ *   assert.match(options.message, /\S/);
+ * } else {
+ *   assert.equal(typeof options.server, "string");
+ * }
  * ```
  */
 export function loadFromDefault(options?: LoadFromDefaultOptions): Promise<ClusterClientOptions> {

@@ -27,12 +27,14 @@ export type FetchFunction = (request: Request) => Promise<Response>;
  * @example
  * ```ts
  * import type { FetchFunction, TransportConfig } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * // A createFetch for a runtime whose fetch trusts the cluster CA already.
  * const createFetch = (tls: TransportConfig): FetchFunction => {
  *   if (tls.certData !== undefined) throw new Error("client certificates need another fetch");
  *   return (request) => fetch(request);
  * };
- * console.log(typeof createFetch({ caData: "-----BEGIN CERTIFICATE-----..." })); // "function"
+ * assert.equal(typeof createFetch({ caData: "-----BEGIN CERTIFICATE-----..." }), "function");
+ * assert.throws(() => createFetch({ certData: "...", keyData: "..." }), /client certificates/);
  * ```
  */
 export interface TransportConfig {
@@ -108,9 +110,12 @@ export type ConfigSource = "kubeconfig" | "in-cluster" | "kubectl-proxy";
  * ```ts
  * import { KubeClient } from "@kinformer/kinformer/client";
  * import { type ClusterClientOptions, kubectlProxy } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const options: ClusterClientOptions = kubectlProxy();
  * const client = new KubeClient(options); // extra fields are ignored by KubeClient
- * console.log(client.server, options.source, options.namespace ?? "(no default namespace)");
+ * assert.equal(client.server, "http://127.0.0.1:8001");
+ * assert.equal(options.source, "kubectl-proxy");
+ * assert.equal(options.namespace, undefined); // the proxy has no default namespace
  * options.close();
  * ```
  */
@@ -303,6 +308,7 @@ function withPath(error: unknown, path: string): unknown {
  * @example
  * ```ts
  * import { createConfigLoader } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const files: Record<string, string> = {
  *   "/home/me/.kube/config": JSON.stringify({
  *     clusters: [{ name: "dev", cluster: { server: "http://127.0.0.1:8001" } }],
@@ -324,7 +330,9 @@ function withPath(error: unknown, path: string): unknown {
  *   pathListSeparator: ":",
  * });
  * const options = await loader.loadFromDefault();
- * console.log(options.server, options.token, options.namespace); // http://127.0.0.1:8001 abc apps
+ * assert.equal(options.server, "http://127.0.0.1:8001");
+ * assert.equal(options.token, "abc");
+ * assert.equal(options.namespace, "apps");
  * ```
  */
 export function createConfigLoader(host: ConfigHost): ConfigLoader {

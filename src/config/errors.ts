@@ -42,13 +42,18 @@ export interface KubeconfigParseErrorOptions {
  * @example
  * ```ts
  * import { KubeconfigParseError, parseKubeconfig } from "@kinformer/kinformer/config";
- * try {
- *   parseKubeconfig("users:\n- name: alice\n  user:\n    token: &t abc\n");
- * } catch (error) {
- *   if (!(error instanceof KubeconfigParseError)) throw error;
- *   console.log(error.line, error.key); // 4 "users[0].user.token"
- *   console.log(error.message); // "kubeconfig:4:12: anchors (`&name`) are not supported (at users[0].user.token)"
- * }
+ * import assert from "node:assert/strict";
+ * const yaml = "users:\n- name: alice\n  user:\n    token: &t abc\n";
+ * assert.throws(() => parseKubeconfig(yaml), (error) => {
+ *   assert.ok(error instanceof KubeconfigParseError);
+ *   assert.equal(error.line, 4);
+ *   assert.equal(error.key, "users[0].user.token");
+ *   assert.equal(
+ *     error.message,
+ *     "kubeconfig:4:12: anchors (`&name`) are not supported (at users[0].user.token)",
+ *   );
+ *   return true;
+ * });
  * ```
  */
 export class KubeconfigParseError extends Error {
@@ -149,13 +154,14 @@ export interface ClusterConfigErrorOptions {
  * @example
  * ```ts
  * import { ClusterConfigError, parseKubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const config = parseKubeconfig("apiVersion: v1\nkind: Config\nclusters: []\n");
- * try {
- *   resolveKubeconfig(config, { context: "prod" });
- * } catch (error) {
- *   if (!(error instanceof ClusterConfigError)) throw error;
- *   console.log(error.code, error.subject); // "ContextNotFound" "prod"
- * }
+ * assert.throws(() => resolveKubeconfig(config, { context: "prod" }), (error) => {
+ *   assert.ok(error instanceof ClusterConfigError);
+ *   assert.equal(error.code, "ContextNotFound");
+ *   assert.equal(error.subject, "prod");
+ *   return true;
+ * });
  * ```
  */
 export class ClusterConfigError extends Error {

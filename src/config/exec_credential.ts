@@ -122,6 +122,7 @@ const STDOUT_LIMIT = 1024 * 1024;
  * @example
  * ```ts
  * import { ExecCredentialSource } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * let runs = 0;
  * const source = new ExecCredentialSource({
  *   exec: { command: "my-plugin", apiVersion: "client.authentication.k8s.io/v1", interactiveMode: "Never" },
@@ -139,9 +140,11 @@ const STDOUT_LIMIT = 1024 * 1024;
  *     });
  *   },
  * });
- * console.log(await source.token(), await source.token(), runs); // token-1 token-1 1
+ * assert.equal(await source.token(), "token-1");
+ * assert.equal(await source.token(), "token-1"); // cached: the plugin ran once
+ * assert.equal(runs, 1);
  * source.invalidate();
- * console.log(await source.token()); // token-2
+ * assert.equal(await source.token(), "token-2");
  * ```
  */
 export class ExecCredentialSource {

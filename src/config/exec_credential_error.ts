@@ -63,13 +63,16 @@ export interface ExecCredentialErrorOptions {
  * @example
  * ```ts
  * import { ExecCredentialError } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const error = new ExecCredentialError("exec plugin \"aws\" exited with code 255", {
  *   code: "Failed",
  *   command: "aws",
  *   exitCode: 255,
  *   stderr: "Unable to locate credentials",
  * });
- * console.log(error.code, error.exitCode, error.stderr); // Failed 255 Unable to locate credentials
+ * assert.equal(error.code, "Failed");
+ * assert.equal(error.exitCode, 255);
+ * assert.equal(error.stderr, "Unable to locate credentials");
  * ```
  */
 export class ExecCredentialError extends Error {

@@ -15,7 +15,8 @@ import { tokenFileSource } from "./token_file.ts";
  * @example
  * ```ts
  * import { SERVICE_ACCOUNT_DIR } from "@kinformer/kinformer/config";
- * console.log(`${SERVICE_ACCOUNT_DIR}/token`); // /var/run/secrets/kubernetes.io/serviceaccount/token
+ * import assert from "node:assert/strict";
+ * assert.equal(SERVICE_ACCOUNT_DIR, "/var/run/secrets/kubernetes.io/serviceaccount");
  * ```
  */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -81,6 +82,7 @@ export interface InClusterConfig {
  * @example
  * ```ts
  * import { loadInClusterConfig } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const files: Record<string, string> = {
  *   "/sa/token": "eyJhbGciOi...\n",
  *   "/sa/ca.crt": "-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n",
@@ -99,7 +101,9 @@ export interface InClusterConfig {
  *   },
  *   env: (name) => env[name],
  * });
- * console.log(config.server, config.namespace, await config.token()); // https://[fd00::1]:443 team-a eyJhbGciOi...
+ * assert.equal(config.server, "https://[fd00::1]:443");
+ * assert.equal(config.namespace, "team-a");
+ * assert.equal(await config.token(), "eyJhbGciOi...");
  * ```
  */
 export async function loadInClusterConfig(

@@ -104,13 +104,14 @@ export interface KubeconfigContext {
  * @example
  * ```ts
  * import { type Kubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const config: Kubeconfig = {
  *   clusters: [{ name: "dev", server: "https://127.0.0.1:6443" }],
  *   users: [{ name: "ci", token: "abc" }],
  *   contexts: [{ name: "dev", cluster: "dev", user: "ci" }],
  *   currentContext: "dev",
  * };
- * console.log(resolveKubeconfig(config).token); // "abc"
+ * assert.equal(resolveKubeconfig(config).token, "abc");
  * ```
  */
 export interface Kubeconfig {
@@ -133,6 +134,7 @@ export interface Kubeconfig {
  * @example
  * ```ts
  * import { parseKubeconfig } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const config = parseKubeconfig(`
  * apiVersion: v1
  * kind: Config
@@ -152,7 +154,8 @@ export interface Kubeconfig {
  *   name: dev
  * current-context: dev
  * `);
- * console.log(config.currentContext, config.clusters[0]?.server); // "dev" "https://127.0.0.1:6443"
+ * assert.equal(config.currentContext, "dev");
+ * assert.equal(config.clusters[0]?.server, "https://127.0.0.1:6443");
  * ```
  */
 export function parseKubeconfig(text: string): Kubeconfig {
@@ -257,6 +260,7 @@ export interface Impersonation {
  * @example
  * ```ts
  * import { parseKubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const config = parseKubeconfig(JSON.stringify({
  *   clusters: [{ name: "dev", cluster: { server: "https://127.0.0.1:6443" } }],
  *   users: [{ name: "alice", user: { token: "abc" } }],
@@ -264,7 +268,9 @@ export interface Impersonation {
  *   "current-context": "dev",
  * }));
  * const resolved = resolveKubeconfig(config);
- * console.log(resolved.server, resolved.token, resolved.namespace); // https://127.0.0.1:6443 abc team-a
+ * assert.equal(resolved.server, "https://127.0.0.1:6443");
+ * assert.equal(resolved.token, "abc");
+ * assert.equal(resolved.namespace, "team-a");
  * ```
  */
 export function resolveKubeconfig(

@@ -43,6 +43,7 @@ const MAX_DEPTH = 64;
  * @example
  * ```ts
  * import { parseKubeconfigYaml } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const value = parseKubeconfigYaml([
  *   "clusters:",
  *   "- cluster: {server: https://127.0.0.1:6443, insecure-skip-tls-verify: true} # local",
@@ -52,8 +53,14 @@ const MAX_DEPTH = 64;
  *   "  two",
  *   "  lines",
  * ].join("\n"));
- * console.log(JSON.stringify(value));
- * // {"clusters":[{"cluster":{"server":"https://127.0.0.1:6443","insecure-skip-tls-verify":true},"name":"dev"}],"users":[{"name":"me","user":{"token":"abc"}}],"note":"two\nlines"}
+ * assert.deepEqual(value, {
+ *   clusters: [{
+ *     cluster: { server: "https://127.0.0.1:6443", "insecure-skip-tls-verify": true },
+ *     name: "dev",
+ *   }],
+ *   users: [{ name: "me", user: { token: "abc" } }],
+ *   note: "two\nlines",
+ * });
  * ```
  */
 export function parseKubeconfigYaml(text: string): YamlValue {

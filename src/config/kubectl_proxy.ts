@@ -12,7 +12,8 @@ import { trimEnd } from "../util/values.ts";
  * @example
  * ```ts
  * import { KUBECTL_PROXY_URL } from "@kinformer/kinformer/config";
- * console.log(KUBECTL_PROXY_URL); // http://127.0.0.1:8001
+ * import assert from "node:assert/strict";
+ * assert.equal(KUBECTL_PROXY_URL, "http://127.0.0.1:8001");
  * ```
  */
 export const KUBECTL_PROXY_URL = "http://127.0.0.1:8001";
@@ -26,10 +27,12 @@ export const KUBECTL_PROXY_URL = "http://127.0.0.1:8001";
  * @example
  * ```ts
  * import { kubectlProxy } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * // Start the proxy first: `kubectl proxy --port=8001`
  * const options = kubectlProxy();
- * console.log(options.server, options.source); // http://127.0.0.1:8001 kubectl-proxy
- * console.log(kubectlProxy("http://localhost:9000/").server); // http://localhost:9000
+ * assert.equal(options.server, "http://127.0.0.1:8001");
+ * assert.equal(options.source, "kubectl-proxy");
+ * assert.equal(kubectlProxy("http://localhost:9000/").server, "http://localhost:9000");
  * ```
  */
 export function kubectlProxy(url: string = KUBECTL_PROXY_URL): ClusterClientOptions {

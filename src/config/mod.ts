@@ -9,6 +9,7 @@
  * ```ts
  * import { KubeClient } from "@kinformer/kinformer/client";
  * import { kubectlProxy, parseKubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  *
  * // Any runtime: a kubeconfig's text (from a secret, a file, a bundle) ...
  * const config = parseKubeconfig(`
@@ -31,12 +32,14 @@
  * current-context: dev
  * `);
  * const { server, token, namespace } = resolveKubeconfig(config);
- * console.log(server, namespace); // https://127.0.0.1:6443 apps
+ * assert.equal(server, "https://127.0.0.1:6443");
+ * assert.equal(namespace, "apps");
  * const direct = new KubeClient({ server, token });
+ * assert.equal(direct.server, "https://127.0.0.1:6443");
  *
  * // ... or `kubectl proxy`.
  * const proxied = new KubeClient(kubectlProxy());
- * console.log(direct instanceof KubeClient, proxied instanceof KubeClient);
+ * assert.equal(proxied.server, "http://127.0.0.1:8001");
  * ```
  * @module
  */

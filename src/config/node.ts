@@ -10,13 +10,16 @@
  * ```ts
  * import { KubeClient } from "@kinformer/kinformer/client";
  * import { loadFromDefault } from "@kinformer/kinformer/config/node";
+ * import assert from "node:assert/strict";
  * try {
  *   const options = await loadFromDefault();
  *   const client = new KubeClient(options);
- *   console.log(options.source, options.server, options.namespace, client instanceof KubeClient);
+ *   assert.ok(options.source === "kubeconfig" || options.source === "in-cluster");
+ *   assert.equal(typeof client.server, "string");
  *   options.close(); // releases the pooled connections when you are done
  * } catch (error) {
- *   console.log("no cluster configured:", (error as Error).message);
+ *   // No kubeconfig and not in a pod (or a broken kubeconfig): the error says what to fix.
+ *   assert.ok(error instanceof Error);
  * }
  * ```
  * @module
@@ -43,8 +46,9 @@ export { createNodeFetch } from "./node_fetch.ts";
  * ```ts
  * import { createConfigLoader } from "@kinformer/kinformer/config";
  * import { nodeHost } from "@kinformer/kinformer/config/node";
+ * import assert from "node:assert/strict";
  * const loader = createConfigLoader({ ...nodeHost, env: () => undefined });
- * console.log(loader.defaultKubeconfigPath()); // undefined: no HOME in this environment
+ * assert.equal(loader.defaultKubeconfigPath(), undefined); // no KUBECONFIG, no HOME
  * ```
  */
 export const nodeHost: ConfigHost = {
@@ -73,6 +77,7 @@ const loader = createConfigLoader(nodeHost);
  * import { rm, writeFile } from "node:fs/promises";
  * import { tmpdir } from "node:os";
  * import { join } from "node:path";
+ * import assert from "node:assert/strict";
  * const path = join(tmpdir(), `kubeconfig-${Date.now()}.json`);
  * await writeFile(path, JSON.stringify({
  *   clusters: [{ name: "local", cluster: { server: "http://127.0.0.1:8001" } }],
@@ -80,7 +85,8 @@ const loader = createConfigLoader(nodeHost);
  *   "current-context": "local",
  * }));
  * const options = await loadKubeconfig({ path });
- * console.log(options.server, options.namespace); // http://127.0.0.1:8001 apps
+ * assert.equal(options.server, "http://127.0.0.1:8001");
+ * assert.equal(options.namespace, "apps");
  * options.close();
  * await rm(path);
  * ```
@@ -98,13 +104,14 @@ export function loadKubeconfig(options?: LoadKubeconfigOptions): Promise<Cluster
  * ```ts
  * import { ClusterConfigError } from "@kinformer/kinformer/config";
  * import { loadInCluster } from "@kinformer/kinformer/config/node";
+ * import assert from "node:assert/strict";
  * try {
  *   const options = await loadInCluster();
- *   console.log("in a pod of namespace", options.namespace);
+ *   assert.equal(options.source, "in-cluster");
  *   options.close();
  * } catch (error) {
- *   if (!(error instanceof ClusterConfigError)) throw error;
- *   console.log(error.code); // "NotInCluster" outside a pod
+ *   // Outside a pod: code "NotInCluster"; a pod without a service account token: "FileNotFound".
+ *   assert.ok(error instanceof ClusterConfigError);
  * }
  * ```
  */
@@ -118,8 +125,15 @@ export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterCl
  * @example
  * ```ts
  * import { loadFromDefault } from "@kinformer/kinformer/config/node";
+ * import assert from "node:assert/strict";
  * const options = await loadFromDefault().catch((error: Error) => error);
- * console.log(options instanceof Error ? options.message : options.server);
+ * if (options instanceof Error) {
+ *   // Neither KUBECONFIG, ~/.kube/config nor a pod here: the message says what to set up.
+ *   assert.match(options.message, /\S/);
+ * } else {
+ *   assert.equal(typeof options.server, "string");
+ *   options.close();
+ * }
  * ```
  */
 export function loadFromDefault(options?: LoadFromDefaultOptions): Promise<ClusterClientOptions> {

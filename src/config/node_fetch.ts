@@ -67,12 +67,13 @@ const UNTRUSTED_CODES = new Set([
  * import { createNodeFetch } from "@kinformer/kinformer/config/node";
  * import { KubeClient } from "@kinformer/kinformer/client";
  * import { createServer } from "node:http";
+ * import assert from "node:assert/strict";
  * const server = createServer((_req, res) => res.end('{"gitVersion":"v1.35.0"}'));
  * await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
  * const { port } = server.address() as { port: number };
  * const transport = createNodeFetch({}); // pass caData, certData, keyData, ... for https
  * const client = new KubeClient({ server: `http://127.0.0.1:${port}`, fetch: transport.fetch });
- * console.log(await (await client.request("/version")).json()); // { gitVersion: "v1.35.0" }
+ * assert.deepEqual(await (await client.request("/version")).json(), { gitVersion: "v1.35.0" });
  * transport.close();
  * await new Promise((resolve) => server.close(resolve));
  * ```

@@ -14,7 +14,8 @@ import { ClusterConfigError } from "./errors.ts";
  * @example
  * ```ts
  * import { DEFAULT_TOKEN_REFRESH_MS } from "@kinformer/kinformer/config";
- * console.log(DEFAULT_TOKEN_REFRESH_MS); // 60000
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULT_TOKEN_REFRESH_MS, 60_000);
  * ```
  */
 export const DEFAULT_TOKEN_REFRESH_MS = 60_000;
@@ -51,14 +52,15 @@ export interface TokenFileSourceOptions {
  * @example
  * ```ts
  * import { tokenFileSource } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
  * const files = new Map([["/token", "first\n"]]);
  * const token = tokenFileSource("/token", {
  *   readFile: (path) => Promise.resolve(files.get(path) ?? ""),
  *   refreshIntervalMs: 0,
  * });
- * console.log(await token()); // "first"
+ * assert.equal(await token(), "first"); // trailing newline trimmed
  * files.set("/token", "second");
- * console.log(await token()); // "second"
+ * assert.equal(await token(), "second");
  * ```
  */
 export function tokenFileSource(

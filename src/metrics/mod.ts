@@ -7,6 +7,7 @@
  * import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
  * import { prometheusMetrics } from "@kinformer/kinformer/metrics";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  *
  * const cluster = new SimulatedCluster();
  * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
@@ -14,7 +15,7 @@
  * const informer = createInformer(client, { resource: pods, metrics: prom.metrics });
  * informer.start();
  * await informer.waitForSync();
- * console.log(prom.render().includes("kinformer_synced{resource=\"pods\"} 1")); // true
+ * assert.match(prom.render(), /^kinformer_synced\{resource="pods"\} 1$/m);
  * await informer.stop();
  * cluster.close();
  * ```

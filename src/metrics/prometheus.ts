@@ -40,10 +40,11 @@ export interface PrometheusMetrics {
  * @example
  * ```ts
  * import { PROMETHEUS_CONTENT_TYPE } from "@kinformer/kinformer/metrics";
+ * import assert from "node:assert/strict";
  * const response = new Response("kinformer_synced 1\n", {
  *   headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE },
  * });
- * console.log(response.headers.get("content-type")); // text/plain; version=0.0.4; charset=utf-8
+ * assert.equal(response.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
  * ```
  */
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
@@ -77,6 +78,7 @@ const STATES: readonly ReflectorState[] = ["idle", "listing", "watching", "backi
  * import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
  * import { prometheusMetrics } from "@kinformer/kinformer/metrics";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  *
  * const cluster = new SimulatedCluster();
  * cluster.seed(pods, 3);
@@ -89,7 +91,7 @@ const STATES: readonly ReflectorState[] = ["idle", "listing", "watching", "backi
  *
  * // Mount prom.handler at /metrics in any fetch-style server (Deno.serve, Bun.serve, a Worker).
  * const scrape = await prom.handler(new Request("http://localhost/metrics")).text();
- * console.log(scrape.match(/^kinformer_objects\{resource="pods"\} \d+$/m)?.[0]); // kinformer_objects{resource="pods"} 3
+ * assert.match(scrape, /^kinformer_objects\{resource="pods"\} 3$/m);
  * await informer.stop();
  * cluster.close();
  * ```

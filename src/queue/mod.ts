@@ -7,7 +7,9 @@
  * @example
  * ```ts
  * import { RateLimitingQueue } from "@kinformer/kinformer/queue";
+ * import assert from "node:assert/strict";
  *
+ * const reconciled: string[] = [];
  * const queue = new RateLimitingQueue<string>({ name: "pods" });
  * queue.add("default/web");
  * queue.add("default/web"); // already pending: deduplicated
@@ -15,7 +17,7 @@
  * const next = await queue.get();
  * if (!next.shutdown) {
  *   try {
- *     console.log("reconcile", next.item);
+ *     reconciled.push(next.item); // your reconcile(next.item) here
  *     queue.forget(next.item); // success: reset its backoff
  *   } catch {
  *     queue.addRateLimited(next.item); // failure: retry after 5 ms, 10 ms, 20 ms ...
@@ -23,7 +25,8 @@
  *     queue.done(next.item);
  *   }
  * }
- * console.log(queue.metrics().adds); // 1
+ * assert.deepEqual(reconciled, ["default/web"]);
+ * assert.equal(queue.metrics().adds, 1);
  * await queue.shutDownWithDrain();
  * ```
  * @module

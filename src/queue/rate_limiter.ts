@@ -13,13 +13,14 @@ import { describeValue } from "../util/values.ts";
  * @example
  * ```ts
  * import type { RateLimiter } from "@kinformer/kinformer/queue";
+ * import assert from "node:assert/strict";
  * // A limiter that always waits one second.
  * const fixed: RateLimiter<string> = {
  *   when: () => 1_000,
  *   forget: () => {},
  *   numRequeues: () => 0,
  * };
- * console.log(fixed.when("default/web")); // 1000
+ * assert.equal(fixed.when("default/web"), 1_000);
  * ```
  */
 export interface RateLimiter<T> {
@@ -52,10 +53,12 @@ export interface ItemExponentialFailureRateLimiterOptions {
  * @example
  * ```ts
  * import { ItemExponentialFailureRateLimiter } from "@kinformer/kinformer/queue";
+ * import assert from "node:assert/strict";
  * const limiter = new ItemExponentialFailureRateLimiter<string>();
- * console.log(limiter.when("a"), limiter.when("a"), limiter.when("a")); // 5 10 20
+ * assert.deepEqual([limiter.when("a"), limiter.when("a"), limiter.when("a")], [5, 10, 20]);
+ * assert.equal(limiter.numRequeues("a"), 3);
  * limiter.forget("a");
- * console.log(limiter.when("a")); // 5
+ * assert.equal(limiter.when("a"), 5);
  * ```
  */
 export class ItemExponentialFailureRateLimiter<T> implements RateLimiter<T> {
@@ -120,9 +123,12 @@ export interface BucketRateLimiterOptions {
  * @example
  * ```ts
  * import { BucketRateLimiter } from "@kinformer/kinformer/queue";
- * const limiter = new BucketRateLimiter<string>({ qps: 1, burst: 1 });
- * console.log(limiter.when("a")); // 0: the bucket starts full
- * console.log(limiter.when("b")); // about 1000: the next token is one second away
+ * import { ManualClock } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
+ * const clock = new ManualClock();
+ * const limiter = new BucketRateLimiter<string>({ qps: 1, burst: 1, clock });
+ * assert.equal(limiter.when("a"), 0); // the bucket starts full
+ * assert.equal(limiter.when("b"), 1_000); // the next token is one second away
  * ```
  */
 export class BucketRateLimiter<T> implements RateLimiter<T> {
@@ -177,11 +183,12 @@ export class BucketRateLimiter<T> implements RateLimiter<T> {
  *   ItemExponentialFailureRateLimiter,
  *   MaxOfRateLimiter,
  * } from "@kinformer/kinformer/queue";
+ * import assert from "node:assert/strict";
  * const limiter = new MaxOfRateLimiter<string>(
  *   new ItemExponentialFailureRateLimiter({ baseDelayMs: 50 }),
  *   new BucketRateLimiter({ qps: 100, burst: 10 }),
  * );
- * console.log(limiter.when("a")); // 50
+ * assert.equal(limiter.when("a"), 50); // the per-item backoff is the longer delay here
  * ```
  */
 export class MaxOfRateLimiter<T> implements RateLimiter<T> {
@@ -224,8 +231,10 @@ export class MaxOfRateLimiter<T> implements RateLimiter<T> {
  * @example
  * ```ts
  * import { defaultControllerRateLimiter } from "@kinformer/kinformer/queue";
+ * import assert from "node:assert/strict";
  * const limiter = defaultControllerRateLimiter<string>();
- * console.log(limiter.when("default/web"), limiter.when("default/web")); // 5 10
+ * assert.equal(limiter.when("default/web"), 5);
+ * assert.equal(limiter.when("default/web"), 10);
  * ```
  */
 export function defaultControllerRateLimiter<T>(clock: Clock = systemClock): RateLimiter<T> {

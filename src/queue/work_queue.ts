@@ -17,12 +17,13 @@ import { checkClock, checkFunction, checkOptionsObject, checkString } from "../u
  * @example
  * ```ts
  * import { WorkQueue } from "@kinformer/kinformer/queue";
+ * import assert from "node:assert/strict";
  * const latencies: number[] = [];
  * const queue = new WorkQueue<string>({ metrics: { onGet: (ms) => latencies.push(ms) } });
  * queue.add("default/web");
  * const next = await queue.get();
  * if (!next.shutdown) queue.done(next.item);
- * console.log(latencies.length); // 1
+ * assert.equal(latencies.length, 1); // one get, one wait time in ms
  * ```
  */
 export interface WorkQueueMetricsHooks<T> {
@@ -145,15 +146,18 @@ function observe(s: DurationSummary, ms: number): void {
  * @example
  * ```ts
  * import { WorkQueue } from "@kinformer/kinformer/queue";
+ * import assert from "node:assert/strict";
  * const queue = new WorkQueue<string>();
  * queue.add("default/web");
  * queue.add("default/web"); // deduplicated
  * queue.add("default/db");
  * queue.shutDown();
+ * const reconciled: string[] = [];
  * for await (const key of queue) {
- *   console.log("reconcile", key); // default/web, then default/db
+ *   reconciled.push(key); // your reconcile(key) here
  *   queue.done(key);
  * }
+ * assert.deepEqual(reconciled, ["default/web", "default/db"]);
  * ```
  */
 export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {

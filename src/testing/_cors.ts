@@ -17,11 +17,16 @@ import { COMMON_HEADERS, status, statusResponse } from "./_status.ts";
  * @example
  * ```ts
  * import { LOOPBACK_ORIGINS, SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * // Loopback plus a development host on the LAN:
  * const cluster = new SimulatedCluster({
  *   corsAllowedOrigins: [...LOOPBACK_ORIGINS, "http://devbox.lan:5173"],
  * });
- * console.log(LOOPBACK_ORIGINS[0]); // "http://localhost:*"
+ * const list = (origin: string) =>
+ *   cluster.fetch(new Request("http://sim/api/v1/pods", { headers: { Origin: origin } }));
+ * assert.equal((await list("http://localhost:5173")).status, 200);
+ * assert.equal((await list("http://devbox.lan:5173")).status, 200);
+ * assert.equal((await list("https://example.com")).status, 403); // any other page is refused
  * cluster.close();
  * ```
  */

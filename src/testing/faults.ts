@@ -181,15 +181,19 @@ function chunkingOf(
  *
  * @example
  * ```ts
- * import { pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * cluster.faults.failNext(2, { status: 429, verb: "list", retryAfterSeconds: 3 });
  * const res = await cluster.fetch(new Request("http://sim/api/v1/pods"));
- * console.log(res.status, res.headers.get("retry-after"), await res.text()); // 429 "3" "Too many requests, ..."
+ * assert.equal(res.status, 429);
+ * assert.equal(res.headers.get("retry-after"), "3");
+ * assert.match(await res.text(), /Too many requests/);
  * cluster.faults.chunkBodies({ maxChunkBytes: 3 }); // lists and watches now arrive 1-3 bytes at a time
- * cluster.faults.reset();
- * console.log(cluster.list(pods).length); // 0
+ * cluster.faults.reset(); // drops the second queued failure and the chunking
+ * const ok = await cluster.fetch(new Request("http://sim/api/v1/pods"));
+ * assert.equal(ok.status, 200);
+ * assert.deepEqual((await ok.json()).items, []);
  * cluster.close();
  * ```
  */

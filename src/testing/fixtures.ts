@@ -58,8 +58,10 @@ function pad(index: number): string {
  * @example
  * ```ts
  * import { podFixture } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const pod = podFixture(42, { namespace: "default" });
- * console.log(pod.metadata.name, JSON.stringify(pod).length > 2000); // "pod-000042" true
+ * assert.equal(pod.metadata.name, "pod-000042");
+ * assert.ok(JSON.stringify(pod).length > 2000); // about the size of a real pod
  * ```
  */
 export function podFixture(index: number, options?: FixtureOptions): KubeObject {
@@ -220,7 +222,8 @@ export function podFixture(index: number, options?: FixtureOptions): KubeObject 
  * @example
  * ```ts
  * import { configMapFixture } from "@kinformer/kinformer/testing";
- * console.log(configMapFixture(1).metadata.name); // "cm-000001"
+ * import assert from "node:assert/strict";
+ * assert.equal(configMapFixture(1).metadata.name, "cm-000001");
  * ```
  */
 export function configMapFixture(index: number, options?: FixtureOptions): KubeObject {
@@ -243,7 +246,8 @@ export function configMapFixture(index: number, options?: FixtureOptions): KubeO
  * @example
  * ```ts
  * import { namespaceFixture } from "@kinformer/kinformer/testing";
- * console.log(namespaceFixture(3).metadata.name); // "ns-3"
+ * import assert from "node:assert/strict";
+ * assert.equal(namespaceFixture(3).metadata.name, "ns-3");
  * ```
  */
 export function namespaceFixture(index: number, options?: FixtureOptions): KubeObject {
@@ -263,7 +267,8 @@ export function namespaceFixture(index: number, options?: FixtureOptions): KubeO
  * @example
  * ```ts
  * import { widgetFixture } from "@kinformer/kinformer/testing";
- * console.log(widgetFixture(5).spec); // { size: 5, color: "blue" }
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(widgetFixture(5).spec, { size: 5, color: "blue" });
  * ```
  */
 export function widgetFixture(index: number, options?: FixtureOptions): KubeObject {

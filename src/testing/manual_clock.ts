@@ -23,11 +23,15 @@ function yieldToEventLoop(): Promise<void> {
  * @example
  * ```ts
  * import { ManualClock } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const clock = new ManualClock(1_000);
  * let fired = false;
  * clock.setTimeout(() => { fired = true; }, 500);
- * await clock.advance(500);
- * console.log(fired, clock.now()); // true 1500
+ * await clock.advance(499);
+ * assert.equal(fired, false);
+ * await clock.advance(1);
+ * assert.equal(fired, true);
+ * assert.equal(clock.now(), 1_500);
  * ```
  */
 export class ManualClock implements Clock {

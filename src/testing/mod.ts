@@ -10,6 +10,7 @@
  * ```ts
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock();
  * const cluster = new SimulatedCluster({ clock, bookmarkIntervalMs: 1_000 });
@@ -17,7 +18,8 @@
  * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
  *
  * const list = await client.list(pods, { limit: 2 });
- * console.log(list.items.length, list.metadata.remainingItemCount); // 2 1
+ * assert.equal(list.items.length, 2);
+ * assert.equal(list.metadata.remainingItemCount, 1);
  *
  * const watch = await client.watch(pods, {
  *   resourceVersion: list.metadata.resourceVersion,
@@ -28,7 +30,7 @@
  * await clock.advance(1_000); // a BOOKMARK is due
  * await watch.body?.cancel();
  * cluster.close();
- * console.log(clock.pendingTimers); // 0
+ * assert.equal(clock.pendingTimers, 0); // nothing left behind
  * ```
  * @module
  */

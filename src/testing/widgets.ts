@@ -33,9 +33,12 @@ export type Widget = CustomObject<WidgetSpec, WidgetStatus>;
  * @example
  * ```ts
  * import { SimulatedCluster, widgets } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * cluster.create(widgets, { metadata: { name: "w1", namespace: "default" }, spec: { size: 3 } });
- * console.log(cluster.get(widgets, { namespace: "default", name: "w1" })?.kind); // "Widget"
+ * const w1 = cluster.get(widgets, { namespace: "default", name: "w1" });
+ * assert.equal(w1?.kind, "Widget");
+ * assert.equal(w1?.spec?.size, 3);
  * cluster.close();
  * ```
  */

@@ -35,8 +35,9 @@ export interface BackoffOptions {
  * @example
  * ```ts
  * import { exponentialBackoff, systemClock } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
  * const backoff = exponentialBackoff(systemClock, { jitter: "none" });
- * console.log(backoff.next(), backoff.next()); // 800 1600
+ * assert.deepEqual([backoff.next(), backoff.next()], [800, 1600]);
  * ```
  */
 export interface Backoff {
@@ -54,8 +55,11 @@ export interface Backoff {
  * @example
  * ```ts
  * import { exponentialBackoff, systemClock } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
  * const backoff = exponentialBackoff(systemClock, { initialMs: 100, maxMs: 1000, jitter: "none" });
- * console.log([1, 2, 3, 4, 5].map(() => backoff.next())); // [100, 200, 400, 800, 1000]
+ * assert.deepEqual([1, 2, 3, 4, 5].map(() => backoff.next()), [100, 200, 400, 800, 1000]);
+ * backoff.reset();
+ * assert.equal(backoff.next(), 100);
  * ```
  */
 export function exponentialBackoff(clock: Clock, options: BackoffOptions = {}): Backoff {

@@ -13,9 +13,12 @@ export type TimerHandle = unknown;
  * @example
  * ```ts
  * import { systemClock } from "@kinformer/kinformer/cache";
- * const h = systemClock.setTimeout(() => console.log("later"), 10);
+ * import assert from "node:assert/strict";
+ * let fired = false;
+ * const h = systemClock.setTimeout(() => (fired = true), 10);
  * systemClock.clearTimeout(h);
- * console.log(systemClock.now() > 0);
+ * assert.equal(fired, false);
+ * assert.ok(systemClock.now() > 0);
  * ```
  */
 export interface Clock {
@@ -33,7 +36,9 @@ export interface Clock {
  * @example
  * ```ts
  * import { systemClock } from "@kinformer/kinformer/cache";
- * console.log(typeof systemClock.now());
+ * import assert from "node:assert/strict";
+ * const before = Date.now();
+ * assert.ok(systemClock.now() >= before);
  * ```
  */
 export const systemClock: Clock = {

@@ -14,8 +14,10 @@
  * @example
  * ```ts
  * import { compareResourceVersions } from "@kinformer/kinformer/cache";
- * console.log(compareResourceVersions("999", "1000")! < 0); // true
- * console.log(compareResourceVersions("0", "1")); // undefined
+ * import assert from "node:assert/strict";
+ * assert.ok(compareResourceVersions("999", "1000")! < 0);
+ * assert.equal(compareResourceVersions("42", "42"), 0);
+ * assert.equal(compareResourceVersions("0", "1"), undefined);
  * ```
  */
 export function compareResourceVersions(a: string, b: string): number | undefined {
