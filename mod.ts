@@ -9,6 +9,7 @@
  * ```ts
  * import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  *
  * const cluster = new SimulatedCluster(); // or: new KubeClient({ server: "https://my-cluster", token })
  * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
@@ -16,11 +17,13 @@
  *
  * await using informer = createInformer(client, { resource: pods, namespace: "default" });
  * informer.start();
+ * const added: string[] = [];
  * for await (const ev of informer.events()) {
- *   if (ev.type === "add") console.log("added", ev.object.metadata.name);
+ *   if (ev.type === "add") added.push(ev.object.metadata.name!);
  *   if (ev.type === "synced") break;
  * }
- * console.log(informer.store.get("default/web-1")?.metadata.uid);
+ * assert.deepEqual(added, ["web-1"]);
+ * assert.ok(informer.store.get("default/web-1")?.metadata.uid);
  * cluster.close();
  * ```
  *
