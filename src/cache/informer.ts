@@ -167,6 +167,7 @@ export class SharedInformer<T extends KubeObject = KubeObject> implements AsyncD
       inactivityTimeoutMs: defaults.inactivityTimeoutMs,
       initialEventsTimeoutMs: defaults.initialEventsTimeoutMs,
       maxLineLength: options.maxLineLength,
+      transport: options.transport,
       transform: options.transform ?? ((o: KubeObject) => o as T),
       sink: {
         replace: (items) => {

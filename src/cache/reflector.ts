@@ -3,6 +3,7 @@
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
+import type { WatchTransport } from "../client/watch_transport.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
@@ -116,6 +117,8 @@ export interface ReflectorOptions<T extends KubeObject> {
   inactivityTimeoutMs: number;
   initialEventsTimeoutMs: number;
   maxLineLength?: number | undefined;
+  /** How watches reach the server (LISTs always use HTTP). */
+  transport?: WatchTransport | undefined;
   transform: (object: KubeObject) => T;
   sink: ReflectorSink<T>;
   onError: (error: unknown, context: ReflectorErrorContext) => void;
@@ -364,6 +367,7 @@ export class Reflector<T extends KubeObject> {
         timeoutSeconds: 300 + Math.floor(o.random() * 300),
         sendInitialEvents: stream ? true : undefined,
         resourceVersionMatch: stream ? "NotOlderThan" : undefined,
+        transport: o.transport,
         signal: controller.signal,
       });
       // The transport's own view of the bytes when it has one (Node: socket chunks, no Web
