@@ -1,10 +1,12 @@
 /**
  * CORS of the simulated cluster, so browser code (a page or a Web Worker on another origin)
  * can call it, and only the browser code the developer meant: by default pages served from
- * loopback. A request with an `Origin` header that is not allowed gets 403 before it is routed,
- * preflight or not, so a web page visited while the test server runs can neither read from it
- * nor write to it with a "simple" (unpreflighted) request. Requests without `Origin` (kubectl,
- * `KubeClient` outside browsers) are served as before, without CORS headers.
+ * loopback. A request with an `Origin` header that is not allowed (and is not the cluster's own
+ * origin) gets 403 before it is routed, preflight or not, so a web page visited while the test
+ * server runs can neither read from it nor write to it with a "simple" (unpreflighted) request,
+ * nor open a WebSocket to it. Requests without `Origin` (kubectl, `KubeClient`'s HTTP requests
+ * outside browsers) are served as before, without CORS headers. (kube-apiserver is laxer: its
+ * `--cors-allowed-origins` only decides which origins get CORS headers, and refuses nothing.)
  * @module
  */
 import { describeValue } from "../util/values.ts";
@@ -99,7 +101,9 @@ export class CorsPolicy {
    */
   intercept(request: Request, method: string): Response | undefined {
     const origin = request.headers.get("origin");
-    if (origin !== null && !this.allows(origin)) {
+    // Same-origin requests are no CORS matter (a non-browser WebSocket client sends the server's
+    // own origin, as KubeClient does by default).
+    if (origin !== null && !this.allows(origin) && origin !== new URL(request.url).origin) {
       return statusResponse(
         status(
           403,
