@@ -406,13 +406,10 @@ export class KubeClient {
     if (resolveWatchTransport(transport, "options.transport") === "http") {
       return await this.request(path, { query, signal: options?.signal });
     }
-    const signal = options?.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new TypeError(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
-    }
     const url = resolvePath(this.#base, path);
     appendQuery(url, query);
-    const token = await this.#currentToken(signal);
+    const signal = options?.signal;
+    const token = () => this.#currentToken(signal);
     return await openWebSocketWatch(this.#webSocket, {
       url,
       token,

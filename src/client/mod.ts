@@ -100,17 +100,16 @@ export {
   BEARER_PROTOCOL_PREFIX,
   bearerProtocol,
   DEFAULT_WEBSOCKET_PROTOCOL,
-  fetchWebSocket,
-  globalWebSocket,
   WEBSOCKET_QUEUE_LIMIT,
 } from "./websocket_watch.ts";
+export type { WebSocketClientOptions } from "./websocket_watch.ts";
+export { fetchWebSocket, globalWebSocket } from "./websocket_factory.ts";
 export type {
   SocketEvent,
-  WebSocketClientOptions,
   WebSocketFactory,
   WebSocketInit,
   WebSocketLike,
-} from "./websocket_watch.ts";
+} from "./websocket_factory.ts";
 export { WebSocketWatchError } from "./websocket_watch_error.ts";
 export type { WebSocketWatchErrorOptions } from "./websocket_watch_error.ts";
 // The time source type of `KubeClientOptions.clock` (also exported by the cache module).

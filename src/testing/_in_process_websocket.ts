@@ -8,7 +8,7 @@
  * (a dropped connection) with 1006, not clean.
  * @module
  */
-import type { WebSocketInit, WebSocketLike } from "../client/websocket_watch.ts";
+import type { WebSocketInit, WebSocketLike } from "../client/websocket_factory.ts";
 import { acceptedProtocol } from "./_websocket_handshake.ts";
 import { MessageJoiner, readMessages } from "./_websocket_messages.ts";
 

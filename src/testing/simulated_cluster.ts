@@ -8,7 +8,7 @@
 import { parseFieldSelector } from "../client/field_selector.ts";
 import { parseLabelSelector } from "../client/label_selector.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
-import type { WebSocketFactory } from "../client/websocket_watch.ts";
+import type { WebSocketFactory } from "../client/websocket_factory.ts";
 import type { KubeObject } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
 import { isRecord } from "../util/values.ts";

@@ -18,11 +18,8 @@ import {
   type WebSocketInit,
   WebSocketWatchError,
 } from "../../src/client/mod.ts";
-import {
-  openWebSocketWatch,
-  resolveWebSocketOptions,
-  type WebSocketLike,
-} from "../../src/client/websocket_watch.ts";
+import { openWebSocketWatch, resolveWebSocketOptions } from "../../src/client/websocket_watch.ts";
+import type { WebSocketLike } from "../../src/client/websocket_factory.ts";
 import { classifyError } from "../../src/cache/reflector_errors.ts";
 import { decodeWatchStream } from "../../src/watch/watch_decoder.ts";
 import { WatchDecodeError } from "../../src/watch/decode_error.ts";
@@ -367,7 +364,7 @@ describe("WebSocket watch: messages become the body", () => {
     }, "http://127.0.0.1:8001");
     const opening = openWebSocketWatch(settings, {
       url: new URL("http://127.0.0.1:8001/api/v1/pods?watch=1"),
-      token: undefined,
+      token: () => Promise.resolve(undefined),
       headers: new Headers(),
       signal: undefined,
       maxQueuedBytes: 1000,

@@ -4,7 +4,12 @@
 // browser's does.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { bearerProtocol, configmaps, type WebSocketInit } from "../../src/client/mod.ts";
+import {
+  bearerProtocol,
+  configmaps,
+  type WebSocketInit,
+  type WebSocketLike,
+} from "../../src/client/mod.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 
@@ -188,27 +193,25 @@ function open(
   url: string,
   protocols: string[],
   headers: Record<string, string> = { origin: "http://sim.test" },
-): { socket: ReturnType<SimulatedCluster["webSocket"]>; log: string[]; closed: Promise<void> } {
+): { socket: WebSocketLike; log: string[]; closed: Promise<void> } {
   const init: WebSocketInit = { protocols, headers, signal: new AbortController().signal };
-  const socket = cluster.webSocket(url, init) as ReturnType<SimulatedCluster["webSocket"]> & {
-    readyState: number;
-  };
+  // The in-process factory returns its socket at once (no promise).
+  const socket = cluster.webSocket(url, init) as WebSocketLike;
   const log: string[] = [];
   let done!: () => void;
   const closed = new Promise<void>((resolve) => (done = resolve));
-  const s = socket as unknown as EventTarget;
-  s.addEventListener("open", () => log.push("open"));
-  s.addEventListener("error", () => log.push("error"));
-  s.addEventListener("message", (e) => {
-    const data = (e as MessageEvent).data as string;
+  socket.addEventListener("open", () => log.push("open"));
+  socket.addEventListener("error", () => log.push("error"));
+  socket.addEventListener("message", (e) => {
+    const data = (e as unknown as { data: string }).data;
     log.push(`message ${JSON.parse(data).type}${data.endsWith("\n") ? "\\n" : ""}`);
   });
-  s.addEventListener("close", (e) => {
+  socket.addEventListener("close", (e) => {
     const c = e as unknown as { code: number; wasClean: boolean };
     log.push(`close ${c.code} ${c.wasClean ? "clean" : "abnormal"}`);
     done();
   });
-  return { socket: socket as ReturnType<SimulatedCluster["webSocket"]>, log, closed };
+  return { socket, log, closed };
 }
 
 describe("simulated cluster: the in-process WebSocket (cluster.webSocket)", () => {
