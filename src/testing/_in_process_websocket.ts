@@ -9,6 +9,7 @@
  * @module
  */
 import type { WebSocketInit, WebSocketLike } from "../client/websocket_factory.ts";
+import { markInProcess } from "./_cors.ts";
 import { acceptedProtocol } from "./_websocket_handshake.ts";
 import { MessageJoiner, readMessages } from "./_websocket_messages.ts";
 
@@ -49,6 +50,7 @@ export class InProcessWebSocket extends EventTarget implements WebSocketLike {
     headers.set("sec-websocket-key", handshakeKey());
     if (init.protocols.length > 0) headers.set("sec-websocket-protocol", init.protocols.join(", "));
     const request = new Request(http, { headers, signal: this.#abort.signal });
+    markInProcess(request);
     const onAbort = (): void => this.close();
     init.signal.addEventListener("abort", onAbort, { once: true });
     this.#run(handler, request, init.protocols)

@@ -153,11 +153,21 @@ describe("simulated cluster: the WebSocket handshake of a watch", () => {
     });
   });
 
-  test("the cluster's own origin is same-origin, allowed whatever corsAllowedOrigins says", async () => {
+  test("the cluster's own origin on a loopback host is same-origin, allowed whatever corsAllowedOrigins says; a DNS-rebound page's is not", async () => {
     await withCluster({ corsAllowedOrigins: [] }, async (cluster) => {
-      const own = await cluster.fetch(handshake(WATCH, { origin: "http://sim.test" }));
+      const loopback = "http://127.0.0.1:8001";
+      const own = await cluster.fetch(
+        handshake(`${loopback}/api/v1/namespaces/default/configmaps?watch=1`, { origin: loopback }),
+      );
       assert.equal(own.status, 200);
       await own.body!.cancel();
+      // A page on evil.example that DNS rebinding points at the cluster: same origin as the
+      // URL it asks for, but not a loopback name.
+      const rebound = "http://evil.example:8001";
+      const page = await cluster.fetch(
+        handshake(`${rebound}/api/v1/namespaces/default/configmaps?watch=1`, { origin: rebound }),
+      );
+      assert.equal(page.status, 403);
       const other = await cluster.fetch(handshake(WATCH, { origin: "http://localhost:1" }));
       assert.equal(other.status, 403);
     });
