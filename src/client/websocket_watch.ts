@@ -38,7 +38,7 @@
  * @module
  */
 import { abortable } from "../util/abort.ts";
-import { checkFunction, checkString } from "../util/validate.ts";
+import { checkFunction, checkOneOf, checkString } from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
 import { KubeApiError } from "./errors.ts";
 import type { WatchTransport } from "./watch_transport.ts";
@@ -151,6 +151,7 @@ export function resolveWebSocketOptions(
   options: WebSocketClientOptions,
   server: string,
 ): WebSocketSettings {
+  checkOneOf(options.watchTransport, "options.watchTransport", ["http", "websocket", "auto"]);
   checkFunction(options.webSocket, "options.webSocket");
   checkString(options.webSocketOrigin, "options.webSocketOrigin");
   checkString(options.webSocketProtocol, "options.webSocketProtocol");

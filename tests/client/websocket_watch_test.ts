@@ -180,6 +180,10 @@ describe("WebSocket watch: the handshake offered", () => {
     const base = { server: "http://127.0.0.1:8001" };
     assert.throws(() => new KubeClient({ ...base, webSocket: 3 as never }), /options\.webSocket/);
     assert.throws(
+      () => new KubeClient({ ...base, watchTransport: "sse" as never }),
+      /options\.watchTransport must be one of "http", "websocket", "auto"/,
+    );
+    assert.throws(
       () => new KubeClient({ ...base, webSocketOrigin: "localhost:3000" }),
       /options\.webSocketOrigin must be an origin/,
     );
