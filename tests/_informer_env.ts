@@ -1,6 +1,6 @@
 // Shared setup for informer tests: a simulated cluster on a manual clock, a client on it.
 import assert from "node:assert/strict";
-import { KubeClient } from "../src/client/kube_client.ts";
+import { KubeClient, type KubeClientOptions } from "../src/client/kube_client.ts";
 import type { KubeObject, KubeObjectLike } from "../src/client/types.ts";
 import {
   createInformer,
@@ -33,12 +33,19 @@ export function env(
     fetch?: (c: SimulatedCluster) => (r: Request) => Promise<Response>;
     /** More cluster options (e.g. `watchCache: false` for a server that pages lists at "0"). */
     cluster?: Omit<SimulatedClusterOptions, "clock" | "seed">;
+    /** More client options (e.g. `watchTransport: "websocket"`, `token`). */
+    client?: Omit<KubeClientOptions, "server" | "fetch">;
   } = {},
 ): Env {
   const clock = new ManualClock();
   const cluster = new SimulatedCluster({ ...options.cluster, clock, seed: options.seed ?? 1 });
   const fetch = options.fetch?.(cluster) ?? cluster.fetch;
-  const client = new KubeClient({ server: "http://sim.test", fetch });
+  const client = new KubeClient({
+    server: "http://sim.test",
+    fetch,
+    webSocket: cluster.webSocket,
+    ...options.client,
+  });
   const errors: { kind: string; error: unknown }[] = [];
   const informers: SharedInformer<KubeObject>[] = [];
   return {

@@ -174,6 +174,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       inactivityTimeoutMs: defaults.inactivityTimeoutMs,
       initialEventsTimeoutMs: defaults.initialEventsTimeoutMs,
       maxLineLength: options.maxLineLength,
+      transport: options.transport,
       transform: options.transform ?? ((o: T) => o),
       sink: {
         replace: (items) => {

@@ -3,6 +3,7 @@
  * @module
  */
 import type { ResourceDescriptor } from "../client/resource.ts";
+import type { WatchTransport } from "../client/watch_transport.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import type { Backoff, BackoffOptions } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
@@ -104,8 +105,19 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * never cut. Streaming is tried again at the next relist. @default 10000
    */
   initialEventsTimeoutMs?: number | undefined;
-  /** Longest accepted watch line, in bytes. @default 16 MiB */
+  /**
+   * Longest accepted watch line (over a WebSocket: message), in bytes. @default 16 MiB
+   */
   maxLineLength?: number | undefined;
+  /**
+   * How watches reach the server: `"http"` (a chunked response), `"websocket"` (one event per
+   * message; the token goes as a subprotocol), or `"auto"` (WebSocket in browsers, where
+   * HTTP/1.1 allows six connections per origin and each watch holds one). LISTs always use
+   * HTTP. Recovery is the same on both: an abnormal close is a `network` error, an undecodable
+   * message a `decode` error, silence past `inactivityTimeoutMs` an `inactivity` error.
+   * @default the client's `watchTransport` ("http" unless set)
+   */
+  transport?: WatchTransport | undefined;
   /** Called for every error (the informer keeps recovering). @default undefined */
   onError?: ((error: unknown, context: InformerErrorContext) => void) | undefined;
   /**
@@ -216,6 +228,7 @@ export function validateInformerOptions<T extends KubeObjectLike>(o: InformerOpt
   }
   checkNumber(o.pageSize, "pageSize", { min: 1, integer: true });
   checkOneOf(o.initialList, "initialList", ["list", "stream", "auto"]);
+  checkOneOf(o.transport, "transport", ["http", "websocket", "auto"]);
   for (const name of ["resyncPeriodMs", "inactivityTimeoutMs", "initialEventsTimeoutMs"] as const) {
     checkNumber(o[name], name, { min: 0 });
   }

@@ -3,6 +3,7 @@
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
+import type { WatchTransport } from "../client/watch_transport.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
@@ -117,6 +118,8 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   inactivityTimeoutMs: number;
   initialEventsTimeoutMs: number;
   maxLineLength?: number | undefined;
+  /** How watches reach the server (LISTs always use HTTP). */
+  transport?: WatchTransport | undefined;
   /** Runs on every decoded object (identity when the user gave none). */
   transform: (object: T) => T;
   sink: ReflectorSink<T>;
@@ -371,6 +374,7 @@ export class Reflector<T extends KubeObjectLike> {
         timeoutSeconds: 300 + Math.floor(o.random() * 300),
         sendInitialEvents: stream ? true : undefined,
         resourceVersionMatch: stream ? "NotOlderThan" : undefined,
+        transport: o.transport,
         signal: controller.signal,
       });
       // The transport's own view of the bytes when it has one (Node: socket chunks, no Web

@@ -3,6 +3,7 @@
  * @module
  */
 import { KubeApiError, KubeNetworkError } from "../client/errors.ts";
+import { WebSocketWatchError } from "../client/websocket_watch_error.ts";
 import { WatchDecodeError } from "../watch/decode_error.ts";
 import { LineTooLongError } from "../watch/line_splitter.ts";
 import { DriftError } from "./drift_error.ts";
@@ -99,6 +100,13 @@ export class InitialEventsTimeoutError extends Error {
  * threw; the object is skipped), `handler` (a listener or index function threw), `mutation`
  * (a cached object was changed in place; only with `detectMutations`), `drift` (a consistency
  * check found the cache differing from the server: a {@linkcode DriftError}), `other`.
+ *
+ * A watch over a WebSocket that fails (`WebSocketWatchError`) is filed by how it ended: a
+ * failed handshake, an abnormal closure (1006, no close frame) or a queue overflow is `network`;
+ * the server's close codes for data it could not send or that was malformed (1002 protocol
+ * error, 1003 unsupported data, 1007 invalid payload, 1009 message too big) are `decode`; 1008
+ * (policy violation) is `forbidden`; 1011 to 1014 (server error, restart, try again later, bad
+ * gateway) are `server`; any other code is `other` (`network` when the close was not clean).
  */
 export type ErrorKind =
   | "expired"
@@ -151,6 +159,7 @@ export function classifyError(error: unknown): ErrorKind {
     return error.code >= 500 ? "server" : "other";
   }
   if (error instanceof KubeNetworkError) return "network";
+  if (error instanceof WebSocketWatchError) return webSocketErrorKind(error);
   if (error instanceof WatchDecodeError || error instanceof LineTooLongError) return "decode";
   if (error instanceof WatchInactivityError || error instanceof ListInactivityError) {
     return "inactivity";
@@ -161,4 +170,29 @@ export function classifyError(error: unknown): ErrorKind {
   // functions) runs inside its own try/catch, so a TypeError reaching here is the network's.
   if (error instanceof TypeError) return "network";
   return "other";
+}
+
+/** How a failed WebSocket watch is filed (see {@linkcode ErrorKind}). */
+function webSocketErrorKind(error: WebSocketWatchError): ErrorKind {
+  if (error.phase !== "stream") return "network";
+  switch (error.code) {
+    case 1002:
+    case 1003:
+    case 1007:
+    case 1009:
+      return "decode";
+    case 1008:
+      return "forbidden";
+    case 1011:
+    case 1012:
+    case 1013:
+    case 1014:
+      return "server";
+    case 1006:
+    case 1015:
+    case undefined:
+      return "network";
+  }
+  // Deno's WebSocket reports an abnormal closure as code 0, not clean.
+  return error.wasClean ? "other" : "network";
 }

@@ -5,6 +5,7 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
+import type { WatchTransport } from "../client/watch_transport.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
@@ -62,6 +63,13 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
   initialEventsTimeoutMs?: number | undefined;
   /** Longest watch line, in bytes. @default 16 MiB */
   maxLineLength?: number | undefined;
+  /**
+   * `"http"`, `"websocket"` or `"auto"`, as for informers. A WebSocket cannot be paused: while
+   * the consumer is behind, its messages queue (up to `WEBSOCKET_QUEUE_LIMIT` bytes, then the
+   * watch is reopened from the last event delivered).
+   * @default the client's `watchTransport` ("http" unless set)
+   */
+  transport?: WatchTransport | undefined;
   /** Time source. @default systemClock */
   clock?: Clock | undefined;
   /** Backoff, or options for the default one. @default 800 ms x2 to 30 s, jittered */
@@ -117,6 +125,7 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
   checkNumber(options.highWaterMark, "highWaterMark", { min: 1, integer: true });
   checkNumber(options.pageSize, "pageSize", { min: 1, integer: true });
   checkOneOf(options.initialList, "initialList", ["list", "stream", "auto"]);
+  checkOneOf(options.transport, "transport", ["http", "websocket", "auto"]);
   checkFunction(options.transform, "transform");
   checkFunction(options.onError, "onError");
   const clock = options.clock ?? systemClock;
@@ -156,6 +165,7 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
     inactivityTimeoutMs: options.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
     initialEventsTimeoutMs: options.initialEventsTimeoutMs ?? DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
     maxLineLength: options.maxLineLength,
+    transport: options.transport,
     transform: options.transform ?? ((o: T) => o),
     resumeFrom: options.resumeFrom,
     onError: (error, context) => {

@@ -42,6 +42,13 @@ import {
   type ReadTextHooks,
 } from "./response_body.ts";
 import type { KubeList, KubeObject, KubeObjectLike, Scale, Status } from "./types.ts";
+import { resolveWatchTransport } from "./watch_transport.ts";
+import {
+  openWebSocketWatch,
+  resolveWebSocketOptions,
+  type WebSocketClientOptions,
+  type WebSocketSettings,
+} from "./websocket_watch.ts";
 
 export type {
   ApplyOptions,
@@ -76,8 +83,12 @@ export const DEFAULT_USER_AGENT = "kinformer/0.1.0";
 /** A bearer token, or a function asked for one before every request (rotating tokens). */
 export type TokenSource = string | (() => string | Promise<string>);
 
-/** Constructor options of {@linkcode KubeClient}. */
-export interface KubeClientOptions {
+/**
+ * Constructor options of {@linkcode KubeClient}; the WebSocket ones (`watchTransport`,
+ * `webSocket`, `webSocketOrigin`, `webSocketProtocol`) are described in
+ * {@linkcode WebSocketClientOptions}.
+ */
+export interface KubeClientOptions extends WebSocketClientOptions {
   /**
    * Absolute `http:` or `https:` URL of the API server. A path prefix is kept, so
    * `http://127.0.0.1:8001/k8s` works behind `kubectl proxy --api-prefix=/k8s`; a trailing
@@ -155,6 +166,7 @@ export class KubeClient {
   #fetch: (input: Request) => Promise<Response>;
   #clock: Clock;
   #onUnauthorized: ((request: Request) => void) | undefined;
+  #webSocket: WebSocketSettings;
 
   /** Validates `options`; throws TypeError naming a bad option. Starts no I/O. */
   constructor(options: KubeClientOptions) {
@@ -214,6 +226,7 @@ export class KubeClient {
       throw new TypeError(`options.clock must be a Clock, got ${describeValue(clock)}`);
     }
     this.#clock = clock;
+    this.#webSocket = resolveWebSocketOptions(options, this.#base);
   }
 
   /**
@@ -356,7 +369,13 @@ export class KubeClient {
    * newline-separated JSON events; decoding it is the caller's job. No whole-request timeout
    * is applied: use `timeoutSeconds` (server side) and an inactivity timer on the body.
    *
-   * @throws {KubeApiError} / {@linkcode KubeNetworkError} as {@linkcode KubeClient.request}.
+   * With `transport: "websocket"` (or the client's `watchTransport`) the same URL is opened as
+   * a WebSocket, the token sent as a subprotocol; the Response resolves once the socket is open
+   * and its body carries the messages, one event per line (see `WebSocketClientOptions`).
+   *
+   * @throws {KubeApiError} / {@linkcode KubeNetworkError} as {@linkcode KubeClient.request};
+   * over a WebSocket, a `WebSocketWatchError` when it does not open (and the body fails with
+   * one when it closes abnormally).
    *
    * @example
    * ```ts
@@ -378,10 +397,29 @@ export class KubeClient {
    */
   async watch(resource: AnyResourceDescriptor, options?: WatchOptions): Promise<Response> {
     const path = resourcePath(resource, { namespace: options?.namespace });
-    return await this.request(path, {
-      query: watchQuery(options),
-      signal: options?.signal,
-      ...(isMetadataOnly(resource) ? { headers: { accept: METADATA_ACCEPT } } : {}),
+    const query = watchQuery(options);
+    const metadata = isMetadataOnly(resource);
+    const transport = options?.transport ?? this.#webSocket.transport;
+    if (resolveWatchTransport(transport, "options.transport") === "http") {
+      return await this.request(path, {
+        query,
+        signal: options?.signal,
+        ...(metadata ? { headers: { accept: METADATA_ACCEPT } } : {}),
+      });
+    }
+    const url = resolvePath(this.#base, path);
+    appendQuery(url, query);
+    const signal = options?.signal;
+    const token = () => this.#currentToken(signal);
+    const headers = new Headers(this.#headers);
+    // Where the runtime's WebSocket can send headers (not in browsers: there the server sends
+    // whole objects and the informer keeps their metadata).
+    if (metadata) headers.set("accept", METADATA_ACCEPT);
+    return await openWebSocketWatch(this.#webSocket, {
+      url,
+      token,
+      headers,
+      signal,
     });
   }
 

@@ -115,6 +115,24 @@ export type {
   WriteCommonOptions,
   WriteOptions,
 } from "./kube_client.ts";
+export { resolveWatchTransport } from "./watch_transport.ts";
+export type { WatchTransport } from "./watch_transport.ts";
+export {
+  BEARER_PROTOCOL_PREFIX,
+  bearerProtocol,
+  DEFAULT_WEBSOCKET_PROTOCOL,
+  WEBSOCKET_QUEUE_LIMIT,
+} from "./websocket_watch.ts";
+export type { WebSocketClientOptions } from "./websocket_watch.ts";
+export { fetchWebSocket, globalWebSocket } from "./websocket_factory.ts";
+export type {
+  SocketEvent,
+  WebSocketFactory,
+  WebSocketInit,
+  WebSocketLike,
+} from "./websocket_factory.ts";
+export { WebSocketWatchError } from "./websocket_watch_error.ts";
+export type { WebSocketWatchErrorOptions } from "./websocket_watch_error.ts";
 // The time source type of `KubeClientOptions.clock` (also exported by the cache module).
 export {
   LabelSelector,

@@ -5,6 +5,7 @@
  */
 import type { AnyResourceDescriptor } from "./resource.ts";
 import type { KubeObjectLike } from "./types.ts";
+import type { WatchTransport } from "./watch_transport.ts";
 import { checkBoolean, checkFunction, checkNumber, checkString } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
 
@@ -147,6 +148,12 @@ export interface WatchOptions {
    * @default undefined
    */
   resourceVersionMatch?: ResourceVersionMatch | undefined;
+  /**
+   * `"http"`: a chunked HTTP response. `"websocket"`: the same watch over a WebSocket.
+   * `"auto"`: WebSocket in browsers, HTTP elsewhere (see `WatchTransport`).
+   * @default the client's `watchTransport` ("http" unless set)
+   */
+  transport?: WatchTransport | undefined;
   /**
    * Aborts the request and, with a real `fetch`, the body stream.
    * @default undefined

@@ -1,10 +1,12 @@
 /**
  * CORS of the simulated cluster, so browser code (a page or a Web Worker on another origin)
  * can call it, and only the browser code the developer meant: by default pages served from
- * loopback. A request with an `Origin` header that is not allowed gets 403 before it is routed,
- * preflight or not, so a web page visited while the test server runs can neither read from it
- * nor write to it with a "simple" (unpreflighted) request. Requests without `Origin` (kubectl,
- * `KubeClient` outside browsers) are served as before, without CORS headers.
+ * loopback. A request with an `Origin` header that is not allowed (and is not the cluster's own
+ * loopback origin, see `ownOrigin`) gets 403 before it is routed, preflight or not, so a web page visited while the test
+ * server runs can neither read from it nor write to it with a "simple" (unpreflighted) request,
+ * nor open a WebSocket to it. Requests without `Origin` (kubectl, `KubeClient`'s HTTP requests
+ * outside browsers) are served as before, without CORS headers. (kube-apiserver is laxer: its
+ * `--cors-allowed-origins` only decides which origins get CORS headers, and refuses nothing.)
  * @module
  */
 import { describeValue } from "../util/values.ts";
@@ -76,6 +78,29 @@ function compile(entry: unknown, index: number): Matcher {
     (origin.startsWith(base + ":") && /^[0-9]{1,5}$/.test(origin.slice(base.length + 1)));
 }
 
+/** Requests made in the same process by `cluster.webSocket` (no browser involved). */
+const inProcess = new WeakSet<Request>();
+
+/** Marks `request` as made by the in-process WebSocket of the cluster. */
+export function markInProcess(request: Request): void {
+  inProcess.add(request);
+}
+
+/**
+ * Whether `origin` is the cluster's own origin, where that cannot be a web page: a non-browser
+ * WebSocket client sends the server's origin (as `KubeClient` does by default), and such a
+ * same-origin request is no CORS matter. Only for a loopback host or the in-process WebSocket:
+ * a page that DNS rebinding points at the cluster also sends "its own" origin, with its own
+ * host name, and stays refused.
+ */
+function ownOrigin(request: Request, origin: string): boolean {
+  const url = new URL(request.url);
+  if (origin !== url.origin) return false;
+  if (inProcess.has(request)) return true;
+  const host = url.hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 /** Which origins may call the cluster, and the CORS headers of its answers. */
 export class CorsPolicy {
   readonly #matchers: readonly Matcher[];
@@ -104,7 +129,7 @@ export class CorsPolicy {
    */
   intercept(request: Request, method: string): Response | undefined {
     const origin = request.headers.get("origin");
-    if (origin !== null && !this.allows(origin)) {
+    if (origin !== null && !this.allows(origin) && !ownOrigin(request, origin)) {
       return statusResponse(
         status(
           403,

@@ -22,8 +22,14 @@ import {
   serviceUnavailable,
   statusResponse,
   tooManyRequests,
+  unauthorized,
 } from "./_status.ts";
 import { handleWatch } from "./_watch.ts";
+import {
+  authenticateProtocol,
+  isWebSocketUpgrade,
+  withoutBearerProtocol,
+} from "./_websocket_handshake.ts";
 import { handleWrite, type ResourceRoute, type WriteEnv } from "./_writes.ts";
 import type { ClusterFaults, RequestVerb } from "./faults.ts";
 
@@ -91,9 +97,25 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
   }
   const certUser = _clientCertUser(request);
   if (certUser !== undefined) record.user = certUser;
+  const webSocket = isWebSocketUpgrade(request);
+  if (webSocket) record.webSocket = true;
   env.requestLog.record(record);
 
-  const denied = certUser === undefined ? rejectUnauthenticated(request, env.token) : undefined;
+  let denied = certUser === undefined ? rejectUnauthenticated(request, env.token) : undefined;
+  const byHeader = certUser !== undefined || (env.token !== undefined && denied === undefined);
+  if (webSocket && !byHeader) {
+    // The bearer-protocol authenticator, for a handshake no header or certificate authenticated
+    // (without a cluster token every well-formed one is accepted, and removed all the same).
+    const auth = authenticateProtocol(request);
+    if (auth.kind === "refused") return auth.response;
+    if (auth.kind === "token") {
+      if (env.token !== undefined && auth.token !== env.token) {
+        return statusResponse(unauthorized());
+      }
+      denied = undefined;
+      request = withoutBearerProtocol(request, auth.remaining);
+    }
+  }
   if (denied) return denied;
   const failure = injectedFailure(env.faults, verb);
   if (failure) return failure;
@@ -148,6 +170,7 @@ async function resource(
         query: q,
         signal: request.signal ?? undefined,
         rendering: negotiate(request.headers.get("accept"), false),
+        handshake: isWebSocketUpgrade(request) ? request : undefined,
       });
     }
     default:

@@ -25,6 +25,8 @@ export interface RecordedRequest {
   name?: string;
   /** User a verified client certificate authenticated the request as (its CN), over HTTPS. */
   user?: string;
+  /** `true` for a WebSocket handshake (`Upgrade: websocket`). */
+  webSocket?: true;
 }
 
 /** The `logRequests` option: `true` prints a line per request, a function receives each. */

@@ -29,6 +29,7 @@ import {
   resourceVersionTooLarge,
   status,
 } from "./_status.ts";
+import { acceptedHandshake, checkHandshake } from "./_websocket_handshake.ts";
 
 /** A watch request, parsed from the URL. */
 export interface WatchRequest {
@@ -42,6 +43,11 @@ export interface WatchRequest {
   readonly signal: AbortSignal | undefined;
   /** Objects as sent: whole, or as `PartialObjectMetadata` (`Accept: ...;as=...`). */
   readonly rendering?: Rendering;
+  /**
+   * The (authenticated) WebSocket handshake, when the watch was asked for over one: its Origin
+   * and protocols are checked once the watch request is valid, and the answer accepts it.
+   */
+  readonly handshake?: Request | undefined;
 }
 
 /** One open watch. */
@@ -258,6 +264,7 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
   const bookmarks = query.get("allowWatchBookmarks") === "true";
   const fromRv = rvText === "" || rvText === "0" ? undefined : parseResourceVersion(rvText);
   if (fromRv !== undefined && fromRv > store.rv) fail(resourceVersionTooLarge(rvText, store.rv));
+  const protocol = req.handshake === undefined ? undefined : checkHandshake(req.handshake);
 
   const watch = new Watch(ctx, req, selectors, bookmarks);
   if (sendInitial === "true") {
@@ -278,6 +285,7 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
       watch.start(timeoutMs);
     }
   }
+  if (req.handshake !== undefined) return acceptedHandshake(watch.channel.stream, protocol);
   return new Response(watch.channel.stream, {
     status: 200,
     headers: { ...COMMON_HEADERS, "Content-Type": "application/json" },

@@ -14,6 +14,9 @@ import {
   type ServeOptions,
 } from "./_serve_common.ts";
 import { _serveTls } from "./_serve_tls.ts";
+import { acceptedProtocol, isWebSocketUpgrade } from "./_websocket_handshake.ts";
+import { MessageJoiner, readMessages } from "./_websocket_messages.ts";
+import { badHandshake } from "./_websocket_server.ts";
 
 export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
 export type { ServeTlsOptions } from "./_serve_tls.ts";
@@ -22,6 +25,14 @@ interface BunServer {
   readonly port: number;
   readonly hostname: string;
   stop(closeActiveConnections?: boolean): Promise<void> | void;
+  upgrade(request: Request, options: { headers: Record<string, string>; data: Session }): boolean;
+}
+interface BunWebSocket {
+  readonly data: Session;
+  readonly readyState: number;
+  send(data: string): number;
+  close(code?: number): void;
+  terminate(): void;
 }
 declare const Bun: {
   serve(options: {
@@ -29,14 +40,94 @@ declare const Bun: {
     port: number;
     idleTimeout: number;
     tls?: { cert: string; key: string };
-    fetch: (request: Request) => Response | Promise<Response>;
+    fetch: (
+      request: Request,
+      server: BunServer,
+    ) => Response | undefined | Promise<Response | undefined>;
+    websocket: {
+      open(ws: BunWebSocket): void;
+      message(ws: BunWebSocket, message: unknown): void;
+      close(ws: BunWebSocket): void;
+      drain(ws: BunWebSocket): void;
+    };
   }): BunServer;
 };
+
+/** One accepted WebSocket: the body whose lines it sends. */
+interface Session {
+  readonly body: ReadableStream<Uint8Array>;
+  readonly aborter: AbortController;
+  /** Resolves a send held by back-pressure. */
+  drained: (() => void) | undefined;
+  started: boolean;
+}
+
+/** Sends each line of the session's body as a text message (see {@linkcode serve}). */
+function pump(ws: BunWebSocket): void {
+  const session = ws.data;
+  session.started = true;
+  const joiner = new MessageJoiner();
+  readMessages(session.body, (bytes, fin) => {
+    const text = joiner.add(bytes, fin);
+    if (text === undefined || ws.readyState !== 1) return undefined;
+    // -1: queued behind back-pressure; wait for drain before reading on.
+    if (ws.send(text) !== -1) return undefined;
+    return new Promise<void>((resolve) => (session.drained = resolve));
+  }, session.aborter.signal).then((ended) => {
+    if (ws.readyState !== 1) return;
+    if (ended === "end") ws.close(1000);
+    else if (ended === "error") ws.terminate();
+  }, () => ws.terminate());
+}
+
+const websocket = {
+  open: pump,
+  message(): void {
+    // A watch client sends nothing; the API server ignores what it might.
+  },
+  close(ws: BunWebSocket): void {
+    const session = ws.data;
+    session.aborter.abort(new Error("client disconnected"));
+    session.drained?.();
+    if (!session.started) session.body.cancel().catch(() => {});
+  },
+  drain(ws: BunWebSocket): void {
+    const drained = ws.data.drained;
+    ws.data.drained = undefined;
+    drained?.();
+  },
+};
+
+/** A WebSocket handshake: the handler decides; see {@linkcode serve}. */
+async function upgrade(
+  handler: FetchHandler,
+  tracker: _BodyTracker,
+  request: Request,
+  server: BunServer,
+): Promise<Response | undefined> {
+  const malformed = badHandshake(request.headers);
+  if (malformed !== undefined) return malformed;
+  const aborter = new AbortController();
+  const init = { method: request.method, headers: request.headers, signal: aborter.signal };
+  const response = tracker.wrap(await _respond(handler, new Request(request.url, init)));
+  const accepted = acceptedProtocol(response);
+  const body = response.body;
+  if (accepted === undefined || body === null) return response;
+  const headers: Record<string, string> = accepted.protocol === undefined
+    ? {}
+    : { "Sec-WebSocket-Protocol": accepted.protocol };
+  const session: Session = { body, aborter, drained: undefined, started: false };
+  if (server.upgrade(request, { headers, data: session })) return undefined;
+  await body.cancel().catch(() => {});
+  return new Response("not a WebSocket handshake\n", { status: 400 });
+}
 
 /**
  * Starts an HTTP server on Bun (HTTPS with `tls`; `tls.clientCa` is refused with a
  * TypeError), idle timeout off, so quiet watches stay open. `close()` ends
- * open streams and active connections.
+ * open streams and active connections. WebSocket handshakes go to the handler; one it accepts
+ * (the simulated cluster does for a watch) is upgraded with `server.upgrade`, one message per
+ * line of the body; a failed body (a dropped connection) terminates the socket (1006).
  *
  * Caveat: Bun.serve (1.x) holds back the end of the response head until the body's first
  * chunk (oven-sh/bun#33660), so a client's `fetch()` of a watch that has no event to send yet
@@ -71,7 +162,11 @@ export function serve(handler: FetchHandler, options?: ServeOptions): Promise<Se
     port,
     idleTimeout: 0,
     ...(tls === undefined ? {} : { tls: { cert: tls.cert, key: tls.key } }),
-    fetch: async (request) => tracker.wrap(await _respond(handler, request)),
+    fetch: async (request, server) => {
+      if (isWebSocketUpgrade(request)) return await upgrade(handler, tracker, request, server);
+      return tracker.wrap(await _respond(handler, request));
+    },
+    websocket,
   });
   const close = _closeOnce(signal, async () => {
     tracker.endAll();

@@ -14,6 +14,9 @@ import {
   type ServeOptions,
 } from "./_serve_common.ts";
 import { _serveTls } from "./_serve_tls.ts";
+import { acceptedProtocol, isWebSocketUpgrade } from "./_websocket_handshake.ts";
+import { MessageJoiner, readMessages } from "./_websocket_messages.ts";
+import { badHandshake } from "./_websocket_server.ts";
 
 export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
 export type { ServeTlsOptions } from "./_serve_tls.ts";
@@ -22,7 +25,19 @@ interface DenoServer {
   shutdown(): Promise<void>;
   finished: Promise<void>;
 }
+interface DenoWebSocket {
+  readonly readyState: number;
+  onopen: (() => void) | null;
+  onclose: (() => void) | null;
+  onerror: (() => void) | null;
+  send(data: string): void;
+  close(code?: number): void;
+}
 declare const Deno: {
+  upgradeWebSocket(
+    request: Request,
+    options?: { protocol?: string },
+  ): { socket: DenoWebSocket; response: Response };
   serve(
     options: {
       hostname: string;
@@ -36,9 +51,56 @@ declare const Deno: {
 };
 
 /**
+ * A WebSocket handshake: the handler decides; a 200 with `Upgrade: websocket` is switched with
+ * `Deno.upgradeWebSocket`, each line of its body one text message. Deno.serve cannot abort a
+ * connection, so a failed body (a dropped connection) sends a close frame with the reserved code
+ * 1006, which every client takes for a broken connection (an abnormal closure, not clean).
+ */
+async function upgrade(
+  handler: FetchHandler,
+  tracker: _BodyTracker,
+  request: Request,
+): Promise<Response> {
+  const malformed = badHandshake(request.headers);
+  if (malformed !== undefined) return malformed;
+  const aborter = new AbortController();
+  const init = { method: request.method, headers: request.headers, signal: aborter.signal };
+  const response = tracker.wrap(await _respond(handler, new Request(request.url, init)));
+  const accepted = acceptedProtocol(response);
+  const body = response.body;
+  if (accepted === undefined || body === null) return response;
+  const { socket, response: switching } = Deno.upgradeWebSocket(
+    request,
+    accepted.protocol === undefined ? {} : { protocol: accepted.protocol },
+  );
+  let started = false;
+  socket.onopen = () => {
+    started = true;
+    const joiner = new MessageJoiner();
+    readMessages(body, (bytes, fin) => {
+      const text = joiner.add(bytes, fin);
+      if (text !== undefined && socket.readyState === 1) socket.send(text);
+    }, aborter.signal).then((ended) => {
+      if (socket.readyState !== 1) return;
+      if (ended === "end") socket.close(1000);
+      else if (ended === "error") socket.close(1006);
+    }, () => socket.close(1011));
+  };
+  const gone = (): void => {
+    aborter.abort(new Error("client disconnected"));
+    if (!started) body.cancel().catch(() => {});
+  };
+  socket.onclose = gone;
+  socket.onerror = gone;
+  return switching;
+}
+
+/**
  * Starts an HTTP server on Deno (HTTPS with `tls`; `tls.clientCa` is refused with a
  * TypeError: Deno.serve cannot verify client certificates). Each response chunk is written as it is produced, so watch
- * events reach the client at once; `close()` also ends open streams.
+ * events reach the client at once; `close()` also ends open streams. WebSocket handshakes go
+ * to the handler; one it accepts (the simulated cluster does for a watch) is served with
+ * `Deno.upgradeWebSocket`, one message per line of the body.
  *
  * @example
  * ```ts ignore
@@ -72,6 +134,7 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
       onListen: (addr) => listening(addr),
     },
     async (request) => {
+      if (isWebSocketUpgrade(request)) return await upgrade(handler, tracker, request);
       // Deno's request.signal also aborts after every successful response (its legacy
       // behaviour, which it warns about when read); a client that goes away cancels the
       // response body instead, so the handler gets a request without that signal.

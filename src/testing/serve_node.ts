@@ -9,6 +9,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import { _serveTls, _setClientCertUser } from "./_serve_tls.ts";
+import { acceptedProtocol } from "./_websocket_handshake.ts";
+import {
+  badHandshake,
+  httpAnswer,
+  type RawSocket,
+  serveSession,
+  switchingProtocols,
+} from "./_websocket_server.ts";
 import {
   _BodyTracker,
   _closeOnce,
@@ -71,10 +79,7 @@ async function handle(
   res.on("close", () => {
     if (!res.writableFinished) aborter.abort(new Error("client disconnected"));
   });
-  const headers = new Headers();
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
-  }
+  const headers = headersOf(req);
   const body = await readRequestBody(req);
   const init: RequestInit = { method: req.method ?? "GET", headers, signal: aborter.signal };
   if (body !== undefined) init.body = body;
@@ -119,12 +124,70 @@ async function handle(
   }
 }
 
+function headersOf(req: IncomingMessage): Headers {
+  const headers = new Headers();
+  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
+    headers.append(req.rawHeaders[i]!, req.rawHeaders[i + 1]!);
+  }
+  return headers;
+}
+
+/**
+ * A WebSocket handshake (`upgrade` event): the handler decides, as for any request; a 200 with
+ * `Upgrade: websocket` is switched to a WebSocket whose messages are the body's lines (see
+ * `_websocket_server.ts`), anything else is written as the HTTP answer and the socket closed.
+ */
+async function upgrade(
+  handler: FetchHandler,
+  tracker: _BodyTracker,
+  scheme: "http" | "https",
+  authority: string,
+  req: IncomingMessage,
+  socket: Socket,
+  head: Uint8Array,
+): Promise<void> {
+  const aborter = new AbortController();
+  socket.on("close", () => aborter.abort(new Error("client disconnected")));
+  socket.on("error", () => aborter.abort(new Error("client connection failed")));
+  const headers = headersOf(req);
+  const malformed = badHandshake(headers);
+  if (malformed !== undefined) {
+    socket.end(await httpAnswer(malformed));
+    return;
+  }
+  const request = new Request(`${scheme}://${req.headers.host ?? authority}${req.url ?? "/"}`, {
+    method: req.method ?? "GET",
+    headers,
+    signal: aborter.signal,
+  });
+  const user = clientCertUser(req.socket);
+  if (user !== undefined) _setClientCertUser(request, user);
+  const response = tracker.wrap(await _respond(handler, request));
+  const accepted = acceptedProtocol(response);
+  if (socket.destroyed) {
+    await response.body?.cancel().catch(() => {});
+    return;
+  }
+  if (accepted === undefined || response.body === null) {
+    socket.end(await httpAnswer(response));
+    return;
+  }
+  socket.write(await switchingProtocols(headers.get("sec-websocket-key")!, accepted.protocol));
+  await serveSession(socket as unknown as RawSocket, response.body, head, aborter);
+}
+
 /**
  * Starts an HTTP server with `node:http`, or an HTTPS one with `tls` (a `node:tls` server
  * handing its connections to `node:http`, so client certificates can be read on Bun too).
  * Each body chunk is one socket write, so watch events flush at once; backpressure waits for
  * `drain`; a closed socket cancels the body; a failing body resets the connection. `close()`
  * ends open streams and destroys open sockets.
+ *
+ * WebSocket handshakes (`Upgrade: websocket`) go to the handler too; when it accepts one (the
+ * simulated cluster does for a watch, with the real API server's rules), this adapter speaks
+ * RFC 6455 itself (no dependency): each line of the body is one text message (fragmented where
+ * a body chunk ends mid-line), the end of the body closes with 1000, a failed body (a dropped
+ * connection) destroys the socket (the client sees 1006).
  *
  * @example
  * ```ts ignore
@@ -155,6 +218,9 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
     handle(handler, tracker, scheme, authority, req, res).catch((error: unknown) => {
       res.destroy(error instanceof Error ? error : new Error(String(error)));
     });
+  });
+  server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Uint8Array) => {
+    upgrade(handler, tracker, scheme, authority, req, socket, head).catch(() => socket.destroy());
   });
   const listener = tls === undefined ? server : createTlsServer({
     cert: tls.cert,

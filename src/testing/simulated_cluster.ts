@@ -9,6 +9,7 @@ import { parseFieldSelector } from "../client/field_selector.ts";
 import { parseLabelSelector } from "../client/label_selector.ts";
 import type { AnyResourceDescriptor, ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import type { WebSocketFactory } from "../client/websocket_factory.ts";
 import type { Clock } from "../util/clock.ts";
 import { isRecord } from "../util/values.ts";
 import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
@@ -16,6 +17,7 @@ import { resolveClusterOptions, type SimulatedClusterOptions } from "./_cluster_
 import type { HandlerContext } from "./_context.ts";
 import { CorsPolicy } from "./_cors.ts";
 import { handleRequest, type HttpEnv } from "./_http.ts";
+import { InProcessWebSocket } from "./_in_process_websocket.ts";
 import { mergePatch } from "./_patch.ts";
 import { type RecordedRequest, RequestLog } from "./_request_log.ts";
 import { resourceId, type ResourceInfo, SERVED_RESOURCES } from "./_resources.ts";
@@ -84,6 +86,38 @@ export type SeedFactory = (index: number) => KubeObject;
 export class SimulatedCluster implements Disposable {
   /** The request handler; bound, so it can be passed around (`new KubeClient({ fetch })`). */
   readonly fetch: (request: Request) => Promise<Response>;
+  /**
+   * Opens WebSockets to this cluster in the same process, no network involved: pass it as
+   * `KubeClient`'s `webSocket` option to watch over WebSockets on a `ManualClock`. It behaves as
+   * a browser's `WebSocket` does: the handshake follows the real API server's rules (see the
+   * README), a refused one is an `error` and a `close` with code 1006 (no status), each watch
+   * event is one message, a dropped watch closes with 1006. The serve adapters serve the same
+   * over real sockets.
+   *
+   * @example
+   * ```ts
+   * import { configmaps, KubeClient } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster({ token: "s3cret" });
+   * cluster.create(configmaps, { metadata: { namespace: "default", name: "a" } });
+   * const client = new KubeClient({
+   *   server: "http://sim.test",
+   *   token: "s3cret",
+   *   fetch: cluster.fetch,
+   *   webSocket: cluster.webSocket,
+   *   watchTransport: "websocket",
+   * });
+   * const ac = new AbortController();
+   * const response = await client.watch(configmaps, { signal: ac.signal });
+   * const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+   * assert.match((await reader.read()).value!, /^\{"type":"ADDED"/);
+   * assert.equal(cluster.requests.at(-1)?.webSocket, true);
+   * ac.abort();
+   * cluster.close();
+   * ```
+   */
+  readonly webSocket: WebSocketFactory;
   /** Fault injection switches. */
   readonly faults: ClusterFaults;
   readonly #clock: Clock;
@@ -167,6 +201,7 @@ export class SimulatedCluster implements Disposable {
       isClosed: () => this.#closed,
     };
     this.fetch = (request: Request): Promise<Response> => handleRequest(http, request);
+    this.webSocket = (url, init) => new InProcessWebSocket(url, init, this.fetch);
   }
 
   /** The current (global) resourceVersion, as a decimal string. */

@@ -1,0 +1,224 @@
+// Why watches go over WebSockets in browsers, shown in headless Chromium (Debian's
+// /usr/bin/chromium, driven by playwright-core): a page on one origin starts ten informers on an
+// API server on another origin served over HTTP/1.1 (serve-node). Over chunked HTTP watches,
+// the page's six connections to that origin are all held by watches after the sixth informer,
+// and the other four cannot even send their LIST until a connection is given back. Over
+// WebSockets (not drawn from that pool) all ten sync and receive live events, with the token
+// sent as a subprotocol and the Origin the browser sets.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { extname, join } from "node:path";
+import { configmaps } from "../../src/client/resource.ts";
+import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { serve } from "../../src/testing/serve_node.ts";
+import type { ServedHandle } from "../../src/testing/_serve_common.ts";
+import { runtime } from "../_serve.ts";
+import { bundle, eventually, ROOT, withTempDir } from "../_runtime_process.ts";
+import type { PageState } from "./_browser_informers_page.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const TOKEN = "browser-t0ken";
+const INFORMERS = 10;
+/** Chromium's connections per host for HTTP/1.1 (the per-origin limit every browser has). */
+const POOL = 6;
+
+function skipReason(): string | undefined {
+  if (!existsSync(CHROMIUM)) return `chromium is not installed (${CHROMIUM} not found)`;
+  if (!existsSync(join(ROOT, "node_modules", "playwright-core"))) {
+    return "playwright-core is not installed";
+  }
+  return undefined;
+}
+const skip = skipReason();
+if (skip !== undefined) console.log(`browser_websocket_test: skipped: ${skip}`);
+
+const TYPES: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+};
+
+function staticFiles(dir: string): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const name = new URL(request.url).pathname.slice(1) || "index.html";
+    const type = TYPES[extname(name)];
+    if (request.method !== "GET" || name.includes("/") || type === undefined) {
+      return new Response("not found", { status: 404 });
+    }
+    try {
+      return new Response(await readFile(join(dir, name)), { headers: { "content-type": type } });
+    } catch {
+      return new Response("not found", { status: 404 });
+    }
+  };
+}
+
+interface PageLike {
+  on(event: "pageerror", fn: (error: Error) => void): void;
+  goto(url: string): Promise<unknown>;
+  waitForFunction(fn: string, arg?: unknown, options?: { timeout: number }): Promise<unknown>;
+  evaluate<R>(fn: string): Promise<R>;
+}
+interface BrowserContextLike {
+  newPage(): Promise<PageLike>;
+  close(): Promise<void>;
+}
+
+/** One API server (a simulated cluster on its own origin) and what the page did with it. */
+interface Api {
+  cluster: SimulatedCluster;
+  server: ServedHandle;
+}
+
+async function startApi(): Promise<Api> {
+  const cluster = new SimulatedCluster({ token: TOKEN });
+  cluster.create(configmaps, { metadata: { namespace: "default", name: "seed" } });
+  return { cluster, server: await serve(cluster.fetch) };
+}
+
+const state = (page: PageLike): Promise<PageState> =>
+  page.evaluate<PageState>("JSON.parse(JSON.stringify(informers.state))");
+
+const openWatches = (api: Api, webSocket: boolean): number =>
+  api.cluster.openWatches === 0
+    ? 0
+    : api.cluster.requests.filter((r) => r.verb === "watch" && (r.webSocket === true) === webSocket)
+      .length;
+
+describe(`browsers: ten informers on one origin in headless Chromium (test process: ${runtime})`, () => {
+  test(
+    "over HTTP/1.1 chunked watches the informers after the sixth stall; over WebSockets all ten sync and get live events",
+    { skip, timeout: 30_000 },
+    async () => {
+      await withTempDir("browser-ws", async (dir) => {
+        const site = join(dir, "site");
+        const profile = join(dir, "profile");
+        await mkdir(site);
+        await mkdir(profile);
+        await bundle(
+          "tests/integration/_browser_informers_page.ts",
+          join(site, "page.js"),
+          "browser",
+        );
+        await writeFile(
+          join(site, "index.html"),
+          '<!doctype html><html><head><link rel="icon" href="data:,"></head>' +
+            '<body><script type="module" src="page.js"></script></body></html>',
+        );
+        const http = await startApi();
+        const ws = await startApi();
+        const pages = await serve(staticFiles(site));
+        let context: BrowserContextLike | undefined;
+        const problems: string[] = [];
+        try {
+          const { chromium } = await import("playwright-core");
+          context = await chromium.launchPersistentContext(profile, {
+            executablePath: CHROMIUM,
+            headless: true,
+            args: [
+              "--headless",
+              "--no-sandbox",
+              "--disable-gpu",
+              "--disable-background-networking",
+            ],
+          }) as unknown as BrowserContextLike;
+
+          // --- HTTP/1.1 chunked watches ---
+          const page1 = await context.newPage();
+          page1.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+          await page1.goto(`${pages.url}/index.html`);
+          await page1.waitForFunction(`document.body.dataset.ready === "true"`, undefined, {
+            timeout: 10_000,
+          });
+          await page1.evaluate(
+            `informers.start(${JSON.stringify(http.server.url)}, ${
+              JSON.stringify(TOKEN)
+            }, ${INFORMERS}, "http")`,
+          );
+          // Six watches take the six connections; a live change reaches those six informers.
+          await eventually(
+            () => http.cluster.openWatches === POOL,
+            "six HTTP watches open",
+            10_000,
+          );
+          http.cluster.create(configmaps, { metadata: { namespace: "default", name: "live-1" } });
+          await page1.waitForFunction(
+            `informers.state.liveAdds.filter((n) => n > 0).length === ${POOL}`,
+            undefined,
+            { timeout: 10_000 },
+          );
+          const stalled = await state(page1);
+          // The other four are stuck in the browser: listing or watching (their request queued
+          // behind the watches), never backing off, and their requests never reached the server.
+          assert.equal(stalled.liveAdds.filter((n) => n === 0).length, INFORMERS - POOL);
+          assert.ok(
+            stalled.states.every((s) => s === "listing" || s === "watching"),
+            JSON.stringify(stalled.states),
+          );
+          const sent = (verb: string) =>
+            http.cluster.requests.filter((r) => r.verb === verb).length;
+          assert.equal(sent("watch"), POOL, "only six watch requests were sent");
+          assert.equal(openWatches(http, false), POOL);
+          // Giving one connection back (an informer that watches stops) lets the queue move:
+          // one more watch opens in its place, and still no more than six.
+          const watching = stalled.liveAdds.findIndex((n) => n > 0);
+          await page1.evaluate(`informers.stop(${watching})`);
+          await eventually(() => sent("watch") === POOL + 1, "a seventh watch request", 10_000);
+          await eventually(() => http.cluster.openWatches === POOL, "six watches again", 10_000);
+          console.log(
+            `HTTP/1.1: ${POOL}/${INFORMERS} informers watching and getting live events, ` +
+              `${INFORMERS - POOL} stalled (${stalled.synced.length} had completed their LIST); ` +
+              `one informer stopped: one more watch`,
+          );
+
+          // --- WebSocket watches, against another API server origin ---
+          const page2 = await context.newPage();
+          page2.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+          await page2.goto(`${pages.url}/index.html`);
+          await page2.waitForFunction(`document.body.dataset.ready === "true"`, undefined, {
+            timeout: 10_000,
+          });
+          await page2.evaluate(
+            `informers.start(${JSON.stringify(ws.server.url)}, ${
+              JSON.stringify(TOKEN)
+            }, ${INFORMERS}, "websocket")`,
+          );
+          await page2.waitForFunction(`informers.state.synced.length === ${INFORMERS}`, undefined, {
+            timeout: 10_000,
+          });
+          await eventually(
+            () => ws.cluster.openWatches === INFORMERS,
+            "ten WebSocket watches open",
+            10_000,
+          );
+          ws.cluster.create(configmaps, { metadata: { namespace: "default", name: "live-1" } });
+          await page2.waitForFunction(
+            `informers.state.liveAdds.every((n) => n === 1)`,
+            undefined,
+            { timeout: 10_000 },
+          );
+          const all = await state(page2);
+          assert.equal(all.synced.length, INFORMERS);
+          assert.deepEqual(all.liveAdds, Array(INFORMERS).fill(1));
+          const watches = ws.cluster.requests.filter((r) => r.verb === "watch");
+          assert.equal(watches.length, INFORMERS);
+          assert.ok(watches.every((r) => r.webSocket === true), "every watch was a WebSocket");
+          console.log(
+            `WebSocket: ${all.synced.length}/${INFORMERS} informers synced, ` +
+              `${all.liveAdds.filter((n) => n === 1).length} got the live event`,
+          );
+          assert.deepEqual([...stalled.errors, ...all.errors], []);
+          assert.deepEqual(problems, []);
+        } finally {
+          await context?.close();
+          for (const api of [http, ws]) {
+            api.cluster.close();
+            await api.server.close();
+          }
+          await pages.close();
+        }
+      });
+    },
+  );
+});
