@@ -3,6 +3,7 @@
  * load, and taking its client certificates to the TLS layer.
  * @module
  */
+import { abortable } from "../util/abort.ts";
 import { dirnameOf, isAbsolutePath, resolveFrom } from "./_path.ts";
 import type {
   ClusterClientOptions,
@@ -68,19 +69,8 @@ export async function _startExec(
     },
     clock: options.clock,
   });
-  const first = await _raceSignal(source.credential(), options.signal);
+  const first = await abortable(source.credential(), options.signal);
   return { source, first };
-}
-
-/** `promise`, or a rejection with the signal's reason as soon as it aborts. */
-export function _raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (signal === undefined) return promise;
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
 }
 
 /**
@@ -114,7 +104,7 @@ export function _withExecCertificates(
   if (first !== undefined) use(first);
   result.fetch = async (request) => {
     if (closed) throw new TypeError("these client options were closed (close() was called)");
-    const credential = await _raceSignal(source.credential(), request.signal);
+    const credential = await abortable(source.credential(), request.signal);
     if (credential.clientCertificateData === undefined) {
       return (plain?.fetch ?? runtimeFetch)(request);
     }

@@ -23,7 +23,7 @@
  */
 import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
-import { _runNodeCommand } from "./node_run_command.ts";
+import { runNodeCommand } from "./_node_run_command.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -97,7 +97,7 @@ export const bunHost: ConfigHost = {
     supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
     create: createBunFetch,
   },
-  runCommand: _runNodeCommand,
+  runCommand: runNodeCommand,
 };
 
 const loader = createConfigLoader(bunHost);

@@ -28,7 +28,7 @@ import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
 import { createNodeFetch } from "./node_fetch.ts";
-import { _runNodeCommand } from "./node_run_command.ts";
+import { runNodeCommand } from "./_node_run_command.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -61,7 +61,7 @@ export const nodeHost: ConfigHost = {
     supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
     create: createNodeFetch,
   },
-  runCommand: _runNodeCommand,
+  runCommand: runNodeCommand,
 };
 
 const loader = createConfigLoader(nodeHost);

@@ -29,12 +29,12 @@ import zlib from "node:zlib";
 import { RESPONSE_BYTES } from "../watch/response_bytes.ts";
 import type { HostFetch, TransportConfig } from "./config_loader.ts";
 import {
-  _bareHost,
-  _openTunnel,
-  _parseProxyUrl,
-  _proxyAuthorization,
-  _proxyPort,
-} from "./node_proxy.ts";
+  bareHost,
+  openTunnel,
+  parseProxyUrl,
+  proxyAuthorization,
+  proxyPort,
+} from "./_node_proxy.ts";
 
 /** Statuses whose responses have no body (`Response` refuses one). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -98,7 +98,7 @@ export function createNodeFetch(transport: TransportConfig = {}): HostFetch {
   if (transport.certData !== undefined) secure.cert = transport.certData;
   if (transport.keyData !== undefined) secure.key = transport.keyData;
   if (transport.tlsServerName !== undefined) secure.servername = transport.tlsServerName;
-  const proxy = transport.proxyUrl === undefined ? undefined : _parseProxyUrl(transport.proxyUrl);
+  const proxy = transport.proxyUrl === undefined ? undefined : parseProxyUrl(transport.proxyUrl);
 
   const agents = {
     http: proxy === undefined || proxy.protocol.startsWith("http")
@@ -145,9 +145,9 @@ class TunnelAgent extends https.Agent {
     options: http.ClientRequestArgs,
     callback?: (error: Error | null, stream: Duplex) => void,
   ): Duplex | null | undefined {
-    const host = _bareHost(options.host ?? options.hostname ?? "localhost");
+    const host = bareHost(options.host ?? options.hostname ?? "localhost");
     const port = Number(options.port ?? (this.#secure === undefined ? 80 : 443));
-    _openTunnel(this.#proxy, host, port).then((socket) => {
+    openTunnel(this.#proxy, host, port).then((socket) => {
       if (this.#secure === undefined) {
         // The handshake left the socket paused; nothing arrives before the request is sent.
         // (Node's HTTP client reads the handle itself, Deno's needs the stream flowing.)
@@ -194,7 +194,7 @@ async function send(
   }
   const options: https.RequestOptions = {
     method: request.method,
-    host: _bareHost(url.hostname),
+    host: bareHost(url.hostname),
     port: url.port === "" ? (isHttps ? 443 : 80) : Number(url.port),
     path: url.pathname + url.search,
     headers,
@@ -203,11 +203,11 @@ async function send(
   if (isHttps && secure.servername !== undefined) options.servername = secure.servername;
   if (!isHttps && proxy !== undefined && proxy.protocol.startsWith("http")) {
     // A plain-HTTP server through an HTTP proxy: ask the proxy for the absolute URL.
-    options.host = _bareHost(proxy.hostname);
-    options.port = _proxyPort(proxy);
+    options.host = bareHost(proxy.hostname);
+    options.port = proxyPort(proxy);
     options.path = url.href;
     headers["host"] = url.host;
-    const auth = _proxyAuthorization(proxy);
+    const auth = proxyAuthorization(proxy);
     if (auth !== undefined) headers["proxy-authorization"] = auth;
   }
   return await new Promise<Response>((resolve, reject) => {
@@ -282,7 +282,7 @@ function describeError(error: Error, url: URL, secure: tls.ConnectionOptions): T
         : "is certificate-authority the CA that signed the server's certificate?");
   } else if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
     message = `the certificate of ${host} is not valid for ` +
-      `${JSON.stringify(secure.servername ?? _bareHost(url.hostname))}: ${error.message}; ` +
+      `${JSON.stringify(secure.servername ?? bareHost(url.hostname))}: ${error.message}; ` +
       "set tls-server-name to a name the certificate has";
   } else {
     message = `request to ${url.origin} failed: ${error.message}` +

@@ -26,8 +26,8 @@ const ADAPTERS = [
   "src/config/bun.ts",
   "src/config/node.ts",
   "src/config/node_fetch.ts",
-  "src/config/node_proxy.ts",
-  "src/config/node_run_command.ts",
+  "src/config/_node_proxy.ts",
+  "src/config/_node_run_command.ts",
 ];
 
 /** Runs tsc with `args`; resolves its exit code and combined output. */

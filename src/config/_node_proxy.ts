@@ -15,7 +15,7 @@ const PROXY_PROTOCOLS = ["http:", "https:", "socks5:", "socks5h:"];
  * Parses a kubeconfig `proxy-url`; throws a TypeError naming it when it is not an `http:`,
  * `https:`, `socks5:` or `socks5h:` URL.
  */
-export function _parseProxyUrl(text: string): URL {
+export function parseProxyUrl(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);
@@ -31,13 +31,13 @@ export function _parseProxyUrl(text: string): URL {
 }
 
 /** The proxy's port, with each scheme's default. */
-export function _proxyPort(proxy: URL): number {
+export function proxyPort(proxy: URL): number {
   if (proxy.port !== "") return Number(proxy.port);
   return proxy.protocol === "https:" ? 443 : proxy.protocol === "http:" ? 80 : 1080;
 }
 
 /** `Proxy-Authorization` for a proxy URL with credentials, else undefined. */
-export function _proxyAuthorization(proxy: URL): string | undefined {
+export function proxyAuthorization(proxy: URL): string | undefined {
   if (proxy.username === "" && proxy.password === "") return undefined;
   const user = decodeURIComponent(proxy.username);
   const password = decodeURIComponent(proxy.password);
@@ -45,7 +45,7 @@ export function _proxyAuthorization(proxy: URL): string | undefined {
 }
 
 /** `host` without the brackets of an IPv6 literal. */
-export function _bareHost(host: string): string {
+export function bareHost(host: string): string {
   return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
 }
 
@@ -54,12 +54,12 @@ export function _bareHost(host: string): string {
  * target, if any, is the caller's). Rejects with an Error naming the proxy (without its
  * credentials) and what it answered.
  */
-export function _openTunnel(proxy: URL, host: string, port: number): Promise<net.Socket> {
-  const proxyHost = _bareHost(proxy.hostname);
-  const proxyPort = _proxyPort(proxy);
+export function openTunnel(proxy: URL, host: string, port: number): Promise<net.Socket> {
+  const proxyHost = bareHost(proxy.hostname);
+  const tunnelPort = proxyPort(proxy);
   const socket: net.Socket = proxy.protocol === "https:"
-    ? tls.connect({ host: proxyHost, port: proxyPort, servername: servernameFor(proxyHost) })
-    : net.connect({ host: proxyHost, port: proxyPort });
+    ? tls.connect({ host: proxyHost, port: tunnelPort, servername: servernameFor(proxyHost) })
+    : net.connect({ host: proxyHost, port: tunnelPort });
   const where = `proxy ${redactUrl(proxy.href)}`;
   const handshake = proxy.protocol === "http:" || proxy.protocol === "https:"
     ? connectHandshake(socket, proxy, host, port)
@@ -157,7 +157,7 @@ async function connectHandshake(
   const reader = new HandshakeReader(socket);
   try {
     const authority = `${net.isIPv6(host) ? `[${host}]` : host}:${port}`;
-    const auth = _proxyAuthorization(proxy);
+    const auth = proxyAuthorization(proxy);
     socket.write(
       `CONNECT ${authority} HTTP/1.1\r\nHost: ${authority}\r\n` +
         (auth === undefined ? "" : `Proxy-Authorization: ${auth}\r\n`) + "\r\n",

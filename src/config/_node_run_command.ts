@@ -14,7 +14,7 @@ const OUTPUT_LIMIT = 1024 * 1024 + 1;
  * Runs `command` without a shell; rejects with the spawn error (code `ENOENT` for a missing
  * program) when it cannot start.
  */
-export function _runNodeCommand(command: ExecCommand): Promise<ExecCommandResult> {
+export function runNodeCommand(command: ExecCommand): Promise<ExecCommandResult> {
   return new Promise((resolve, reject) => {
     let child;
     try {
