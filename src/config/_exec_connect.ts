@@ -22,7 +22,7 @@ import type { ResolvedClusterConfig } from "./kubeconfig.ts";
  * credential is known (token or client certificate) and a missing or broken plugin fails the
  * load.
  */
-export async function _startExec(
+export async function startExec(
   host: ConfigHost,
   resolved: ResolvedClusterConfig,
   path: string,
@@ -79,7 +79,7 @@ export async function _startExec(
  * new `fetch` built for it, closing the previous one, whose connections were made with the
  * old certificate (open watches then reconnect, as with client-go).
  */
-export function _withExecCertificates(
+export function withExecCertificates(
   result: ClusterClientOptions,
   source: ExecCredentialSource,
   build: (credential: ExecCredential) => HostFetch | undefined,

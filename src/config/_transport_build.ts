@@ -23,7 +23,7 @@ const FEATURE_NAMES: Record<TransportFeature, string> = {
 };
 
 /** The settings of `transport` that are set. */
-export function _featuresOf(transport: TransportConfig): TransportFeature[] {
+export function featuresOf(transport: TransportConfig): TransportFeature[] {
   const features: TransportFeature[] = [];
   if (transport.caData !== undefined) features.push("ca");
   if (transport.certData !== undefined || transport.keyData !== undefined) {
@@ -89,14 +89,14 @@ function unsupportedTls(
  * A `fetch` applying `transport`: `createFetch`'s, else the host's, else undefined (the
  * runtime's own `fetch` will do). Throws `UnsupportedTls` for settings nothing applies.
  */
-export function _buildFetch(
+export function buildFetch(
   host: ConfigHost,
   source: ConfigSource,
   server: string,
   transport: TransportConfig,
   options: ConnectOptions,
 ): HostFetch | undefined {
-  const needed = _featuresOf(transport);
+  const needed = featuresOf(transport);
   if (needed.length === 0) return undefined;
   if (options.createFetch !== undefined) {
     return { fetch: options.createFetch(transport), close: () => {} };
@@ -110,6 +110,6 @@ export function _buildFetch(
     throw unsupportedTls(host, source, server, missing, options);
   }
   const applied = without(transport, missing);
-  if (host.transport === undefined || _featuresOf(applied).length === 0) return undefined;
+  if (host.transport === undefined || featuresOf(applied).length === 0) return undefined;
   return host.transport.create(applied);
 }

@@ -10,8 +10,8 @@ import { dirnameOf, resolveFrom } from "./_path.ts";
 import { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
 import type { ExecCredentialSource } from "./exec_credential.ts";
 import type { ExecCredential, RunCommand } from "./exec_credential.ts";
-import { _startExec, _withExecCertificates } from "./_exec_connect.ts";
-import { _buildFetch, _featuresOf } from "./_transport_build.ts";
+import { startExec, withExecCertificates } from "./_exec_connect.ts";
+import { buildFetch, featuresOf } from "./_transport_build.ts";
 import { loadInClusterConfig } from "./in_cluster.ts";
 import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
 import type { ResolvedClusterConfig } from "./kubeconfig.ts";
@@ -390,7 +390,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       ? transport
       : (transport.proxyUrl === undefined ? {} : { proxyUrl: transport.proxyUrl });
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
-    if (_featuresOf(effective).length > 0) result.transport = effective;
+    if (featuresOf(effective).length > 0) result.transport = effective;
     const execCert = https && exec?.first.clientCertificateData !== undefined;
     if (options.fetch !== undefined) {
       if (execCert) {
@@ -403,17 +403,17 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       result.fetch = options.fetch;
       return result;
     }
-    const plain = _buildFetch(host, base.source, server, effective, options);
+    const plain = buildFetch(host, base.source, server, effective, options);
     if (plain !== undefined) {
       result.fetch = plain.fetch;
       result.close = plain.close;
     }
     if (exec === undefined || !https) return result;
-    return _withExecCertificates(
+    return withExecCertificates(
       result,
       exec.source,
       (credential) =>
-        _buildFetch(host, base.source, server, {
+        buildFetch(host, base.source, server, {
           ...effective,
           certData: credential.clientCertificateData!,
           keyData: credential.clientKeyData!,
@@ -516,7 +516,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       await token();
       base.token = token;
     }
-    const exec = await _startExec(host, resolved, path, ca, options);
+    const exec = await startExec(host, resolved, path, ca, options);
     if (exec !== undefined) {
       const { source } = exec;
       if (exec.first.token !== undefined) base.token = () => source.token();

@@ -7,7 +7,7 @@
 import { negotiate } from "./_accept.ts";
 import { KubeApiError } from "../client/errors.ts";
 import { rejectUnauthenticated } from "./_auth.ts";
-import { _clientCertUser } from "./_serve_tls.ts";
+import { clientCertUser } from "./_serve_tls.ts";
 import type { HandlerContext } from "./_context.ts";
 import type { CorsPolicy } from "./_cors.ts";
 import { discovery } from "./_discovery.ts";
@@ -95,7 +95,7 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
     if (r.namespace !== undefined) record.namespace = r.namespace;
     if (r.name !== undefined) record.name = r.name;
   }
-  const certUser = _clientCertUser(request);
+  const certUser = clientCertUser(request);
   if (certUser !== undefined) record.user = certUser;
   const webSocket = isWebSocketUpgrade(request);
   if (webSocket) record.webSocket = true;

@@ -23,7 +23,7 @@ export interface ServeTlsOptions {
 }
 
 /** Checks `options.tls`; returns it (or undefined). */
-export function _serveTls(tls: unknown): ServeTlsOptions | undefined {
+export function serveTls(tls: unknown): ServeTlsOptions | undefined {
   if (tls === undefined) return undefined;
   if (typeof tls !== "object" || tls === null) {
     throw new TypeError(`options.tls must be an object, got ${String(tls)}`);
@@ -46,7 +46,7 @@ export function _serveTls(tls: unknown): ServeTlsOptions | undefined {
 const clientCertUsers = new WeakMap<Request, string>();
 
 /** Records that `request` came over a connection authenticated as `user` (adapters only). */
-export function _setClientCertUser(request: Request, user: string): void {
+export function setClientCertUser(request: Request, user: string): void {
   clientCertUsers.set(request, user);
 }
 
@@ -54,6 +54,6 @@ export function _setClientCertUser(request: Request, user: string): void {
  * The user a verified client certificate authenticated `request` as (its CN), when an HTTPS
  * adapter with `tls.clientCa` served it; undefined otherwise.
  */
-export function _clientCertUser(request: Request): string | undefined {
+export function clientCertUser(request: Request): string | undefined {
   return clientCertUsers.get(request);
 }

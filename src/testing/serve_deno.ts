@@ -13,7 +13,7 @@ import {
   type ServedHandle,
   type ServeOptions,
 } from "./_serve_common.ts";
-import { _serveTls } from "./_serve_tls.ts";
+import { serveTls } from "./_serve_tls.ts";
 import { acceptedProtocol, isWebSocketUpgrade } from "./_websocket_handshake.ts";
 import { MessageJoiner, readMessages } from "./_websocket_messages.ts";
 import { badHandshake } from "./_websocket_server.ts";
@@ -115,7 +115,7 @@ async function upgrade(
  */
 export async function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
   const { hostname, port, signal } = _serveOptions(options);
-  const tls = _serveTls(options?.tls);
+  const tls = serveTls(options?.tls);
   if (tls?.clientCa !== undefined) {
     throw new TypeError(
       "options.tls.clientCa: Deno.serve cannot verify client certificates; use " +

@@ -8,7 +8,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
-import { _serveTls, _setClientCertUser } from "./_serve_tls.ts";
+import { serveTls, setClientCertUser } from "./_serve_tls.ts";
 import { acceptedProtocol } from "./_websocket_handshake.ts";
 import {
   badHandshake,
@@ -88,7 +88,7 @@ async function handle(
     init,
   );
   const user = clientCertUser(req.socket);
-  if (user !== undefined) _setClientCertUser(request, user);
+  if (user !== undefined) setClientCertUser(request, user);
   const response = tracker.wrap(await _respond(handler, request));
   const out: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
@@ -161,7 +161,7 @@ async function upgrade(
     signal: aborter.signal,
   });
   const user = clientCertUser(req.socket);
-  if (user !== undefined) _setClientCertUser(request, user);
+  if (user !== undefined) setClientCertUser(request, user);
   const response = tracker.wrap(await _respond(handler, request));
   const accepted = acceptedProtocol(response);
   if (socket.destroyed) {
@@ -202,7 +202,7 @@ async function upgrade(
  */
 export async function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
   const { hostname, port, signal } = _serveOptions(options);
-  const tls = _serveTls(options?.tls);
+  const tls = serveTls(options?.tls);
   signal?.throwIfAborted();
   const tracker = new _BodyTracker();
   const sockets = new Set<Socket>();
