@@ -3,7 +3,14 @@
  * selectors the real API server supports for it, and write behaviour.
  * @module
  */
-import { configmaps, namespaces, pods, type ResourceDescriptor } from "../client/resource.ts";
+import {
+  configmaps,
+  leases,
+  namespaces,
+  pods,
+  type ResourceDescriptor,
+} from "../client/resource.ts";
+import { checkLease } from "./_lease_rules.ts";
 import { widgets } from "./widgets.ts";
 
 /** Server-side facts of one served resource. */
@@ -28,6 +35,8 @@ export interface ResourceInfo {
   readonly jsonPrefix: string;
   /** Stable map key: `group/version/resource`. */
   readonly id: string;
+  /** Kind-specific checks of a written object (throw a Status via `fail`), if any. */
+  readonly check?: (obj: Record<string, unknown>, name: string) => void;
 }
 
 /** The `group/version/resource` identity of a descriptor. */
@@ -42,6 +51,7 @@ function info(
   extraFields: string[],
   statusSubresource: boolean,
   deleteReturnsObject: boolean,
+  check?: (obj: Record<string, unknown>, name: string) => void,
 ): ResourceInfo {
   const apiVersion = desc.group ? `${desc.group}/${desc.version}` : desc.version;
   const fields = ["metadata.name", ...(desc.namespaced ? ["metadata.namespace"] : [])];
@@ -56,6 +66,7 @@ function info(
     deleteReturnsObject,
     jsonPrefix: `{"kind":${JSON.stringify(desc.kind)},"apiVersion":${JSON.stringify(apiVersion)},`,
     id: resourceId(desc),
+    ...(check === undefined ? {} : { check }),
   });
 }
 
@@ -81,4 +92,5 @@ export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
   info(configmaps, "configmap", ["cm"], [], false, false),
   info(namespaces, "namespace", ["ns"], ["status.phase"], true, true),
   info(widgets, "widget", ["wg"], [], true, true),
+  info(leases, "lease", [], [], false, false, checkLease),
 ]);

@@ -54,8 +54,8 @@ export type SeedFactory = (index: number) => KubeObject;
 
 /**
  * A simulated Kubernetes API server. `cluster.fetch` answers list, watch, get, create,
- * update, patch and delete requests for pods, configmaps, namespaces and widgets (a custom
- * resource), plus discovery, with the real server's wire format, resourceVersion semantics,
+ * update, patch and delete requests for pods, configmaps, namespaces, leases
+ * (`coordination.k8s.io/v1`, with MicroTime checks) and widgets (a custom resource), plus discovery, with the real server's wire format, resourceVersion semantics,
  * paging, bookmarks, streaming lists and Status errors. The control API changes state
  * directly; `faults` injects failures; `churn`/`startChurn` generate load.
  *
