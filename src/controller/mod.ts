@@ -1,7 +1,8 @@
 /**
  * Run a controller: informer events become keys on a rate-limited work queue, and workers
  * reconcile each key until the signal aborts. Errors retry with backoff; a key is never
- * reconciled by two workers at once; stopping lets in-flight work finish.
+ * reconciled by two workers at once; stopping lets in-flight work finish. Several replicas
+ * coordinate through a Lease with {@linkcode LeaderElector} (one replica leads).
  *
  * @example
  * ```ts
@@ -38,3 +39,19 @@ export {
   runController,
   type RunControllerOptions,
 } from "./run_controller.ts";
+export {
+  type LeaderElectionCallbacks,
+  LeaderElector,
+  type LeaderElectorHealth,
+  type LeaderElectorOptions,
+} from "./leader_election.ts";
+export {
+  LeaseLock,
+  type LeaseLockOptions,
+  type LeaseRecord,
+  type LeaseSnapshot,
+  leaseSnapshot,
+} from "./lease_lock.ts";
+export { DeadlineError, LeaseLostError } from "./lease_errors.ts";
+export type { LeaseTimingOptions, LeaseTimings } from "./lease_timing.ts";
+export { formatMicroTime, parseMicroTime } from "../util/micro_time.ts";
