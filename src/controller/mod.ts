@@ -2,7 +2,9 @@
  * Run a controller: informer events become keys on a rate-limited work queue, and workers
  * reconcile each key until the signal aborts. Errors retry with backoff; a key is never
  * reconciled by two workers at once; stopping lets in-flight work finish. Several replicas
- * coordinate through a Lease with {@linkcode LeaderElector} (one replica leads).
+ * coordinate through Leases: {@linkcode LeaderElector} (one replica reconciles) or
+ * {@linkcode ShardCoordinator} (the keys are split among them), both usable through
+ * `runController({ leaderElection })` / `runController({ sharding })`.
  *
  * @example
  * ```ts
@@ -54,4 +56,14 @@ export {
 } from "./lease_lock.ts";
 export { DeadlineError, LeaseLostError } from "./lease_errors.ts";
 export type { LeaseTimingOptions, LeaseTimings } from "./lease_timing.ts";
+export {
+  SHARD_GROUP_LABEL,
+  SHARD_ROLE_LABEL,
+  type ShardCallbacks,
+  ShardCoordinator,
+  type ShardCoordinatorHealth,
+  type ShardCoordinatorOptions,
+  type ShardPermit,
+} from "./sharding.ts";
+export { assignShards, shardOf } from "./shard_assignment.ts";
 export { formatMicroTime, parseMicroTime } from "../util/micro_time.ts";
