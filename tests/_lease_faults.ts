@@ -45,10 +45,16 @@ export class Link {
         });
       case "slow": {
         await sleep(mode.requestDelayMs, { clock: this.#clock, signal });
+        // The server has done the work (a write is applied) once it answers; the answer (and
+        // a watch's stream) reaches the candidate late.
         const response = await this.#target(request);
-        const body = await response.arrayBuffer(); // the server's work is done here
-        await sleep(mode.responseDelayMs, { clock: this.#clock, signal });
-        return new Response(body, { status: response.status, headers: response.headers });
+        try {
+          await sleep(mode.responseDelayMs, { clock: this.#clock, signal });
+        } catch (error) {
+          await response.body?.cancel();
+          throw error;
+        }
+        return response;
       }
     }
   };

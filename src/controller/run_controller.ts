@@ -6,10 +6,13 @@
 import type { KubeObject } from "../client/types.ts";
 import { objectKey } from "../cache/object_key.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
-import { abortable } from "../util/abort.ts";
+import { abortable, linkedController } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { reportError } from "../util/report_error.ts";
 import { checkClock, checkFunction, checkNumber, checkOptionsObject } from "../util/validate.ts";
+import { type KeyPermit, ownershipFrom, OwnershipGate } from "./_ownership.ts";
+import type { LeaderElector, LeaderElectorOptions } from "./leader_election.ts";
+import type { ShardCoordinator, ShardCoordinatorOptions } from "./sharding.ts";
 
 /**
  * Event callbacks the runner registers on an informer. The shape matches kinformer's shared
@@ -163,6 +166,25 @@ export interface RunControllerOptions<O = unknown> {
    * @default 100
    */
   syncPollIntervalMs?: number;
+  /**
+   * Run as one of several replicas, only the elected leader reconciling: a
+   * {@linkcode LeaderElector}, or its options (then `clock` and `onError` default to the
+   * controller's). Every replica keeps its informers synced; a replica campaigns once its caches
+   * are synced, and on becoming leader it enqueues every key from them. `ctx.signal` aborts when
+   * leadership ends. On stop, in-flight reconciles finish before the lease is released.
+   * @default undefined (this process alone reconciles)
+   */
+  leaderElection?: LeaderElector | LeaderElectorOptions;
+  /**
+   * Split the keys among replicas: a {@linkcode ShardCoordinator}, or its options (then `clock`
+   * and `onError` default to the controller's). A key is reconciled only by the replica that
+   * owns its shard; when a replica gains a shard it enqueues that shard's keys from its caches
+   * (and the keys of deletions seen in the last two lease durations). `ctx.signal` aborts
+   * when the shard is lost; a shard is released only after its reconciles finished. Cannot be
+   * combined with `leaderElection`.
+   * @default undefined
+   */
+  sharding?: ShardCoordinator | ShardCoordinatorOptions;
 }
 
 function defaultOnError(error: unknown, key: string | undefined): void {
@@ -294,27 +316,39 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   if (options.signal.aborted) stop.abort(options.signal.reason);
   else options.signal.addEventListener("abort", onCallerAbort, { once: true });
 
-  const enqueue = (obj: O): void => {
+  const keysOf = (obj: O): readonly string[] | undefined => {
     let keys: string | readonly string[] | undefined;
     try {
       keys = keyFor(obj);
     } catch (error) {
       report(error, undefined);
-      return;
+      return undefined;
     }
-    if (keys === undefined) return;
-    if (typeof keys === "string") {
-      queue.add(keys);
-      return;
-    }
+    if (keys === undefined) return undefined;
+    if (typeof keys === "string") return [keys];
     if (!Array.isArray(keys) || keys.some((k) => typeof k !== "string")) {
       report(
         new TypeError("keyFor must return a string, an array of strings or undefined"),
         undefined,
       );
-      return;
+      return undefined;
     }
-    for (const key of keys) queue.add(key);
+    return keys;
+  };
+  // Leader election or sharding: only keys this replica owns are queued and reconciled.
+  const ownership = ownershipFrom(options, clock, (error) => report(error, undefined));
+  const gate = ownership === undefined ? undefined : new OwnershipGate<O>(ownership, {
+    informers: options.informers,
+    clock,
+    pollMs,
+    keysOf,
+    enqueue: (key) => queue.add(key),
+    report: (error) => report(error, undefined),
+  });
+  const enqueue = (obj: O, deleted = false): void => {
+    for (const key of keysOf(obj) ?? []) {
+      if (gate === undefined || gate.admit(key, deleted)) queue.add(key);
+    }
   };
   const handler: InformerEventHandlerLike<O> = {
     onAdd: (obj) => enqueue(obj),
@@ -322,7 +356,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
       enqueue(newObj);
       if (oldObj !== newObj) enqueue(oldObj);
     },
-    onDelete: (obj) => enqueue(obj),
+    onDelete: (obj) => enqueue(obj, true),
   };
 
   const registrations: InformerRegistrationLike[] = [];
@@ -351,23 +385,42 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
         if (isAbortError(error, stop.signal)) return;
         throw error;
       }
+      const permit = gate?.enter(key);
+      if (gate !== undefined && permit === undefined) {
+        // Not ours (any more): whoever owns it now reconciles it.
+        queue.forget(key);
+        queue.done(key);
+        continue;
+      }
       try {
-        await reconcileOnce(key);
+        await reconcileOnce(key, permit);
       } finally {
+        permit?.exit();
         queue.done(key);
       }
     }
   };
 
-  const reconcileOnce = async (key: string): Promise<void> => {
+  const reconcileOnce = async (key: string, permit: KeyPermit | undefined): Promise<void> => {
     let result: ReconcileResult | void;
+    // With a permit, ctx.signal also aborts when ownership of the key ends.
+    const link = permit === undefined ? undefined : linkedController(stop.signal);
+    const onLost = (): void => link!.controller.abort(permit!.signal.reason);
+    if (permit !== undefined) {
+      if (permit.signal.aborted) onLost();
+      else permit.signal.addEventListener("abort", onLost, { once: true });
+    }
+    const signal = link?.controller.signal ?? stop.signal;
     try {
-      result = await reconcile(key, { signal: stop.signal, numRequeues: queue.numRequeues(key) });
+      result = await reconcile(key, { signal, numRequeues: queue.numRequeues(key) });
     } catch (error) {
-      if (isAbortError(error, stop.signal)) return;
+      if (isAbortError(error, signal)) return;
       queue.addRateLimited(key);
       report(error, key);
       return;
+    } finally {
+      permit?.signal.removeEventListener("abort", onLost);
+      link?.release();
     }
     const after = typeof result === "object" && result !== null ? result.requeueAfterMs : undefined;
     if (after === undefined) {
@@ -412,9 +465,18 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
       if (!isAbortError(error, stop.signal)) throw error;
     }
     if (!stop.signal.aborted) {
-      await Promise.all(
-        Array.from({ length: workers }, () => worker().then(undefined, fail)),
-      );
+      // The election (or the group) runs until every reconcile has finished, so the lease is
+      // released only after the work it guards.
+      const gateStop = new AbortController();
+      const gateRun = gate?.run(gateStop.signal).then(undefined, fail);
+      try {
+        await Promise.all(
+          Array.from({ length: workers }, () => worker().then(undefined, fail)),
+        );
+      } finally {
+        gateStop.abort(new Error("controller stopped"));
+        await gateRun;
+      }
     }
   } catch (error) {
     fail(error);
