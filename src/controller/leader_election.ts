@@ -21,8 +21,8 @@ import { LeaseLock } from "./lease_lock.ts";
 
 /**
  * Callbacks of a {@linkcode LeaderElector}: in its options, or added with
- * {@linkcode LeaderElector.observe}. Each is called synchronously as the event happens; an
- * error thrown (or a rejected promise from `onStartedLeading`) goes to `onError`.
+ * {@linkcode LeaderElector.observe}. Each is called synchronously as the event happens and not
+ * awaited; an error thrown (or the rejection of an async callback) goes to `onError`.
  *
  * @example
  * ```ts
@@ -40,7 +40,7 @@ export interface LeaderElectionCallbacks {
    * This replica became the leader. `signal` aborts the moment it stops leading (lease lost,
    * not renewed in time, or the elector stopped); leader-only work must stop then.
    */
-  onStartedLeading?: ((signal: AbortSignal) => void | Promise<void>) | undefined;
+  onStartedLeading?: ((signal: AbortSignal) => void) | undefined;
   /** This replica stopped leading (called once per term, after the term's signal aborted). */
   onStoppedLeading?: (() => void) | undefined;
   /**
