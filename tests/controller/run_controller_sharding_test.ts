@@ -52,7 +52,7 @@ describe("runController with sharding", () => {
     let next = fleet.clock.now() + 5_000;
     let fresh = 0;
     const later: { at: number; fn: () => void }[] = [];
-    await fleet.run(120_000, 500, () => {
+    await fleet.run(90_000, 500, () => {
       const now = fleet.clock.now();
       for (const l of later.filter((l) => l.at <= now)) {
         later.splice(later.indexOf(l), 1);
