@@ -9,7 +9,7 @@ import { pods } from "../src/client/resource.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import { runController } from "../src/controller/run_controller.ts";
 import { LeaderElector } from "../src/controller/leader_election.ts";
-import { ShardCoordinator } from "../src/controller/sharding.ts";
+import { ShardCoordinator } from "../src/controller/shard_coordinator.ts";
 import { sleep } from "../src/util/clock.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";

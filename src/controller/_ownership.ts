@@ -8,7 +8,8 @@
 import { type Clock, sleep } from "../util/clock.ts";
 import { abortable } from "../util/abort.ts";
 import { LeaderElector, type LeaderElectorOptions } from "./leader_election.ts";
-import { ShardCoordinator, type ShardCoordinatorOptions } from "./sharding.ts";
+import { ShardCoordinator } from "./shard_coordinator.ts";
+import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
 import type { InformerLike, InformerRegistrationLike } from "./run_controller.ts";
 
 /** Permission to reconcile one key. */

@@ -56,14 +56,14 @@ export {
 } from "./lease_lock.ts";
 export { DeadlineError, LeaseLostError } from "./lease_errors.ts";
 export type { LeaseTimingOptions, LeaseTimings } from "./lease_timing.ts";
+export { ShardCoordinator } from "./shard_coordinator.ts";
 export {
   SHARD_GROUP_LABEL,
   SHARD_ROLE_LABEL,
   type ShardCallbacks,
-  ShardCoordinator,
   type ShardCoordinatorHealth,
   type ShardCoordinatorOptions,
   type ShardPermit,
-} from "./sharding.ts";
+} from "./shard_coordinator_options.ts";
 export { assignShards, shardOf } from "./shard_assignment.ts";
 export { formatMicroTime, parseMicroTime } from "../util/micro_time.ts";

@@ -12,7 +12,8 @@ import { reportError } from "../util/report_error.ts";
 import { checkClock, checkFunction, checkNumber, checkOptionsObject } from "../util/validate.ts";
 import { type KeyPermit, ownershipFrom, OwnershipGate } from "./_ownership.ts";
 import type { LeaderElector, LeaderElectorOptions } from "./leader_election.ts";
-import type { ShardCoordinator, ShardCoordinatorOptions } from "./sharding.ts";
+import type { ShardCoordinator } from "./shard_coordinator.ts";
+import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
 
 /**
  * Event callbacks the runner registers on an informer. The shape matches kinformer's shared
