@@ -293,6 +293,9 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   const onError = options.onError ?? defaultOnError;
   const pollMs = options.syncPollIntervalMs ?? 100;
   const reconcile = options.reconcile;
+  // Leader election or sharding: only keys this replica owns are queued and reconciled.
+  // Built (and its options validated) before anything is started or listened to.
+  const ownership = ownershipFrom(options, clock, (error) => report(error, undefined));
 
   // Our own signal: aborted by the caller's signal or by a fatal error.
   const stop = new AbortController();
@@ -336,8 +339,6 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
     }
     return keys;
   };
-  // Leader election or sharding: only keys this replica owns are queued and reconciled.
-  const ownership = ownershipFrom(options, clock, (error) => report(error, undefined));
   const gate = ownership === undefined ? undefined : new OwnershipGate<O>(ownership, {
     informers: options.informers,
     clock,
