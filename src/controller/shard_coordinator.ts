@@ -413,7 +413,20 @@ export class ShardCoordinator {
       }
       return;
     }
-    if (!desired || !slot.claim.claimable(this.#clock.now())) return;
+    if (!desired) {
+      // Still named in a Lease we no longer use (a term that lapsed): give it back now rather
+      // than make its next owner wait for it to expire.
+      if (listed && slot.claim.holder === this.identity && slot.inflight === 0) {
+        await this.#request(
+          signal,
+          t.renewDeadlineMs,
+          `releasing shard ${slot.index}`,
+          (s) => slot.claim.release(s),
+        );
+      }
+      return;
+    }
+    if (!slot.claim.claimable(this.#clock.now())) return;
     const result = await this.#request(
       signal,
       t.renewDeadlineMs,
