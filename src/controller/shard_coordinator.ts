@@ -15,7 +15,6 @@ import { LeaseClaim } from "./_lease_claim.ts";
 import {
   checkNonEmpty,
   jittered,
-  type LeaseTimingOptions,
   type LeaseTimings,
   resolveTimings,
   withDeadline,
