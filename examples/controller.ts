@@ -33,11 +33,15 @@ import {
   KubeApiError,
   KubeClient,
   type KubeObject,
+  type LeaderElector,
+  type LeaderElectorOptions,
   pods,
   RateLimitingQueue,
   type ReconcileContext,
   resourcePath,
   runController,
+  type ShardCoordinator,
+  type ShardCoordinatorOptions,
   SharedInformerFactory,
   systemClock,
 } from "../mod.ts";
@@ -82,6 +86,18 @@ export interface PodIndexControllerOptions {
    * @default undefined (silent)
    */
   log?: ((line: string) => void) | undefined;
+  /**
+   * Run as one of several replicas of which only the leader reconciles (passed to
+   * `runController`; see `examples/sharded_controller.ts`).
+   * @default undefined (this process alone)
+   */
+  leaderElection?: LeaderElector | LeaderElectorOptions | undefined;
+  /**
+   * Run as one of several replicas that split the namespaces among them (passed to
+   * `runController`; see `examples/sharded_controller.ts`).
+   * @default undefined (this process alone)
+   */
+  sharding?: ShardCoordinator | ShardCoordinatorOptions | undefined;
 }
 
 /** What the controller has done so far. */
@@ -325,6 +341,8 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
         onError,
         startInformers: false, // the factory started them
         keyFor: (object) => object.metadata.namespace, // both kinds map to their namespace
+        ...(options.leaderElection === undefined ? {} : { leaderElection: options.leaderElection }),
+        ...(options.sharding === undefined ? {} : { sharding: options.sharding }),
       });
     } finally {
       await factory.shutdown();

@@ -1,7 +1,10 @@
 /**
  * Run a controller: informer events become keys on a rate-limited work queue, and workers
  * reconcile each key until the signal aborts. Errors retry with backoff; a key is never
- * reconciled by two workers at once; stopping lets in-flight work finish.
+ * reconciled by two workers at once; stopping lets in-flight work finish. Several replicas
+ * coordinate through Leases: {@linkcode LeaderElector} (one replica reconciles) or
+ * {@linkcode ShardCoordinator} (the keys are split among them), both usable through
+ * `runController({ leaderElection })` / `runController({ sharding })`.
  *
  * @example
  * ```ts
@@ -52,3 +55,29 @@ export {
   labelsChanged,
   type UpdatePredicate,
 } from "./predicates.ts";
+export {
+  type LeaderElectionCallbacks,
+  LeaderElector,
+  type LeaderElectorHealth,
+  type LeaderElectorOptions,
+} from "./leader_election.ts";
+export {
+  LeaseLock,
+  type LeaseLockOptions,
+  type LeaseRecord,
+  type LeaseSnapshot,
+  leaseSnapshot,
+} from "./lease_lock.ts";
+export { DeadlineError, LeaseLostError } from "./lease_errors.ts";
+export type { LeaseTimingOptions, LeaseTimings } from "./lease_timing.ts";
+export { ShardCoordinator } from "./shard_coordinator.ts";
+export {
+  SHARD_GROUP_LABEL,
+  SHARD_ROLE_LABEL,
+  type ShardCallbacks,
+  type ShardCoordinatorHealth,
+  type ShardCoordinatorOptions,
+  type ShardPermit,
+} from "./shard_coordinator_options.ts";
+export { assignShards, shardOf } from "./shard_assignment.ts";
+export { formatMicroTime, parseMicroTime } from "../util/micro_time.ts";

@@ -6,12 +6,16 @@
 import type { KubeObject } from "../client/types.ts";
 import { objectKey } from "../cache/object_key.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
-import { abortable } from "../util/abort.ts";
+import { abortable, linkedController } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { reportError } from "../util/report_error.ts";
 import { checkClock, checkFunction, checkNumber, checkOptionsObject } from "../util/validate.ts";
 import type { UpdatePredicate } from "./predicates.ts";
 import type { ControllerSource, SourceKeys } from "./sources.ts";
+import { type KeyPermit, ownershipFrom, OwnershipGate } from "./_ownership.ts";
+import type { LeaderElector, LeaderElectorOptions } from "./leader_election.ts";
+import type { ShardCoordinator } from "./shard_coordinator.ts";
+import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
 
 /**
  * Event callbacks the runner registers on an informer. The shape matches kinformer's shared
@@ -181,6 +185,25 @@ export interface RunControllerOptions<O = unknown> {
    * @default 100
    */
   syncPollIntervalMs?: number;
+  /**
+   * Run as one of several replicas, only the elected leader reconciling: a
+   * {@linkcode LeaderElector}, or its options (then `clock` and `onError` default to the
+   * controller's). Every replica keeps its informers synced; a replica campaigns once its caches
+   * are synced, and on becoming leader it enqueues every key from them. `ctx.signal` aborts when
+   * leadership ends. On stop, in-flight reconciles finish before the lease is released.
+   * @default undefined (this process alone reconciles)
+   */
+  leaderElection?: LeaderElector | LeaderElectorOptions;
+  /**
+   * Split the keys among replicas: a {@linkcode ShardCoordinator}, or its options (then `clock`
+   * and `onError` default to the controller's). A key is reconciled only by the replica that
+   * owns its shard; when a replica gains a shard it enqueues that shard's keys from its caches
+   * (and the keys of deletions seen in the last two lease durations). `ctx.signal` aborts
+   * when the shard is lost; a shard is released only after its reconciles finished. Cannot be
+   * combined with `leaderElection`.
+   * @default undefined
+   */
+  sharding?: ShardCoordinator | ShardCoordinatorOptions;
 }
 
 function defaultOnError(error: unknown, key: string | undefined): void {
@@ -289,6 +312,9 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   const onError = options.onError ?? defaultOnError;
   const pollMs = options.syncPollIntervalMs ?? 100;
   const reconcile = options.reconcile;
+  // Leader election or sharding: only keys this replica owns are queued and reconciled.
+  // Built (and its options validated) before anything is started or listened to.
+  const ownership = ownershipFrom(options, clock, (error) => report(error, undefined));
 
   // Our own signal: aborted by the caller's signal or by a fatal error.
   const stop = new AbortController();
@@ -313,30 +339,42 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   if (options.signal.aborted) stop.abort(options.signal.reason);
   else options.signal.addEventListener("abort", onCallerAbort, { once: true });
 
-  /** Adds the keys of `objects` (each key once, so an update's old and new do not double). */
-  const enqueue = (feed: Feed, ...objects: unknown[]): void => {
-    const keys = new Set<string>();
-    for (const obj of objects) {
-      let mapped: SourceKeys;
-      try {
-        mapped = feed.keysFor === undefined ? keyFor(obj as O) : feed.keysFor(obj as never);
-      } catch (error) {
-        report(error, undefined);
-        continue;
-      }
-      if (mapped === undefined) continue;
-      if (typeof mapped === "string") {
-        keys.add(mapped);
-      } else if (Array.isArray(mapped) && mapped.every((k) => typeof k === "string")) {
-        for (const key of mapped) keys.add(key);
-      } else {
-        report(
-          new TypeError(`${feed.what} must return a string, an array of strings or undefined`),
-          undefined,
-        );
-      }
+  /** The keys of one object of a feed (the primary informers' through `keyFor`). */
+  const keysOf = (feed: Feed, obj: unknown): readonly string[] => {
+    let mapped: SourceKeys;
+    try {
+      mapped = feed.keysFor === undefined ? keyFor(obj as O) : feed.keysFor(obj as never);
+    } catch (error) {
+      report(error, undefined);
+      return [];
     }
-    for (const key of keys) queue.add(key);
+    if (mapped === undefined) return [];
+    if (typeof mapped === "string") return [mapped];
+    if (Array.isArray(mapped) && mapped.every((k) => typeof k === "string")) return mapped;
+    report(
+      new TypeError(`${feed.what} must return a string, an array of strings or undefined`),
+      undefined,
+    );
+    return [];
+  };
+  const primary = feeds.find((f) => f.keysFor === undefined);
+  // With leader election or sharding, only keys this replica owns are queued; on gaining
+  // ownership the gate replays the primary informers' caches through keyFor.
+  const gate = ownership === undefined ? undefined : new OwnershipGate<O>(ownership, {
+    informers: options.informers,
+    clock,
+    pollMs,
+    keysOf: (obj) => primary === undefined ? [] : keysOf(primary, obj),
+    enqueue: (key) => queue.add(key),
+    report: (error) => report(error, undefined),
+  });
+  /** Adds the keys of `objects` (each key once, so an update's old and new do not double). */
+  const enqueue = (feed: Feed, deleted: boolean, ...objects: unknown[]): void => {
+    const keys = new Set<string>();
+    for (const obj of objects) for (const key of keysOf(feed, obj)) keys.add(key);
+    for (const key of keys) {
+      if (gate === undefined || gate.admit(key, deleted)) queue.add(key);
+    }
   };
   const passes = (feed: Feed, oldObj: unknown, newObj: unknown): boolean => {
     if (feed.predicates.length === 0) return true;
@@ -351,13 +389,13 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
     return false;
   };
   const handlerFor = (feed: Feed): InformerEventHandlerLike<unknown> => ({
-    onAdd: (obj) => enqueue(feed, obj),
+    onAdd: (obj) => enqueue(feed, false, obj),
     onUpdate: (oldObj, newObj) => {
       if (!passes(feed, oldObj, newObj)) return;
-      if (oldObj === newObj) enqueue(feed, newObj);
-      else enqueue(feed, newObj, oldObj);
+      if (oldObj === newObj) enqueue(feed, false, newObj);
+      else enqueue(feed, false, newObj, oldObj);
     },
-    onDelete: (obj) => enqueue(feed, obj),
+    onDelete: (obj) => enqueue(feed, true, obj),
   });
 
   const registrations: InformerRegistrationLike[] = [];
@@ -386,23 +424,42 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
         if (isAbortError(error, stop.signal)) return;
         throw error;
       }
+      const permit = gate?.enter(key);
+      if (gate !== undefined && permit === undefined) {
+        // Not ours (any more): whoever owns it now reconciles it.
+        queue.forget(key);
+        queue.done(key);
+        continue;
+      }
       try {
-        await reconcileOnce(key);
+        await reconcileOnce(key, permit);
       } finally {
+        permit?.exit();
         queue.done(key);
       }
     }
   };
 
-  const reconcileOnce = async (key: string): Promise<void> => {
+  const reconcileOnce = async (key: string, permit: KeyPermit | undefined): Promise<void> => {
     let result: ReconcileResult | void;
+    // With a permit, ctx.signal also aborts when ownership of the key ends.
+    const link = permit === undefined ? undefined : linkedController(stop.signal);
+    const onLost = (): void => link!.controller.abort(permit!.signal.reason);
+    if (permit !== undefined) {
+      if (permit.signal.aborted) onLost();
+      else permit.signal.addEventListener("abort", onLost, { once: true });
+    }
+    const signal = link?.controller.signal ?? stop.signal;
     try {
-      result = await reconcile(key, { signal: stop.signal, numRequeues: queue.numRequeues(key) });
+      result = await reconcile(key, { signal, numRequeues: queue.numRequeues(key) });
     } catch (error) {
-      if (isAbortError(error, stop.signal)) return;
+      if (isAbortError(error, signal)) return;
       queue.addRateLimited(key);
       report(error, key);
       return;
+    } finally {
+      permit?.signal.removeEventListener("abort", onLost);
+      link?.release();
     }
     const after = typeof result === "object" && result !== null ? result.requeueAfterMs : undefined;
     if (after === undefined) {
@@ -445,9 +502,18 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
       if (!isAbortError(error, stop.signal)) throw error;
     }
     if (!stop.signal.aborted) {
-      await Promise.all(
-        Array.from({ length: workers }, () => worker().then(undefined, fail)),
-      );
+      // The election (or the group) runs until every reconcile has finished, so the lease is
+      // released only after the work it guards.
+      const gateStop = new AbortController();
+      const gateRun = gate?.run(gateStop.signal).then(undefined, fail);
+      try {
+        await Promise.all(
+          Array.from({ length: workers }, () => worker().then(undefined, fail)),
+        );
+      } finally {
+        gateStop.abort(new Error("controller stopped"));
+        await gateRun;
+      }
     }
   } catch (error) {
     fail(error);

@@ -7,9 +7,11 @@ import {
   type AnyResourceDescriptor,
   configmaps,
   deployments,
+  leases,
   namespaces,
   pods,
 } from "../client/resource.ts";
+import { checkLease } from "./_lease_rules.ts";
 import { widgets } from "./widgets.ts";
 
 /** Server-side facts of one served resource. */
@@ -36,6 +38,8 @@ export interface ResourceInfo {
   readonly jsonPrefix: string;
   /** Stable map key: `group/version/resource`. */
   readonly id: string;
+  /** Kind-specific checks of a written object (throw a Status via `fail`), if any. */
+  readonly check?: (obj: Record<string, unknown>, name: string) => void;
 }
 
 /** The `group/version/resource` identity of a descriptor. */
@@ -51,6 +55,7 @@ function info(
   statusSubresource: boolean,
   deleteReturnsObject: boolean,
   scaleSubresource = false,
+  check?: (obj: Record<string, unknown>, name: string) => void,
 ): ResourceInfo {
   const apiVersion = desc.group ? `${desc.group}/${desc.version}` : desc.version;
   const fields = ["metadata.name", ...(desc.namespaced ? ["metadata.namespace"] : [])];
@@ -66,6 +71,7 @@ function info(
     deleteReturnsObject,
     jsonPrefix: `{"kind":${JSON.stringify(desc.kind)},"apiVersion":${JSON.stringify(apiVersion)},`,
     id: resourceId(desc),
+    ...(check === undefined ? {} : { check }),
   });
 }
 
@@ -92,4 +98,5 @@ export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
   info(namespaces, "namespace", ["ns"], ["status.phase"], true, true),
   info(widgets, "widget", ["wg"], [], true, true),
   info(deployments, "deployment", ["deploy"], [], true, false, true),
+  info(leases, "lease", [], [], false, false, false, checkLease),
 ]);

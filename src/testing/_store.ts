@@ -347,6 +347,7 @@ export class Store {
       }
     }
     if (problems.length > 0) fail(invalid(info.desc.kind, info.desc.group ?? "", name, problems));
+    info.check?.(obj, name);
   }
 
   /**

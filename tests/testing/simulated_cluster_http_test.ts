@@ -82,7 +82,7 @@ for (const adapter of await adapters()) {
       assert.equal((await json("/version")).major, "1");
       assert.deepEqual((await json("/api")).versions, ["v1"]);
       const groups = (await json("/apis")).groups as Array<{ name: string }>;
-      assert.deepEqual(groups.map((g) => g.name), ["example.com", "apps"]);
+      assert.deepEqual(groups.map((g) => g.name), ["example.com", "apps", "coordination.k8s.io"]);
       const core = (await json("/api/v1")).resources as Array<
         { name: string; shortNames?: string[]; namespaced: boolean }
       >;

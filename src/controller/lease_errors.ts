@@ -1,0 +1,36 @@
+/**
+ * The errors of leader election and sharding.
+ * @module
+ */
+
+/**
+ * The abort reason of a leadership (or shard) signal: this replica stopped holding the lease,
+ * because it was not renewed before the renew deadline, another replica holds it, it was given
+ * to another replica, or the elector stopped.
+ *
+ * @example
+ * ```ts
+ * import { LeaseLostError } from "@kinformer/kinformer/controller";
+ * const error = new LeaseLostError("leadership of default/ctl: not renewed within the renew deadline");
+ * console.log(error.name); // "LeaseLostError"
+ * ```
+ */
+export class LeaseLostError extends Error {
+  /** Always `"LeaseLostError"`. */
+  override name = "LeaseLostError";
+}
+
+/**
+ * A Lease request given up at its deadline (a renewal still unanswered when the holder had to
+ * stop, or an attempt that took longer than the renew deadline). Reported to `onError`.
+ *
+ * @example
+ * ```ts
+ * import { DeadlineError } from "@kinformer/kinformer/controller";
+ * console.log(new DeadlineError("lease default/ctl: no answer before the deadline").name);
+ * ```
+ */
+export class DeadlineError extends Error {
+  /** Always `"DeadlineError"`. */
+  override name = "DeadlineError";
+}

@@ -1,0 +1,130 @@
+/**
+ * The options, callbacks, permits and health of a {@linkcode ShardCoordinator}, and the labels
+ * on its Leases.
+ * @module
+ */
+import type { KubeClient } from "../client/kube_client.ts";
+import type { Clock } from "../util/clock.ts";
+import type { LeaseTimingOptions } from "./lease_timing.ts";
+
+/**
+ * The label that names the group on every Lease of a {@linkcode ShardCoordinator}.
+ *
+ * @example
+ * ```ts
+ * import { SHARD_GROUP_LABEL } from "@kinformer/kinformer/controller";
+ * console.log(`kubectl get leases -l ${SHARD_GROUP_LABEL}=my-controller`);
+ * ```
+ */
+export const SHARD_GROUP_LABEL = "kinformer.io/shard-group";
+
+/**
+ * The label that says what a Lease of a group is: `member` or `shard`.
+ *
+ * @example
+ * ```ts
+ * import { SHARD_ROLE_LABEL } from "@kinformer/kinformer/controller";
+ * console.log(SHARD_ROLE_LABEL); // "kinformer.io/shard-role"
+ * ```
+ */
+export const SHARD_ROLE_LABEL = "kinformer.io/shard-role";
+
+/**
+ * Callbacks of a {@linkcode ShardCoordinator}, in its options or added with
+ * {@linkcode ShardCoordinator.observe}. Errors they throw go to `onError`.
+ *
+ * @example
+ * ```ts
+ * import type { ShardCallbacks } from "@kinformer/kinformer/controller";
+ * const callbacks: ShardCallbacks = {
+ *   onShardStarted: (shard) => console.log("now own shard", shard),
+ *   onShardStopped: (shard) => console.log("gave up shard", shard),
+ *   onMembersChanged: (members) => console.log("members", members.join(",")),
+ * };
+ * callbacks.onShardStarted?.(3, new AbortController().signal);
+ * ```
+ */
+export interface ShardCallbacks {
+  /** This replica now owns `shard`; `signal` aborts when it stops owning it. */
+  onShardStarted?: ((shard: number, signal: AbortSignal) => void) | undefined;
+  /** This replica stopped owning `shard` (after its signal aborted). */
+  onShardStopped?: ((shard: number) => void) | undefined;
+  /** The live members (sorted identities) changed, as this replica sees them. */
+  onMembersChanged?: ((members: readonly string[]) => void) | undefined;
+}
+
+/** Constructor options of {@linkcode ShardCoordinator}. */
+export interface ShardCoordinatorOptions extends LeaseTimingOptions, ShardCallbacks {
+  /** The client the Leases are listed, read and written with. */
+  client: KubeClient;
+  /** Namespace of the Leases. */
+  namespace: string;
+  /**
+   * Name of the group (a DNS label of at most 50 characters). The Leases are `<name>-shard-<i>`
+   * and `<name>-member-<identity>`, all labelled {@linkcode SHARD_GROUP_LABEL}`=<name>`.
+   */
+  name: string;
+  /** This replica's identity, unique among the replicas (e.g. the pod name). */
+  identity: string;
+  /**
+   * Number of shards the key space is cut into; fixed for the life of the group (every replica
+   * must use the same number). More shards split the work more evenly, at the cost of one
+   * Lease renewal per owned shard every `retryPeriodMs`.
+   * @default 16
+   */
+  shards?: number | undefined;
+  /** Time source. @default systemClock */
+  clock?: Clock | undefined;
+  /** Random source in [0, 1) for jitter. @default Math.random */
+  random?: (() => number) | undefined;
+  /**
+   * Told about failed requests and throwing callbacks; conflicts are normal and not reported.
+   * @default logs with `console.error`
+   */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/**
+ * Permission to work on one key, from {@linkcode ShardCoordinator.enter}. Call `exit()` when the
+ * work is done: a shard is released to another replica only after every permit has exited.
+ *
+ * @example
+ * ```ts
+ * import type { ShardPermit } from "@kinformer/kinformer/controller";
+ * const permit: ShardPermit = { shard: 3, signal: new AbortController().signal, exit: () => {} };
+ * permit.exit();
+ * ```
+ */
+export interface ShardPermit {
+  /** The key's shard. */
+  readonly shard: number;
+  /** Aborts when this replica stops owning the shard: stop the work then. */
+  readonly signal: AbortSignal;
+  /** Marks the work done (idempotent). */
+  exit(): void;
+}
+
+/**
+ * A snapshot of a {@linkcode ShardCoordinator}.
+ *
+ * @example
+ * ```ts
+ * import type { ShardCoordinatorHealth } from "@kinformer/kinformer/controller";
+ * const h: ShardCoordinatorHealth = { state: "running", identity: "a", shards: 16, owned: [0, 5], members: ["a", "b"] };
+ * console.log(h.owned.length);
+ * ```
+ */
+export interface ShardCoordinatorHealth {
+  /** `idle` before `run`, `running`, `stopped` after. */
+  state: "idle" | "running" | "stopped";
+  /** This replica's identity. */
+  identity: string;
+  /** Number of shards. */
+  shards: number;
+  /** Shards this replica owns now. */
+  owned: number[];
+  /** Live members as this replica last saw them. */
+  members: string[];
+  /** The newest error, with its time. */
+  lastError?: { message: string; at: number };
+}
