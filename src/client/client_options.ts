@@ -16,7 +16,8 @@ import type { WebSocketClientOptions } from "./websocket_watch.ts";
  * @example
  * ```ts
  * import { DEFAULT_USER_AGENT } from "@kinformer/kinformer/client";
- * console.log(DEFAULT_USER_AGENT); // "kinformer/0.1.0"
+ * import assert from "node:assert/strict";
+ * assert.match(DEFAULT_USER_AGENT, /^kinformer\/\d+\.\d+\.\d+$/); // "kinformer/<version>"
  * ```
  */
 export const DEFAULT_USER_AGENT = "kinformer/0.1.0";

@@ -82,19 +82,25 @@ export type {
  * @example
  * ```ts
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  * // Any `(request: Request) => Promise<Response>` works as `fetch`: here a canned answer.
+ * const urls: string[] = [];
  * const client = new KubeClient({
  *   server: "http://127.0.0.1:8001",
- *   fetch: (request) =>
- *     Promise.resolve(Response.json({
+ *   fetch: (request) => {
+ *     urls.push(request.url);
+ *     return Promise.resolve(Response.json({
  *       kind: "PodList",
  *       apiVersion: "v1",
  *       metadata: { resourceVersion: "42" },
  *       items: [{ metadata: { name: "web-1", namespace: "default" } }],
- *     })),
+ *     }));
+ *   },
  * });
  * const list = await client.list(pods, { namespace: "default", labelSelector: "app=web" });
- * console.log(list.metadata.resourceVersion, list.items.length); // "42" 1
+ * assert.equal(list.metadata.resourceVersion, "42");
+ * assert.deepEqual(list.items.map((p) => p.metadata.name), ["web-1"]);
+ * assert.deepEqual(urls, ["http://127.0.0.1:8001/api/v1/namespaces/default/pods?labelSelector=app%3Dweb"]);
  * ```
  */
 export class KubeClient {
@@ -124,8 +130,9 @@ export class KubeClient {
    * @example
    * ```ts
    * import { KubeClient } from "@kinformer/kinformer/client";
-   * console.log(new KubeClient({ server: "http://127.0.0.1:8001/k8s/" }).server);
-   * // "http://127.0.0.1:8001/k8s"
+   * import assert from "node:assert/strict";
+   * const client = new KubeClient({ server: "http://127.0.0.1:8001/k8s/" });
+   * assert.equal(client.server, "http://127.0.0.1:8001/k8s");
    * ```
    */
   get server(): string {
@@ -146,12 +153,14 @@ export class KubeClient {
    * @example
    * ```ts
    * import { KubeClient } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
    * const client = new KubeClient({
    *   server: "http://127.0.0.1:8001",
-   *   fetch: (request) => Promise.resolve(Response.json({ gitVersion: "v1.35.0", path: new URL(request.url).pathname })),
+   *   fetch: (request) =>
+   *     Promise.resolve(Response.json({ gitVersion: "v1.35.0", path: new URL(request.url).pathname })),
    * });
    * const response = await client.request("/version");
-   * console.log(await response.json());
+   * assert.deepEqual(await response.json(), { gitVersion: "v1.35.0", path: "/version" });
    * ```
    */
   async request(path: string, options?: KubeRequestOptions): Promise<Response> {
@@ -220,13 +229,19 @@ export class KubeClient {
    * @example
    * ```ts
    * import { KubeClient, configmaps } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
+   * let query = "";
    * const client = new KubeClient({
    *   server: "http://127.0.0.1:8001",
-   *   fetch: () =>
-   *     Promise.resolve(Response.json({ kind: "ConfigMapList", metadata: { resourceVersion: "7", continue: "abc" }, items: [] })),
+   *   fetch: (request) => {
+   *     query = new URL(request.url).search;
+   *     const metadata = { resourceVersion: "7", continue: "abc" };
+   *     return Promise.resolve(Response.json({ kind: "ConfigMapList", metadata, items: [] }));
+   *   },
    * });
    * const page = await client.list(configmaps, { namespace: "default", limit: 500, resourceVersion: "0" });
-   * console.log(page.metadata.continue); // "abc"
+   * assert.equal(query, "?limit=500&resourceVersion=0");
+   * assert.equal(page.metadata.continue, "abc"); // pass it as `continue` for the next page
    * ```
    */
   async list<T extends KubeObjectLike = KubeObject>(
@@ -269,9 +284,15 @@ export class KubeClient {
    * @example
    * ```ts
    * import { KubeClient, pods } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
+   * const bookmark = '{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"9"}}}';
+   * let query = "";
    * const client = new KubeClient({
    *   server: "http://127.0.0.1:8001",
-   *   fetch: () => Promise.resolve(new Response('{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"9"}}}\n')),
+   *   fetch: (request) => {
+   *     query = new URL(request.url).search;
+   *     return Promise.resolve(new Response(bookmark + "\n"));
+   *   },
    * });
    * const controller = new AbortController();
    * const response = await client.watch(pods, {
@@ -280,7 +301,8 @@ export class KubeClient {
    *   timeoutSeconds: 300,
    *   signal: controller.signal,
    * });
-   * console.log(await response.text());
+   * assert.equal(query, "?watch=1&resourceVersion=8&allowWatchBookmarks=true&timeoutSeconds=300");
+   * assert.equal(await response.text(), bookmark + "\n"); // or: decodeWatchStream(response.body)
    * controller.abort();
    * ```
    */
@@ -320,12 +342,13 @@ export class KubeClient {
    * @example
    * ```ts
    * import { KubeClient, namespaces } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
    * const client = new KubeClient({
    *   server: "http://127.0.0.1:8001",
-   *   fetch: () => Promise.resolve(Response.json({ kind: "Namespace", apiVersion: "v1", metadata: { name: "default" } })),
+   *   fetch: async () => Response.json({ kind: "Namespace", apiVersion: "v1", metadata: { name: "default" } }),
    * });
    * const ns = await client.get(namespaces, "default");
-   * console.log(ns.metadata.name); // "default"
+   * assert.equal(ns.metadata.name, "default");
    * ```
    */
   get<T extends KubeObjectLike = KubeObject>(
@@ -354,9 +377,10 @@ export class KubeClient {
    * @example
    * ```ts
    * import { KubeClient, configmaps } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
    * const client = new KubeClient({
    *   server: "http://127.0.0.1:8001",
-   *   fetch: async (request) => new Response(await request.text(), { status: 201 }),
+   *   fetch: async (request) => new Response(await request.text(), { status: 201 }), // an echo
    * });
    * const created = await client.create(configmaps, {
    *   apiVersion: "v1",
@@ -364,7 +388,8 @@ export class KubeClient {
    *   metadata: { name: "settings", namespace: "default" },
    *   data: { mode: "fast" },
    * }, { fieldManager: "my-tool" });
-   * console.log(created.metadata.name); // "settings"
+   * assert.equal(created.metadata.name, "settings");
+   * assert.deepEqual(created.data, { mode: "fast" });
    * ```
    */
   async create<T extends KubeObjectLike = KubeObject>(
@@ -384,15 +409,16 @@ export class KubeClient {
    * @example
    * ```ts
    * import { KubeClient, configmaps } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
    * const client = new KubeClient({
    *   server: "http://127.0.0.1:8001",
-   *   fetch: async (request) => new Response(await request.text()),
+   *   fetch: async (request) => new Response(await request.text()), // an echo
    * });
    * const updated = await client.replace(configmaps, {
    *   metadata: { name: "settings", namespace: "default", resourceVersion: "12" },
    *   data: { mode: "safe" },
    * });
-   * console.log(updated.data); // { mode: "safe" }
+   * assert.deepEqual(updated.data, { mode: "safe" });
    * ```
    */
   replace<T extends KubeObjectLike = KubeObject>(
@@ -425,13 +451,14 @@ export class KubeClient {
    * @example
    * ```ts
    * import { KubeClient, deployments } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
    * const client = new KubeClient({
    *   server: "http://127.0.0.1:8001",
-   *   fetch: (request) =>
-   *     Promise.resolve(Response.json({ metadata: { name: "web" }, contentType: request.headers.get("content-type") })),
+   *   fetch: async (request) =>
+   *     Response.json({ metadata: { name: "web" }, contentType: request.headers.get("content-type") }),
    * });
    * const patched = await client.patch(deployments, "web", { spec: { replicas: 3 } }, { namespace: "default" });
-   * console.log(patched.contentType); // "application/merge-patch+json"
+   * assert.equal(patched.contentType, "application/merge-patch+json");
    * ```
    */
   patch<T extends KubeObjectLike = KubeObject>(
@@ -514,12 +541,15 @@ export class KubeClient {
    * @example
    * ```ts
    * import { isStatus, KubeClient, pods } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
    * const client = new KubeClient({
    *   server: "http://127.0.0.1:8001",
-   *   fetch: () => Promise.resolve(Response.json({ kind: "Status", apiVersion: "v1", status: "Success", code: 200 })),
+   *   fetch: async () => Response.json({ kind: "Status", apiVersion: "v1", status: "Success", code: 200 }),
    * });
    * const result = await client.delete(pods, "web-1", { namespace: "default", gracePeriodSeconds: 0 });
-   * console.log(isStatus(result) ? "gone" : `terminating since ${result.metadata.deletionTimestamp}`);
+   * // A Status: the pod is gone (the pod itself, with `metadata.deletionTimestamp`, if finalizers run).
+   * assert.ok(isStatus(result));
+   * assert.equal(result.status, "Success");
    * ```
    */
   async delete<T extends KubeObjectLike = KubeObject>(

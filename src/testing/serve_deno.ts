@@ -106,9 +106,12 @@ async function upgrade(
  * ```ts ignore
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import { serve } from "@kinformer/kinformer/testing/deno";
+ * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * const server = await serve(cluster.fetch);
- * console.log((await fetch(`${server.url}/version`)).status); // 200
+ * const response = await fetch(`${server.url}/version`);
+ * assert.equal(response.status, 200);
+ * assert.match(await response.text(), /"gitVersion":"v1\.\d+/);
  * cluster.close();
  * await server.close();
  * ```

@@ -67,6 +67,7 @@ export type SeedFactory = (index: number) => KubeObject;
  * ```ts
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock();
  * const cluster = new SimulatedCluster({ clock, token: "t0k3n" });
@@ -74,12 +75,15 @@ export type SeedFactory = (index: number) => KubeObject;
  *
  * const client = new KubeClient({ server: "http://sim", token: "t0k3n", fetch: cluster.fetch });
  * const list = await client.list(pods, { labelSelector: "app=web" });
- * console.log(list.items.map((p) => p.metadata.name), list.metadata.resourceVersion); // ["web-1"] "2"
+ * assert.deepEqual(list.items.map((p) => p.metadata.name), ["web-1"]);
+ * assert.equal(list.metadata.resourceVersion, "2");
  *
  * const watch = await client.watch(pods, { resourceVersion: list.metadata.resourceVersion });
  * cluster.delete(pods, { namespace: "default", name: "web-1" });
  * const reader = watch.body!.pipeThrough(new TextDecoderStream()).getReader();
- * console.log((await reader.read()).value); // {"type":"DELETED","object":{"kind":"Pod",...}}
+ * const event = JSON.parse((await reader.read()).value!); // one line: {"type":"DELETED",...}
+ * assert.equal(event.type, "DELETED");
+ * assert.equal(event.object.metadata.name, "web-1");
  * await reader.cancel();
  * cluster.close();
  * ```

@@ -39,13 +39,20 @@ export interface WatchDecodeErrorOptions {
  * @example
  * ```ts
  * import { decodeWatchStream, WatchDecodeError } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * const body = new Response('{"type":"ADDED","object":{"metadata":{}}}\n{"type":\n').body!;
- * try {
- *   for await (const event of decodeWatchStream(body)) console.log(event.type);
- * } catch (err) {
- *   if (err instanceof WatchDecodeError) console.log(err.kind, err.lineNumber, err.snippet);
- *   // malformed-json 2 {"type":
- * }
+ * const types: string[] = [];
+ * const watching = async () => {
+ *   for await (const event of decodeWatchStream(body)) types.push(event.type);
+ * };
+ * await assert.rejects(watching(), (err) => {
+ *   assert.ok(err instanceof WatchDecodeError);
+ *   assert.equal(err.kind, "malformed-json");
+ *   assert.equal(err.lineNumber, 2);
+ *   assert.equal(err.snippet, '{"type":');
+ *   return true;
+ * });
+ * assert.deepEqual(types, ["ADDED"]); // the event before the bad line was delivered
  * ```
  */
 export class WatchDecodeError extends Error {

@@ -49,12 +49,15 @@ export interface LineTooLongErrorOptions {
  * @example
  * ```ts
  * import { LineSplitter, LineTooLongError } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * const splitter = new LineSplitter({ maxLineLength: 4 });
- * try {
- *   splitter.push(new TextEncoder().encode("0123456789"), () => {});
- * } catch (err) {
- *   if (err instanceof LineTooLongError) console.log(err.limit, err.lineNumber); // 4 1
- * }
+ * assert.throws(() => splitter.push(new TextEncoder().encode("0123456789"), () => {}), (err) => {
+ *   assert.ok(err instanceof LineTooLongError);
+ *   assert.equal(err.limit, 4);
+ *   assert.equal(err.lineNumber, 1);
+ *   assert.equal(err.byteOffset, 0);
+ *   return true;
+ * });
  * ```
  */
 export class LineTooLongError extends Error {
@@ -98,14 +101,16 @@ export class LineTooLongError extends Error {
  * @example
  * ```ts
  * import { LineSplitter } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * const splitter = new LineSplitter();
  * const utf8 = new TextEncoder();
  * const lines: string[] = [];
  * const onLine = (line: Uint8Array) => lines.push(new TextDecoder().decode(line));
  * splitter.push(utf8.encode('{"a":1}\r\n{"b"'), onLine);
  * splitter.push(utf8.encode(':2}\n\n{"c":3}'), onLine);
- * const rest = splitter.finish();
- * console.log(lines, rest && new TextDecoder().decode(rest)); // ['{"a":1}', '{"b":2}'] '{"c":3}'
+ * assert.deepEqual(lines, ['{"a":1}', '{"b":2}']);
+ * const rest = splitter.finish(); // the last line had no newline
+ * assert.equal(rest && new TextDecoder().decode(rest), '{"c":3}');
  * ```
  */
 export class LineSplitter {
@@ -192,13 +197,14 @@ export class LineSplitter {
    * @example
    * ```ts
    * import { LineSplitter } from "@kinformer/kinformer/watch";
+   * import assert from "node:assert/strict";
    * const splitter = new LineSplitter();
    * const runs: string[] = [];
    * const onLines = (lines: Uint8Array, first: number) =>
    *   runs.push(`${first}: ${new TextDecoder().decode(lines)}`);
    * splitter.pushLines(new TextEncoder().encode('{"a":1}\n{"b":2}\n{"c"'), onLines);
    * splitter.pushLines(new TextEncoder().encode(':3}\n'), onLines);
-   * console.log(runs); // ['1: {"a":1}\n{"b":2}', '3: {"c":3}']
+   * assert.deepEqual(runs, ['1: {"a":1}\n{"b":2}', '3: {"c":3}']);
    * ```
    */
   pushLines(chunk: Uint8Array, onLines: LinesHandler): void {

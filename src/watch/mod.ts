@@ -8,6 +8,7 @@
  * ```ts
  * import { decodeWatchStream, WatchDecodeError } from "@kinformer/kinformer/watch";
  * import { KubeApiError } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
  *
  * const body = new Response(
  *   [
@@ -17,21 +18,30 @@
  *   ].join("\n") + "\n",
  * ).body!;
  *
- * try {
+ * const seen: string[] = [];
+ * const watching = async () => {
  *   for await (const event of decodeWatchStream(body)) {
  *     switch (event.type) {
  *       case "BOOKMARK":
- *         console.log("at", event.resourceVersion, "initial list done:", event.initialEventsEnd);
+ *         seen.push(`at ${event.resourceVersion}, initial list done: ${event.initialEventsEnd}`);
  *         break;
  *       default:
- *         console.log(event.type, event.object.metadata.name);
+ *         seen.push(`${event.type} ${event.object.metadata.name}`);
  *     }
  *   }
- * } catch (err) {
- *   if (err instanceof KubeApiError && err.isExpired) console.log("relist needed");
- *   else if (err instanceof WatchDecodeError) console.log(err.kind, err.lineNumber, err.snippet);
- *   else throw err;
- * }
+ * };
+ * // The ERROR event is thrown, after the events before it: 410 Expired means "relist".
+ * await assert.rejects(watching(), (err) => err instanceof KubeApiError && err.isExpired);
+ * assert.deepEqual(seen, ["ADDED café-1", "at 11, initial list done: true"]);
+ *
+ * // A line that is not an event is a WatchDecodeError naming it.
+ * const html = new Response("<html>Bad Gateway</html>\n").body!;
+ * await assert.rejects(Array.fromAsync(decodeWatchStream(html)), (err) => {
+ *   assert.ok(err instanceof WatchDecodeError);
+ *   assert.equal(err.kind, "html");
+ *   assert.equal(err.lineNumber, 1);
+ *   return true;
+ * });
  * ```
  * @module
  */

@@ -15,12 +15,16 @@
  * @example
  * ```ts
  * import { RESPONSE_BYTES, responseBytes } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * const chunks = [new TextEncoder().encode("hello\n")];
  * const response = Object.assign(new Response(null), {
  *   [RESPONSE_BYTES]: (): AsyncIterable<Uint8Array> => (async function* () { yield* chunks; })(),
  * });
  * const body = responseBytes(response);
- * console.log(body !== null && !(body instanceof ReadableStream)); // true
+ * assert.ok(body !== null && !(body instanceof ReadableStream)); // the transport's view
+ * const received: Uint8Array[] = [];
+ * for await (const chunk of body) received.push(chunk);
+ * assert.deepEqual(received, chunks);
  * ```
  */
 export const RESPONSE_BYTES: unique symbol = Symbol.for("kinformer.responseBytes");
@@ -34,8 +38,9 @@ export const RESPONSE_BYTES: unique symbol = Symbol.for("kinformer.responseBytes
  * @example
  * ```ts
  * import { responseBytes } from "@kinformer/kinformer/watch";
- * const body = responseBytes(new Response("{}\n"));
- * console.log(body instanceof ReadableStream); // true: a plain Response has no faster view
+ * import assert from "node:assert/strict";
+ * const response = new Response("{}\n");
+ * assert.equal(responseBytes(response), response.body); // a plain Response has no faster view
  * ```
  */
 export function responseBytes(

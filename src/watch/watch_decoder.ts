@@ -73,14 +73,17 @@ export type WatchBody = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
  * @example
  * ```ts
  * import { decodeWatchStream } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * const body = new Response(
  *   '{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1","resourceVersion":"7"}}}\n' +
  *     '{"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"9"}}}\n',
  * ).body!;
+ * const seen: string[] = [];
  * for await (const event of decodeWatchStream(body, { signal: AbortSignal.timeout(5000) })) {
- *   if (event.type === "BOOKMARK") console.log("bookmark", event.resourceVersion);
- *   else console.log(event.type, event.object.metadata.name);
+ *   if (event.type === "BOOKMARK") seen.push(`bookmark ${event.resourceVersion}`);
+ *   else seen.push(`${event.type} ${event.object.metadata.name}`);
  * }
+ * assert.deepEqual(seen, ["ADDED web-1", "bookmark 9"]);
  * ```
  */
 export function decodeWatchStream<T extends KubeObjectLike = KubeObject>(
@@ -100,13 +103,14 @@ export function decodeWatchStream<T extends KubeObjectLike = KubeObject>(
  * @example
  * ```ts
  * import { WatchDecoderStream } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * const body = new Response(
  *   '{"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"web-1"}}}\n',
  * ).body!;
  * const reader = body.pipeThrough(new WatchDecoderStream()).getReader();
- * for (let r = await reader.read(); !r.done; r = await reader.read()) {
- *   console.log(r.value.type);
- * }
+ * const types: string[] = [];
+ * for (let r = await reader.read(); !r.done; r = await reader.read()) types.push(r.value.type);
+ * assert.deepEqual(types, ["ADDED"]);
  * ```
  */
 export class WatchDecoderStream<T extends KubeObjectLike = KubeObject>

@@ -10,7 +10,8 @@ import type { KubeObject, KubeObjectLike } from "../client/types.ts";
  * @example
  * ```ts
  * import { INITIAL_EVENTS_END_ANNOTATION } from "@kinformer/kinformer/watch";
- * console.log(INITIAL_EVENTS_END_ANNOTATION); // "k8s.io/initial-events-end"
+ * import assert from "node:assert/strict";
+ * assert.equal(INITIAL_EVENTS_END_ANNOTATION, "k8s.io/initial-events-end");
  * ```
  */
 export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
@@ -21,8 +22,9 @@ export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
  * @example
  * ```ts
  * import type { WatchObjectEvent } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * const event: WatchObjectEvent = { type: "ADDED", object: { metadata: { name: "web-1" } } };
- * console.log(event.type, event.object.metadata.name);
+ * assert.equal(event.object.metadata.name, "web-1");
  * ```
  */
 export interface WatchObjectEvent<T extends KubeObjectLike = KubeObject> {
@@ -40,13 +42,14 @@ export interface WatchObjectEvent<T extends KubeObjectLike = KubeObject> {
  * @example
  * ```ts
  * import type { WatchBookmarkEvent } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * const event: WatchBookmarkEvent = {
  *   type: "BOOKMARK",
  *   object: { kind: "Pod", apiVersion: "v1", metadata: { resourceVersion: "12" } },
  *   resourceVersion: "12",
  *   initialEventsEnd: false,
  * };
- * console.log(event.resourceVersion);
+ * assert.equal(event.resourceVersion, event.object.metadata.resourceVersion);
  * ```
  */
 export interface WatchBookmarkEvent {
@@ -67,6 +70,7 @@ export interface WatchBookmarkEvent {
  * @example
  * ```ts
  * import type { WatchEvent } from "@kinformer/kinformer/watch";
+ * import assert from "node:assert/strict";
  * function describe(event: WatchEvent): string {
  *   switch (event.type) {
  *     case "BOOKMARK":
@@ -75,7 +79,15 @@ export interface WatchBookmarkEvent {
  *       return `${event.type} ${event.object.metadata.name}`;
  *   }
  * }
- * console.log(describe({ type: "DELETED", object: { metadata: { name: "web-1" } } }));
+ * const deleted: WatchEvent = { type: "DELETED", object: { metadata: { name: "web-1" } } };
+ * assert.equal(describe(deleted), "DELETED web-1");
+ * const bookmark: WatchEvent = {
+ *   type: "BOOKMARK",
+ *   object: { metadata: { resourceVersion: "12" } },
+ *   resourceVersion: "12",
+ *   initialEventsEnd: false,
+ * };
+ * assert.equal(describe(bookmark), "bookmark at 12");
  * ```
  */
 export type WatchEvent<T extends KubeObjectLike = KubeObject> =
