@@ -57,7 +57,10 @@ export class Fleet {
   readonly active = new Map<string, string>();
   #serial = 0;
 
-  constructor(readonly options: FleetOptions) {}
+  readonly options: FleetOptions;
+  constructor(options: FleetOptions) {
+    this.options = options;
+  }
 
   spawn(id: string): Replica {
     const link = new Link(this.cluster.fetch, this.clock);

@@ -31,7 +31,9 @@ class Deployment {
   readonly replicas = new Map<string, Running>();
   #serial = 0;
 
-  constructor(readonly mode: "sharded" | "leader") {
+  readonly mode: "sharded" | "leader";
+  constructor(mode: "sharded" | "leader") {
+    this.mode = mode;
     for (const [i, ns] of NAMESPACES.entries()) {
       this.cluster.create(pods, { metadata: { namespace: ns, name: `app-${i}` } });
     }

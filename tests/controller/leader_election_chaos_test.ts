@@ -44,7 +44,10 @@ class Arena {
   readonly lastWrite = new Map<string, number>();
   #serial = 0;
 
-  constructor(readonly seed: number) {}
+  readonly seed: number;
+  constructor(seed: number) {
+    this.seed = seed;
+  }
 
   /** Starts a candidate (a new process) with `id`. */
   spawn(id: string): Candidate {
