@@ -4,7 +4,9 @@
  * @module
  */
 import type { KubeObjectLike } from "../client/types.ts";
+import type { KubeClient } from "../client/kube_client.ts";
 import { compareResourceVersions } from "../util/resource_version.ts";
+import type { InformerSelection } from "./checkpoint.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { Listener } from "./listener.ts";
 
@@ -85,4 +87,22 @@ export function eventsIterator<T extends KubeObjectLike>(
       return this;
     },
   };
+}
+
+/** The server's current resource version for `selection`, from a consistent `limit=1` list. */
+export async function currentResourceVersion(
+  client: KubeClient,
+  selection: InformerSelection,
+  signal: AbortSignal | undefined,
+): Promise<string> {
+  const page = await client.list(selection.resource, {
+    namespace: selection.namespace,
+    labelSelector: selection.labelSelector,
+    fieldSelector: selection.fieldSelector,
+    limit: 1,
+    signal,
+  });
+  const rv = page.metadata.resourceVersion;
+  if (rv === undefined) throw new Error("list response had no metadata.resourceVersion");
+  return rv;
 }

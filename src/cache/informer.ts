@@ -5,7 +5,6 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import { exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { waitFor } from "../util/wait_for.ts";
 import { checkCheckpoint, type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
@@ -16,7 +15,7 @@ import {
 } from "./consistency_check_options.ts";
 import { type Delta, DeltaFIFO } from "./delta_fifo.ts";
 import { attachHandler, type EventHandler, type HandlerRegistration } from "./event_handler.ts";
-import { eventsIterator } from "./events_iterator.ts";
+import { currentResourceVersion, eventsIterator } from "./events_iterator.ts";
 import { Indexer, type Store } from "./indexer.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { InformerHealth } from "./informer_health.ts";
@@ -26,8 +25,8 @@ import {
   informerDefaults,
   type InformerErrorContext,
   type InformerOptions,
-  isBackoff,
   type ListenerOptions,
+  listWatchSettings,
   type ResolvedInformerDefaults,
   validateInformerOptions,
   validateListenerOptions,
@@ -156,26 +155,11 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       (error) => this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
     );
     this.#metrics = metrics;
-    const backoff = options.backoff;
-    const random = options.random ?? Math.random;
+    const settings = listWatchSettings(options);
+    const random = settings.random;
     this.#reflector = new Reflector<T>({
+      ...settings,
       client,
-      resource: options.resource,
-      namespace: options.namespace,
-      labelSelector: options.labelSelector,
-      fieldSelector: options.fieldSelector,
-      pageSize: defaults.pageSize,
-      initialList: defaults.initialList,
-      clock: this.#clock,
-      backoff: isBackoff(backoff)
-        ? backoff
-        : exponentialBackoff(this.#clock, { random, ...backoff }),
-      random,
-      inactivityTimeoutMs: defaults.inactivityTimeoutMs,
-      initialEventsTimeoutMs: defaults.initialEventsTimeoutMs,
-      maxLineLength: options.maxLineLength,
-      transport: options.transport,
-      transform: options.transform ?? ((o: T) => o),
       sink: {
         replace: (items) => {
           this.#fifo.replace(items);
@@ -382,7 +366,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       signal,
       options.until === "current"
         ? {
-          currentResourceVersion: (s) => this.#currentResourceVersion(s),
+          currentResourceVersion: (s) => currentResourceVersion(this.#client, this.#options, s),
           resourceVersion: () => this.#reflector.resourceVersion,
           synced: () => this.#synced,
           resourceVersionMoved: () => this.#resourceVersionMoved(),
@@ -440,21 +424,6 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #resourceVersionMoved(): Promise<void> {
     if (this.#stopped) return Promise.resolve();
     return new Promise((resolve) => this.#rvWaiters.add(resolve));
-  }
-
-  /** The server's current resource version, from a consistent `limit=1` list. */
-  async #currentResourceVersion(signal: AbortSignal | undefined): Promise<string> {
-    const o = this.#options;
-    const page = await this.#client.list(o.resource, {
-      namespace: o.namespace,
-      labelSelector: o.labelSelector,
-      fieldSelector: o.fieldSelector,
-      limit: 1,
-      signal,
-    });
-    const rv = page.metadata.resourceVersion;
-    if (rv === undefined) throw new Error("list response had no metadata.resourceVersion");
-    return rv;
   }
 
   /**

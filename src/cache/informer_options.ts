@@ -5,8 +5,8 @@
 import type { ResourceDescriptor } from "../client/resource.ts";
 import type { WatchTransport } from "../client/watch_transport.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import type { Backoff, BackoffOptions } from "../util/backoff.ts";
-import type { Clock } from "../util/clock.ts";
+import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
+import { type Clock, systemClock } from "../util/clock.ts";
 import { checkFunction, checkNumber, checkOneOf, checkOptionsObject } from "../util/validate.ts";
 import type { InformerCheckpoint } from "./checkpoint.ts";
 import {
@@ -247,4 +247,61 @@ export function validateInformerOptions<T extends KubeObjectLike>(o: InformerOpt
 export function validateListenerOptions(o: ListenerOptions): void {
   checkOneOf(o.overflow, "overflow", ["grow", "coalesce"]);
   checkNumber(o.resyncPeriodMs, "resyncPeriodMs", { min: 0 });
+}
+
+/** The options the informer and `watcher()` share: what to list and watch, and how. */
+export interface ListWatchOptions<T extends KubeObjectLike> {
+  resource: ResourceDescriptor<T>;
+  namespace?: string | undefined;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  pageSize?: number | undefined;
+  initialList?: InitialListMode | undefined;
+  clock?: Clock | undefined;
+  backoff?: Backoff | BackoffOptions | undefined;
+  random?: (() => number) | undefined;
+  inactivityTimeoutMs?: number | undefined;
+  initialEventsTimeoutMs?: number | undefined;
+  maxLineLength?: number | undefined;
+  transport?: WatchTransport | undefined;
+  transform?: ((object: T) => T) | undefined;
+}
+
+/** The reflector settings of `o` with the documented defaults applied. Internal. */
+export function listWatchSettings<T extends KubeObjectLike>(
+  o: ListWatchOptions<T>,
+): {
+  resource: ResourceDescriptor<T>;
+  namespace: string | undefined;
+  labelSelector: string | undefined;
+  fieldSelector: string | undefined;
+  pageSize: number;
+  initialList: InitialListMode;
+  clock: Clock;
+  backoff: Backoff;
+  random: () => number;
+  inactivityTimeoutMs: number;
+  initialEventsTimeoutMs: number;
+  maxLineLength: number | undefined;
+  transport: WatchTransport | undefined;
+  transform: (object: T) => T;
+} {
+  const clock = o.clock ?? systemClock;
+  const random = o.random ?? Math.random;
+  return {
+    resource: o.resource,
+    namespace: o.namespace,
+    labelSelector: o.labelSelector,
+    fieldSelector: o.fieldSelector,
+    pageSize: o.pageSize ?? DEFAULT_PAGE_SIZE,
+    initialList: o.initialList ?? "list",
+    clock,
+    backoff: isBackoff(o.backoff) ? o.backoff : exponentialBackoff(clock, { random, ...o.backoff }),
+    random,
+    inactivityTimeoutMs: o.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
+    initialEventsTimeoutMs: o.initialEventsTimeoutMs ?? DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
+    maxLineLength: o.maxLineLength,
+    transport: o.transport,
+    transform: o.transform ?? ((object: T) => object),
+  };
 }

@@ -7,16 +7,11 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
 import type { WatchTransport } from "../client/watch_transport.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
-import { type Clock, systemClock } from "../util/clock.ts";
+import type { Backoff, BackoffOptions } from "../util/backoff.ts";
+import type { Clock } from "../util/clock.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
 import { checkFunction, checkNumber, checkOneOf } from "../util/validate.ts";
-import { isBackoff } from "./informer_options.ts";
-import {
-  DEFAULT_INACTIVITY_TIMEOUT_MS,
-  DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
-  DEFAULT_PAGE_SIZE,
-} from "./informer_options.ts";
+import { listWatchSettings } from "./informer_options.ts";
 import { Reflector, type ReflectorErrorContext } from "./reflector.ts";
 import type { InitialListMode } from "./reflector_plan.ts";
 
@@ -128,8 +123,6 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
   checkOneOf(options.transport, "transport", ["http", "websocket", "auto"]);
   checkFunction(options.transform, "transform");
   checkFunction(options.onError, "onError");
-  const clock = options.clock ?? systemClock;
-  const random = options.random ?? Math.random;
   const highWaterMark = options.highWaterMark ?? 1024;
   const queue = new RingBuffer<WatcherEvent<T>>(64);
   let wakeConsumer: (() => void) | undefined;
@@ -150,23 +143,8 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
   };
   controller.signal.addEventListener("abort", stopped, { once: true });
   const reflector = new Reflector<T>({
+    ...listWatchSettings(options),
     client,
-    resource: options.resource,
-    namespace: options.namespace,
-    labelSelector: options.labelSelector,
-    fieldSelector: options.fieldSelector,
-    pageSize: options.pageSize ?? DEFAULT_PAGE_SIZE,
-    initialList: options.initialList ?? "list",
-    clock,
-    backoff: isBackoff(options.backoff)
-      ? options.backoff
-      : exponentialBackoff(clock, { random, ...options.backoff }),
-    random,
-    inactivityTimeoutMs: options.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
-    initialEventsTimeoutMs: options.initialEventsTimeoutMs ?? DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
-    maxLineLength: options.maxLineLength,
-    transport: options.transport,
-    transform: options.transform ?? ((o: T) => o),
     resumeFrom: options.resumeFrom,
     onError: (error, context) => {
       try {

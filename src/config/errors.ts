@@ -182,3 +182,11 @@ export class ClusterConfigError extends Error {
     this.subject = options.subject;
   }
 }
+
+/** An `InvalidKubeconfig` error (internal): names fields, entries and types, never a value but `kind`. */
+export function invalidKubeconfig(message: string, subject: string): ClusterConfigError {
+  return new ClusterConfigError(`invalid kubeconfig: ${message}`, {
+    code: "InvalidKubeconfig",
+    subject,
+  });
+}

@@ -1,0 +1,226 @@
+/**
+ * What the configuration loaders take and give: the runtime host interface, the load options,
+ * and the client options they return.
+ * @module
+ */
+import type { KubeClientOptions } from "../client/kube_client.ts";
+import type { Clock } from "../util/clock.ts";
+
+import type { RunCommand } from "./exec_credential.ts";
+
+/** A `fetch` taking one `Request`, as `KubeClientOptions.fetch` expects. */
+export type FetchFunction = (request: Request) => Promise<Response>;
+
+/**
+ * TLS and proxy settings of a cluster connection (PEM text, not paths), as handed to
+ * `createFetch`.
+ *
+ * @example
+ * ```ts
+ * import type { FetchFunction, TransportConfig } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
+ * // A createFetch for a runtime whose fetch trusts the cluster CA already.
+ * const createFetch = (tls: TransportConfig): FetchFunction => {
+ *   if (tls.certData !== undefined) throw new Error("client certificates need another fetch");
+ *   return (request) => fetch(request);
+ * };
+ * assert.equal(typeof createFetch({ caData: "-----BEGIN CERTIFICATE-----..." }), "function");
+ * assert.throws(() => createFetch({ certData: "...", keyData: "..." }), /client certificates/);
+ * ```
+ */
+export interface TransportConfig {
+  /** PEM CA bundle to verify the server with. */
+  caData?: string;
+  /** PEM client certificate (with `keyData`). */
+  certData?: string;
+  /** PEM client key (with `certData`). */
+  keyData?: string;
+  /** Do not verify the server certificate. */
+  insecureSkipTlsVerify?: boolean;
+  /** Name to verify the server certificate against, instead of the URL's host. */
+  tlsServerName?: string;
+  /** Proxy to connect through. */
+  proxyUrl?: string;
+}
+
+/** One capability a runtime's `fetch` may lack. */
+export type TransportFeature =
+  | "ca"
+  | "clientCert"
+  | "insecureSkipTlsVerify"
+  | "tlsServerName"
+  | "proxy";
+
+/** A `fetch` built for a {@linkcode TransportConfig}, and how to release it. */
+export interface HostFetch {
+  /** Performs requests with the TLS and proxy settings applied. */
+  fetch: FetchFunction;
+  /** Releases the underlying HTTP client (idempotent). */
+  close(): void;
+}
+
+/** How a runtime builds a `fetch` for TLS and proxy settings. */
+export interface HostTransport {
+  /** The settings `create` can apply. */
+  supports: readonly TransportFeature[];
+  /** Builds a `fetch` applying `transport` (which only holds supported settings). */
+  create(transport: TransportConfig): HostFetch;
+}
+
+/** What a loader needs from a runtime. Each runtime entry point exports one. */
+export interface ConfigHost {
+  /** Runtime name for messages, e.g. `"Deno"`. */
+  runtime: string;
+  /** Reads a whole UTF-8 text file. */
+  readFile(path: string): Promise<string>;
+  /** Whether an error thrown by `readFile` means the file does not exist. */
+  isNotFound(error: unknown): boolean;
+  /** Reads an environment variable. */
+  env(name: string): string | undefined;
+  /** Separator of paths in `KUBECONFIG` (`":"`, or `";"` on Windows). */
+  pathListSeparator: string;
+  /** TLS/proxy support of the runtime's `fetch`; absent when it has none. */
+  transport?: HostTransport | undefined;
+  /** Runtime-specific advice added to `UnsupportedTls` errors, per setting. */
+  hints?: Partial<Record<TransportFeature, string>> | undefined;
+  /**
+   * Runs an exec credential plugin (no shell, no terminal); absent when the runtime cannot
+   * start processes, and users with an `exec` plugin are then refused (`UnsupportedAuth`).
+   */
+  runCommand?: RunCommand | undefined;
+}
+
+/** Where a set of client options came from. */
+export type ConfigSource = "kubeconfig" | "in-cluster" | "kubectl-proxy";
+
+/**
+ * Options for `new KubeClient(...)` produced by a loader, plus what the loader learned: the
+ * default namespace, the TLS settings, and `close()` to release a custom HTTP client.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient } from "@kinformer/kinformer/client";
+ * import { type ClusterClientOptions, kubectlProxy } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
+ * const options: ClusterClientOptions = kubectlProxy();
+ * const client = new KubeClient(options); // extra fields are ignored by KubeClient
+ * assert.equal(client.server, "http://127.0.0.1:8001");
+ * assert.equal(options.source, "kubectl-proxy");
+ * assert.equal(options.namespace, undefined); // the proxy has no default namespace
+ * options.close();
+ * ```
+ */
+export interface ClusterClientOptions extends KubeClientOptions {
+  /** Where the options came from. */
+  source: ConfigSource;
+  /** Default namespace of the context, or the pod's namespace; absent when none is set. */
+  namespace?: string | undefined;
+  /** Kubeconfig file read, for `source: "kubeconfig"`. */
+  kubeconfigPath?: string | undefined;
+  /** Context used, for `source: "kubeconfig"`. */
+  context?: string | undefined;
+  /**
+   * TLS and proxy settings of the connection, also when they were applied through `fetch`
+   * (to build another `fetch` from them). An exec plugin's client certificate is not in it.
+   */
+  transport?: TransportConfig | undefined;
+  /** Releases the HTTP client built for `transport`, if any. Safe to call more than once. */
+  close(): void;
+}
+
+/** Options shared by every loader. */
+export interface ConnectOptions {
+  /**
+   * `fetch` to use as-is. It must already apply the cluster's TLS settings (CA, client
+   * certificate); the loader builds none, and refuses an exec plugin that gives a client
+   * certificate (it could not reach this `fetch`).
+   * @default built from the TLS settings (Deno: `Deno.createHttpClient`; Bun: `fetch`'s
+   * `tls`; Node: `createNodeFetch` on `node:https`); `globalThis.fetch` when there are none
+   */
+  fetch?: FetchFunction | undefined;
+  /**
+   * Builds the `fetch` from the connection's TLS settings, instead of the runtime's own
+   * support. Called only when there are settings to apply, and again with the new
+   * certificate each time an exec plugin gives another client certificate.
+   * @default undefined
+   */
+  createFetch?: ((transport: TransportConfig) => FetchFunction) | undefined;
+  /**
+   * Connect without the TLS settings this runtime's `fetch` cannot apply, instead of
+   * throwing a `ClusterConfigError` with code `UnsupportedTls`: for a CA trusted some other
+   * way. A client certificate is never dropped (requests would go out unauthenticated): it
+   * is refused with `UnsupportedTls` even then. Deno, Bun and Node apply every setting, so
+   * this matters only for a custom {@linkcode ConfigHost}.
+   * @default false
+   */
+  ignoreUnsupportedTls?: boolean | undefined;
+  /**
+   * Time source for re-reading token files and for the expiry of exec plugin credentials.
+   * @default systemClock
+   */
+  clock?: Clock | undefined;
+  /**
+   * Token files are re-read at most once per this many milliseconds.
+   * @default 60_000
+   */
+  tokenRefreshIntervalMs?: number | undefined;
+  /**
+   * Told when re-reading a token file fails (the cached token keeps being used).
+   * @default a `console.warn`
+   */
+  onTokenError?: ((error: unknown) => void) | undefined;
+  /**
+   * Aborts loading.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@linkcode ConfigLoader.loadKubeconfig}. */
+export interface LoadKubeconfigOptions extends ConnectOptions {
+  /**
+   * Kubeconfig file to read.
+   * @default the first path in `KUBECONFIG`, else `~/.kube/config`
+   */
+  path?: string | undefined;
+  /**
+   * Context to use.
+   * @default the kubeconfig's `current-context`
+   */
+  context?: string | undefined;
+}
+
+/** Options of {@linkcode ConfigLoader.loadInCluster}. */
+export interface LoadInClusterOptions extends ConnectOptions {
+  /**
+   * Folder holding the service account `token`, `ca.crt` and `namespace`.
+   * @default "/var/run/secrets/kubernetes.io/serviceaccount"
+   */
+  serviceAccountDir?: string | undefined;
+}
+
+/** Options of {@linkcode ConfigLoader.loadFromDefault}. */
+export interface LoadFromDefaultOptions extends ConnectOptions {
+  /**
+   * Context to use when a kubeconfig is found.
+   * @default the kubeconfig's `current-context`
+   */
+  context?: string | undefined;
+  /**
+   * Service account folder used when falling back to in-cluster configuration.
+   * @default "/var/run/secrets/kubernetes.io/serviceaccount"
+   */
+  serviceAccountDir?: string | undefined;
+}
+
+/** The loaders bound to one runtime; see {@linkcode createConfigLoader}. */
+export interface ConfigLoader {
+  /** Reads a kubeconfig and returns client options for one of its contexts. */
+  loadKubeconfig(options?: LoadKubeconfigOptions): Promise<ClusterClientOptions>;
+  /** Returns client options for the pod this runs in. */
+  loadInCluster(options?: LoadInClusterOptions): Promise<ClusterClientOptions>;
+  /** `KUBECONFIG` (first path), else `~/.kube/config`, else in-cluster. */
+  loadFromDefault(options?: LoadFromDefaultOptions): Promise<ClusterClientOptions>;
+  /** The kubeconfig path `loadKubeconfig` reads by default, or `undefined` without a home. */
+  defaultKubeconfigPath(): string | undefined;
+}
