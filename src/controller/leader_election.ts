@@ -27,12 +27,15 @@ import { LeaseLock } from "./lease_lock.ts";
  * @example
  * ```ts
  * import type { LeaderElectionCallbacks } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
+ * const seen: string[] = [];
  * const callbacks: LeaderElectionCallbacks = {
- *   onStartedLeading: (signal) => console.log("leading until", signal.aborted ? "now" : "lost"),
- *   onStoppedLeading: () => console.log("standing by"),
- *   onNewLeader: (identity) => console.log("leader is", identity),
+ *   onStartedLeading: (signal) => signal.addEventListener("abort", () => seen.push("lost")),
+ *   onStoppedLeading: () => seen.push("standing by"),
+ *   onNewLeader: (identity) => seen.push(`leader is ${identity}`),
  * };
  * callbacks.onNewLeader?.("replica-a");
+ * assert.deepEqual(seen, ["leader is replica-a"]);
  * ```
  */
 export interface LeaderElectionCallbacks {
@@ -90,8 +93,9 @@ export interface LeaderElectorOptions extends LeaseTimingOptions, LeaderElection
  * @example
  * ```ts
  * import type { LeaderElectorHealth } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  * const h: LeaderElectorHealth = { state: "candidate", identity: "b", leader: "a", leading: false, leaseTransitions: 3 };
- * console.log(h.leader);
+ * assert.equal(h.leading, h.leader === h.identity);
  * ```
  */
 export interface LeaderElectorHealth {

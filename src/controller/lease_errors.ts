@@ -11,8 +11,10 @@
  * @example
  * ```ts
  * import { LeaseLostError } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  * const error = new LeaseLostError("leadership of default/ctl: not renewed within the renew deadline");
- * console.log(error.name); // "LeaseLostError"
+ * assert.equal(error.name, "LeaseLostError");
+ * assert.ok(error instanceof Error);
  * ```
  */
 export class LeaseLostError extends Error {
@@ -27,7 +29,8 @@ export class LeaseLostError extends Error {
  * @example
  * ```ts
  * import { DeadlineError } from "@kinformer/kinformer/controller";
- * console.log(new DeadlineError("lease default/ctl: no answer before the deadline").name);
+ * import assert from "node:assert/strict";
+ * assert.equal(new DeadlineError("lease default/ctl: no answer before the deadline").name, "DeadlineError");
  * ```
  */
 export class DeadlineError extends Error {

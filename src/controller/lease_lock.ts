@@ -18,6 +18,7 @@ import { describeValue, isRecord } from "../util/values.ts";
  * @example
  * ```ts
  * import type { LeaseRecord } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  * const record: LeaseRecord = {
  *   holderIdentity: "replica-a",
  *   leaseDurationSeconds: 15,
@@ -25,7 +26,7 @@ import { describeValue, isRecord } from "../util/values.ts";
  *   renewTime: Date.UTC(2026, 0, 1, 0, 0, 2),
  *   leaseTransitions: 0,
  * };
- * console.log(record.holderIdentity);
+ * assert.equal(record.renewTime! - record.acquireTime!, 2_000);
  * ```
  */
 export interface LeaseRecord {
@@ -51,11 +52,14 @@ export interface LeaseRecord {
  * @example
  * ```ts
  * import { leaseSnapshot } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  * const snapshot = leaseSnapshot({
  *   metadata: { name: "ctl", namespace: "default", resourceVersion: "7" },
  *   spec: { holderIdentity: "a", leaseDurationSeconds: 15, leaseTransitions: 2 },
  * });
- * console.log(snapshot.record.holderIdentity, snapshot.resourceVersion); // "a" "7"
+ * assert.equal(snapshot.record.holderIdentity, "a");
+ * assert.equal(snapshot.resourceVersion, "7");
+ * assert.equal(snapshot.record.leaseTransitions, 2);
  * ```
  */
 export interface LeaseSnapshot {

@@ -16,9 +16,10 @@ import { DeadlineError } from "./lease_errors.ts";
  * @example
  * ```ts
  * import type { LeaseTimingOptions } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  * // client-go's defaults, spelled out
  * const timings: LeaseTimingOptions = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, jitterFactor: 1.2 };
- * console.log(timings.leaseDurationMs);
+ * assert.ok(timings.renewDeadlineMs! < timings.leaseDurationMs!);
  * ```
  */
 export interface LeaseTimingOptions {
@@ -57,8 +58,12 @@ export interface LeaseTimingOptions {
  * import { LeaderElector } from "@kinformer/kinformer/controller";
  * import { KubeClient } from "@kinformer/kinformer/client";
  * const client = new KubeClient({ server: "http://127.0.0.1:8001" });
+ * import assert from "node:assert/strict";
  * const elector = new LeaderElector({ client, namespace: "default", name: "ctl", identity: "a" });
- * console.log(elector.timings.renewDeadlineMs); // 10000
+ * assert.deepEqual(
+ *   [elector.timings.leaseDurationMs, elector.timings.renewDeadlineMs, elector.timings.retryPeriodMs],
+ *   [15_000, 10_000, 2_000],
+ * );
  * ```
  */
 export interface LeaseTimings {

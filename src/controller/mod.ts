@@ -9,6 +9,7 @@
  * @example
  * ```ts
  * import { runController, type InformerLike } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  *
  * type Obj = { metadata: { namespace?: string; name?: string } };
  * const informer: InformerLike<Obj> = {
@@ -19,16 +20,18 @@
  * };
  *
  * const stop = new AbortController();
+ * const reconciled: string[] = [];
  * await runController({
  *   informers: [informer],
  *   signal: stop.signal,
  *   workers: 2,
  *   reconcile: async (key, { signal }) => {
- *     console.log("reconcile", key, signal.aborted); // reconcile default/web false
+ *     if (!signal.aborted) reconciled.push(key);
  *     stop.abort();
  *     return { requeueAfterMs: 60_000 }; // check again in a minute
  *   },
  * });
+ * assert.deepEqual(reconciled, ["default/web"]);
  * ```
  * @module
  */

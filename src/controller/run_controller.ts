@@ -24,10 +24,13 @@ import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
  * @example
  * ```ts
  * import type { InformerEventHandlerLike } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
+ * const added: string[] = [];
  * const handler: InformerEventHandlerLike<{ metadata: { name: string } }> = {
- *   onAdd: (obj, isInInitialList) => console.log("add", obj.metadata.name, isInInitialList),
+ *   onAdd: (obj, isInInitialList) => void added.push(`${obj.metadata.name} ${isInInitialList}`),
  * };
  * handler.onAdd?.({ metadata: { name: "web" } }, true);
+ * assert.deepEqual(added, ["web true"]);
  * ```
  */
 export interface InformerEventHandlerLike<O> {
@@ -45,8 +48,9 @@ export interface InformerEventHandlerLike<O> {
  * @example
  * ```ts
  * import type { InformerRegistrationLike } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  * const registration: InformerRegistrationLike = { hasSynced: () => true, remove: () => {} };
- * console.log(registration.hasSynced()); // true
+ * assert.equal(registration.hasSynced(), true);
  * ```
  */
 export interface InformerRegistrationLike {
@@ -68,6 +72,7 @@ export interface InformerRegistrationLike {
  * @example
  * ```ts
  * import type { InformerLike } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  * // An informer with a fixed set of objects, synced at once.
  * const objects = [{ metadata: { namespace: "default", name: "web" } }];
  * const informer: InformerLike<(typeof objects)[number]> = {
@@ -76,7 +81,9 @@ export interface InformerRegistrationLike {
  *     return { hasSynced: () => true, remove: () => {} };
  *   },
  * };
- * informer.addEventHandler({ onAdd: (obj) => console.log(obj.metadata.name) });
+ * const names: string[] = [];
+ * informer.addEventHandler({ onAdd: (obj) => void names.push(obj.metadata.name) });
+ * assert.deepEqual(names, ["web"]);
  * ```
  */
 export interface InformerLike<O = unknown> {
@@ -251,6 +258,7 @@ function checkSignal(value: unknown): void {
  * @example
  * ```ts
  * import { runController, type InformerLike } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  *
  * type Obj = { metadata: { namespace?: string; name?: string } };
  * const informer: InformerLike<Obj> = {
@@ -261,14 +269,16 @@ function checkSignal(value: unknown): void {
  * };
  *
  * const stop = new AbortController();
+ * const reconciled: string[] = [];
  * await runController({
  *   informers: [informer],
  *   signal: stop.signal,
  *   reconcile: async (key) => {
- *     console.log("reconcile", key); // default/web
+ *     reconciled.push(key);
  *     stop.abort();
  *   },
  * });
+ * assert.deepEqual(reconciled, ["default/web"]);
  * ```
  */
 export async function runController<O = unknown>(options: RunControllerOptions<O>): Promise<void> {

@@ -13,7 +13,9 @@ import type { LeaseTimingOptions } from "./lease_timing.ts";
  * @example
  * ```ts
  * import { SHARD_GROUP_LABEL } from "@kinformer/kinformer/controller";
- * console.log(`kubectl get leases -l ${SHARD_GROUP_LABEL}=my-controller`);
+ * import assert from "node:assert/strict";
+ * // kubectl get leases -l kinformer.io/shard-group=my-controller
+ * assert.equal(`${SHARD_GROUP_LABEL}=my-controller`, "kinformer.io/shard-group=my-controller");
  * ```
  */
 export const SHARD_GROUP_LABEL = "kinformer.io/shard-group";
@@ -24,7 +26,8 @@ export const SHARD_GROUP_LABEL = "kinformer.io/shard-group";
  * @example
  * ```ts
  * import { SHARD_ROLE_LABEL } from "@kinformer/kinformer/controller";
- * console.log(SHARD_ROLE_LABEL); // "kinformer.io/shard-role"
+ * import assert from "node:assert/strict";
+ * assert.equal(SHARD_ROLE_LABEL, "kinformer.io/shard-role");
  * ```
  */
 export const SHARD_ROLE_LABEL = "kinformer.io/shard-role";
@@ -36,12 +39,15 @@ export const SHARD_ROLE_LABEL = "kinformer.io/shard-role";
  * @example
  * ```ts
  * import type { ShardCallbacks } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
+ * const owned = new Set<number>();
  * const callbacks: ShardCallbacks = {
- *   onShardStarted: (shard) => console.log("now own shard", shard),
- *   onShardStopped: (shard) => console.log("gave up shard", shard),
- *   onMembersChanged: (members) => console.log("members", members.join(",")),
+ *   onShardStarted: (shard) => void owned.add(shard),
+ *   onShardStopped: (shard) => void owned.delete(shard),
+ *   onMembersChanged: () => {},
  * };
  * callbacks.onShardStarted?.(3, new AbortController().signal);
+ * assert.deepEqual([...owned], [3]);
  * ```
  */
 export interface ShardCallbacks {
@@ -110,8 +116,9 @@ export interface ShardPermit {
  * @example
  * ```ts
  * import type { ShardCoordinatorHealth } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
  * const h: ShardCoordinatorHealth = { state: "running", identity: "a", shards: 16, owned: [0, 5], members: ["a", "b"] };
- * console.log(h.owned.length);
+ * assert.ok(h.owned.every((shard) => shard < h.shards));
  * ```
  */
 export interface ShardCoordinatorHealth {
