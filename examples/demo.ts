@@ -7,7 +7,10 @@
  * from `informer.events()`, sync progress and cache size, and checks at the end that the cache
  * equals the server's state.
  *
- * Against a real cluster (for example through `kubectl proxy`):
+ * Against a real cluster, as kubectl reaches it (TLS, client certificates, exec plugins for EKS,
+ * GKE and AKS; `--kubeconfig` alone: KUBECONFIG, else ~/.kube/config, else in-cluster):
+ *   npm start -- --kubeconfig [PATH] [--context NAME] [--namespace NS] [--seconds 30]
+ * or through `kubectl proxy`:
  *   npm start -- --server http://127.0.0.1:8001 [--token TOKEN] [--namespace NS] [--seconds 30]
  *
  * Runs on Deno (`deno run -A examples/demo.ts`), Bun (`bun examples/demo.ts`) and Node (bundled).
@@ -26,6 +29,9 @@ import { SimulatedCluster } from "../src/testing/mod.ts";
 
 interface Args {
   server?: string;
+  /** A kubeconfig: its path, or "" for the usual lookup (KUBECONFIG, ~/.kube/config, in-cluster). */
+  kubeconfig?: string;
+  context?: string;
   token?: string;
   namespace?: string;
   seconds: number;
@@ -42,13 +48,19 @@ function parseArgs(argv: string[]): Args {
       return v;
     };
     if (a === "--server") args.server = value();
+    else if (a === "--kubeconfig") {
+      // An optional path: `--kubeconfig` alone means the usual lookup.
+      const next = argv[i + 1];
+      args.kubeconfig = next !== undefined && !next.startsWith("--") ? argv[++i]! : "";
+    } else if (a === "--context") args.context = value();
     else if (a === "--token") args.token = value();
     else if (a === "--namespace") args.namespace = value();
     else if (a === "--seconds") args.seconds = Number(value());
     else if (a === "--quiet") args.quiet = true;
     else if (a === "--help" || a === "-h") {
       console.log(
-        "usage: demo [--server URL] [--token TOKEN] [--namespace NS] [--seconds N] [--quiet]",
+        "usage: demo [--server URL [--token TOKEN] | --kubeconfig [PATH] [--context NAME]]\n" +
+          "            [--namespace NS] [--seconds N] [--quiet]",
       );
       throw new Error("help");
     } else throw new TypeError(`unknown argument ${a}`);
@@ -95,7 +107,25 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
   const stop = new AbortController();
   let cluster: SimulatedCluster | undefined;
   let client: KubeClient;
-  if (args.server) {
+  let closeConfig = (): void => {};
+  if (args.kubeconfig !== undefined) {
+    // A real cluster as kubectl sees it: TLS, client certificates, exec plugins (EKS, GKE, AKS).
+    // The loader of the runtime this runs on (an example may pick; the library never sniffs).
+    const { loadFromDefault, loadKubeconfig } = "Deno" in globalThis
+      ? await import("../src/config/deno.ts")
+      : "Bun" in globalThis
+      ? await import("../src/config/bun.ts")
+      : await import("../src/config/node.ts");
+    const options = args.kubeconfig === ""
+      ? await loadFromDefault(args.context ? { context: args.context } : {})
+      : await loadKubeconfig({
+        path: args.kubeconfig,
+        ...(args.context ? { context: args.context } : {}),
+      });
+    closeConfig = () => options.close();
+    client = new KubeClient(options);
+    console.log(`kinformer demo: watching pods on ${options.server} for ${args.seconds}s`);
+  } else if (args.server) {
     client = new KubeClient({ server: args.server, ...(args.token ? { token: args.token } : {}) });
     console.log(`kinformer demo: watching pods on ${args.server} for ${args.seconds}s`);
   } else {
@@ -225,6 +255,7 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
   }
   await factory.shutdown();
   cluster?.close();
+  closeConfig();
   return exit;
 }
 

@@ -179,6 +179,56 @@ export function syncRows(ctx: BenchContext, n: number, results: SyncResults): vo
         holds: x <= 0.35,
       });
     }
+    // Metadata-only informers (issue 16): the full informer, metadata only, and metadata only
+    // with managedFields stripped, each next to client-node's heap in the same run.
+    const m = r["kinformer-metadata"];
+    const mt = r["kinformer-metadata-transform"];
+    if (m && cn) {
+      ctx.row({
+        scenario: "2 heap after sync (metadata only) vs client-node",
+        runtime,
+        n,
+        result: fmtMB(m.heap),
+        baseline: fmtMB(cn.heap),
+        ratio: fmtX(m.heap / cn.heap),
+        target: "info",
+      });
+    }
+    if (mt && cn) {
+      const x = mt.heap / cn.heap;
+      ctx.row({
+        scenario: "2 heap after sync (metadata only, managedFields stripped) vs client-node",
+        runtime,
+        n,
+        result: fmtMB(mt.heap),
+        baseline: fmtMB(cn.heap),
+        ratio: fmtX(x),
+        target: target ? "<= 0.3x" : "info",
+        holds: target ? x <= 0.3 : undefined,
+      });
+    }
+    if (m && k) {
+      ctx.row({
+        scenario: "2 heap after sync (metadata only) vs full informer",
+        runtime,
+        n,
+        result: fmtMB(m.heap),
+        baseline: fmtMB(k.heap),
+        ratio: fmtX(m.heap / k.heap),
+        target: "info",
+      });
+    }
+    if (m && k) {
+      ctx.row({
+        scenario: "2 sync time (metadata only) vs full informer",
+        runtime,
+        n,
+        result: fmtMs(m.ms),
+        baseline: fmtMs(k.ms),
+        ratio: fmtX(m.ms / k.ms),
+        target: "info",
+      });
+    }
     if (k && bare) {
       ctx.row({
         scenario: "2 heap after sync vs bare parsed items",

@@ -4,6 +4,7 @@
  * one believes it leads at any time, and a new one leads soon after the leader crashes.
  * @module
  */
+import { Observers } from "./_observers.ts";
 import type { KubeClient } from "../client/kube_client.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
 import { checkBoolean, checkClock, checkFunction, checkOptionsObject } from "../util/validate.ts";
@@ -186,12 +187,10 @@ export class LeaderElector {
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #releaseOnStop: boolean;
-  readonly #onError: (error: unknown) => void;
-  readonly #observers = new Set<LeaderElectionCallbacks>();
+  readonly #observers: Observers<LeaderElectionCallbacks>;
   #state: LeaderElectorHealth["state"] = "idle";
   #term: LeaseTerm | undefined;
   #reported = "";
-  #lastError: { message: string; at: number } | undefined;
 
   /** Validates the options; starts no I/O. */
   constructor(options: LeaderElectorOptions) {
@@ -215,7 +214,7 @@ export class LeaderElector {
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#releaseOnStop = options.releaseOnStop ?? true;
-    this.#onError = options.onError ?? defaultOnError;
+    this.#observers = new Observers(this.#clock, options.onError ?? defaultOnError);
     this.#claim = new LeaseClaim(lock, this.identity, this.#clock, this.timings);
     const { onStartedLeading, onStoppedLeading, onNewLeader } = options;
     if (onStartedLeading || onStoppedLeading || onNewLeader) {
@@ -249,8 +248,7 @@ export class LeaderElector {
   /** Adds callbacks; returns a function that removes them. */
   observe(callbacks: LeaderElectionCallbacks): () => void {
     const entry = { ...callbacks };
-    this.#observers.add(entry);
-    return () => this.#observers.delete(entry);
+    return this.#observers.add(entry);
   }
 
   /** A snapshot for health checks and dashboards. */
@@ -263,7 +261,7 @@ export class LeaderElector {
       leaseTransitions: this.#claim.snapshot?.record.leaseTransitions ?? 0,
     };
     if (h.leading) h.leadingUntil = this.#term!.until;
-    if (this.#lastError !== undefined) h.lastError = { ...this.#lastError };
+    if (this.#observers.lastError !== undefined) h.lastError = { ...this.#observers.lastError };
     return h;
   }
 
@@ -337,7 +335,7 @@ export class LeaderElector {
         (s) => this.#claim.attempt(s),
       );
     } catch (error) {
-      if (!signal.aborted) this.#report(error);
+      if (!signal.aborted) this.#observers.report(error);
       return "failed";
     }
   }
@@ -351,7 +349,7 @@ export class LeaderElector {
     );
     this.#state = "leading";
     const signal = this.#term.signal;
-    this.#notify((o) => o.onStartedLeading?.(signal));
+    this.#observers.notify((o) => o.onStartedLeading?.(signal));
   }
 
   #endTerm(reason: string): void {
@@ -361,7 +359,7 @@ export class LeaderElector {
   #stopped(): void {
     this.#claim.drop();
     if (this.#state === "leading") this.#state = "candidate";
-    this.#notify((o) => o.onStoppedLeading?.());
+    this.#observers.notify((o) => o.onStoppedLeading?.());
   }
 
   async #release(): Promise<void> {
@@ -375,7 +373,7 @@ export class LeaderElector {
         (s) => this.#claim.release(s),
       );
     } catch (error) {
-      this.#report(error);
+      this.#observers.report(error);
     }
     this.#reportLeader();
   }
@@ -384,30 +382,6 @@ export class LeaderElector {
     const holder = this.#claim.holder;
     if (holder === "" || holder === this.#reported) return;
     this.#reported = holder;
-    this.#notify((o) => o.onNewLeader?.(holder));
-  }
-
-  /** Calls every observer; a throw or a rejected promise goes to onError. */
-  #notify(call: (o: LeaderElectionCallbacks) => unknown): void {
-    for (const o of [...this.#observers]) {
-      try {
-        const r = call(o);
-        if (r instanceof Promise) r.catch((error: unknown) => this.#report(error));
-      } catch (error) {
-        this.#report(error);
-      }
-    }
-  }
-
-  #report(error: unknown): void {
-    this.#lastError = {
-      message: error instanceof Error ? error.message : String(error),
-      at: this.#clock.now(),
-    };
-    try {
-      this.#onError(error);
-    } catch {
-      // An onError that throws has nowhere else to go; the elector keeps running.
-    }
+    this.#observers.notify((o) => o.onNewLeader?.(holder));
   }
 }

@@ -5,6 +5,7 @@
  * member Lease) by consistent hashing with bounded loads.
  * @module
  */
+import { Observers } from "./_observers.ts";
 import type { KubeClient } from "../client/kube_client.ts";
 import { leases } from "../client/resource.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
@@ -107,14 +108,12 @@ export class ShardCoordinator {
   readonly #client: KubeClient;
   readonly #clock: Clock;
   readonly #random: () => number;
-  readonly #onError: (error: unknown) => void;
-  readonly #observers = new Set<ShardCallbacks>();
+  readonly #observers: Observers<ShardCallbacks>;
   readonly #member: LeaseClaim;
   readonly #others = new Map<string, LeaseClaim>();
   readonly #slots: Slot[] = [];
   #members: string[] = [];
   #state: ShardCoordinatorHealth["state"] = "idle";
-  #lastError: { message: string; at: number } | undefined;
 
   /** Validates the options; starts no I/O. */
   constructor(options: ShardCoordinatorOptions) {
@@ -149,7 +148,7 @@ export class ShardCoordinator {
     this.#client = options.client;
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
-    this.#onError = options.onError ?? defaultOnError;
+    this.#observers = new Observers(this.#clock, options.onError ?? defaultOnError);
     const lock = (name: string, role: "member" | "shard"): LeaseLock =>
       new LeaseLock({
         client: options.client,
@@ -237,8 +236,7 @@ export class ShardCoordinator {
   /** Adds callbacks; returns a function that removes them. */
   observe(callbacks: ShardCallbacks): () => void {
     const entry = { ...callbacks };
-    this.#observers.add(entry);
-    return () => this.#observers.delete(entry);
+    return this.#observers.add(entry);
   }
 
   /** A snapshot for health checks and dashboards. */
@@ -250,7 +248,7 @@ export class ShardCoordinator {
       owned: this.ownedShards(),
       members: this.members(),
     };
-    if (this.#lastError !== undefined) h.lastError = { ...this.#lastError };
+    if (this.#observers.lastError !== undefined) h.lastError = { ...this.#observers.lastError };
     return h;
   }
 
@@ -368,7 +366,7 @@ export class ShardCoordinator {
     const members = [...live].sort();
     if (members.join("\u0000") === this.#members.join("\u0000")) return;
     this.#members = members;
-    this.#notify((o) => o.onMembersChanged?.(members));
+    this.#observers.notify((o) => o.onMembersChanged?.(members));
   }
 
   /** Renews, takes, stops or releases one shard. */
@@ -444,18 +442,18 @@ export class ShardCoordinator {
       `shard ${slot.index} of ${this.name}`,
       () => {
         slot.claim.drop();
-        this.#notify((o) => o.onShardStopped?.(slot.index));
+        this.#observers.notify((o) => o.onShardStopped?.(slot.index));
       },
     );
     slot.term = term;
-    this.#notify((o) => o.onShardStarted?.(slot.index, term.signal));
+    this.#observers.notify((o) => o.onShardStarted?.(slot.index, term.signal));
   }
 
   /** Ends the shard's term; `drop` also stops believing the lease is held. */
   #stopShard(slot: Slot, reason: string, drop = true): void {
     if (slot.term?.end(reason)) {
       if (drop) slot.claim.drop();
-      this.#notify((o) => o.onShardStopped?.(slot.index));
+      this.#observers.notify((o) => o.onShardStopped?.(slot.index));
     }
   }
 
@@ -551,32 +549,8 @@ export class ShardCoordinator {
         fn,
       );
     } catch (error) {
-      if (!signal.aborted) this.#report(error);
+      if (!signal.aborted) this.#observers.report(error);
       return undefined;
-    }
-  }
-
-  /** Calls every observer; a throw or a rejected promise goes to onError. */
-  #notify(call: (o: ShardCallbacks) => unknown): void {
-    for (const o of [...this.#observers]) {
-      try {
-        const r = call(o);
-        if (r instanceof Promise) r.catch((error: unknown) => this.#report(error));
-      } catch (error) {
-        this.#report(error);
-      }
-    }
-  }
-
-  #report(error: unknown): void {
-    this.#lastError = {
-      message: error instanceof Error ? error.message : String(error),
-      at: this.#clock.now(),
-    };
-    try {
-      this.#onError(error);
-    } catch {
-      // nowhere else to go; the coordinator keeps running
     }
   }
 }

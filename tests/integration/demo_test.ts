@@ -1,7 +1,12 @@
 // `npm start` is the first thing a new user runs: prove it works and ends with a consistent cache.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { bin, missingBinary, ROOT, runProcess } from "../_runtime_process.ts";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { pods } from "../../src/client/resource.ts";
+import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { serveHandler } from "../_serve.ts";
+import { bin, missingBinary, ROOT, runProcess, withTempDir } from "../_runtime_process.ts";
 
 const deno = bin("deno");
 const skip = missingBinary(deno, "deno");
@@ -27,5 +32,47 @@ test(
       assert.match(r.stdout, new RegExp(`fault: ${fault}`));
     }
     assert.match(r.stdout, /cache matches the server: yes/);
+  },
+);
+
+test(
+  "npm start -- --kubeconfig PATH watches the cluster the kubeconfig names (token auth)",
+  { skip, timeout: 60_000 },
+  async () => {
+    const cluster = new SimulatedCluster({ token: "demo-token" });
+    cluster.seed(pods, 7);
+    const server = await serveHandler(cluster.fetch);
+    try {
+      await withTempDir("demo", async (dir) => {
+        const path = join(dir, "kubeconfig.yaml");
+        await writeFile(
+          path,
+          [
+            "apiVersion: v1",
+            "kind: Config",
+            "clusters:",
+            `- {name: sim, cluster: {server: "${server.url}"}}`,
+            "users:",
+            "- {name: u, user: {token: demo-token}}",
+            "contexts:",
+            "- {name: sim, context: {cluster: sim, user: u}}",
+            "current-context: sim",
+            "",
+          ].join("\n"),
+        );
+        const r = await runProcess(
+          deno,
+          ["run", "-A", "examples/demo.ts", "--kubeconfig", path, "--seconds", "1", "--quiet"],
+          { cwd: ROOT },
+        );
+        assert.equal(r.code, 0, r.output);
+        assert.match(r.stdout, new RegExp(`watching pods on ${server.url}`));
+        assert.match(r.stdout, /done: \d+ events, 7 pods cached/);
+        assert.ok(cluster.requests.some((q) => q.verb === "list"), "it listed the cluster");
+      });
+    } finally {
+      await server.close();
+      cluster.close();
+    }
   },
 );
