@@ -6,6 +6,8 @@ import { type Clock, systemClock } from "../util/clock.ts";
 import { checkNumber } from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
 import type { RecordedRequest } from "./_request_log.ts";
+import { type ResourceInfo, type ServedResource, servedResources } from "./_resources.ts";
+import type { AnyResourceDescriptor } from "../client/resource.ts";
 import { DEFAULT_MAX_JSON_DEPTH } from "./_servable.ts";
 
 /** Constructor options of `SimulatedCluster`. */
@@ -21,6 +23,16 @@ export interface SimulatedClusterOptions {
    * @default 1
    */
   seed?: number;
+  /**
+   * More resources to serve next to the built-in ones (pods, configmaps, namespaces,
+   * deployments, leases and the `widgets` custom resource): your CRDs' descriptors (from
+   * `defineResource`), or built-in resources the cluster does not serve by default, such as
+   * services or secrets. Each is served like the built-in ones (list, watch, get, every write,
+   * server-side apply, discovery for kubectl), namespaced or cluster-scoped as its descriptor
+   * says, with a `status` subresource unless `{ resource, statusSubresource: false }`.
+   * @default []
+   */
+  resources?: ReadonlyArray<AnyResourceDescriptor | ServedResource>;
   /**
    * When set, requests without `Authorization: Bearer <token>` get a 401 Status, unless a
    * client certificate authenticated them (served over HTTPS with `tls.clientCa`).
@@ -100,6 +112,8 @@ export interface SimulatedClusterOptions {
 export interface ResolvedClusterOptions {
   /** Time source. */
   readonly clock: Clock;
+  /** Every served resource: the built-in ones, then `options.resources`. */
+  readonly resources: readonly ResourceInfo[];
   /** Seed. */
   readonly seed: number;
   /** Bearer token, if required. */
@@ -170,6 +184,7 @@ export function resolveClusterOptions(
   }
   return {
     clock: o.clock ?? systemClock,
+    resources: servedResources(o.resources),
     seed,
     token: o.token,
     historyLimit,

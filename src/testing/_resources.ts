@@ -11,6 +11,8 @@ import {
   namespaces,
   pods,
 } from "../client/resource.ts";
+import { defineResource } from "../client/define_resource.ts";
+import { describeValue } from "../util/values.ts";
 import { checkLease } from "./_lease_rules.ts";
 import { widgets } from "./widgets.ts";
 
@@ -100,3 +102,114 @@ export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
   info(deployments, "deployment", ["deploy"], [], true, false, true),
   info(leases, "lease", [], [], false, false, false, checkLease),
 ]);
+
+/**
+ * One more resource for the simulated cluster to serve (option `resources`): a custom resource
+ * as its CRD would define it, or a built-in one the cluster does not serve by default (services,
+ * secrets, ...). Given as a bare descriptor, it gets a `status` subresource, no `scale`
+ * subresource and no short names.
+ *
+ * @example
+ * ```ts
+ * import { defineResource, KubeClient } from "@kinformer/kinformer/client";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
+ * const services = defineResource({ version: "v1", resource: "services", kind: "Service", namespaced: true });
+ * const gadgets = defineResource({
+ *   group: "example.org", version: "v1alpha1", resource: "gadgets", kind: "Gadget", namespaced: false,
+ * });
+ * const cluster = new SimulatedCluster({
+ *   resources: [services, { resource: gadgets, scaleSubresource: true, shortNames: ["gd"] }],
+ * });
+ * const client = new KubeClient({ server: "http://sim.test", fetch: cluster.fetch });
+ * await client.create(services, { metadata: { namespace: "default", name: "web" } });
+ * await client.create(gadgets, { metadata: { name: "g1" }, spec: { replicas: 2 } });
+ * assert.equal((await client.list(services, { namespace: "default" })).items.length, 1);
+ * assert.equal((await client.get(gadgets, "g1", { subresource: "scale" })).spec?.replicas, 2);
+ * cluster.close();
+ * ```
+ */
+export interface ServedResource {
+  /** What to serve: group, version, plural name, kind, scope. */
+  readonly resource: AnyResourceDescriptor;
+  /**
+   * Whether `/status` is a subresource: main-resource writes keep the old `status`, and
+   * `metadata.generation` counts spec changes only (a CRD's `subresources.status`).
+   * @default true
+   */
+  readonly statusSubresource?: boolean;
+  /**
+   * Whether `/scale` is a subresource, as an `autoscaling/v1` Scale of `spec.replicas`
+   * (a CRD's `subresources.scale` with the usual paths).
+   * @default false
+   */
+  readonly scaleSubresource?: boolean;
+  /**
+   * Short names for discovery, so that `kubectl get <short>` works.
+   * @default []
+   */
+  readonly shortNames?: readonly string[];
+}
+
+function servedResource(entry: unknown, at: string): ServedResource {
+  if (typeof entry !== "object" || entry === null) {
+    throw new TypeError(
+      `${at} must be a resource descriptor or { resource }, got ${describeValue(entry)}`,
+    );
+  }
+  if (
+    !Object.hasOwn(entry, "resource") ||
+    typeof (entry as { resource: unknown }).resource === "string"
+  ) {
+    return { resource: entry as AnyResourceDescriptor }; // a bare descriptor
+  }
+  const e = entry as ServedResource;
+  for (const flag of ["statusSubresource", "scaleSubresource"] as const) {
+    if (e[flag] !== undefined && typeof e[flag] !== "boolean") {
+      throw new TypeError(`${at}.${flag} must be a boolean, got ${describeValue(e[flag])}`);
+    }
+  }
+  if (
+    e.shortNames !== undefined &&
+    (!Array.isArray(e.shortNames) || e.shortNames.some((n) => typeof n !== "string" || n === ""))
+  ) {
+    throw new TypeError(`${at}.shortNames must be an array of non-empty strings`);
+  }
+  return e;
+}
+
+/**
+ * The built-in served resources plus `extra` (validated: a bad descriptor or one already served
+ * is a `TypeError` naming its index).
+ */
+export function servedResources(extra: unknown): readonly ResourceInfo[] {
+  if (extra === undefined) return SERVED_RESOURCES;
+  if (!Array.isArray(extra)) {
+    throw new TypeError(`options.resources must be an array, got ${describeValue(extra)}`);
+  }
+  const out = [...SERVED_RESOURCES];
+  const ids = new Set(out.map((r) => r.id));
+  extra.forEach((entry, i) => {
+    const at = `options.resources[${i}]`;
+    const e = servedResource(entry, at);
+    let desc: AnyResourceDescriptor;
+    try {
+      desc = defineResource(e.resource);
+    } catch (err) {
+      throw new TypeError(`${at}: ${(err as Error).message}`);
+    }
+    const id = resourceId(desc);
+    if (ids.has(id)) throw new TypeError(`${at}: ${id} is already served`);
+    ids.add(id);
+    out.push(info(
+      desc,
+      desc.kind.toLowerCase(),
+      [...(e.shortNames ?? [])],
+      [],
+      e.statusSubresource ?? true,
+      true,
+      e.scaleSubresource ?? false,
+    ));
+  });
+  return Object.freeze(out);
+}

@@ -42,6 +42,7 @@ export type {
   ObjectRef,
   RecordedRequest,
   SeedFactory,
+  ServedResource,
   SimulatedClusterOptions,
 } from "./simulated_cluster.ts";
 export { ClusterFaults } from "./faults.ts";

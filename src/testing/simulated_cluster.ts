@@ -20,7 +20,7 @@ import { handleRequest, type HttpEnv } from "./_http.ts";
 import { InProcessWebSocket } from "./_in_process_websocket.ts";
 import { mergePatch } from "./_patch.ts";
 import { type RecordedRequest, RequestLog } from "./_request_log.ts";
-import { resourceId, type ResourceInfo, SERVED_RESOURCES } from "./_resources.ts";
+import { resourceId, type ResourceInfo } from "./_resources.ts";
 import { Rng } from "./_rng.ts";
 import { objectKey, type ResourceState, Store } from "./_store.ts";
 import { findObject } from "./_writes.ts";
@@ -30,6 +30,7 @@ import { ClusterFaults } from "./faults.ts";
 import { fixtureFor } from "./_fixture_for.ts";
 
 export type { SimulatedClusterOptions } from "./_cluster_options.ts";
+export type { ServedResource } from "./_resources.ts";
 export { LOOPBACK_ORIGINS } from "./_cors.ts";
 export type { RecordedRequest } from "./_request_log.ts";
 
@@ -128,7 +129,7 @@ export class SimulatedCluster implements Disposable {
   readonly #clock: Clock;
   readonly #rng: Rng;
   readonly #store: Store;
-  readonly #resources: readonly ResourceInfo[] = SERVED_RESOURCES;
+  readonly #resources: readonly ResourceInfo[];
   readonly #requestLog: RequestLog;
   readonly #channels = new Set<BodyChannel>();
   readonly #watches = new Set<{ drop(): void; close(): void; shutdown?(): void }>();
@@ -139,6 +140,7 @@ export class SimulatedCluster implements Disposable {
   constructor(options?: SimulatedClusterOptions) {
     const o = resolveClusterOptions(options);
     this.#clock = o.clock;
+    this.#resources = o.resources;
     this.#requestLog = new RequestLog(o.requestLogLimit, o.logRequests);
     const cors = new CorsPolicy(o.corsAllowedOrigins);
     this.#rng = new Rng(o.seed);

@@ -9,7 +9,11 @@ import { join } from "node:path";
 import { configmaps, deployments, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import {
+  SimulatedCluster,
+  type SimulatedClusterOptions,
+} from "../../src/testing/simulated_cluster.ts";
+import { defineResource } from "../../src/client/define_resource.ts";
 import { deploymentFixture } from "../../src/testing/fixtures.ts";
 import { widgets } from "../../src/testing/widgets.ts";
 import { serveHandler } from "../_serve.ts";
@@ -61,7 +65,7 @@ describe(
   "kubectl against the simulated cluster",
   { skip: !available && "kubectl not found" },
   () => {
-    async function setup(): Promise<{
+    async function setup(options: SimulatedClusterOptions = {}): Promise<{
       c: SimulatedCluster;
       clock: ManualClock;
       kubectl: (args: string[]) => Promise<Run>;
@@ -72,7 +76,7 @@ describe(
       const clock = new ManualClock();
       // client-go reads a kubeconfig's credentials only for TLS servers, so kubectl sends no
       // Authorization header to this http:// URL; the cluster therefore does not demand one.
-      const c = new SimulatedCluster({ clock, seed: 42 });
+      const c = new SimulatedCluster({ clock, seed: 42, ...options });
       const server = await serveHandler(c.fetch);
       const dir = await mkdtemp(join(tmpdir(), "kinformer-kubectl-"));
       const kubeconfig = join(dir, "config");
@@ -151,6 +155,43 @@ describe(
         },
       };
     }
+
+    test("extra resources (option resources) are discovered and served to kubectl", async () => {
+      const services = defineResource({
+        version: "v1",
+        resource: "services",
+        kind: "Service",
+        namespaced: true,
+      });
+      const gadgets = defineResource({
+        group: "example.org",
+        version: "v1alpha1",
+        resource: "gadgets",
+        kind: "Gadget",
+        namespaced: false,
+      });
+      const { c, kubectl, close } = await setup({
+        resources: [services, { resource: gadgets, shortNames: ["gd"] }],
+      });
+      try {
+        c.create(services, { metadata: { name: "web", namespace: "default" } });
+        c.create(gadgets, { metadata: { name: "g1" }, spec: { size: 1 } });
+        const svc = JSON.parse((await kubectl(["get", "services", "-o", "json"])).stdout) as {
+          items: KubeObject[];
+        };
+        assert.deepEqual(svc.items.map((s) => s.metadata.name), ["web"]);
+        // A short name, and a cluster-scoped custom resource (no namespace in the path).
+        const gd = JSON.parse((await kubectl(["get", "gd", "-o", "json"])).stdout) as {
+          items: KubeObject[];
+        };
+        assert.deepEqual(gd.items, c.list(gadgets));
+        assert.ok(c.requests.some((r) => r.path === "/apis/example.org/v1alpha1/gadgets"));
+        const resources = (await kubectl(["api-resources", "--api-group=example.org"])).stdout;
+        assert.match(resources, /gadgets\s+gd\s+example\.org\/v1alpha1\s+false\s+Gadget/);
+      } finally {
+        await close();
+      }
+    });
 
     function seedPods(c: SimulatedCluster): void {
       c.seed(pods, 12);
