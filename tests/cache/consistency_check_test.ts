@@ -143,6 +143,58 @@ describe("consistency check: each kind of drift is caught", () => {
     await closed(e);
   });
 
+  test("a namespaced, label- and field-selected informer is checked against the same selection", async () => {
+    const e = env();
+    for (const ns of ["a", "b"]) {
+      for (const app of ["web", "db"]) {
+        for (let i = 0; i < 3; i++) e.cluster.create(pods, pod(ns, `${app}-${i}`, { app }));
+      }
+    }
+    e.cluster.patch(pods, { namespace: "a", name: "web-2" }, { spec: { nodeName: "n2" } });
+    const inf = e.informer<KubeObject>({
+      resource: pods,
+      namespace: "a",
+      labelSelector: "app=web",
+      fieldSelector: "spec.nodeName!=n2",
+    });
+    inf.start();
+    await inf.waitForSync();
+    await e.clock.flush();
+    assert.deepEqual(inf.store.listKeys().sort(), ["a/web-0", "a/web-1"]);
+    const r = await settle(e, inf.verify());
+    // Objects outside the selection (other namespaces, other labels, other fields) are not
+    // "missing": the check lists exactly what the informer watches.
+    assert.equal(r.outcome, "consistent", JSON.stringify(r));
+    assert.equal(r.listed, 2);
+    const list = checkLists(e)[0]!;
+    assert.equal(list.namespace, "a");
+    assert.equal(list.query.labelSelector, "app=web");
+    assert.equal(list.query.fieldSelector, "spec.nodeName!=n2");
+    // A lost event inside the selection is still caught.
+    e.cluster.faults.loseNextWatchEvent({ resource: pods });
+    e.cluster.create(pods, pod("a", "web-9", { app: "web" }));
+    const r2 = await settle(e, inf.verify());
+    assert.deepEqual(keys(r2, "missing"), ["a/web-9"]);
+    await closed(e);
+  });
+
+  test("many drifted keys: the result lists every one, the error names five and says there are more", async () => {
+    const e = env();
+    const inf = await watching(e, 1);
+    for (let i = 0; i < 8; i++) {
+      e.cluster.faults.loseNextWatchEvent({ resource: pods });
+      e.cluster.create(pods, pod("a", `lost-${i}`));
+    }
+    const r = await settle(e, inf.verify());
+    assert.equal(keys(r, "missing").length, 8);
+    const error = e.errors.find((x) => x.kind === "drift")!.error as DriftError;
+    assert.equal(error.missing, 8);
+    assert.equal(error.sampleKeys.length, 5);
+    assert.ok(error.sampleKeys.every((k) => keys(r, "missing").includes(k)));
+    assert.match(error.message, /8 missing, 0 extra, 0 stale \([^)]*, \.\.\.\)/);
+    await closed(e);
+  });
+
   test("a lost DELETED: extra", async () => {
     const e = env();
     const inf = await watching(e, 3);
