@@ -43,7 +43,13 @@ function keyOf(ev: Exclude<InformerEvent, { type: "synced" }>): string {
 let running: AbortController | undefined;
 
 async function run(start: Extract<ToWorker, { type: "start" }>, stop: AbortSignal): Promise<void> {
-  const client = new KubeClient({ server: start.server, token: start.token });
+  // "auto": watches over WebSockets in a browser, which do not hold one of the six HTTP/1.1
+  // connections the page may have to the API server's origin (see the README, "Browsers").
+  const client = new KubeClient({
+    server: start.server,
+    token: start.token,
+    watchTransport: "auto",
+  });
   const informer = createInformer(client, {
     resource: configmaps,
     namespace: start.namespace,

@@ -131,6 +131,8 @@ describe(`browsers: headless Chromium (test process: ${runtime})`, () => {
           assert.deepEqual(problems, []);
           const verbs = cluster.requests.map((r) => r.verb);
           assert.deepEqual(verbs.slice(0, 2), ["list", "watch"]);
+          // The worker's client says watchTransport "auto": in a browser, that is a WebSocket.
+          assert.equal(cluster.requests[1]!.webSocket, true, "the watch went over a WebSocket");
           assert.ok(cluster.requests.every((r) => r.namespace === "default"));
         } finally {
           await context?.close();

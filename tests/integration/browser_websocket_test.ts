@@ -172,7 +172,8 @@ describe(`browsers: ten informers on one origin in headless Chromium (test proce
               `one informer stopped: one more watch`,
           );
 
-          // --- WebSocket watches, against another API server origin ---
+          // --- WebSocket watches (transport "auto", as the README advises for browsers),
+          // against another API server origin ---
           const page2 = await context.newPage();
           page2.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
           await page2.goto(`${pages.url}/index.html`);
@@ -182,7 +183,7 @@ describe(`browsers: ten informers on one origin in headless Chromium (test proce
           await page2.evaluate(
             `informers.start(${JSON.stringify(ws.server.url)}, ${
               JSON.stringify(TOKEN)
-            }, ${INFORMERS}, "websocket")`,
+            }, ${INFORMERS}, "auto")`, // "auto" picks WebSockets in a browser
           );
           await page2.waitForFunction(`informers.state.synced.length === ${INFORMERS}`, undefined, {
             timeout: 10_000,
