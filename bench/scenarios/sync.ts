@@ -85,159 +85,123 @@ export async function measureSync(
   return out;
 }
 
+/**
+ * One row of scenario 2: `impl`'s figure next to `baseline`'s (same runtime, same run). `faster`
+ * states the ratio as baseline/impl ("x faster"), else impl/baseline. `target` (a bound on that
+ * ratio) applies at 50k pods only.
+ */
+interface SyncComparison {
+  scenario: string;
+  impl: string;
+  baseline: string;
+  figure: "ms" | "heap";
+  faster?: boolean;
+  target?: { text: string; holds: (x: number) => boolean; always?: boolean };
+}
+
+const SYNC_COMPARISONS: readonly SyncComparison[] = [
+  {
+    scenario: "2 sync time vs client-node (x faster)",
+    impl: "kinformer",
+    baseline: "client-node",
+    figure: "ms",
+    faster: true,
+    target: { text: ">= 3x", holds: (x) => x >= 3 },
+  },
+  {
+    scenario: "2 sync time vs bare paged fetch+parse",
+    impl: "kinformer",
+    baseline: "bare",
+    figure: "ms",
+    target: { text: "<= 1.3x", holds: (x) => x <= 1.3 },
+  },
+  {
+    scenario: "2 sync time (initialList: stream) vs client-node (x faster)",
+    impl: "kinformer-stream",
+    baseline: "client-node",
+    figure: "ms",
+    faster: true,
+  },
+  {
+    scenario: "2 sync time (initialList: stream) vs bare paged loop",
+    impl: "kinformer-stream",
+    baseline: "bare",
+    figure: "ms",
+  },
+  {
+    scenario: "2 sync time (transform) vs bare loop",
+    impl: "kinformer-transform",
+    baseline: "bare",
+    figure: "ms",
+  },
+  {
+    scenario: "2 heap after sync vs client-node",
+    impl: "kinformer",
+    baseline: "client-node",
+    figure: "heap",
+    target: { text: "<= 0.5x", holds: (x) => x <= 0.5, always: true },
+  },
+  {
+    scenario: "2 heap after sync (transform) vs client-node",
+    impl: "kinformer-transform",
+    baseline: "client-node",
+    figure: "heap",
+    target: { text: "<= 0.35x", holds: (x) => x <= 0.35, always: true },
+  },
+  // Metadata-only informers (issue 16): metadata only, and metadata only with managedFields
+  // stripped, next to client-node's heap and to the full informer's.
+  {
+    scenario: "2 heap after sync (metadata only) vs client-node",
+    impl: "kinformer-metadata",
+    baseline: "client-node",
+    figure: "heap",
+  },
+  {
+    scenario: "2 heap after sync (metadata only, managedFields stripped) vs client-node",
+    impl: "kinformer-metadata-transform",
+    baseline: "client-node",
+    figure: "heap",
+    target: { text: "<= 0.3x", holds: (x) => x <= 0.3 },
+  },
+  {
+    scenario: "2 heap after sync (metadata only) vs full informer",
+    impl: "kinformer-metadata",
+    baseline: "kinformer",
+    figure: "heap",
+  },
+  {
+    scenario: "2 sync time (metadata only) vs full informer",
+    impl: "kinformer-metadata",
+    baseline: "kinformer",
+    figure: "ms",
+  },
+  {
+    scenario: "2 heap after sync vs bare parsed items",
+    impl: "kinformer",
+    baseline: "bare",
+    figure: "heap",
+  },
+];
+
 /** The table rows of one size's sync results (targets are stated for 50k pods). */
 export function syncRows(ctx: BenchContext, n: number, results: SyncResults): void {
-  const target = n === 50_000;
   for (const [runtime, r] of Object.entries(results)) {
-    const k = r.kinformer;
-    const t = r["kinformer-transform"];
-    const bare = r.bare;
-    const cn = r["client-node"];
-    if (k && cn) {
-      const x = cn.ms / k.ms;
+    for (const c of SYNC_COMPARISONS) {
+      const a = r[c.impl];
+      const b = r[c.baseline];
+      if (!a || !b) continue;
+      const x = c.faster ? b[c.figure] / a[c.figure] : a[c.figure] / b[c.figure];
+      const fmt = c.figure === "ms" ? fmtMs : fmtMB;
+      const applies = c.target !== undefined && (n === 50_000 || c.target.always === true);
       ctx.row({
-        scenario: "2 sync time vs client-node (x faster)",
+        scenario: c.scenario,
         runtime,
         n,
-        result: fmtMs(k.ms),
-        baseline: fmtMs(cn.ms),
+        result: fmt(a[c.figure]),
+        baseline: fmt(b[c.figure]),
         ratio: fmtX(x),
-        target: target ? ">= 3x" : "info",
-        holds: target ? x >= 3 : undefined,
-      });
-    }
-    if (k && bare) {
-      const x = k.ms / bare.ms;
-      ctx.row({
-        scenario: "2 sync time vs bare paged fetch+parse",
-        runtime,
-        n,
-        result: fmtMs(k.ms),
-        baseline: fmtMs(bare.ms),
-        ratio: fmtX(x),
-        target: target ? "<= 1.3x" : "info",
-        holds: target ? x <= 1.3 : undefined,
-      });
-    }
-    const st = r["kinformer-stream"];
-    if (st && cn) {
-      ctx.row({
-        scenario: "2 sync time (initialList: stream) vs client-node (x faster)",
-        runtime,
-        n,
-        result: fmtMs(st.ms),
-        baseline: fmtMs(cn.ms),
-        ratio: fmtX(cn.ms / st.ms),
-        target: "info",
-      });
-    }
-    if (st && bare) {
-      ctx.row({
-        scenario: "2 sync time (initialList: stream) vs bare paged loop",
-        runtime,
-        n,
-        result: fmtMs(st.ms),
-        baseline: fmtMs(bare.ms),
-        ratio: fmtX(st.ms / bare.ms),
-        target: "info",
-      });
-    }
-    if (t && bare) {
-      ctx.row({
-        scenario: "2 sync time (transform) vs bare loop",
-        runtime,
-        n,
-        result: fmtMs(t.ms),
-        baseline: fmtMs(bare.ms),
-        ratio: fmtX(t.ms / bare.ms),
-        target: "info",
-      });
-    }
-    if (k && cn) {
-      const x = k.heap / cn.heap;
-      ctx.row({
-        scenario: "2 heap after sync vs client-node",
-        runtime,
-        n,
-        result: fmtMB(k.heap),
-        baseline: fmtMB(cn.heap),
-        ratio: fmtX(x),
-        target: "<= 0.5x",
-        holds: x <= 0.5,
-      });
-    }
-    if (t && cn) {
-      const x = t.heap / cn.heap;
-      ctx.row({
-        scenario: "2 heap after sync (transform) vs client-node",
-        runtime,
-        n,
-        result: fmtMB(t.heap),
-        baseline: fmtMB(cn.heap),
-        ratio: fmtX(x),
-        target: "<= 0.35x",
-        holds: x <= 0.35,
-      });
-    }
-    // Metadata-only informers (issue 16): the full informer, metadata only, and metadata only
-    // with managedFields stripped, each next to client-node's heap in the same run.
-    const m = r["kinformer-metadata"];
-    const mt = r["kinformer-metadata-transform"];
-    if (m && cn) {
-      ctx.row({
-        scenario: "2 heap after sync (metadata only) vs client-node",
-        runtime,
-        n,
-        result: fmtMB(m.heap),
-        baseline: fmtMB(cn.heap),
-        ratio: fmtX(m.heap / cn.heap),
-        target: "info",
-      });
-    }
-    if (mt && cn) {
-      const x = mt.heap / cn.heap;
-      ctx.row({
-        scenario: "2 heap after sync (metadata only, managedFields stripped) vs client-node",
-        runtime,
-        n,
-        result: fmtMB(mt.heap),
-        baseline: fmtMB(cn.heap),
-        ratio: fmtX(x),
-        target: target ? "<= 0.3x" : "info",
-        holds: target ? x <= 0.3 : undefined,
-      });
-    }
-    if (m && k) {
-      ctx.row({
-        scenario: "2 heap after sync (metadata only) vs full informer",
-        runtime,
-        n,
-        result: fmtMB(m.heap),
-        baseline: fmtMB(k.heap),
-        ratio: fmtX(m.heap / k.heap),
-        target: "info",
-      });
-    }
-    if (m && k) {
-      ctx.row({
-        scenario: "2 sync time (metadata only) vs full informer",
-        runtime,
-        n,
-        result: fmtMs(m.ms),
-        baseline: fmtMs(k.ms),
-        ratio: fmtX(m.ms / k.ms),
-        target: "info",
-      });
-    }
-    if (k && bare) {
-      ctx.row({
-        scenario: "2 heap after sync vs bare parsed items",
-        runtime,
-        n,
-        result: fmtMB(k.heap),
-        baseline: fmtMB(bare.heap),
-        ratio: fmtX(k.heap / bare.heap),
-        target: "info",
+        target: applies ? c.target!.text : "info",
+        holds: applies ? c.target!.holds(x) : undefined,
       });
     }
   }
