@@ -10,27 +10,39 @@
 //
 //   node scripts/readme_check.mjs            check README.md (npm test runs this)
 import { spawn } from "node:child_process";
+import { realpathSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const root = resolve(import.meta.dirname, "..");
 const deno = join(root, "node_modules", ".bin", "deno");
 
-/** The ```ts blocks of `markdown`: `{ line, code, ignored }`, line = the fence's line (1-based). */
+/**
+ * The ```ts blocks of `markdown`: `{ line, indent, code, ignored }`, line = the fence's line
+ * (1-based). A fence may be indented (a block inside a list item): its indentation is stripped
+ * from the block's lines, and `indent` says how much it was.
+ */
 export function typescriptBlocks(markdown) {
   const blocks = [];
   const lines = markdown.split("\n");
   for (let i = 0; i < lines.length; i++) {
-    const open = /^```(ts|typescript)(\s+.*)?$/.exec(lines[i]);
+    const open = /^( *)```(ts|typescript)(\s+.*)?$/.exec(lines[i]);
     if (open === null) continue;
     const start = i;
+    const indent = open[1].length;
     const body = [];
-    for (i++; i < lines.length && !/^```\s*$/.test(lines[i]); i++) body.push(lines[i]);
+    for (i++; i < lines.length && !/^ *```\s*$/.test(lines[i]); i++) {
+      // As CommonMark does: drop up to the fence's indentation from each line.
+      const spaces = /^ */.exec(lines[i])[0].length;
+      body.push(lines[i].slice(Math.min(spaces, indent)));
+    }
     if (i === lines.length) throw new Error(`README.md:${start + 1}: unterminated code block`);
     blocks.push({
       line: start + 1,
+      indent,
       code: body.join("\n") + "\n",
-      ignored: /\bignore\b/.test(open[2] ?? ""),
+      ignored: /\bignore\b/.test(open[3] ?? ""),
     });
   }
   return blocks;
@@ -69,10 +81,15 @@ async function main() {
       return 1;
     }
     const r = await run(deno, ["check", "--quiet", ...files]);
-    // Point errors at README.md lines: block line L, file line N is README line L + N.
+    // Point errors at README.md lines: block line L, file line N is README line L + N (and the
+    // column moves right by the block's indentation).
+    const indents = new Map(checked.map((b) => [b.line, b.indent]));
     const out = r.out.replace(
       /\S*readme_line_(\d+)\.ts:(\d+):(\d+)/g,
-      (_, block, line, column) => `README.md:${Number(block) + Number(line)}:${column}`,
+      (_, block, line, column) =>
+        `README.md:${Number(block) + Number(line)}:${
+          Number(column) + (indents.get(Number(block)) ?? 0)
+        }`,
     );
     if (out.trim() !== "") console.log(out.trimEnd());
     const ignored = blocks.length - checked.length;
@@ -88,4 +105,9 @@ async function main() {
   }
 }
 
-process.exitCode = await main();
+// Run as a script; imported (tests/scripts/readme_check_test.ts), it only exports. Real paths:
+// through a symlinked checkout, argv[1] and import.meta.url can name the file differently.
+const script = process.argv[1];
+if (script !== undefined && realpathSync(script) === realpathSync(fileURLToPath(import.meta.url))) {
+  process.exitCode = await main();
+}

@@ -15,8 +15,9 @@ export interface ServeTlsOptions {
    * PEM CA bundle that client certificates are checked against. A request whose connection
    * showed a certificate signed by it is authenticated as the certificate's CN (the
    * simulated cluster then needs no token for it); connections without one, or with one
-   * from another CA, are still served, unauthenticated. Only `serve-node` can verify client
-   * certificates; the Deno.serve and Bun.serve adapters refuse this option.
+   * from another CA, are still served, unauthenticated. Only the Node adapter
+   * (`@kinformer/kinformer/testing/node`) can verify client certificates; the Deno.serve and
+   * Bun.serve adapters (`/testing/deno`, `/testing/bun`) refuse this option.
    * @default undefined (client certificates are not asked for)
    */
   clientCa?: string;

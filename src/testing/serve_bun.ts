@@ -1,7 +1,7 @@
 /**
  * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP or HTTPS with
  * `Bun.serve`. Bun.serve does not show the handler client certificates: for `tls.clientCa`
- * use `serve-node`, which runs on Bun too.
+ * use `@kinformer/kinformer/testing/node`, which runs on Bun too.
  * @module
  */
 import {
@@ -132,7 +132,7 @@ async function upgrade(
  * Caveat: Bun.serve (1.x) holds back the end of the response head until the body's first
  * chunk (oven-sh/bun#33660), so a client's `fetch()` of a watch that has no event to send yet
  * does not resolve until the first event. Watches with initial events, lists and everything
- * else are unaffected. For watches from a resourceVersion, prefer `serve_node.ts`, which runs
+ * else are unaffected. For watches from a resourceVersion, prefer `@kinformer/kinformer/testing/node`, which runs
  * on Bun through its Node compatibility and sends the head at once.
  *
  * @example
@@ -155,7 +155,7 @@ export function serve(handler: FetchHandler, options?: ServeOptions): Promise<Se
   if (tls?.clientCa !== undefined) {
     throw new TypeError(
       "options.tls.clientCa: Bun.serve does not show client certificates to the handler; " +
-        "use @kinformer/kinformer/testing/serve-node, which runs on Bun too",
+        "use @kinformer/kinformer/testing/node, which runs on Bun too",
     );
   }
   signal?.throwIfAborted();

@@ -1,7 +1,7 @@
 /**
  * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP or HTTPS with
  * `Deno.serve`. Deno.serve cannot ask for client certificates: for `tls.clientCa` use
- * `serve-node`, which runs on Deno too.
+ * `@kinformer/kinformer/testing/node`, which runs on Deno too.
  * @module
  */
 import {
@@ -122,7 +122,7 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
   if (tls?.clientCa !== undefined) {
     throw new TypeError(
       "options.tls.clientCa: Deno.serve cannot verify client certificates; use " +
-        "@kinformer/kinformer/testing/serve-node, which runs on Deno too",
+        "@kinformer/kinformer/testing/node, which runs on Deno too",
     );
   }
   signal?.throwIfAborted();

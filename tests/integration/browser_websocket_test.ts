@@ -1,10 +1,10 @@
 // Why watches go over WebSockets in browsers, shown in headless Chromium (Debian's
 // /usr/bin/chromium, driven by playwright-core): a page on one origin starts ten informers on an
-// API server on another origin served over HTTP/1.1 (serve-node). Over chunked HTTP watches,
-// the page's six connections to that origin are all held by watches after the sixth informer,
-// and the other four cannot even send their LIST until a connection is given back. Over
-// WebSockets (not drawn from that pool) all ten sync and receive live events, with the token
-// sent as a subprotocol and the Origin the browser sets.
+// API server on another origin served over HTTP/1.1 (by the Node adapter, testing/node). Over
+// chunked HTTP watches, the page's six connections to that origin are all held by watches after
+// the sixth informer, and the other four cannot even send their LIST until a connection is given
+// back. Over WebSockets (not drawn from that pool) all ten sync and receive live events, with the
+// token sent as a subprotocol and the Origin the browser sets.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";

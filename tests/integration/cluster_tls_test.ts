@@ -1,8 +1,8 @@
 // TLS for real, on the runtime running the tests: the simulated cluster served over HTTPS by
-// serve-node (which authenticates client certificates: CN = user), and this runtime's config
-// loader (Deno: Deno.createHttpClient, or node:https for tls-server-name; Bun: fetch's `tls`;
-// Node: createNodeFetch) connecting with kubeconfigs that name a CA, a token, a client
-// certificate, another CA, or a tls-server-name.
+// the Node adapter, testing/node (which authenticates client certificates: CN = user), and this
+// runtime's config loader (Deno: Deno.createHttpClient, or node:https for tls-server-name; Bun:
+// fetch's `tls`; Node: createNodeFetch) connecting with kubeconfigs that name a CA, a token, a
+// client certificate, another CA, or a tls-server-name.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
@@ -263,7 +263,7 @@ describe("the runtime's own serve adapter over HTTPS", () => {
     }
   });
 
-  test("Deno.serve and Bun.serve refuse tls.clientCa, pointing to serve-node", async () => {
+  test("Deno.serve and Bun.serve refuse tls.clientCa, pointing to @kinformer/kinformer/testing/node", async () => {
     if (runtime === "node") return; // their adapters cannot be imported on Node
     const adapter = runtime === "deno"
       ? await import("../../src/testing/serve_deno.ts")
@@ -275,7 +275,9 @@ describe("the runtime's own serve adapter over HTTPS", () => {
     };
     await assert.rejects(
       async () => await adapter.serve(() => new Response(), { tls }),
-      (error: unknown) => error instanceof TypeError && /serve-node/.test(error.message),
+      (error: unknown) =>
+        error instanceof TypeError &&
+        error.message.includes("@kinformer/kinformer/testing/node,"),
     );
   });
 

@@ -144,6 +144,165 @@ for (const adapter of await adapters()) {
       }
     });
 
+    test("server-side apply bodies: __proto__, constructor and prototype keys are data", async () => {
+      const { c, send, close } = await setup();
+      const path = "/api/v1/namespaces/default/configmaps";
+      const apply = (name: string, body: string) =>
+        send(
+          "PATCH",
+          `${path}/${name}?fieldManager=hostile`,
+          body,
+          "application/apply-patch+yaml",
+        );
+      /** The stored ConfigMap `name`, as JSON text parses it (own keys only). */
+      const stored = (name: string): Record<string, unknown> =>
+        JSON.parse(JSON.stringify(c.get(configmaps, { namespace: "default", name })));
+      try {
+        // JSON (which is YAML): hostile keys at the top, in metadata and in data.
+        const json = await apply(
+          "j",
+          JSON.stringify({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "j" } })
+            .replace(
+              /}}$/,
+              `,"__proto__":{"finalizers":["example.com/hold"],"${POLLUTED}":1},` +
+                `"constructor":{"prototype":{"${POLLUTED}":1}}},` +
+                `"__proto__":{"${POLLUTED}":1},"ordinary":{"${POLLUTED}":1},` +
+                `"data":{"__proto__":"x","constructor":"y","prototype":"z"}}`,
+            ),
+        );
+        assert.equal(json.status, 201, await json.clone().text());
+        const answered = await json.json() as Record<string, unknown>;
+        assertPrototypeClean();
+        const j = stored("j");
+        assert.deepEqual(answered["data"], j["data"]);
+        assert.deepEqual(Object.entries(j["data"] as object), [
+          ["__proto__", "x"],
+          ["constructor", "y"],
+          ["prototype", "z"],
+        ]);
+        const meta = j["metadata"] as Record<string, unknown>;
+        assert.deepEqual(meta["constructor"], { prototype: { [POLLUTED]: 1 } });
+        assert.equal(Object.hasOwn(meta, "finalizers"), false);
+        // The applier owns each of them, recorded as own keys of fieldsV1.
+        const [entry] = meta["managedFields"] as Array<{ manager: string; fieldsV1: object }>;
+        assert.equal(entry?.manager, "hostile");
+        const owned = (entry!.fieldsV1 as Record<string, Record<string, unknown>>)["f:data"]!;
+        assert.deepEqual(Object.keys(owned), ["f:__proto__", "f:constructor", "f:prototype"]);
+
+        // Leaving fields out of the next apply removes exactly those, __proto__ included.
+        const second = await apply(
+          "j",
+          '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"j"},' +
+            '"data":{"constructor":"y2"}}',
+        );
+        assert.equal(second.status, 200, await second.clone().text());
+        await second.body?.cancel();
+        assertPrototypeClean();
+        const after = stored("j");
+        assert.deepEqual(Object.entries(after["data"] as object), [["constructor", "y2"]]);
+        // An emptied top-level map stays, for __proto__ as for an ordinary key.
+        assert.ok(Object.hasOwn(after, "__proto__"));
+        assert.deepEqual(after["__proto__"], {});
+        assert.deepEqual(after["ordinary"], {});
+        assert.equal(Object.hasOwn(after["metadata"] as object, "constructor"), false);
+
+        // YAML: the same keys, as block mappings.
+        const yaml = await apply(
+          "y",
+          "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  __proto__:\n" +
+            `    finalizers: [example.com/hold]\n    ${POLLUTED}: 1\n` +
+            `__proto__:\n  ${POLLUTED}: 1\nconstructor:\n  prototype:\n    ${POLLUTED}: 1\n` +
+            "data:\n  __proto__: x\n  prototype: z\n",
+        );
+        assert.equal(yaml.status, 201, await yaml.clone().text());
+        await yaml.body?.cancel();
+        assertPrototypeClean();
+        const y = stored("y");
+        assert.deepEqual(Object.entries(y["data"] as object), [["__proto__", "x"], [
+          "prototype",
+          "z",
+        ]]);
+        assert.equal(Object.hasOwn(y["metadata"] as object, "finalizers"), false);
+
+        // No inherited finalizers: both delete at once.
+        for (const name of ["j", "y"]) {
+          const del = await fetch(new URL(`${path}/${name}`, json.url), { method: "DELETE" });
+          assert.equal(del.status, 200, name);
+          await del.body?.cancel();
+          assert.equal(c.get(configmaps, { namespace: "default", name }), undefined, name);
+        }
+        assertPrototypeClean();
+      } finally {
+        await close();
+      }
+    });
+
+    test("strategic merge patches: __proto__, constructor and prototype keys are data", async () => {
+      const { c, send, close } = await setup();
+      const path = "/api/v1/namespaces/default/configmaps/s";
+      const patch = (body: string) =>
+        send("PATCH", path, body, "application/strategic-merge-patch+json");
+      try {
+        c.create(configmaps, {
+          metadata: { name: "s", namespace: "default", labels: { app: "web" } },
+          data: { k: "v" },
+        });
+        const res = await patch(
+          `{"__proto__":{"${POLLUTED}":1},"constructor":{"prototype":{"${POLLUTED}":1}},` +
+            `"metadata":{"__proto__":{"finalizers":["example.com/hold"],"${POLLUTED}":1},` +
+            `"labels":{"constructor":"y","prototype":"z"}},` +
+            `"data":{"__proto__":"one","toString":"two"}}`,
+        );
+        assert.equal(res.status, 200, await res.clone().text());
+        const answered = await res.json() as Record<string, Record<string, unknown>>;
+        assertPrototypeClean();
+        const stored = JSON.parse(
+          JSON.stringify(c.get(configmaps, { namespace: "default", name: "s" })),
+        ) as Record<string, Record<string, unknown>>;
+        assert.deepEqual(answered["data"], stored["data"]);
+        assert.deepEqual(Object.entries(stored["metadata"]!["labels"] as object), [
+          ["app", "web"],
+          ["constructor", "y"],
+          ["prototype", "z"],
+        ]);
+        assert.deepEqual(Object.entries(stored["data"]!), [
+          ["k", "v"],
+          ["__proto__", "one"],
+          ["toString", "two"],
+        ]);
+        assert.equal(Object.hasOwn(stored["metadata"]!, "finalizers"), false);
+
+        // null deletes own keys only; a key the object does not hold is a no-op.
+        const removed = await patch(
+          '{"metadata":{"labels":{"constructor":null,"hasOwnProperty":null}},' +
+            '"data":{"__proto__":null,"toString":null,"valueOf":null}}',
+        );
+        assert.equal(removed.status, 200, await removed.clone().text());
+        const after = await removed.json() as Record<string, Record<string, unknown>>;
+        assertPrototypeClean();
+        assert.deepEqual(Object.entries(after["metadata"]!["labels"] as object), [
+          ["app", "web"],
+          ["prototype", "z"],
+        ]);
+        assert.deepEqual(Object.entries(after["data"]!), [["k", "v"]]);
+        assert.equal(typeof ({} as { toString: unknown }).toString, "function");
+
+        // As on the API server, __proto__ is not a valid label key (a qualified name's part
+        // starts and ends with an alphanumeric): refused, not stored.
+        const label = await patch('{"metadata":{"labels":{"__proto__":"x"}}}');
+        assert.equal(label.status, 422);
+        await label.body?.cancel();
+        assertPrototypeClean();
+
+        const del = await fetch(new URL(path, res.url), { method: "DELETE" });
+        assert.equal(del.status, 200);
+        await del.body?.cancel();
+        assert.equal(c.get(configmaps, { namespace: "default", name: "s" }), undefined, "deleted");
+      } finally {
+        await close();
+      }
+    });
+
     test("a ConfigMap key named __proto__ is stored like any other key", async () => {
       // A real API server accepts `__proto__` as a ConfigMap key ([-._a-zA-Z0-9]+).
       const { c, send, close } = await setup();
