@@ -1,8 +1,8 @@
 /**
  * A simulated Kubernetes API server: a `fetch(Request) => Response` handler with real list,
  * watch, write and discovery semantics, an in-process control API, fault injection and a churn
- * driver. Serve it over HTTP with one of the runtime adapters (`serve_deno.ts`,
- * `serve_bun.ts`, `serve_node.ts`) or pass `cluster.fetch` to a client directly.
+ * driver. Serve it over HTTP with one of the runtime adapters (`@kinformer/kinformer/testing/deno`,
+ * `/testing/bun`, `/testing/node`) or pass `cluster.fetch` to a client directly.
  * @module
  */
 import { parseFieldSelector } from "../client/field_selector.ts";
