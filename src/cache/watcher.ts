@@ -7,6 +7,7 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
 import type { WatchTransport } from "../client/watch_transport.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import { linkedController } from "../util/abort.ts";
 import type { Backoff, BackoffOptions } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
@@ -133,10 +134,7 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
     wakeConsumer = undefined;
     wake?.();
   };
-  const controller = new AbortController();
-  const onAbort = (): void => controller.abort(options.signal?.reason);
-  if (options.signal?.aborted) controller.abort(options.signal.reason);
-  else options.signal?.addEventListener("abort", onAbort, { once: true });
+  const { controller, release } = linkedController(options.signal);
   const stopped = (): void => {
     wakeConsumer?.();
     wakeProducer?.();
@@ -174,7 +172,7 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
   });
   const running = reflector.run(controller.signal);
   const finish = async (): Promise<IteratorReturnResult<undefined>> => {
-    options.signal?.removeEventListener("abort", onAbort);
+    release();
     controller.abort(new DOMException("watcher stopped", "AbortError"));
     await running;
     queue.clear();

@@ -7,6 +7,7 @@ import type { Clock } from "../util/clock.ts";
 
 import { abortable } from "../util/abort.ts";
 import { describeValue } from "../util/values.ts";
+import { checkSignal } from "../util/validate.ts";
 import { KubeNetworkError } from "./errors.ts";
 import { appendQuery, checkHeaderValue, resolvePath, toHeaders } from "./http.ts";
 import {
@@ -174,9 +175,7 @@ export class KubeClient {
       );
     }
     const signal = options?.signal;
-    if (signal !== undefined && !(signal instanceof AbortSignal)) {
-      throw new TypeError(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
-    }
+    checkSignal(signal, "options.signal");
     if (signal?.aborted) throw signal.reason;
 
     const url = resolvePath(this.#base, path);

@@ -37,8 +37,8 @@
  *   before delivering it; `maxLineLength` is checked on it then.
  * @module
  */
-import { abortable } from "../util/abort.ts";
-import { checkFunction, checkOneOf, checkString } from "../util/validate.ts";
+import { abortable, linkedController } from "../util/abort.ts";
+import { checkFunction, checkOneOf, checkSignal, checkString } from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
 import { KubeApiError } from "./errors.ts";
 import type { WatchTransport } from "./watch_transport.ts";
@@ -217,9 +217,7 @@ export async function openWebSocketWatch(
   request: WebSocketWatchRequest,
 ): Promise<Response> {
   const { signal } = request;
-  if (signal !== undefined && !(signal instanceof AbortSignal)) {
-    throw new TypeError(`options.signal must be an AbortSignal, got ${describeValue(signal)}`);
-  }
+  checkSignal(signal, "options.signal");
   if (signal?.aborted) throw signal.reason;
   const token = await request.token();
   const url = new URL(request.url);
@@ -232,9 +230,7 @@ export async function openWebSocketWatch(
   headers["origin"] = settings.origin;
   const protocols = [settings.protocol];
   if (token !== undefined) protocols.push(bearerProtocol(token));
-  const connecting = new AbortController();
-  const onAbort = (): void => connecting.abort(signal?.reason);
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const { controller: connecting, release } = linkedController(signal);
   let socket: WebSocketLike;
   try {
     socket = await abortable(
@@ -245,7 +241,7 @@ export async function openWebSocketWatch(
       (late) => closeQuietly(late),
     );
   } catch (error) {
-    signal?.removeEventListener("abort", onAbort);
+    release();
     if (signal?.aborted) throw signal.reason;
     if (error instanceof KubeApiError) throw error;
     throw new WebSocketWatchError({
@@ -255,7 +251,7 @@ export async function openWebSocketWatch(
       cause: error,
     });
   }
-  signal?.removeEventListener("abort", onAbort);
+  release();
   if (typeof socket?.addEventListener !== "function" || typeof socket.close !== "function") {
     throw new TypeError(
       `options.webSocket must return a WebSocket, got ${describeValue(socket)}`,

@@ -14,6 +14,16 @@ import { loadInClusterConfig } from "./in_cluster.ts";
 import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
 import type { ResolvedClusterConfig } from "./kubeconfig.ts";
 import { tokenFileSource } from "./token_file.ts";
+import { basicAuthorization, impersonationHeaders, rejectAuthProvider } from "./_user_auth.ts";
+import {
+  checkBoolean,
+  checkClock,
+  checkFunction,
+  checkNonEmptyString,
+  checkNumber,
+  checkOptionsObject,
+  checkSignal,
+} from "../util/validate.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -41,54 +51,21 @@ export type {
   TransportFeature,
 } from "./config_loader_options.ts";
 
-/** Base64 of the UTF-8 bytes of `text` (`btoa` alone takes Latin-1 only). */
-function base64Utf8(text: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
-}
-
 /** Checks loader options up front; throws a TypeError/RangeError naming the bad option. */
-function validateOptions(options: unknown): void {
-  if (typeof options !== "object" || options === null) {
-    throw new TypeError(`options must be an object, got ${String(options)}`);
-  }
+function validateOptions(options: unknown, where: string): void {
+  // The loaders default a missing argument to {}: `undefined` never reaches here.
+  checkOptionsObject(options, where);
   const o = options as Record<string, unknown>;
-  const show = (
-    v: unknown,
-  ): string => (typeof v === "function" ? "a function" : JSON.stringify(v) ?? String(v));
   for (const key of ["path", "context", "serviceAccountDir"]) {
-    const v = o[key];
-    if (v !== undefined && (typeof v !== "string" || v === "")) {
-      throw new TypeError(`options.${key} must be a non-empty string, got ${show(v)}`);
-    }
+    checkNonEmptyString(o[key], `options.${key}`);
   }
   for (const key of ["fetch", "createFetch", "onTokenError"]) {
-    if (o[key] !== undefined && typeof o[key] !== "function") {
-      throw new TypeError(`options.${key} must be a function, got ${show(o[key])}`);
-    }
+    checkFunction(o[key], `options.${key}`);
   }
-  if (o["ignoreUnsupportedTls"] !== undefined && typeof o["ignoreUnsupportedTls"] !== "boolean") {
-    throw new TypeError(
-      `options.ignoreUnsupportedTls must be a boolean, got ${show(o["ignoreUnsupportedTls"])}`,
-    );
-  }
-  const ms = o["tokenRefreshIntervalMs"];
-  if (ms !== undefined && (typeof ms !== "number" || !(ms >= 0) || !Number.isFinite(ms))) {
-    throw new RangeError(
-      `options.tokenRefreshIntervalMs must be a finite number >= 0, got ${show(ms)}`,
-    );
-  }
-  const clock = o["clock"] as { now?: unknown } | null | undefined;
-  if (
-    clock !== undefined &&
-    (typeof clock !== "object" || clock === null || typeof clock.now !== "function")
-  ) {
-    throw new TypeError(`options.clock must be a Clock, got ${show(clock)}`);
-  }
-  if (o["signal"] !== undefined && !(o["signal"] instanceof AbortSignal)) {
-    throw new TypeError(`options.signal must be an AbortSignal, got ${show(o["signal"])}`);
-  }
+  checkBoolean(o["ignoreUnsupportedTls"], "options.ignoreUnsupportedTls");
+  checkNumber(o["tokenRefreshIntervalMs"], "options.tokenRefreshIntervalMs", { min: 0 });
+  checkClock(o["clock"], "options.clock");
+  checkSignal(o["signal"], "options.signal");
 }
 
 /** Adds the file to a config error raised while reading it. */
@@ -230,46 +207,6 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     );
   };
 
-  const rejectAuthProvider = (resolved: ResolvedClusterConfig, path: string): void => {
-    if (resolved.authProvider === undefined) return;
-    throw new ClusterConfigError(
-      `${path}: user ${JSON.stringify(resolved.userName ?? "")} uses the ` +
-        `${JSON.stringify(resolved.authProvider.name)} auth-provider, which kinformer does not ` +
-        "run (kubectl dropped auth-providers too). Use the provider's exec plugin instead " +
-        "(e.g. gke-gcloud-auth-plugin, kubelogin), a token (`token` or `tokenFile` in the " +
-        "kubeconfig user, e.g. from `kubectl create token <serviceaccount>`), or run " +
-        "`kubectl proxy` and connect with kubectlProxy().",
-      { code: "UnsupportedAuth", path, subject: resolved.userName },
-    );
-  };
-
-  const impersonationHeaders = (
-    resolved: ResolvedClusterConfig,
-    path: string,
-  ): Record<string, string> => {
-    const headers: Record<string, string> = {};
-    const imp = resolved.impersonate;
-    if (imp === undefined) return headers;
-    const repeated = imp.groups.length > 1 ||
-      Object.values(imp.extra).some((values) => values.length > 1);
-    if (repeated) {
-      throw new ClusterConfigError(
-        `${path}: user ${JSON.stringify(resolved.userName ?? "")} impersonates several groups ` +
-          "or extra values, which needs repeated headers that fetch cannot send; keep one",
-        { code: "UnsupportedAuth", path, subject: resolved.userName },
-      );
-    }
-    headers["Impersonate-User"] = imp.user;
-    if (imp.uid !== undefined) headers["Impersonate-Uid"] = imp.uid;
-    const group = imp.groups[0];
-    if (group !== undefined) headers["Impersonate-Group"] = group;
-    for (const [key, values] of Object.entries(imp.extra)) {
-      const value = values[0];
-      if (value !== undefined) headers[`Impersonate-Extra-${encodeURIComponent(key)}`] = value;
-    }
-    return headers;
-  };
-
   const fromKubeconfigText = async (
     text: string,
     path: string,
@@ -331,9 +268,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     }
     const headers = impersonationHeaders(resolved, path);
     if (resolved.username !== undefined) {
-      headers["Authorization"] = `Basic ${
-        base64Utf8(`${resolved.username}:${resolved.password ?? ""}`)
-      }`;
+      headers["Authorization"] = basicAuthorization(resolved.username, resolved.password ?? "");
     }
     if (Object.keys(headers).length > 0) base.headers = headers;
     options.signal?.throwIfAborted();
@@ -343,7 +278,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   const loadKubeconfig = async (
     options: LoadKubeconfigOptions = {},
   ): Promise<ClusterClientOptions> => {
-    validateOptions(options);
+    validateOptions(options, "loadKubeconfig");
     options.signal?.throwIfAborted();
     const path = options.path ?? defaultKubeconfigPath();
     if (path === undefined) {
@@ -360,7 +295,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   const loadInCluster = async (
     options: LoadInClusterOptions = {},
   ): Promise<ClusterClientOptions> => {
-    validateOptions(options);
+    validateOptions(options, "loadInCluster");
     const config = await loadInClusterConfig({
       readFile: (path) => host.readFile(path),
       env: (name) => host.env(name),
@@ -381,7 +316,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   const loadFromDefault = async (
     options: LoadFromDefaultOptions = {},
   ): Promise<ClusterClientOptions> => {
-    validateOptions(options);
+    validateOptions(options, "loadFromDefault");
     options.signal?.throwIfAborted();
     const fromEnv = (host.env("KUBECONFIG") ?? "").split(host.pathListSeparator)
       .find((p) => p.trim() !== "");

@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
-import { isRecord } from "../util/values.ts";
+import { base64Utf8, describeValue, isRecord } from "../util/values.ts";
 import { ExecCredentialError } from "./exec_credential_error.ts";
 import type { ExecCredentialErrorOptions } from "./exec_credential_error.ts";
 import type { KubeconfigExec } from "./kubeconfig.ts";
@@ -438,13 +438,5 @@ function own(record: Record<string, unknown>, key: string): unknown {
 }
 
 function describe(value: unknown): string {
-  if (value === undefined) return "missing";
-  return typeof value === "string" ? JSON.stringify(value) : typeof value;
-}
-
-/** Base64 of the UTF-8 bytes of `text`. */
-function base64Utf8(text: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
-  return btoa(binary);
+  return value === undefined ? "missing" : describeValue(value);
 }

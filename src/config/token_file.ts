@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
+import { requireNumber } from "../util/validate.ts";
 import { ClusterConfigError } from "./errors.ts";
 
 /**
@@ -68,10 +69,11 @@ export function tokenFileSource(
   options: TokenFileSourceOptions,
 ): () => Promise<string> {
   const clock = options.clock ?? systemClock;
-  const interval = options.refreshIntervalMs ?? DEFAULT_TOKEN_REFRESH_MS;
-  if (!(interval >= 0) || !Number.isFinite(interval)) {
-    throw new RangeError(`refreshIntervalMs must be a finite number >= 0, got ${interval}`);
-  }
+  const interval = requireNumber(
+    options.refreshIntervalMs ?? DEFAULT_TOKEN_REFRESH_MS,
+    "refreshIntervalMs",
+    { min: 0 },
+  );
   const onError = options.onError ??
     ((error: unknown): void => {
       console.warn(

@@ -7,10 +7,16 @@
 import { Observers } from "./_observers.ts";
 import type { KubeClient } from "../client/kube_client.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
-import { checkBoolean, checkClock, checkFunction, checkOptionsObject } from "../util/validate.ts";
+import {
+  checkBoolean,
+  checkClock,
+  checkFunction,
+  checkOptionsObject,
+  requireNonEmptyString,
+  requireSignal,
+} from "../util/validate.ts";
 import { type AttemptResult, LeaseClaim } from "./_lease_claim.ts";
 import {
-  checkNonEmpty,
   jittered,
   type LeaseTimingOptions,
   type LeaseTimings,
@@ -196,7 +202,7 @@ export class LeaderElector {
   constructor(options: LeaderElectorOptions) {
     checkOptionsObject(options, "LeaderElector");
     if (options === undefined) throw new TypeError("LeaderElector: options are required");
-    checkNonEmpty(options.identity, "identity");
+    requireNonEmptyString(options.identity, "identity");
     checkClock(options.clock, "clock");
     checkFunction(options.random, "random");
     checkFunction(options.onError, "onError");
@@ -273,7 +279,7 @@ export class LeaderElector {
    * @throws {TypeError} when `signal` is not an AbortSignal or the elector is already running.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (!(signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
+    requireSignal(signal, "signal");
     if (this.#state === "candidate" || this.#state === "leading") {
       throw new TypeError("LeaderElector.run: already running");
     }

@@ -6,7 +6,6 @@
 import type { Clock } from "../util/clock.ts";
 import { linkedController } from "../util/abort.ts";
 import { checkNumber } from "../util/validate.ts";
-import { describeValue } from "../util/values.ts";
 import { DeadlineError } from "./lease_errors.ts";
 
 /**
@@ -107,13 +106,6 @@ export function resolveTimings(o: LeaseTimingOptions): LeaseTimings {
     );
   }
   return t;
-}
-
-/** Throws unless `value` is a non-empty string. */
-export function checkNonEmpty(value: unknown, option: string): asserts value is string {
-  if (typeof value !== "string" || value === "") {
-    throw new TypeError(`${option} must be a non-empty string, got ${describeValue(value)}`);
-  }
 }
 
 /** A jittered retry delay: `retryPeriodMs * (1 + jitterFactor * random())`. */

@@ -9,7 +9,13 @@ import { type Clock, sleep, systemClock } from "../util/clock.ts";
 import { abortable, linkedController } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { reportError } from "../util/report_error.ts";
-import { checkClock, checkFunction, checkNumber, checkOptionsObject } from "../util/validate.ts";
+import {
+  checkClock,
+  checkFunction,
+  checkNumber,
+  checkOptionsObject,
+  requireSignal,
+} from "../util/validate.ts";
 import type { UpdatePredicate } from "./predicates.ts";
 import type { ControllerSource, SourceKeys } from "./sources.ts";
 import { type KeyPermit, ownershipFrom, OwnershipGate } from "./_ownership.ts";
@@ -228,16 +234,6 @@ function isAbortError(error: unknown, signal: AbortSignal): boolean {
         (error as { name?: unknown }).name === "AbortError"));
 }
 
-function checkSignal(value: unknown): void {
-  const s = value as Partial<AbortSignal> | null | undefined;
-  if (
-    typeof s !== "object" || s === null || typeof s.aborted !== "boolean" ||
-    typeof s.addEventListener !== "function"
-  ) {
-    throw new TypeError("signal must be an AbortSignal");
-  }
-}
-
 /**
  * Runs a controller until `signal` aborts:
  *
@@ -298,7 +294,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   if (typeof options.reconcile !== "function") {
     throw new TypeError("reconcile must be a function");
   }
-  checkSignal(options.signal);
+  requireSignal(options.signal, "signal");
   checkNumber(options.workers, "workers", { min: 1, integer: true });
   checkFunction(options.keyFor, "keyFor");
   checkFunction(options.onError, "onError");

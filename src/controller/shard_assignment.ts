@@ -3,12 +3,11 @@
  * shard. Every replica computes the same answers from the same inputs, with no coordination.
  * @module
  */
+import { requireNumber } from "../util/validate.ts";
 import { hash32 } from "./_hash.ts";
 
 function checkShardCount(shards: number): void {
-  if (!Number.isInteger(shards) || shards < 1 || shards > 4096) {
-    throw new RangeError(`shards must be an integer from 1 to 4096, got ${String(shards)}`);
-  }
+  requireNumber(shards, "shards", { min: 1, max: 4096, integer: true });
 }
 
 /**

@@ -9,17 +9,18 @@ import { Observers } from "./_observers.ts";
 import type { KubeClient } from "../client/kube_client.ts";
 import { leases } from "../client/resource.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
-import { checkClock, checkFunction, checkNumber, checkOptionsObject } from "../util/validate.ts";
+import {
+  checkClock,
+  checkFunction,
+  checkNumber,
+  checkOptionsObject,
+  requireNonEmptyString,
+  requireSignal,
+} from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
 import { hash32 } from "./_hash.ts";
 import { LeaseClaim } from "./_lease_claim.ts";
-import {
-  checkNonEmpty,
-  jittered,
-  type LeaseTimings,
-  resolveTimings,
-  withDeadline,
-} from "./lease_timing.ts";
+import { jittered, type LeaseTimings, resolveTimings, withDeadline } from "./lease_timing.ts";
 import { LeaseTerm } from "./_lease_term.ts";
 import { LeaseLock, leaseSnapshot } from "./lease_lock.ts";
 import { assignShards, shardOf } from "./shard_assignment.ts";
@@ -119,8 +120,8 @@ export class ShardCoordinator {
   constructor(options: ShardCoordinatorOptions) {
     checkOptionsObject(options, "ShardCoordinator");
     if (options === undefined) throw new TypeError("ShardCoordinator: options are required");
-    checkNonEmpty(options.identity, "identity");
-    checkNonEmpty(options.namespace, "namespace");
+    requireNonEmptyString(options.identity, "identity");
+    requireNonEmptyString(options.namespace, "namespace");
     if (
       typeof options.name !== "string" || !NAME_RE.test(options.name) || options.name.length > 50
     ) {
@@ -260,7 +261,7 @@ export class ShardCoordinator {
    * @throws {TypeError} when `signal` is not an AbortSignal or the coordinator is running.
    */
   async run(signal: AbortSignal): Promise<void> {
-    if (!(signal instanceof AbortSignal)) throw new TypeError("signal must be an AbortSignal");
+    requireSignal(signal, "signal");
     if (this.#state === "running") throw new TypeError("ShardCoordinator.run: already running");
     this.#state = "running";
     try {

@@ -2,7 +2,7 @@
  * A work queue that can also add an item after a delay, with one timer for the whole queue.
  * @module
  */
-import { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
+import { type Clock, systemClock, timerDelay, type TimerHandle } from "../util/clock.ts";
 import { _ReadyHeap } from "./_min_heap.ts";
 import { reportError } from "../util/report_error.ts";
 import { checkNumber } from "../util/validate.ts";
@@ -23,9 +23,6 @@ export interface DelayingQueueMetrics extends WorkQueueMetrics {
   /** Items waiting for their delay to pass. */
   delayed: number;
 }
-
-/** Longest delay one host timer can take (larger values fire at once on most runtimes). */
-const MAX_TIMER_MS = 2_147_483_647;
 
 /**
  * A {@linkcode WorkQueue} with {@linkcode DelayingQueue.addAfter}. Waiting items sit in a
@@ -70,7 +67,7 @@ export class DelayingQueue<T> extends WorkQueue<T> {
    * Throws `RangeError` for a delay that is NaN or infinite.
    */
   addAfter(item: T, delayMs: number): void {
-    checkNumber(delayMs, "delayMs", { min: -Infinity });
+    checkNumber(delayMs, "delayMs");
     if (this.shuttingDown) return;
     this.#retries++;
     if (this.#hooks?.onRetry !== undefined) {
@@ -110,7 +107,7 @@ export class DelayingQueue<T> extends WorkQueue<T> {
       if (this.#timerAt <= readyAt) return;
       this.#disarm();
     }
-    const delay = Math.min(MAX_TIMER_MS, Math.max(0, readyAt - this.#clock.now()));
+    const delay = timerDelay(readyAt - this.#clock.now());
     this.#timerAt = this.#clock.now() + delay;
     this.#timer = this.#clock.setTimeout(() => this.#fire(), delay);
   }

@@ -6,6 +6,7 @@
 import { KubeApiError } from "../client/errors.ts";
 import type { KubeObject } from "../client/types.ts";
 import type { Clock, TimerHandle } from "../util/clock.ts";
+import { requireNumber } from "../util/validate.ts";
 import type { ChurnHandle, ChurnMix, ChurnOptions, ChurnStats } from "./churn.ts";
 import { fixtureFor } from "./_fixture_for.ts";
 import type { Rng } from "./_rng.ts";
@@ -55,13 +56,7 @@ export class Churner {
     }
     this.#namespaces = state.info.desc.namespaced ? [...namespaces] : [undefined];
     const mix = { ...DEFAULT_MIX, ...options.mix };
-    this.#weights = OPS.map((op) => {
-      const w = mix[op];
-      if (typeof w !== "number" || !(w >= 0) || !Number.isFinite(w)) {
-        throw new RangeError(`options.mix.${op} must be a non-negative number, got ${String(w)}`);
-      }
-      return w;
-    });
+    this.#weights = OPS.map((op) => requireNumber(mix[op], `options.mix.${op}`, { min: 0 }));
     this.#total = this.#weights.reduce((a, b) => a + b, 0);
     if (this.#total <= 0) throw new RangeError("options.mix needs at least one positive weight");
     this.#labelKey = options.labelKey ?? "selected";

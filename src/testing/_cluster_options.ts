@@ -3,8 +3,8 @@
  * @module
  */
 import { type Clock, systemClock } from "../util/clock.ts";
-import { checkNumber } from "../util/validate.ts";
-import { describeValue } from "../util/values.ts";
+import { checkBoolean, checkOptionsObject, requireNumber } from "../util/validate.ts";
+import { describeKind } from "../util/values.ts";
 import type { RecordedRequest } from "./_request_log.ts";
 import { type ResourceInfo, type ServedResource, servedResources } from "./_resources.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
@@ -141,8 +141,7 @@ export interface ResolvedClusterOptions {
 }
 
 function integerAtLeast(min: 0 | 1, option: string, value: unknown): number {
-  checkNumber(value, option, { min, integer: true });
-  return value as number;
+  return requireNumber(value, option, { min, integer: true });
 }
 
 function positiveInteger(option: string, value: unknown): number {
@@ -154,18 +153,11 @@ export function resolveClusterOptions(
   options: SimulatedClusterOptions | undefined,
 ): ResolvedClusterOptions {
   const o = options ?? {};
-  if (typeof o !== "object") throw new TypeError("options must be an object");
-  const seed = o.seed ?? 1;
-  if (typeof seed !== "number" || !Number.isFinite(seed)) {
-    throw new RangeError(`options.seed must be a finite number, got ${String(seed)}`);
-  }
+  checkOptionsObject(o, "SimulatedCluster");
+  const seed = requireNumber(o.seed ?? 1, "options.seed");
   if (o.token !== undefined && (typeof o.token !== "string" || o.token === "")) {
     // Never the value: a token given in the wrong shape is still a secret.
-    const got = o.token === ""
-      ? "an empty string"
-      : Array.isArray(o.token)
-      ? "an array"
-      : typeof o.token;
+    const got = o.token === "" ? "an empty string" : describeKind(o.token);
     throw new TypeError(`options.token must be a non-empty string, got ${got}`);
   }
   const historyLimit = positiveInteger("options.historyLimit", o.historyLimit ?? 10_000);
@@ -177,11 +169,8 @@ export function resolveClusterOptions(
     "options.maxWatchBufferBytes",
     o.maxWatchBufferBytes ?? 1024 * 1024 * 1024,
   );
-  for (const name of ["watchList", "watchCache"] as const) {
-    if (o[name] !== undefined && typeof o[name] !== "boolean") {
-      throw new TypeError(`options.${name} must be a boolean, got ${describeValue(o[name])}`);
-    }
-  }
+  checkBoolean(o.watchList, "options.watchList");
+  checkBoolean(o.watchCache, "options.watchCache");
   return {
     clock: o.clock ?? systemClock,
     resources: servedResources(o.resources),

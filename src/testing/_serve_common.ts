@@ -5,6 +5,7 @@
  * @module
  */
 
+import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import type { ServeTlsOptions } from "./_serve_tls.ts";
 
 /** A `fetch`-style request handler, e.g. `cluster.fetch`. */
@@ -50,12 +51,8 @@ export function _serveOptions(options: ServeOptions | undefined): {
 } {
   const hostname = options?.hostname ?? "127.0.0.1";
   const port = options?.port ?? 0;
-  if (typeof hostname !== "string" || hostname === "") {
-    throw new TypeError(`options.hostname must be a non-empty string, got ${String(hostname)}`);
-  }
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`options.port must be an integer in [0, 65535], got ${String(port)}`);
-  }
+  requireNonEmptyString(hostname, "options.hostname");
+  requireNumber(port, "options.port", { min: 0, max: 65535, integer: true });
   return { hostname, port, signal: options?.signal };
 }
 

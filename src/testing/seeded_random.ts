@@ -2,6 +2,7 @@
  * A seeded random source for tests and simulations.
  * @module
  */
+import { requireNumber } from "../util/validate.ts";
 import { Rng } from "./_rng.ts";
 
 /**
@@ -21,9 +22,6 @@ import { Rng } from "./_rng.ts";
  * ```
  */
 export function seededRandom(seed: number): () => number {
-  if (typeof seed !== "number" || !Number.isFinite(seed)) {
-    throw new RangeError(`seed must be a finite number, got ${String(seed)}`);
-  }
-  const rng = new Rng(seed);
+  const rng = new Rng(requireNumber(seed, "seed"));
   return () => rng.next();
 }

@@ -11,7 +11,8 @@ import type { AnyResourceDescriptor, ResourceDescriptor } from "../client/resour
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import type { WebSocketFactory } from "../client/websocket_factory.ts";
 import type { Clock } from "../util/clock.ts";
-import { isRecord } from "../util/values.ts";
+import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
+import { describeValue, isRecord } from "../util/values.ts";
 import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
 import { resolveClusterOptions, type SimulatedClusterOptions } from "./_cluster_options.ts";
 import type { HandlerContext } from "./_context.ts";
@@ -388,9 +389,7 @@ export class SimulatedCluster implements Disposable {
   seed(resource: AnyResourceDescriptor, count: number, factory?: SeedFactory): void {
     this.#checkOpen();
     const state = this.#state(resource);
-    if (!Number.isInteger(count) || count < 0) {
-      throw new RangeError(`count must be a non-negative integer, got ${String(count)}`);
-    }
+    requireNumber(count, "count", { min: 0, integer: true });
     const make = factory ?? fixtureFor(state.info.desc.kind);
     const start = state.objects.size;
     for (let i = 0; i < count; i++) {
@@ -401,9 +400,7 @@ export class SimulatedCluster implements Disposable {
   /** Runs `steps` random mutations now (seeded, deterministic) and returns what ran. */
   churn(steps: number, options: ChurnOptions): ChurnStats {
     this.#checkOpen();
-    if (!Number.isInteger(steps) || steps < 0) {
-      throw new RangeError(`steps must be a non-negative integer, got ${String(steps)}`);
-    }
+    requireNumber(steps, "steps", { min: 0, integer: true });
     const churner = new Churner(this.#store, this.#state(options.resource), this.#rng, options);
     for (let i = 0; i < steps; i++) churner.step();
     return { ...churner.stats };
@@ -415,10 +412,10 @@ export class SimulatedCluster implements Disposable {
    */
   startChurn(options: StartChurnOptions): ChurnHandle {
     this.#checkOpen();
-    const rate = options.ratePerSecond;
-    if (typeof rate !== "number" || !(rate > 0) || !Number.isFinite(rate)) {
-      throw new RangeError(`options.ratePerSecond must be a positive number, got ${String(rate)}`);
-    }
+    const rate = requireNumber(options.ratePerSecond, "options.ratePerSecond", {
+      min: 0,
+      minExclusive: true,
+    });
     const churner = new Churner(this.#store, this.#state(options.resource), this.#rng, options);
     const handle = startChurn(churner, this.#clock, rate, options.signal, (h) => {
       this.#churns.delete(h);
@@ -429,7 +426,10 @@ export class SimulatedCluster implements Disposable {
 }
 
 function checkRef(ref: ObjectRef): void {
-  if (!isRecord(ref) || typeof ref.name !== "string" || ref.name === "") {
-    throw new TypeError("ref must be { namespace?: string, name: string } with a non-empty name");
+  if (!isRecord(ref)) {
+    throw new TypeError(
+      `ref must be { namespace?: string, name: string }, got ${describeValue(ref)}`,
+    );
   }
+  requireNonEmptyString(ref.name, "ref.name");
 }

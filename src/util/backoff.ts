@@ -104,5 +104,3 @@ export function exponentialBackoff(clock: Clock, options: BackoffOptions = {}): 
     },
   };
 }
-
-/** Throws unless `value` is a number >= `min` (and finite when `finite`). */

@@ -44,34 +44,87 @@ export function checkString(value: unknown, option: string): void {
   }
 }
 
+/** Throws unless `value` is `undefined` or a non-empty string. */
+export function checkNonEmptyString(value: unknown, option: string): void {
+  if (value !== undefined) requireNonEmptyString(value, option);
+}
+
+/** Throws unless `value` is a non-empty string. */
+export function requireNonEmptyString(value: unknown, option: string): asserts value is string {
+  if (typeof value !== "string" || value === "") {
+    throw new TypeError(`${option} must be a non-empty string, got ${describeValue(value)}`);
+  }
+}
+
+/** Throws unless `value` is `undefined` or an `AbortSignal` ({@linkcode requireSignal}). */
+export function checkSignal(value: unknown, option: string): void {
+  if (value !== undefined) requireSignal(value, option);
+}
+
 /**
- * Throws unless `value` is `undefined` or a number in range: `TypeError` for a non-number,
- * `RangeError` for NaN, out of range, infinite (unless allowed) or fractional (when an
- * integer is required).
+ * Throws unless `value` is an `AbortSignal`: an object with a boolean `aborted` and the methods
+ * the project calls (`addEventListener`, `removeEventListener`, `throwIfAborted`), so a signal
+ * from another realm passes too.
  */
-export function checkNumber(
-  value: unknown,
-  option: string,
-  range: { min: number; minExclusive?: boolean; integer?: boolean; allowInfinity?: boolean },
-): void {
-  if (value === undefined) return;
+export function requireSignal(value: unknown, option: string): asserts value is AbortSignal {
+  const s = value as Partial<AbortSignal> | null | undefined;
+  if (
+    typeof s !== "object" || s === null || typeof s.aborted !== "boolean" ||
+    typeof s.addEventListener !== "function" || typeof s.removeEventListener !== "function" ||
+    typeof s.throwIfAborted !== "function"
+  ) {
+    throw new TypeError(`${option} must be an AbortSignal, got ${describeValue(value)}`);
+  }
+}
+
+/** The range {@linkcode checkNumber} and {@linkcode requireNumber} accept. */
+export interface NumberRange {
+  /** Smallest value allowed. @default -Infinity */
+  min?: number;
+  /** Largest value allowed (inclusive). @default Infinity */
+  max?: number;
+  /** `min` itself is refused (`> min`, not `>= min`). @default false */
+  minExclusive?: boolean;
+  /** Only integers. @default false */
+  integer?: boolean;
+  /** `Infinity` (and `-Infinity`) count as in range when within the bounds. @default false */
+  allowInfinity?: boolean;
+}
+
+/**
+ * Throws unless `value` is `undefined` or a number in `range`: `TypeError` for a non-number,
+ * `RangeError` for NaN, out of range, infinite (unless allowed) or fractional (when an integer
+ * is required).
+ */
+export function checkNumber(value: unknown, option: string, range: NumberRange = {}): void {
+  if (value !== undefined) requireNumber(value, option, range);
+}
+
+/** `value` when it is a number in `range`; otherwise throws like {@linkcode checkNumber}. */
+export function requireNumber(value: unknown, option: string, range: NumberRange = {}): number {
   if (typeof value !== "number") {
     throw new TypeError(`${option} must be a number, got ${describeValue(value)}`);
   }
-  const tooSmall = range.minExclusive ? !(value > range.min) : !(value >= range.min);
+  const { min = -Infinity, max = Infinity, minExclusive = false } = range;
+  const tooSmall = minExclusive ? !(value > min) : !(value >= min);
   if (
-    Number.isNaN(value) || tooSmall || (!range.allowInfinity && !Number.isFinite(value)) ||
+    Number.isNaN(value) || tooSmall || value > max ||
+    (!range.allowInfinity && !Number.isFinite(value)) ||
     (range.integer && Number.isFinite(value) && !Number.isInteger(value))
   ) {
-    const what = `${range.integer ? "an integer" : "a number"} ${
-      range.minExclusive ? ">" : ">="
-    } ${range.min}`;
-    throw new RangeError(
-      `${option} must be ${what}${range.allowInfinity ? "" : " and finite"}, got ${
-        describeValue(value)
-      }`,
-    );
+    throw new RangeError(`${option} must be ${describeRange(range)}, got ${describeValue(value)}`);
   }
+  return value;
+}
+
+/** "an integer from 1 to 4096", "a finite number >= 0", "a number > 0". */
+function describeRange(range: NumberRange): string {
+  const { min = -Infinity, max = Infinity, minExclusive = false } = range;
+  const kind = range.integer ? "an integer" : range.allowInfinity ? "a number" : "a finite number";
+  const low = min === -Infinity ? undefined : `${minExclusive ? ">" : ">="} ${min}`;
+  if (max === Infinity) return low === undefined ? kind : `${kind} ${low}`;
+  if (low === undefined) return `${kind} <= ${max}`;
+  return minExclusive ? `${kind} ${low} and <= ${max}` : `${kind} from ${min} to ${max}`;
 }
 
 /** Throws unless `value` is `undefined` or a boolean. */

@@ -1,5 +1,6 @@
 /**
- * Small value checks shared by the client, the decoder, the queues and the simulator (internal).
+ * Small value helpers shared by the client, the decoder, the queues, the config loaders and the
+ * simulator: checks, descriptions for error messages, string trimming and encoding (internal).
  * @module
  */
 
@@ -8,13 +9,28 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** A short description of a bad option value for a TypeError/RangeError message. */
+/**
+ * A short description of a bad value for a TypeError/RangeError message: a string quoted, a
+ * number or other primitive as it prints, an object by its kind ({@linkcode describeKind}).
+ */
 export function describeValue(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
-  if (typeof value === "function") return "a function";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "object" && value !== null) return "an object";
+  if (typeof value === "object" || typeof value === "function") return describeKind(value);
   return String(value);
+}
+
+/**
+ * The kind of a value, never its content, for values that may be large or secret (a token, a
+ * chunk of a watch body): `"null"`, `"an array"`, `"a function"`, the class of an object
+ * (`"ArrayBuffer"`, `"Response"`), `"an object"` for a plain one, else `typeof` (`"string"`).
+ */
+export function describeKind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "function") return "a function";
+  if (typeof value !== "object") return typeof value;
+  const name = (value.constructor as { name?: unknown } | undefined)?.name;
+  return typeof name === "string" && name !== "" && name !== "Object" ? name : "an object";
 }
 
 /** The first `max` UTF-16 units of `text`, never ending on the first half of a surrogate pair. */
@@ -22,6 +38,13 @@ export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   const last = text.charCodeAt(max - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}
+
+/** Base64 of the UTF-8 bytes of `text` (`btoa` alone takes Latin-1 only). */
+export function base64Utf8(text: string): string {
+  let binary = "";
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
 }
 
 /**

@@ -11,7 +11,8 @@ import {
 } from "./decode_error.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./watch_event.ts";
-import { isRecord } from "../util/values.ts";
+import { describeKind, isRecord } from "../util/values.ts";
+import { checkSignal } from "../util/validate.ts";
 
 /** Options of {@linkcode decodeWatchStream}. */
 export interface DecodeWatchStreamOptions {
@@ -152,7 +153,7 @@ class WatchEventParser<T extends KubeObjectLike> {
   push(chunk: Uint8Array, onEvent: (event: WatchEvent<T>) => void): void {
     if (!(chunk instanceof Uint8Array)) {
       throw new TypeError(
-        `watch body chunks must be Uint8Array bytes, got ${describe(chunk)} ` +
+        `watch body chunks must be Uint8Array bytes, got ${describeKind(chunk)} ` +
           `(was the body piped through a TextDecoderStream?)`,
       );
     }
@@ -306,7 +307,7 @@ function readerOf(body: WatchBody): ByteReader {
   }
   throw new TypeError(
     `body must be a ReadableStream or an AsyncIterable of Uint8Array, got ${
-      describe(body)
+      describeKind(body)
     } (was the response body null?)`,
   );
 }
@@ -340,12 +341,7 @@ class WatchEventIterator<T extends KubeObjectLike> implements AsyncIterableItera
 
   constructor(body: WatchBody, options: DecodeWatchStreamOptions) {
     const signal = options.signal;
-    if (
-      signal !== undefined &&
-      (typeof signal?.aborted !== "boolean" || typeof signal.addEventListener !== "function")
-    ) {
-      throw new TypeError(`signal must be an AbortSignal, got ${describe(signal)}`);
-    }
+    checkSignal(signal, "signal");
     this.#parser = new WatchEventParser<T>(options);
     this.#reader = readerOf(body);
     this.#signal = signal;
@@ -533,11 +529,4 @@ function parseEvent<T extends KubeObjectLike>(
 
 function notAnEvent(detail: string): LineProblem {
   return new LineProblem("not-an-event", detail, undefined);
-}
-
-/** A short description of an unexpected value for a TypeError message. */
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (typeof value !== "object") return typeof value;
-  return value.constructor?.name ?? "object";
 }

@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { pods } from "../../src/client/resource.ts";
 import { redactUrl, resolvePath } from "../../src/client/http.ts";
-import { continueTokenPeeker } from "../../src/client/response_body.ts";
 
 const SECRET = "s3cr3t-CANARY-7f9a";
 
@@ -120,28 +119,5 @@ describe("KubeClient: paths stay below the server's path", () => {
       fetch: () => Promise.resolve(Response.json({})),
     });
     await assert.rejects(client.get(pods, "..", { namespace: "a" }), TypeError);
-  });
-});
-
-describe("continueTokenPeeker (no server needed)", () => {
-  test("finds the token at the head of a list body, across chunks, before items", () => {
-    const found: string[] = [];
-    const peek = continueTokenPeeker((t) => found.push(t));
-    assert.equal(peek('{"kind":"PodList","metadata":{"resourceVersion":"5","cont'), false);
-    assert.equal(
-      peek('{"kind":"PodList","metadata":{"resourceVersion":"5","continue":"a\\"b"'),
-      true,
-    );
-    assert.deepEqual(found, ['a"b']);
-  });
-
-  test("a token after items is not trusted; looking stops at items or after 64 KiB", () => {
-    const found: string[] = [];
-    const peek = continueTokenPeeker((t) => found.push(t));
-    assert.equal(peek('{"items":[{"continue":"fake"}],"metadata":{"continue":"late"}}'), true);
-    assert.equal(found.length, 0);
-    const long = continueTokenPeeker((t) => found.push(t));
-    assert.equal(long(`{"metadata":{"x":"${"a".repeat(70_000)}`), true);
-    assert.equal(found.length, 0);
   });
 });

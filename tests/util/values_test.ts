@@ -1,6 +1,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { trimEnd, truncate } from "../../src/util/values.ts";
+import {
+  base64Utf8,
+  describeKind,
+  describeValue,
+  trimEnd,
+  truncate,
+} from "../../src/util/values.ts";
 import { kubectlProxy } from "../../src/config/kubectl_proxy.ts";
 
 describe("trimEnd", () => {
@@ -24,5 +30,45 @@ describe("truncate", () => {
     assert.equal(truncate("ab🚀c", 3), "ab");
     assert.equal(truncate("ab🚀c", 4), "ab🚀");
     assert.equal(truncate("abc", 10), "abc");
+  });
+});
+
+describe("describeValue", () => {
+  test("quotes strings, prints other primitives, names objects by their kind", () => {
+    assert.equal(describeValue("no"), '"no"');
+    assert.equal(describeValue(""), '""');
+    assert.equal(describeValue(3), "3");
+    assert.equal(describeValue(NaN), "NaN");
+    assert.equal(describeValue(undefined), "undefined");
+    assert.equal(describeValue(null), "null");
+    assert.equal(describeValue({ secret: "x" }), "an object");
+    assert.equal(describeValue([1]), "an array");
+    assert.equal(describeValue(() => {}), "a function");
+    assert.equal(describeValue(new AbortController()), "AbortController");
+  });
+});
+
+describe("describeKind", () => {
+  test("never shows the content: typeof for primitives, the class for objects", () => {
+    assert.equal(describeKind("s3cr3t"), "string");
+    assert.equal(describeKind(42), "number");
+    assert.equal(describeKind(undefined), "undefined");
+    assert.equal(describeKind(null), "null");
+    assert.equal(describeKind(["s3cr3t"]), "an array");
+    assert.equal(describeKind(() => {}), "a function");
+    assert.equal(describeKind({ token: "s3cr3t" }), "an object");
+    assert.equal(describeKind(Object.create(null)), "an object");
+    assert.equal(describeKind(new ArrayBuffer(1)), "ArrayBuffer");
+    assert.equal(describeKind({ constructor: 5 }), "an object");
+  });
+});
+
+describe("base64Utf8", () => {
+  test("encodes the UTF-8 bytes, where btoa alone refuses non-Latin-1 text", () => {
+    assert.equal(base64Utf8("user:pass"), "dXNlcjpwYXNz");
+    assert.equal(base64Utf8("é"), "w6k=");
+    assert.equal(base64Utf8("ü:🚀"), "w7w68J+agA==");
+    assert.throws(() => btoa("🚀"));
+    assert.equal(base64Utf8(""), "");
   });
 });
