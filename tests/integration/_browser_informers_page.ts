@@ -16,7 +16,12 @@ export interface PageState {
 }
 
 interface PageApi {
-  start(server: string, token: string, count: number, transport: "http" | "websocket" | "auto"): void;
+  start(
+    server: string,
+    token: string,
+    count: number,
+    transport: "http" | "websocket" | "auto",
+  ): void;
   stop(index: number): Promise<void>;
   state: PageState;
 }
