@@ -182,9 +182,9 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       onEvent: metrics?.onWatchEvent,
       onRelist: metrics?.onRelist,
       onReconnect: metrics?.onReconnect,
+      // Each waiter removes itself once settled: a check still pending waits for the next move.
       onResourceVersion: () => {
         for (const wake of this.#rvWaiters) wake();
-        this.#rvWaiters.clear();
       },
     });
     const seeded = resume?.objects !== undefined;
@@ -423,7 +423,13 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   /** Resolves when the resource version next moves (or the informer stops). */
   #resourceVersionMoved(): Promise<void> {
     if (this.#stopped) return Promise.resolve();
-    return new Promise((resolve) => this.#rvWaiters.add(resolve));
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        this.#rvWaiters.delete(wake);
+        resolve();
+      };
+      this.#rvWaiters.add(wake);
+    });
   }
 
   /**

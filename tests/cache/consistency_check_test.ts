@@ -79,6 +79,52 @@ describe("consistency check: no false drift", () => {
     await closed(e);
   });
 
+  test("keeps waiting when the cache's resource version moves but stays behind the list's", async () => {
+    // Watch bytes are held while the check lists, then let through: the pod event moves the
+    // cache to an RV still older than the list's, and the next bookmark reaches it.
+    let holding = false;
+    const held: (() => void)[] = [];
+    const e = env({
+      fetch: (c) => async (req) => {
+        const res = await c.fetch(req);
+        if (!new URL(req.url).searchParams.has("watch") || res.body === null) return res;
+        const body = res.body.pipeThrough(
+          new TransformStream<Uint8Array, Uint8Array>({
+            transform: (chunk, out) => {
+              if (!holding) return out.enqueue(chunk);
+              return new Promise<void>((resolve) =>
+                held.push(() => {
+                  out.enqueue(chunk);
+                  resolve();
+                })
+              );
+            },
+          }),
+        );
+        return new Response(body, { status: res.status, headers: res.headers });
+      },
+    });
+    const inf = await watching(e, 1);
+    holding = true;
+    e.cluster.create(pods, pod("a", "late"));
+    e.cluster.create(configmaps, { metadata: { namespace: "a", name: "c" } });
+    const listRv = e.cluster.resourceVersion;
+    let result: ConsistencyCheckResult | undefined;
+    const pending = inf.verify().then((r) => (result = r));
+    await e.clock.advance(1_000);
+    holding = false;
+    for (const release of held.splice(0)) release();
+    await e.clock.advance(1_000);
+    assert.notEqual(inf.resourceVersion, listRv, "the pod event alone does not reach the list");
+    assert.equal(result, undefined);
+    await e.clock.advance(60_000); // the bookmark carries the list's RV
+    const r = await settle(e, pending);
+    assert.equal(r.outcome, "consistent", JSON.stringify(r));
+    assert.ok(r.finishedAt - r.startedAt < 120_000, "no wait until maxWaitMs");
+    assert.equal(r.resourceVersion, listRv);
+    await closed(e);
+  });
+
   test("objects created, changed and deleted while a paced check runs are not reported", async () => {
     const e = env();
     const inf = await watching(e, 10, {
