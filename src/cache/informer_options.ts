@@ -210,7 +210,7 @@ export function informerDefaults<T extends KubeObjectLike>(
 }
 
 /** Whether `b` is a ready {@linkcode Backoff} rather than options for the default one. */
-export function isBackoff(b: Backoff | BackoffOptions | undefined): b is Backoff {
+function isBackoff(b: Backoff | BackoffOptions | undefined): b is Backoff {
   return b !== undefined && typeof (b as Backoff).next === "function";
 }
 

@@ -33,11 +33,6 @@ export class ListenerSet<T extends KubeObjectLike> {
     this.#requeue = requeue;
   }
 
-  /** How many listeners there are. */
-  get size(): number {
-    return this.#listeners.size;
-  }
-
   /** Adds `listener` (already holding its initial population) and schedules its resync. */
   add(listener: Listener<T>): void {
     this.#listeners.add(listener);

@@ -31,13 +31,6 @@ import {
 } from "./reflector_plan.ts";
 import { RequestPacer } from "./request_pacer.ts";
 
-export type {
-  InitialListMode,
-  PlannedRequest,
-  ReflectorFailure,
-  ReflectorPlanState,
-} from "./reflector_plan.ts";
-
 /** The reflector's state, as shown by `health().state`. */
 export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "stopped";
 
