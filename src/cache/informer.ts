@@ -22,12 +22,10 @@ import type { InformerHealth } from "./informer_health.ts";
 import { guardMetrics, type InformerMetrics } from "./informer_metrics.ts";
 import {
   type EventsOptions,
-  informerDefaults,
   type InformerErrorContext,
   type InformerOptions,
   type ListenerOptions,
   listWatchSettings,
-  type ResolvedInformerDefaults,
   validateInformerOptions,
   validateListenerOptions,
 } from "./informer_options.ts";
@@ -88,7 +86,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   readonly lister: Lister<T>;
   #client: KubeClient;
   #options: InformerOptions<T>;
-  #defaults: ResolvedInformerDefaults;
+  /** Idle limit of watches and LIST responses, with its default applied. */
+  #inactivityTimeoutMs: number;
   #clock: Clock;
   #indexer: Indexer<T>;
   #fifo: DeltaFIFO<T>;
@@ -119,8 +118,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     validateInformerOptions(options);
     this.#client = client;
     this.#options = options;
-    const defaults = informerDefaults(options);
-    this.#defaults = defaults;
+    const settings = listWatchSettings(options);
+    this.#inactivityTimeoutMs = settings.inactivityTimeoutMs;
     this.#clock = options.clock ?? systemClock;
     // A listener's resync: the cache is queued again as Sync deltas and delivered to it.
     this.#listeners = new ListenerSet<T>(this.#clock, () => {
@@ -155,8 +154,6 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       (error) => this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
     );
     this.#metrics = metrics;
-    const settings = listWatchSettings(options);
-    const random = settings.random;
     this.#reflector = new Reflector<T>({
       ...settings,
       client,
@@ -191,10 +188,10 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     this.#checker = new ConsistencyChecker({
       client,
       list: options,
-      options: consistencyCheckDefaults(options.consistencyCheck, defaults.pageSize),
+      options: consistencyCheckDefaults(options.consistencyCheck, settings.pageSize),
       clock: this.#clock,
-      random,
-      idleTimeoutMs: defaults.inactivityTimeoutMs,
+      random: settings.random,
+      idleTimeoutMs: settings.inactivityTimeoutMs,
       cache: this.#indexer,
       reflector: this.#reflector,
       // A checkpoint without objects leaves the cache incomplete until the first list.
@@ -462,7 +459,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const s = this.#reflector.stats;
     const consistency = this.#checker.health();
     const now = this.#clock.now();
-    const limit = this.#defaults.inactivityTimeoutMs;
+    const limit = this.#inactivityTimeoutMs;
     return {
       state: s.state,
       synced: this.#synced,
@@ -498,7 +495,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #addListener(options: ListenerOptions): Listener<T> {
     validateListenerOptions(options);
     const overflow = options.overflow ?? "grow";
-    const resync = options.resyncPeriodMs ?? this.#defaults.resyncPeriodMs;
+    const resync = options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0;
     const listener = new Listener<T>(overflow, resync);
     if (this.#stopped) {
       listener.close();

@@ -18,6 +18,7 @@ import type { InformerMetrics } from "./informer_metrics.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
 import type { InitialListMode } from "./reflector_plan.ts";
 import type { ErrorKind } from "./reflector_errors.ts";
+import type { ReflectorOptions } from "./reflector.ts";
 
 /**
  * LIST page size (`limit`) when `pageSize` is not given.
@@ -187,28 +188,6 @@ export interface EventsOptions extends ListenerOptions {
   until?: "current" | undefined;
 }
 
-/** The informer options that have defaults, resolved. Internal. */
-export interface ResolvedInformerDefaults {
-  pageSize: number;
-  initialList: InitialListMode;
-  inactivityTimeoutMs: number;
-  initialEventsTimeoutMs: number;
-  resyncPeriodMs: number;
-}
-
-/** Applies the documented defaults. Internal. */
-export function informerDefaults<T extends KubeObjectLike>(
-  o: InformerOptions<T>,
-): ResolvedInformerDefaults {
-  return {
-    pageSize: o.pageSize ?? DEFAULT_PAGE_SIZE,
-    initialList: o.initialList ?? "list",
-    inactivityTimeoutMs: o.inactivityTimeoutMs ?? DEFAULT_INACTIVITY_TIMEOUT_MS,
-    initialEventsTimeoutMs: o.initialEventsTimeoutMs ?? DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
-    resyncPeriodMs: o.resyncPeriodMs ?? 0,
-  };
-}
-
 /** Whether `b` is a ready {@linkcode Backoff} rather than options for the default one. */
 function isBackoff(b: Backoff | BackoffOptions | undefined): b is Backoff {
   return b !== undefined && typeof (b as Backoff).next === "function";
@@ -226,13 +205,10 @@ export function validateInformerOptions<T extends KubeObjectLike>(o: InformerOpt
       `namespace ${JSON.stringify(o.namespace)} given for cluster-scoped ${r.resource}`,
     );
   }
-  checkNumber(o.pageSize, "pageSize", { min: 1, integer: true });
-  checkOneOf(o.initialList, "initialList", ["list", "stream", "auto"]);
-  checkOneOf(o.transport, "transport", ["http", "websocket", "auto"]);
+  validateListWatchOptions(o);
   for (const name of ["resyncPeriodMs", "inactivityTimeoutMs", "initialEventsTimeoutMs"] as const) {
     checkNumber(o[name], name, { min: 0 });
   }
-  checkFunction(o.transform, "transform");
   const detect = o.detectMutations;
   if (detect !== undefined && typeof detect !== "boolean") {
     checkOptionsObject(detect, "detectMutations");
@@ -249,43 +225,41 @@ export function validateListenerOptions(o: ListenerOptions): void {
   checkNumber(o.resyncPeriodMs, "resyncPeriodMs", { min: 0 });
 }
 
-/** The options the informer and `watcher()` share: what to list and watch, and how. */
-export interface ListWatchOptions<T extends KubeObjectLike> {
-  resource: ResourceDescriptor<T>;
-  namespace?: string | undefined;
-  labelSelector?: string | undefined;
-  fieldSelector?: string | undefined;
-  pageSize?: number | undefined;
-  initialList?: InitialListMode | undefined;
-  clock?: Clock | undefined;
-  backoff?: Backoff | BackoffOptions | undefined;
-  random?: (() => number) | undefined;
-  inactivityTimeoutMs?: number | undefined;
-  initialEventsTimeoutMs?: number | undefined;
-  maxLineLength?: number | undefined;
-  transport?: WatchTransport | undefined;
-  transform?: ((object: T) => T) | undefined;
+/** What the informer and `watcher()` share: what to list and watch, and how. */
+type ListWatchKey =
+  | "resource"
+  | "namespace"
+  | "labelSelector"
+  | "fieldSelector"
+  | "pageSize"
+  | "initialList"
+  | "clock"
+  | "backoff"
+  | "random"
+  | "inactivityTimeoutMs"
+  | "initialEventsTimeoutMs"
+  | "maxLineLength"
+  | "transport"
+  | "transform";
+
+/** The options the informer and `watcher()` share. */
+export type ListWatchOptions<T extends KubeObjectLike> = Pick<InformerOptions<T>, ListWatchKey>;
+
+/** The reflector settings {@linkcode listWatchSettings} resolves. Internal. */
+export type ListWatchSettings<T extends KubeObjectLike> = Pick<ReflectorOptions<T>, ListWatchKey>;
+
+/** Validates what the informer and `watcher()` both check of {@linkcode ListWatchOptions}. */
+export function validateListWatchOptions<T extends KubeObjectLike>(o: ListWatchOptions<T>): void {
+  checkNumber(o.pageSize, "pageSize", { min: 1, integer: true });
+  checkOneOf(o.initialList, "initialList", ["list", "stream", "auto"]);
+  checkOneOf(o.transport, "transport", ["http", "websocket", "auto"]);
+  checkFunction(o.transform, "transform");
 }
 
 /** The reflector settings of `o` with the documented defaults applied. Internal. */
 export function listWatchSettings<T extends KubeObjectLike>(
   o: ListWatchOptions<T>,
-): {
-  resource: ResourceDescriptor<T>;
-  namespace: string | undefined;
-  labelSelector: string | undefined;
-  fieldSelector: string | undefined;
-  pageSize: number;
-  initialList: InitialListMode;
-  clock: Clock;
-  backoff: Backoff;
-  random: () => number;
-  inactivityTimeoutMs: number;
-  initialEventsTimeoutMs: number;
-  maxLineLength: number | undefined;
-  transport: WatchTransport | undefined;
-  transform: (object: T) => T;
-} {
+): ListWatchSettings<T> {
   const clock = o.clock ?? systemClock;
   const random = o.random ?? Math.random;
   return {

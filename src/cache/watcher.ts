@@ -11,8 +11,8 @@ import { linkedController } from "../util/abort.ts";
 import type { Backoff, BackoffOptions } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
-import { checkFunction, checkNumber, checkOneOf } from "../util/validate.ts";
-import { listWatchSettings } from "./informer_options.ts";
+import { checkFunction, checkNumber } from "../util/validate.ts";
+import { listWatchSettings, validateListWatchOptions } from "./informer_options.ts";
 import { Reflector, type ReflectorErrorContext } from "./reflector.ts";
 import type { InitialListMode } from "./reflector_plan.ts";
 
@@ -119,10 +119,7 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
   options: WatcherOptions<T>,
 ): AsyncIterableIterator<WatcherEvent<T>> {
   checkNumber(options.highWaterMark, "highWaterMark", { min: 1, integer: true });
-  checkNumber(options.pageSize, "pageSize", { min: 1, integer: true });
-  checkOneOf(options.initialList, "initialList", ["list", "stream", "auto"]);
-  checkOneOf(options.transport, "transport", ["http", "websocket", "auto"]);
-  checkFunction(options.transform, "transform");
+  validateListWatchOptions(options);
   checkFunction(options.onError, "onError");
   const highWaterMark = options.highWaterMark ?? 1024;
   const queue = new RingBuffer<WatcherEvent<T>>(64);
