@@ -4,9 +4,7 @@
  * in the user's own cluster, whether list+watch lost events.
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
 import type { KubeClient } from "../client/kube_client.ts";
-import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { KubeObjectLike } from "../client/types.ts";
 import { linkedController } from "../util/abort.ts";
 import { type Clock, sleep, timerDelay, type TimerHandle } from "../util/clock.ts";
@@ -23,8 +21,9 @@ import type {
   ConsistencyReason,
   ResolvedConsistencyCheckOptions,
 } from "./consistency_check_options.ts";
+import type { InformerSelection } from "./checkpoint.ts";
 import { DriftError } from "./drift_error.ts";
-import { whileActive } from "./list_pager.ts";
+import { listResourceVersion, whileActive } from "./list_pager.ts";
 import { objectKey } from "./object_key.ts";
 import { classifyError, type ErrorKind } from "./reflector_errors.ts";
 
@@ -37,12 +36,7 @@ const GAVE_UP = new DOMException("every verify() caller gave up", "AbortError");
 export interface ConsistencyTarget {
   client: KubeClient;
   /** What the informer lists: the check lists the same. */
-  list: {
-    resource: AnyResourceDescriptor;
-    namespace?: string | undefined;
-    labelSelector?: string | undefined;
-    fieldSelector?: string | undefined;
-  };
+  list: InformerSelection;
   options: ResolvedConsistencyCheckOptions;
   clock: Clock;
   random: () => number;
@@ -316,13 +310,7 @@ export class ConsistencyChecker {
           }),
       );
       result.pages++;
-      const rv = page.metadata.resourceVersion;
-      if (typeof rv !== "string" || rv === "") {
-        throw new KubeApiError({
-          code: 500,
-          bodySnippet: `list response had no string metadata.resourceVersion (got ${typeof rv})`,
-        });
-      }
+      const rv = listResourceVersion(page.metadata.resourceVersion);
       result.resourceVersion ??= rv;
       for (const item of page.items) {
         let key: string;

@@ -4,21 +4,17 @@
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
-import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { KubeList, KubeObjectLike } from "../client/types.ts";
 import { KubeApiError } from "../client/errors.ts";
 import type { Clock } from "../util/clock.ts";
 import { linkedController } from "../util/abort.ts";
 import { IdleTimer } from "../util/idle_timer.ts";
+import type { InformerSelection } from "./checkpoint.ts";
 import { ListInactivityError } from "./reflector_errors.ts";
 
 /** What {@linkcode listAllPages} lists, and how. Internal. */
-export interface ListPagerOptions {
+export interface ListPagerOptions extends InformerSelection {
   client: KubeClient;
-  resource: AnyResourceDescriptor;
-  namespace?: string | undefined;
-  labelSelector?: string | undefined;
-  fieldSelector?: string | undefined;
   /** The resource version to list at (`""`, `"0"` or an exact one). */
   resourceVersion: string;
   /** Page size; undefined sends no `limit` (one response). */
@@ -139,13 +135,21 @@ export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
     listing.abort();
     release();
   }
-  if (typeof listRV !== "string" || listRV === "") {
+  return { items, resourceVersion: listResourceVersion(listRV), pages };
+}
+
+/**
+ * A list response's resource version; a missing, empty or non-string one is a server error
+ * (a 500 `KubeApiError`: nothing could be watched from it). Internal.
+ */
+export function listResourceVersion(rv: unknown): string {
+  if (typeof rv !== "string" || rv === "") {
     throw new KubeApiError({
       code: 500,
-      bodySnippet: `list response had no string metadata.resourceVersion (got ${typeof listRV})`,
+      bodySnippet: `list response had no string metadata.resourceVersion (got ${typeof rv})`,
     });
   }
-  return { items, resourceVersion: listRV, pages };
+  return rv;
 }
 
 /**
