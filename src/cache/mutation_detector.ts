@@ -67,14 +67,12 @@ export class MutationDetector<T extends KubeObjectLike> {
     const print = this.#prints.get(key);
     if (print === undefined) return;
     this.#prints.delete(key);
-    this.#compare(key, print);
+    this.#check(key, print);
   }
 
-  /** Checks every tracked object now. */
+  /** Checks every tracked object now; a mutation found is reported once. */
   checkAll(): void {
-    for (const [key, print] of this.#prints) {
-      if (this.#compare(key, print)) print.json = JSON.stringify(print.object);
-    }
+    for (const [key, print] of this.#prints) print.json = this.#check(key, print);
   }
 
   /** Starts the periodic check. */
@@ -93,17 +91,18 @@ export class MutationDetector<T extends KubeObjectLike> {
     this.#timer = undefined;
   }
 
-  /** Reports a mutation of `print.object`; true when there was one. */
-  #compare(key: string, print: { object: T; json: string }): boolean {
+  /** Reports a mutation of `print.object`; returns its fingerprint now. */
+  #check(key: string, print: { object: T; json: string }): string {
     let now: string;
     try {
       now = JSON.stringify(print.object);
     } catch {
       now = ""; // made unserializable (a cycle, a BigInt): certainly mutated
     }
-    if (now === print.json) return false;
-    this.#report(new MutationError(key, firstDifference(JSON.parse(print.json), print.object)));
-    return true;
+    if (now === print.json) return now;
+    const was: unknown = print.json === "" ? undefined : JSON.parse(print.json);
+    this.#report(new MutationError(key, firstDifference(was, print.object)));
+    return now;
   }
 }
 
@@ -118,7 +117,7 @@ export function firstDifference(was: unknown, now: unknown, path = ""): string {
     }
     return path;
   }
-  if (isRecord(was) && isRecord(now) && !Array.isArray(was) && !Array.isArray(now)) {
+  if (isRecord(was) && isRecord(now)) {
     const keys = new Set([...Object.keys(was), ...Object.keys(now)]);
     for (const k of keys) {
       const child = path === "" ? k : `${path}.${k}`;

@@ -47,6 +47,24 @@ describe("cache mutation detector (detectMutations)", () => {
     await closed(e);
   });
 
+  test("an object made unserializable (a BigInt) is reported once; the periodic check goes on", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1", { app: "web" }));
+    const inf = e.informer({ resource: pods, detectMutations: true });
+    inf.start();
+    await inf.waitForSync();
+    const labels = inf.store.get("a/p1")!.metadata as { labels: Record<string, unknown> };
+    labels.labels.big = 1n;
+    await e.clock.advance(3_000);
+    const paths = () =>
+      e.errors.filter((x) => x.kind === "mutation").map((x) => (x.error as MutationError).path);
+    assert.deepEqual(paths(), ["metadata.labels.big"]);
+    delete labels.labels.big; // serializable again: a change from the unserializable state
+    await e.clock.advance(2_000);
+    assert.equal(paths().length, 2);
+    await closed(e);
+  });
+
   test("off by default: nothing is checked", async () => {
     const e = env();
     e.cluster.create(pods, pod("a", "p1", { app: "web" }));
