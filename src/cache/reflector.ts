@@ -141,7 +141,8 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
  */
 export class Reflector<T extends KubeObjectLike> {
   #o: ReflectorOptions<T>;
-  #plan: ReflectorPlanState;
+  /** The plan's state; the reflector's own copy, so the resource version is set in place. */
+  #plan: { -readonly [K in keyof ReflectorPlanState]: ReflectorPlanState[K] };
   #pacer: RequestPacer;
   /** Objects keep only their metadata (a metadata-only descriptor). */
   readonly #metadataOnly: boolean;
@@ -276,7 +277,8 @@ export class Reflector<T extends KubeObjectLike> {
   }
 
   #setResourceVersion(rv: string): void {
-    this.#plan = { ...this.#plan, lastSyncResourceVersion: rv };
+    // Once per watch event: an assignment, not a copy of the plan.
+    this.#plan.lastSyncResourceVersion = rv;
     this.#o.onResourceVersion?.(rv);
   }
 
