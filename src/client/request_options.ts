@@ -325,8 +325,8 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   json: "application/json-patch+json",
 };
 
-/** Throws unless `value` is a `resourceVersionMatch`. Internal. */
-export function checkMatch(value: unknown): void {
+/** Throws unless `value` is a `resourceVersionMatch`. */
+function checkMatch(value: unknown): void {
   if (value !== undefined && value !== "Exact" && value !== "NotOlderThan") {
     throw new TypeError(
       `options.resourceVersionMatch must be "Exact" or "NotOlderThan", got ${describeValue(value)}`,

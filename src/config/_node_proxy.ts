@@ -7,6 +7,7 @@
 import { Buffer } from "node:buffer";
 import net from "node:net";
 import tls from "node:tls";
+import { messageOf } from "../util/values.ts";
 
 /** Proxy URL schemes the Node transport understands. */
 const PROXY_PROTOCOLS = ["http:", "https:", "socks5:", "socks5h:"];
@@ -66,8 +67,7 @@ export function openTunnel(proxy: URL, host: string, port: number): Promise<net.
     : socksHandshake(socket, proxy, host, port);
   return handshake.then(() => socket, (error: unknown) => {
     socket.destroy();
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`${where}: ${message}`, { cause: error });
+    throw new Error(`${where}: ${messageOf(error)}`, { cause: error });
   });
 }
 

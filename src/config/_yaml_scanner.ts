@@ -11,7 +11,7 @@ import { describePath, type YamlPath } from "./_yaml_path.ts";
 import { type Chomping, decodeEscape, joinBlockScalar } from "./_yaml_scalars.ts";
 
 /** A line feed or carriage return (YAML's line breaks). */
-export function isBreak(c: string | undefined): boolean {
+function isBreak(c: string | undefined): boolean {
   return c === "\n" || c === "\r";
 }
 

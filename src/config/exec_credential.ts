@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
-import { base64Utf8, describeValue, isRecord } from "../util/values.ts";
+import { base64Utf8, describeValue, isRecord, messageOf } from "../util/values.ts";
 import { ExecCredentialError } from "./exec_credential_error.ts";
 import type { ExecCredentialErrorOptions } from "./exec_credential_error.ts";
 import type { KubeconfigExec } from "./kubeconfig.ts";
@@ -292,7 +292,7 @@ export class ExecCredentialSource {
     } catch (error) {
       // The runtime's spawn error carries the arguments and the environment (`spawnargs`,
       // ...): only its redacted message and code go on, as a fresh error.
-      const reason = this.#redact(error instanceof Error ? error.message : String(error));
+      const reason = this.#redact(messageOf(error));
       const cause = Object.assign(new Error(reason), {
         code: typeof (error as { code?: unknown })?.code === "string"
           ? (error as { code: string }).code
