@@ -334,14 +334,6 @@ function checkMatch(value: unknown): void {
   }
 }
 
-/** `name`, or a TypeError when it is not a non-empty string. Internal. */
-export function requireName(name: unknown): string {
-  if (typeof name !== "string" || name === "") {
-    throw new TypeError(`name must be a non-empty string, got ${describeValue(name)}`);
-  }
-  return name;
-}
-
 /**
  * The namespace a create/replace goes to: the option, else the object's own (if namespaced).
  * Internal.
