@@ -27,7 +27,7 @@ import type { Duplex, Readable } from "node:stream";
 import tls from "node:tls";
 import zlib from "node:zlib";
 import { RESPONSE_BYTES } from "../watch/response_bytes.ts";
-import type { HostFetch, TransportConfig } from "./config_loader.ts";
+import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
 import {
   bareHost,
   openTunnel,
