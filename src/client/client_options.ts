@@ -5,7 +5,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
-import { checkFunction } from "../util/validate.ts";
+import { checkFunction, requireNonEmptyString } from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
 import { checkHeaderValue, parseServer, toHeaders } from "./http.ts";
 import type { WebSocketClientOptions } from "./websocket_watch.ts";
@@ -105,11 +105,7 @@ export function resolveClientOptions(options: KubeClientOptions): ResolvedClient
   }
 
   const userAgent = options.userAgent ?? DEFAULT_USER_AGENT;
-  if (typeof userAgent !== "string" || userAgent === "") {
-    throw new TypeError(
-      `options.userAgent must be a non-empty string, got ${describeValue(userAgent)}`,
-    );
-  }
+  requireNonEmptyString(userAgent, "options.userAgent");
   checkHeaderValue("options.userAgent", userAgent);
   const headers = new Headers({ "accept": "application/json", "user-agent": userAgent });
   if (options.headers !== undefined) {

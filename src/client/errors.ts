@@ -3,6 +3,7 @@
  * @module
  */
 import type { Status } from "./types.ts";
+import { messageOf } from "../util/values.ts";
 
 /**
  * How many characters of a non-JSON error body an error keeps for its message.
@@ -119,9 +120,7 @@ export class KubeNetworkError extends Error {
   override name = "KubeNetworkError";
   /** Builds the error for `request` (method and URL) caused by `cause`. */
   constructor(request: string, cause: unknown) {
-    super(`${request}: network error: ${cause instanceof Error ? cause.message : String(cause)}`, {
-      cause,
-    });
+    super(`${request}: network error: ${messageOf(cause)}`, { cause });
   }
 }
 

@@ -133,7 +133,6 @@ export type {
 } from "./websocket_factory.ts";
 export { WebSocketWatchError } from "./websocket_watch_error.ts";
 export type { WebSocketWatchErrorOptions } from "./websocket_watch_error.ts";
-// The time source type of `KubeClientOptions.clock` (also exported by the cache module).
 export {
   LabelSelector,
   labelSelectorFromObject,

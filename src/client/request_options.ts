@@ -325,21 +325,13 @@ export const PATCH_CONTENT_TYPES: Readonly<Record<PatchType, string>> = {
   json: "application/json-patch+json",
 };
 
-/** Throws unless `value` is a `resourceVersionMatch`. Internal. */
-export function checkMatch(value: unknown): void {
+/** Throws unless `value` is a `resourceVersionMatch`. */
+function checkMatch(value: unknown): void {
   if (value !== undefined && value !== "Exact" && value !== "NotOlderThan") {
     throw new TypeError(
       `options.resourceVersionMatch must be "Exact" or "NotOlderThan", got ${describeValue(value)}`,
     );
   }
-}
-
-/** `name`, or a TypeError when it is not a non-empty string. Internal. */
-export function requireName(name: unknown): string {
-  if (typeof name !== "string" || name === "") {
-    throw new TypeError(`name must be a non-empty string, got ${describeValue(name)}`);
-  }
-  return name;
 }
 
 /**

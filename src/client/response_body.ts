@@ -15,10 +15,10 @@ import { isStatus, type Status } from "./types.ts";
 import { isRecord, truncate } from "../util/values.ts";
 
 /** The most of an error body read (the rest is cancelled). */
-export const ERROR_BODY_LIMIT = 64 * 1024;
+const ERROR_BODY_LIMIT = 64 * 1024;
 
 /** The decoded Status when `text` is a JSON object with `kind: "Status"`. */
-export function parseStatus(text: string): Status | undefined {
+function parseStatus(text: string): Status | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -172,12 +172,8 @@ export function discardBody(response: Response): void {
  * Cancelling a body we are discarding can reject (an errored stream rejects with its stored
  * error); that error was already surfaced, or belongs to a body nobody reads.
  */
-export function cancelQuietly(promise: Promise<void>): void {
+function cancelQuietly(promise: Promise<void>): void {
   promise.catch(() => undefined);
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

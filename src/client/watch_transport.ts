@@ -27,8 +27,8 @@ import { checkOneOf } from "../util/validate.ts";
  */
 export type WatchTransport = "http" | "websocket" | "auto";
 
-/** The transports a {@linkcode WatchTransport} can stand for. */
-const TRANSPORTS: readonly WatchTransport[] = ["http", "websocket", "auto"];
+/** Every {@linkcode WatchTransport}. Internal. */
+export const WATCH_TRANSPORTS: readonly WatchTransport[] = ["http", "websocket", "auto"];
 
 /**
  * The transport `transport` stands for here: `"auto"` is `"websocket"` in a browser (a page or a
@@ -51,7 +51,7 @@ export function resolveWatchTransport(
   transport: WatchTransport | undefined,
   option = "transport",
 ): "http" | "websocket" {
-  checkOneOf(transport, option, TRANSPORTS);
+  checkOneOf(transport, option, WATCH_TRANSPORTS);
   if (transport === "auto") return isBrowser() ? "websocket" : "http";
   return transport ?? "http";
 }

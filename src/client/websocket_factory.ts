@@ -5,7 +5,8 @@
  * @module
  */
 import { checkFunction } from "../util/validate.ts";
-import { KubeApiError } from "./errors.ts";
+import { redactUrl } from "./http.ts";
+import { apiErrorOf } from "./response_body.ts";
 
 /**
  * The part of a `WebSocket` a watch uses: the standard `WebSocket` of browsers, Deno, Bun and
@@ -112,7 +113,6 @@ export const globalWebSocket: WebSocketFactory = (url, init): WebSocketLike => {
 interface UpgradeResponse {
   status: number;
   webSocket?: (WebSocketLike & { accept(): void }) | null;
-  text(): Promise<string>;
 }
 
 /**
@@ -155,17 +155,8 @@ export function fetchWebSocket(
       & UpgradeResponse;
     const socket = response.webSocket;
     if (response.status !== 101 || socket === undefined || socket === null) {
-      let text = "";
-      try {
-        text = await response.text();
-      } catch {
-        // The status is the news; a body that fails to read adds nothing.
-      }
-      throw new KubeApiError({
-        code: response.status,
-        request: `GET ${httpUrl.replace(/[?#].*$/s, "")}`,
-        bodySnippet: text.slice(0, 200),
-      });
+      // The refusal as an HTTP answer's: its Status (or a snippet), Retry-After, a bounded read.
+      throw await apiErrorOf(response, `GET ${redactUrl(httpUrl)}`, init.signal, Date.now());
     }
     socket.accept();
     return socket;

@@ -39,9 +39,9 @@
  */
 import { abortable, linkedController } from "../util/abort.ts";
 import { checkFunction, checkOneOf, checkSignal, checkString } from "../util/validate.ts";
-import { describeValue } from "../util/values.ts";
+import { base64Utf8, describeValue } from "../util/values.ts";
 import { KubeApiError } from "./errors.ts";
-import type { WatchTransport } from "./watch_transport.ts";
+import { WATCH_TRANSPORTS, type WatchTransport } from "./watch_transport.ts";
 import {
   globalWebSocket,
   type SocketEvent,
@@ -102,9 +102,7 @@ export const WEBSOCKET_QUEUE_LIMIT: number = 64 * 1024 * 1024;
  * ```
  */
 export function bearerProtocol(token: string): string {
-  let binary = "";
-  for (const byte of new TextEncoder().encode(token)) binary += String.fromCharCode(byte);
-  const base64url = btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  const base64url = base64Utf8(token).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
   return BEARER_PROTOCOL_PREFIX + base64url;
 }
 
@@ -151,7 +149,7 @@ export function resolveWebSocketOptions(
   options: WebSocketClientOptions,
   server: string,
 ): WebSocketSettings {
-  checkOneOf(options.watchTransport, "options.watchTransport", ["http", "websocket", "auto"]);
+  checkOneOf(options.watchTransport, "options.watchTransport", WATCH_TRANSPORTS);
   checkFunction(options.webSocket, "options.webSocket");
   checkString(options.webSocketOrigin, "options.webSocketOrigin");
   checkString(options.webSocketProtocol, "options.webSocketProtocol");

@@ -6,7 +6,7 @@
  */
 import { isMetadataOnly, METADATA_ACCEPT } from "./metadata_only.ts";
 import { describeValue, isRecord } from "../util/values.ts";
-import { checkNumber } from "../util/validate.ts";
+import { checkNumber, requireNonEmptyString } from "../util/validate.ts";
 import {
   APPLY_CONTENT_TYPE,
   type ApplyOptions,
@@ -18,7 +18,6 @@ import {
   PATCH_CONTENT_TYPES,
   type PatchOptions,
   type QueryValue,
-  requireName,
   type WriteOptions,
   writeQuery,
 } from "./request_options.ts";
@@ -55,11 +54,12 @@ export function getRequest(
   options: GetOptions | undefined,
 ): ObjectRequest {
   checkSubresource(options?.subresource);
+  requireNonEmptyString(name, "name");
   const request: ObjectRequest = {
     method: "GET",
     path: resourcePath(resource, {
       namespace: options?.namespace,
-      name: requireName(name),
+      name,
       subresource: options?.subresource,
     }),
   };
@@ -132,11 +132,12 @@ export function patchRequest(
     );
   }
   checkSubresource(options?.subresource);
+  requireNonEmptyString(name, "name");
   return {
     method: "PATCH",
     path: resourcePath(resource, {
       namespace: options?.namespace,
-      name: requireName(name),
+      name,
       subresource: options?.subresource,
     }),
     query: writeQuery(options),
@@ -209,9 +210,10 @@ export function deleteRequest(
     );
   }
   const body = deleteBody(options?.preconditions);
+  requireNonEmptyString(name, "name");
   const request: ObjectRequest = {
     method: "DELETE",
-    path: resourcePath(resource, { namespace: options?.namespace, name: requireName(name) }),
+    path: resourcePath(resource, { namespace: options?.namespace, name }),
     query: {
       propagationPolicy: policy,
       gracePeriodSeconds: grace,

@@ -11,7 +11,7 @@ import type {
   FetchFunction,
   HostFetch,
   LoadKubeconfigOptions,
-} from "./config_loader.ts";
+} from "./config_loader_options.ts";
 import { ClusterConfigError } from "./errors.ts";
 import { ExecCredentialSource } from "./exec_credential.ts";
 import type { ExecCredential } from "./exec_credential.ts";

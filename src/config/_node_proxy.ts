@@ -7,6 +7,9 @@
 import { Buffer } from "node:buffer";
 import net from "node:net";
 import tls from "node:tls";
+import { messageOf } from "../util/values.ts";
+import { redactUrl } from "../client/http.ts";
+import { basicAuthorization } from "./_user_auth.ts";
 
 /** Proxy URL schemes the Node transport understands. */
 const PROXY_PROTOCOLS = ["http:", "https:", "socks5:", "socks5h:"];
@@ -39,9 +42,7 @@ export function proxyPort(proxy: URL): number {
 /** `Proxy-Authorization` for a proxy URL with credentials, else undefined. */
 export function proxyAuthorization(proxy: URL): string | undefined {
   if (proxy.username === "" && proxy.password === "") return undefined;
-  const user = decodeURIComponent(proxy.username);
-  const password = decodeURIComponent(proxy.password);
-  return `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
+  return basicAuthorization(decodeURIComponent(proxy.username), decodeURIComponent(proxy.password));
 }
 
 /** `host` without the brackets of an IPv6 literal. */
@@ -66,26 +67,13 @@ export function openTunnel(proxy: URL, host: string, port: number): Promise<net.
     : socksHandshake(socket, proxy, host, port);
   return handshake.then(() => socket, (error: unknown) => {
     socket.destroy();
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`${where}: ${message}`, { cause: error });
+    throw new Error(`${where}: ${messageOf(error)}`, { cause: error });
   });
 }
 
 /** SNI name for a host: none for IP literals (TLS forbids them). */
-function servernameFor(host: string): string | undefined {
+export function servernameFor(host: string): string | undefined {
   return net.isIP(host) === 0 ? host : undefined;
-}
-
-/** A URL's text without user and password. */
-function redactUrl(text: string): string {
-  try {
-    const url = new URL(text);
-    url.username = "";
-    url.password = "";
-    return url.href;
-  } catch {
-    return text.replace(/\/\/[^@/]*@/, "//");
-  }
 }
 
 /** Reads exact byte counts or up to a separator from a socket during a handshake. */

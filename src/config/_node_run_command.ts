@@ -4,11 +4,12 @@
  * @module
  */
 import { spawn } from "node:child_process";
+import { Buffer } from "node:buffer";
 import process from "node:process";
-import type { ExecCommand, ExecCommandResult } from "./exec_credential.ts";
+import { type ExecCommand, type ExecCommandResult, STDOUT_LIMIT } from "./exec_credential.ts";
 
-/** Bytes kept of each output stream; more stdout makes the credential invalid anyway. */
-const OUTPUT_LIMIT = 1024 * 1024 + 1;
+/** Bytes kept of each output stream: one past what a credential may be, which refuses it. */
+const OUTPUT_LIMIT = STDOUT_LIMIT + 1;
 
 /**
  * Runs `command` without a shell; rejects with the spawn error (code `ENOENT` for a missing
@@ -57,19 +58,10 @@ function collect(): { add(chunk: Uint8Array): void; text(): string } {
   return {
     add: (chunk) => {
       if (size >= OUTPUT_LIMIT) return;
-      const room = OUTPUT_LIMIT - size;
-      const kept = chunk.byteLength > room ? chunk.subarray(0, room) : chunk;
+      const kept = chunk.subarray(0, OUTPUT_LIMIT - size);
       chunks.push(kept);
       size += kept.byteLength;
     },
-    text: () => {
-      const all = new Uint8Array(size);
-      let at = 0;
-      for (const chunk of chunks) {
-        all.set(chunk, at);
-        at += chunk.byteLength;
-      }
-      return new TextDecoder().decode(all);
-    },
+    text: () => new TextDecoder().decode(Buffer.concat(chunks, size)),
   };
 }

@@ -11,7 +11,7 @@ import type {
   HostFetch,
   TransportConfig,
   TransportFeature,
-} from "./config_loader.ts";
+} from "./config_loader_options.ts";
 import { ClusterConfigError } from "./errors.ts";
 
 const FEATURE_NAMES: Record<TransportFeature, string> = {

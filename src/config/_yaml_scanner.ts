@@ -11,7 +11,7 @@ import { describePath, type YamlPath } from "./_yaml_path.ts";
 import { type Chomping, decodeEscape, joinBlockScalar } from "./_yaml_scalars.ts";
 
 /** A line feed or carriage return (YAML's line breaks). */
-export function isBreak(c: string | undefined): boolean {
+function isBreak(c: string | undefined): boolean {
   return c === "\n" || c === "\r";
 }
 
@@ -333,14 +333,7 @@ export class YamlScanner {
       parts.push(text.slice(start, this.#plainEnd));
       if (stop !== "end" || this.pos >= text.length) break;
       const lineEnd = this.mark();
-      this.#breakLine();
-      let empty = 0;
-      for (;;) {
-        this.skipWhite();
-        if (!isBreak(this.char())) break;
-        this.#breakLine();
-        empty++;
-      }
+      const empty = this.#breakEmptyLines();
       const c = this.char();
       if (
         c === "" || c === "#" || isFlowIndicator(c) ||
@@ -443,10 +436,10 @@ export class YamlScanner {
   }
 
   /**
-   * Inside a quoted scalar, at a line break: consumes it, the empty lines after it and the
-   * next line's leading whitespace; returns the number of empty lines.
+   * At a line break: consumes it, the empty lines after it and the next line's leading
+   * whitespace; returns the number of empty lines.
    */
-  #foldBreaks(parentIndent: number, path: YamlPath | undefined, opened: Mark): number {
+  #breakEmptyLines(): number {
     this.#breakLine();
     let empty = 0;
     for (;;) {
@@ -455,6 +448,15 @@ export class YamlScanner {
       this.#breakLine();
       empty++;
     }
+    return empty;
+  }
+
+  /**
+   * Inside a quoted scalar, at a line break: consumes it, the empty lines after it and the
+   * next line's leading whitespace; returns the number of empty lines.
+   */
+  #foldBreaks(parentIndent: number, path: YamlPath | undefined, opened: Mark): number {
+    const empty = this.#breakEmptyLines();
     if (this.pos >= this.#text.length) {
       throw this.error("a quoted value is never closed", path, opened);
     }

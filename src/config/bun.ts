@@ -32,7 +32,7 @@ import type {
   LoadInClusterOptions,
   LoadKubeconfigOptions,
   TransportConfig,
-} from "./config_loader.ts";
+} from "./config_loader_options.ts";
 
 /** The part of the `Bun` namespace this file uses. */
 interface BunApi {

@@ -35,22 +35,6 @@ import type {
   TransportConfig,
 } from "./config_loader_options.ts";
 
-export type {
-  ClusterClientOptions,
-  ConfigHost,
-  ConfigLoader,
-  ConfigSource,
-  ConnectOptions,
-  FetchFunction,
-  HostFetch,
-  HostTransport,
-  LoadFromDefaultOptions,
-  LoadInClusterOptions,
-  LoadKubeconfigOptions,
-  TransportConfig,
-  TransportFeature,
-} from "./config_loader_options.ts";
-
 /** Checks loader options up front; throws a TypeError/RangeError naming the bad option. */
 function validateOptions(options: unknown, where: string): void {
   // The loaders default a missing argument to {}: `undefined` never reaches here.

@@ -36,7 +36,7 @@ import type {
   LoadInClusterOptions,
   LoadKubeconfigOptions,
   TransportConfig,
-} from "./config_loader.ts";
+} from "./config_loader_options.ts";
 
 /** The part of the `Deno` namespace this file uses. */
 interface DenoApi {

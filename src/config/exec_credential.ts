@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
-import { base64Utf8, describeValue, isRecord } from "../util/values.ts";
+import { base64Utf8, describeValue, isRecord, messageOf, truncate } from "../util/values.ts";
 import { ExecCredentialError } from "./exec_credential_error.ts";
 import type { ExecCredentialErrorOptions } from "./exec_credential_error.ts";
 import type { KubeconfigExec } from "./kubeconfig.ts";
@@ -105,8 +105,8 @@ export interface ExecCredentialSourceOptions {
 
 /** Longest stderr text kept in an error. */
 const STDERR_LIMIT = 500;
-/** Longest stdout read as a credential. */
-const STDOUT_LIMIT = 1024 * 1024;
+/** Longest stdout read as a credential. Internal. */
+export const STDOUT_LIMIT = 1024 * 1024;
 
 /**
  * Runs an exec credential plugin and caches its credential until `expirationTimestamp` (on the
@@ -292,7 +292,7 @@ export class ExecCredentialSource {
     } catch (error) {
       // The runtime's spawn error carries the arguments and the environment (`spawnargs`,
       // ...): only its redacted message and code go on, as a fresh error.
-      const reason = this.#redact(error instanceof Error ? error.message : String(error));
+      const reason = this.#redact(messageOf(error));
       const cause = Object.assign(new Error(reason), {
         code: typeof (error as { code?: unknown })?.code === "string"
           ? (error as { code: string }).code
@@ -417,7 +417,7 @@ export class ExecCredentialSource {
       .replace(/\b(bearer|token|password|secret|key)(["':= ]+)[^\s"',;]+/gi, "$1$2<redacted>")
       .replace(/[A-Za-z0-9+/_-]{32,}={0,2}/g, "<redacted>")
       .trim();
-    if (out.length > STDERR_LIMIT) out = `${out.slice(0, STDERR_LIMIT)}... (cut)`;
+    if (out.length > STDERR_LIMIT) out = `${truncate(out, STDERR_LIMIT)}... (cut)`;
     return out;
   }
 

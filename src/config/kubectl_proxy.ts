@@ -3,7 +3,7 @@
  * authentication (exec plugins included) itself.
  * @module
  */
-import type { ClusterClientOptions } from "./config_loader.ts";
+import type { ClusterClientOptions } from "./config_loader_options.ts";
 import { trimEnd } from "../util/values.ts";
 
 /**

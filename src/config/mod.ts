@@ -97,4 +97,4 @@ export type {
   LoadKubeconfigOptions,
   TransportConfig,
   TransportFeature,
-} from "./config_loader.ts";
+} from "./config_loader_options.ts";

@@ -35,7 +35,7 @@ import type {
   LoadFromDefaultOptions,
   LoadInClusterOptions,
   LoadKubeconfigOptions,
-} from "./config_loader.ts";
+} from "./config_loader_options.ts";
 
 export { createNodeFetch } from "./node_fetch.ts";
 

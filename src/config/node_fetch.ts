@@ -27,13 +27,14 @@ import type { Duplex, Readable } from "node:stream";
 import tls from "node:tls";
 import zlib from "node:zlib";
 import { RESPONSE_BYTES } from "../watch/response_bytes.ts";
-import type { HostFetch, TransportConfig } from "./config_loader.ts";
+import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
 import {
   bareHost,
   openTunnel,
   parseProxyUrl,
   proxyAuthorization,
   proxyPort,
+  servernameFor,
 } from "./_node_proxy.ts";
 
 /** Statuses whose responses have no body (`Response` refuses one). */
@@ -155,17 +156,13 @@ class TunnelAgent extends https.Agent {
         callback?.(null, socket);
         return;
       }
-      const servername = this.#secure.servername ?? (isIpAddress(host) ? undefined : host);
+      const servername = this.#secure.servername ?? servernameFor(host);
       const options: tls.ConnectionOptions = { ...this.#secure, socket, host };
       if (servername !== undefined) options.servername = servername;
       callback?.(null, tls.connect(options));
     }, (error: Error) => callback?.(error, undefined as unknown as Duplex));
     return undefined;
   }
-}
-
-function isIpAddress(host: string): boolean {
-  return /^[\d.]+$/.test(host) || host.includes(":");
 }
 
 /** Sends one request; resolves its Response once the head has arrived. */
@@ -335,8 +332,8 @@ class NodeBodyBytes implements AsyncIterableIterator<Uint8Array> {
         if (chunk.done === true) controller.close();
         else controller.enqueue(chunk.value);
       },
-      cancel: (reason) => {
-        this.#end(reason);
+      cancel: () => {
+        this.#end();
       },
     }, { highWaterMark: 0 });
   }
@@ -363,8 +360,8 @@ class NodeBodyBytes implements AsyncIterableIterator<Uint8Array> {
   }
 
   /** Stops reading: destroys the stream (freeing the socket) and settles a pending `next()`. */
-  return(reason?: unknown): Promise<IteratorReturnResult<undefined>> {
-    this.#end(reason);
+  return(): Promise<IteratorReturnResult<undefined>> {
+    this.#end();
     return Promise.resolve(DONE);
   }
 
@@ -376,7 +373,7 @@ class NodeBodyBytes implements AsyncIterableIterator<Uint8Array> {
     this.#finish();
   }
 
-  #end(_reason: unknown): void {
+  #end(): void {
     this.#queue.length = 0;
     const waiter = this.#waiter;
     this.#waiter = undefined;

@@ -6,6 +6,7 @@
  */
 import type { InformerHealth, InformerMetrics } from "../cache/informer.ts";
 import type { ReflectorState } from "../cache/reflector.ts";
+import { checkFunction, checkString } from "../util/validate.ts";
 
 /** Options of {@linkcode prometheusMetrics}. */
 export interface PrometheusMetricsOptions {
@@ -108,14 +109,10 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     if (!LABEL_NAME.test(name) || name.startsWith("__")) {
       throw new TypeError(`labels: ${JSON.stringify(name)} is not a valid Prometheus label name`);
     }
-    if (typeof value !== "string") {
-      throw new TypeError(`labels.${name} must be a string, got ${typeof value}`);
-    }
+    checkString(value, `labels.${name}`);
   }
   const health = options.health;
-  if (health !== undefined && typeof health !== "function") {
-    throw new TypeError("health must be a function returning informer.health()");
-  }
+  checkFunction(health, "health");
 
   let lists = 0;
   let listSeconds = 0;

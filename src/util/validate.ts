@@ -4,8 +4,8 @@
  * validation dialect of the project. Internal.
  * @module
  */
-import type { Clock } from "../util/clock.ts";
-import { describeValue } from "../util/values.ts";
+import type { Clock } from "./clock.ts";
+import { describeValue } from "./values.ts";
 
 /** Throws unless `value` is a plain object or `undefined`. */
 export function checkOptionsObject(value: unknown, where: string): void {

@@ -33,6 +33,11 @@ export function describeKind(value: unknown): string {
   return typeof name === "string" && name !== "" && name !== "Object" ? name : "an object";
 }
 
+/** The message of an error, or the text of anything else thrown. */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** The first `max` UTF-16 units of `text`, never ending on the first half of a surrogate pair. */
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;

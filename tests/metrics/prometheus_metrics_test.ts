@@ -259,6 +259,7 @@ describe("prometheusMetrics", () => {
     assert.throws(() => prometheusMetrics({ labels: { "bad-name": "x" } }), /"bad-name"/);
     assert.throws(() => prometheusMetrics({ labels: { __reserved: "x" } }), /__reserved/);
     assert.throws(() => prometheusMetrics({ labels: { n: 1 as unknown as string } }), /labels\.n/);
+    assert.throws(() => prometheusMetrics({ health: 5 as never }), /health must be a function/);
   });
 
   test("the handler answers GET and HEAD, on any path, and refuses other methods", async () => {

@@ -4,6 +4,7 @@ import {
   base64Utf8,
   describeKind,
   describeValue,
+  messageOf,
   trimEnd,
   truncate,
 } from "../../src/util/values.ts";
@@ -70,5 +71,14 @@ describe("base64Utf8", () => {
     assert.equal(base64Utf8("ü:🚀"), "w7w68J+agA==");
     assert.throws(() => btoa("🚀"));
     assert.equal(base64Utf8(""), "");
+  });
+});
+
+describe("messageOf", () => {
+  test("is an error's message, or the text of anything else thrown", () => {
+    assert.equal(messageOf(new TypeError("fetch failed")), "fetch failed");
+    assert.equal(messageOf("plain"), "plain");
+    assert.equal(messageOf(42), "42");
+    assert.equal(messageOf(undefined), "undefined");
   });
 });
