@@ -153,7 +153,8 @@ export function rfc3339(ms: number): string {
 const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-const HANDLED_META = new Set([
+/** Metadata fields the server sets itself: a write's own values for them are not copied. */
+export const HANDLED_META: ReadonlySet<string> = new Set([
   "name",
   "generateName",
   "namespace",
