@@ -24,7 +24,7 @@ import {
   type FieldProblem,
   invalid,
   objectNotFound,
-  status,
+  uidConflict,
 } from "./_status.ts";
 
 /** One change in the history. */
@@ -429,12 +429,7 @@ export class Store {
       fail(conflict(info.desc.resource, info.desc.group, name));
     }
     if (inMeta.uid !== undefined && inMeta.uid !== "" && inMeta.uid !== oldMeta.uid) {
-      fail(status(
-        409,
-        "Conflict",
-        `Operation cannot be fulfilled on ${info.desc.resource} "${name}": Precondition failed: UID in precondition: ${inMeta.uid}, UID in object meta: ${oldMeta.uid}`,
-        { name, kind: info.desc.resource },
-      ));
+      fail(uidConflict(info.desc.resource, name, inMeta.uid, oldMeta.uid));
     }
     if (!options.trusted) this.#validate(info, obj, name);
     let source = obj;
@@ -501,12 +496,7 @@ export class Store {
     if (!old) fail(objectNotFound(info.desc.resource, info.desc.group, name));
     const oldMeta = old.item.metadata;
     if (preconditions?.uid !== undefined && preconditions.uid !== oldMeta.uid) {
-      fail(status(
-        409,
-        "Conflict",
-        `Operation cannot be fulfilled on ${info.desc.resource} "${name}": Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${oldMeta.uid}`,
-        { name, kind: info.desc.resource },
-      ));
+      fail(uidConflict(info.desc.resource, name, preconditions.uid, oldMeta.uid));
     }
     if (
       preconditions?.resourceVersion !== undefined &&
