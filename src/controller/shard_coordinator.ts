@@ -23,7 +23,7 @@ import { LeaseClaim } from "./_lease_claim.ts";
 import { jittered, type LeaseTimings, resolveTimings } from "./lease_timing.ts";
 import { LeaseTerm } from "./_lease_term.ts";
 import { LeaseLock, leaseSnapshot } from "./lease_lock.ts";
-import { assignShards, shardOf } from "./shard_assignment.ts";
+import { assignShards, SHARD_COUNT, shardOf } from "./shard_assignment.ts";
 import {
   SHARD_GROUP_LABEL,
   SHARD_ROLE_LABEL,
@@ -131,10 +131,7 @@ export class ShardCoordinator {
         }`,
       );
     }
-    checkNumber(options.shards, "shards", { min: 1, integer: true });
-    if ((options.shards ?? 16) > 4096) {
-      throw new RangeError(`shards must be at most 4096, got ${options.shards}`);
-    }
+    checkNumber(options.shards, "shards", SHARD_COUNT);
     checkClock(options.clock, "clock");
     checkFunction(options.random, "random");
     checkFunction(options.onError, "onError");
