@@ -10,6 +10,7 @@ import { linkedController } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { reportError } from "../util/report_error.ts";
 import {
+  checkBoolean,
   checkClock,
   checkFunction,
   checkNumber,
@@ -307,9 +308,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   if (options.queue !== undefined && !(options.queue instanceof RateLimitingQueue)) {
     throw new TypeError("queue must be a RateLimitingQueue");
   }
-  if (options.startInformers !== undefined && typeof options.startInformers !== "boolean") {
-    throw new TypeError(`startInformers must be a boolean, got ${String(options.startInformers)}`);
-  }
+  checkBoolean(options.startInformers, "startInformers");
   const feeds = controllerFeeds(options);
 
   const clock = options.clock ?? systemClock;
