@@ -149,7 +149,7 @@ export function sameOwner(
 }
 
 /** `FieldsV1` of a set: nested `f:<key>` maps, `{}` at the leaves. */
-export function toFieldsV1(set: FieldSet): Record<string, unknown> {
+function toFieldsV1(set: FieldSet): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   for (const path of set) {
     let node = root;
@@ -170,7 +170,7 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
  * The set a `FieldsV1` value describes. A field holding `k:`, `v:` or `i:` keys (items of a
  * keyed list, from a real server) or `.` counts as owned whole.
  */
-export function fromFieldsV1(fields: unknown): FieldSet {
+function fromFieldsV1(fields: unknown): FieldSet {
   const set = new FieldSet();
   const walk = (node: unknown, path: string[]): void => {
     const keys = isRecord(node) ? Object.keys(node) : [];
