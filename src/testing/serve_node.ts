@@ -10,6 +10,7 @@ import type { Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import { serveTls, setClientCertUser } from "./_serve_tls.ts";
 import {
+  drained,
   httpAnswer,
   type RawSocket,
   serveSession,
@@ -42,18 +43,6 @@ async function readRequestBody(req: IncomingMessage): Promise<Uint8Array<ArrayBu
     at += c.byteLength;
   }
   return out;
-}
-
-function waitForDrain(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
 }
 
 /** The CN of the client certificate `socket` verified, if it did. */
@@ -112,7 +101,7 @@ async function handle(
       const { done, value } = await reader.read();
       if (done) break;
       if (res.destroyed) break;
-      if (!res.write(value)) await waitForDrain(res);
+      if (!res.write(value)) await drained(res);
     }
     res.end();
   } catch (error) {
