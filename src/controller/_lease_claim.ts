@@ -142,7 +142,7 @@ export class LeaseClaim {
     const current = this.#snapshot;
     if (current === undefined) {
       try {
-        const created = await this.lock.create(this.#fresh(start, 0), signal);
+        const created = await this.lock.create(this.#ours(start, 0), signal);
         return this.#won(created, start);
       } catch (error) {
         if (isConflict(error)) return "conflict";
@@ -153,7 +153,7 @@ export class LeaseClaim {
     if (!this.claimable(this.#clock.now())) return "taken";
     const next = record.holderIdentity === this.identity
       ? this.#renewal(record, start)
-      : this.#fresh(start, record.leaseTransitions + 1);
+      : this.#ours(start, record.leaseTransitions + 1);
     try {
       return this.#won(await this.lock.update(current, next, signal), start);
     } catch (error) {
@@ -196,23 +196,18 @@ export class LeaseClaim {
     return "held";
   }
 
-  #renewal(record: LeaseRecord, start: number): LeaseRecord {
+  /** Our record, written at `start`: acquired then, or (a renewal) when `record` says. */
+  #ours(start: number, transitions: number, acquireTime = start): LeaseRecord {
     return {
       holderIdentity: this.identity,
       leaseDurationSeconds: this.#timings.leaseDurationMs / 1000,
-      acquireTime: record.acquireTime ?? start,
-      renewTime: start,
-      leaseTransitions: record.leaseTransitions,
-    };
-  }
-
-  #fresh(start: number, transitions: number): LeaseRecord {
-    return {
-      holderIdentity: this.identity,
-      leaseDurationSeconds: this.#timings.leaseDurationMs / 1000,
-      acquireTime: start,
+      acquireTime,
       renewTime: start,
       leaseTransitions: transitions,
     };
+  }
+
+  #renewal(record: LeaseRecord, start: number): LeaseRecord {
+    return this.#ours(start, record.leaseTransitions, record.acquireTime ?? start);
   }
 }

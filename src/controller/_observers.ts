@@ -1,9 +1,10 @@
 /**
  * The callbacks of a lease-based coordinator (leader elector, shard coordinator) and where
- * their errors go. Internal.
+ * their errors (and those of its Lease requests) go. Internal.
  * @module
  */
 import type { Clock } from "../util/clock.ts";
+import { withDeadline } from "./lease_timing.ts";
 
 /**
  * Observers of one coordinator: each is called synchronously and not awaited; a throw, or the
@@ -36,6 +37,26 @@ export class Observers<C> {
       } catch (error) {
         this.report(error);
       }
+    }
+  }
+
+  /**
+   * Runs one request, `fn`, with a deadline `withinMs` from now ({@linkcode withDeadline});
+   * its failure is reported (unless `signal` aborted: that is the coordinator stopping) and
+   * gives undefined.
+   */
+  async request<T>(
+    signal: AbortSignal,
+    withinMs: number,
+    what: string,
+    fn: (signal: AbortSignal) => Promise<T>,
+  ): Promise<T | undefined> {
+    const at = this.#clock.now() + Math.max(0, withinMs);
+    try {
+      return await withDeadline(signal, this.#clock, at, what, fn);
+    } catch (error) {
+      if (!signal.aborted) this.report(error);
+      return undefined;
     }
   }
 

@@ -5,12 +5,12 @@
  * gained, including keys deleted shortly before. Internal.
  * @module
  */
-import { type Clock, sleep } from "../util/clock.ts";
-import { abortable } from "../util/abort.ts";
+import type { Clock } from "../util/clock.ts";
 import { LeaderElector, type LeaderElectorOptions } from "./leader_election.ts";
 import { ShardCoordinator } from "./shard_coordinator.ts";
 import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
 import type { InformerLike, InformerRegistrationLike } from "./run_controller.ts";
+import { waitUntilSynced } from "./_synced.ts";
 
 /** Permission to reconcile one key. */
 export interface KeyPermit {
@@ -182,18 +182,12 @@ export class OwnershipGate<O> {
       for (const informer of this.#env.informers) {
         registrations.push(informer.addEventHandler({ onAdd: offer }));
       }
-      for (const registration of registrations) await this.#synced(registration, signal);
+      const wait = { clock: this.#env.clock, pollMs: this.#env.pollMs, signal };
+      for (const registration of registrations) {
+        await waitUntilSynced(registration, undefined, wait);
+      }
     } finally {
       for (const registration of registrations) await registration.remove();
-    }
-  }
-
-  async #synced(registration: InformerRegistrationLike, signal: AbortSignal): Promise<void> {
-    if (typeof registration.waitForSync === "function") {
-      await abortable(registration.waitForSync({ signal }), signal);
-    }
-    while (!registration.hasSynced()) {
-      await sleep(this.#env.pollMs, { clock: this.#env.clock, signal });
     }
   }
 

@@ -21,7 +21,6 @@ import {
   type LeaseTimingOptions,
   type LeaseTimings,
   resolveTimings,
-  withDeadline,
 } from "./lease_timing.ts";
 import { LeaseTerm } from "./_lease_term.ts";
 import { LeaseLock } from "./lease_lock.ts";
@@ -327,23 +326,17 @@ export class LeaderElector {
 
   /** One attempt, bounded by the term's deadline (leading) or a renew deadline (candidate). */
   async #attempt(signal: AbortSignal): Promise<AttemptResult | "failed"> {
-    const now = this.#clock.now();
     const term = this.#term;
-    const deadline = term !== undefined && !term.ended
-      ? term.until
-      : now + this.timings.renewDeadlineMs;
-    try {
-      return await withDeadline(
-        signal,
-        this.#clock,
-        deadline,
-        `lease ${this.lease}`,
-        (s) => this.#claim.attempt(s),
-      );
-    } catch (error) {
-      if (!signal.aborted) this.#observers.report(error);
-      return "failed";
-    }
+    const within = term !== undefined && !term.ended
+      ? term.until - this.#clock.now()
+      : this.timings.renewDeadlineMs;
+    const result = await this.#observers.request(
+      signal,
+      within,
+      `lease ${this.lease}`,
+      (s) => this.#claim.attempt(s),
+    );
+    return result ?? "failed";
   }
 
   #startTerm(): void {
@@ -369,18 +362,12 @@ export class LeaderElector {
   }
 
   async #release(): Promise<void> {
-    const at = this.#clock.now() + this.timings.renewDeadlineMs;
-    try {
-      await withDeadline(
-        new AbortController().signal,
-        this.#clock,
-        at,
-        `releasing lease ${this.lease}`,
-        (s) => this.#claim.release(s),
-      );
-    } catch (error) {
-      this.#observers.report(error);
-    }
+    await this.#observers.request(
+      new AbortController().signal,
+      this.timings.renewDeadlineMs,
+      `releasing lease ${this.lease}`,
+      (s) => this.#claim.release(s),
+    );
     this.#reportLeader();
   }
 

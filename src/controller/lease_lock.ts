@@ -9,7 +9,7 @@ import type { KubeClient } from "../client/kube_client.ts";
 import { leases } from "../client/resource.ts";
 import type { KubeObject } from "../client/types.ts";
 import { formatMicroTime, parseMicroTime } from "../util/micro_time.ts";
-import { checkOptionsObject } from "../util/validate.ts";
+import { checkOptionsObject, requireNonEmptyString } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
 
 /**
@@ -165,13 +165,8 @@ export class LeaseLock {
     ) {
       throw new TypeError(`client must be a KubeClient, got ${describeValue(options.client)}`);
     }
-    for (const option of ["namespace", "name"] as const) {
-      if (typeof options[option] !== "string" || options[option] === "") {
-        throw new TypeError(
-          `${option} must be a non-empty string, got ${describeValue(options[option])}`,
-        );
-      }
-    }
+    requireNonEmptyString(options.namespace, "namespace");
+    requireNonEmptyString(options.name, "name");
     const labels = options.labels ?? {};
     if (!isRecord(labels) || Object.values(labels).some((v) => typeof v !== "string")) {
       throw new TypeError(`labels must be an object of strings, got ${describeValue(labels)}`);

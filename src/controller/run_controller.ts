@@ -5,11 +5,12 @@
  */
 import type { KubeObject } from "../client/types.ts";
 import { objectKey } from "../cache/object_key.ts";
-import { type Clock, sleep, systemClock } from "../util/clock.ts";
-import { abortable, linkedController } from "../util/abort.ts";
+import { type Clock, systemClock } from "../util/clock.ts";
+import { linkedController } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { reportError } from "../util/report_error.ts";
 import {
+  checkBoolean,
   checkClock,
   checkFunction,
   checkNumber,
@@ -19,6 +20,7 @@ import {
 import type { UpdatePredicate } from "./predicates.ts";
 import type { ControllerSource, SourceKeys } from "./sources.ts";
 import { type KeyPermit, ownershipFrom, OwnershipGate } from "./_ownership.ts";
+import { waitUntilSynced } from "./_synced.ts";
 import type { LeaderElector, LeaderElectorOptions } from "./leader_election.ts";
 import type { ShardCoordinator } from "./shard_coordinator.ts";
 import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
@@ -306,9 +308,7 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   if (options.queue !== undefined && !(options.queue instanceof RateLimitingQueue)) {
     throw new TypeError("queue must be a RateLimitingQueue");
   }
-  if (options.startInformers !== undefined && typeof options.startInformers !== "boolean") {
-    throw new TypeError(`startInformers must be a boolean, got ${String(options.startInformers)}`);
-  }
+  checkBoolean(options.startInformers, "startInformers");
   const feeds = controllerFeeds(options);
 
   const clock = options.clock ?? systemClock;
@@ -407,18 +407,6 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
   const registrations: InformerRegistrationLike[] = [];
   const running: Promise<void>[] = [];
 
-  const waitForSync = async (
-    informer: InformerLike<unknown>,
-    registration: InformerRegistrationLike,
-  ): Promise<void> => {
-    if (typeof registration.waitForSync === "function") {
-      await abortable(registration.waitForSync({ signal: stop.signal }), stop.signal);
-    } else if (typeof informer.waitForSync === "function") {
-      await abortable(informer.waitForSync({ signal: stop.signal }), stop.signal);
-    }
-    while (!registration.hasSynced()) await sleep(pollMs, { clock, signal: stop.signal });
-  };
-
   const worker = async (): Promise<void> => {
     while (!stop.signal.aborted) {
       let key: string;
@@ -503,7 +491,8 @@ export async function runController<O = unknown>(options: RunControllerOptions<O
       }
     }
     try {
-      await Promise.all(registrations.map((r, i) => waitForSync(feeds[i]!.informer, r)));
+      const wait = { clock, pollMs, signal: stop.signal };
+      await Promise.all(registrations.map((r, i) => waitUntilSynced(r, feeds[i]!.informer, wait)));
     } catch (error) {
       if (!isAbortError(error, stop.signal)) throw error;
     }

@@ -3,11 +3,14 @@
  * shard. Every replica computes the same answers from the same inputs, with no coordination.
  * @module
  */
-import { requireNumber } from "../util/validate.ts";
+import { type NumberRange, requireNumber } from "../util/validate.ts";
 import { hash32 } from "./_hash.ts";
 
+/** The shard counts allowed (internal: for the coordinator's option check too). */
+export const SHARD_COUNT: NumberRange = Object.freeze({ min: 1, max: 4096, integer: true });
+
 function checkShardCount(shards: number): void {
-  requireNumber(shards, "shards", { min: 1, max: 4096, integer: true });
+  requireNumber(shards, "shards", SHARD_COUNT);
 }
 
 /**

@@ -20,10 +20,10 @@ import {
 import { describeValue } from "../util/values.ts";
 import { hash32 } from "./_hash.ts";
 import { LeaseClaim } from "./_lease_claim.ts";
-import { jittered, type LeaseTimings, resolveTimings, withDeadline } from "./lease_timing.ts";
+import { jittered, type LeaseTimings, resolveTimings } from "./lease_timing.ts";
 import { LeaseTerm } from "./_lease_term.ts";
 import { LeaseLock, leaseSnapshot } from "./lease_lock.ts";
-import { assignShards, shardOf } from "./shard_assignment.ts";
+import { assignShards, SHARD_COUNT, shardOf } from "./shard_assignment.ts";
 import {
   SHARD_GROUP_LABEL,
   SHARD_ROLE_LABEL,
@@ -131,10 +131,7 @@ export class ShardCoordinator {
         }`,
       );
     }
-    checkNumber(options.shards, "shards", { min: 1, integer: true });
-    if ((options.shards ?? 16) > 4096) {
-      throw new RangeError(`shards must be at most 4096, got ${options.shards}`);
-    }
+    checkNumber(options.shards, "shards", SHARD_COUNT);
     checkClock(options.clock, "clock");
     checkFunction(options.random, "random");
     checkFunction(options.onError, "onError");
@@ -535,24 +532,13 @@ export class ShardCoordinator {
   }
 
   /** Runs one request with a deadline; errors are reported and give undefined. */
-  async #request<T>(
+  #request<T>(
     signal: AbortSignal,
     withinMs: number,
     what: string,
     fn: (signal: AbortSignal) => Promise<T>,
   ): Promise<T | undefined> {
-    try {
-      return await withDeadline(
-        signal,
-        this.#clock,
-        this.#clock.now() + Math.max(0, withinMs),
-        `${what} (${this.identity})`,
-        fn,
-      );
-    } catch (error) {
-      if (!signal.aborted) this.#observers.report(error);
-      return undefined;
-    }
+    return this.#observers.request(signal, withinMs, `${what} (${this.identity})`, fn);
   }
 }
 

@@ -50,7 +50,7 @@ function setAt(root: Record<string, unknown>, path: FieldPath, value: unknown): 
   let node = root;
   for (const key of path.slice(0, -1)) {
     let child = getOwn(node, key);
-    if (!isRecord(child) || Array.isArray(child)) {
+    if (!isRecord(child)) {
       child = {};
       setOwn(node, key, child);
     }

@@ -10,7 +10,7 @@ import { requireNumber } from "../util/validate.ts";
 import type { ChurnHandle, ChurnMix, ChurnOptions, ChurnStats } from "./churn.ts";
 import { fixtureFor } from "./_fixture_for.ts";
 import type { Rng } from "./_rng.ts";
-import type { ResourceState, Store, Version } from "./_store.ts";
+import { objectKey, type ResourceState, type Store, type Version } from "./_store.ts";
 
 const OPS = ["create", "update", "delete", "recreate", "labelFlip"] as const;
 type Op = typeof OPS[number];
@@ -111,7 +111,7 @@ export class Churner {
     if (n === undefined) {
       do {
         n = `${this.#prefix}-${this.#counter++}`;
-      } while (this.#state.objects.has(ns ? `${ns}/${n}` : n));
+      } while (this.#state.objects.has(objectKey(ns, n)));
     }
     const obj = this.#fixture(
       this.#counter,

@@ -140,12 +140,8 @@ export interface ResolvedClusterOptions {
   readonly requestLogLimit: number;
 }
 
-function integerAtLeast(min: 0 | 1, option: string, value: unknown): number {
-  return requireNumber(value, option, { min, integer: true });
-}
-
 function positiveInteger(option: string, value: unknown): number {
-  return integerAtLeast(1, option, value);
+  return requireNumber(value, option, { min: 1, integer: true });
 }
 
 /** Validates the options (`TypeError`/`RangeError` naming the option) and applies defaults. */
@@ -188,6 +184,9 @@ export function resolveClusterOptions(
       o.maxRequestBodyBytes ?? 3 * 1024 * 1024,
     ),
     maxJsonDepth: positiveInteger("options.maxJsonDepth", o.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
-    requestLogLimit: integerAtLeast(0, "options.requestLogLimit", o.requestLogLimit ?? 10_000),
+    requestLogLimit: requireNumber(o.requestLogLimit ?? 10_000, "options.requestLogLimit", {
+      min: 0,
+      integer: true,
+    }),
   };
 }

@@ -6,6 +6,14 @@ import type { BodyChannel, ChannelEnv } from "./_channel.ts";
 import type { ResourceState, Store } from "./_store.ts";
 import type { WatchEventFault, WatchFaults } from "./faults.ts";
 
+/** An open watch, as the cluster reaches it (faults drop it, `close()` shuts it down). */
+export interface OpenWatch {
+  /** Drops the connection (a network error after what is queued). */
+  drop(): void;
+  /** Ends it for the cluster's shutdown. */
+  shutdown(): void;
+}
+
 /** Cluster services used by the request handlers. */
 export interface HandlerContext {
   /** Object store. */
@@ -34,7 +42,7 @@ export interface HandlerContext {
   /** Stops tracking a finished body. */
   untrack(channel: BodyChannel): void;
   /** Registers an open watch. */
-  addWatch(watch: { drop(): void; close(): void }): void;
+  addWatch(watch: OpenWatch): void;
   /** Unregisters a finished watch. */
-  removeWatch(watch: { drop(): void; close(): void }): void;
+  removeWatch(watch: OpenWatch): void;
 }

@@ -11,7 +11,7 @@
 import type { WebSocketInit, WebSocketLike } from "../client/websocket_factory.ts";
 import { markInProcess } from "./_cors.ts";
 import { acceptedProtocol } from "./_websocket_handshake.ts";
-import { MessageJoiner, readMessages } from "./_websocket_messages.ts";
+import { readTextMessages } from "./_websocket_messages.ts";
 
 /** A `fetch`-style handler. */
 type Handler = (request: Request) => Response | Promise<Response>;
@@ -100,10 +100,8 @@ export class InProcessWebSocket extends EventTarget implements WebSocketLike {
     this.#protocol = echoed ?? "";
     this.#readyState = OPEN;
     this.dispatchEvent(new Event("open"));
-    const joiner = new MessageJoiner();
-    const ended = await readMessages(response.body, (bytes, fin) => {
-      const text = joiner.add(bytes, fin);
-      if (text !== undefined && this.#readyState === OPEN) {
+    const ended = await readTextMessages(response.body, (text) => {
+      if (this.#readyState === OPEN) {
         this.dispatchEvent(new MessageEvent("message", { data: text }));
       }
     }, this.#abort.signal);

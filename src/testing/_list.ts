@@ -5,22 +5,22 @@
  * @module
  */
 import type { Rendering } from "./_accept.ts";
-import { KubeApiError } from "../client/errors.ts";
 import { type FieldSelector, parseFieldSelector } from "../client/field_selector.ts";
 import {
   type LabelSelector,
   parseLabelSelector,
   SelectorParseError,
 } from "../client/label_selector.ts";
-import type { Status } from "../client/types.ts";
 import { BodyChannel } from "./_channel.ts";
 import type { HandlerContext } from "./_context.ts";
 import type { ResourceInfo } from "./_resources.ts";
 import type { ResourceState, Version } from "./_store.ts";
+import { base64Utf8 } from "../util/values.ts";
 import {
   badRequest,
   COMMON_HEADERS,
   expired,
+  fail,
   type FieldProblem,
   invalid,
   resourceVersionTooLarge,
@@ -32,10 +32,6 @@ export interface Selectors {
   readonly label: LabelSelector;
   /** Field selector. */
   readonly field: FieldSelector;
-}
-
-function fail(s: Status): never {
-  throw KubeApiError.fromStatus(s);
 }
 
 /** Parses `labelSelector`/`fieldSelector`; a bad or unsupported one is a 400, as on a real server. */
@@ -94,10 +90,7 @@ export function notSupported(field: string, value: string, supported: string[]):
 }
 
 function base64UrlEncode(text: string): string {
-  const bytes = new TextEncoder().encode(text);
-  let bin = "";
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return base64Utf8(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
 function base64UrlDecode(token: string): string {

@@ -10,6 +10,7 @@
  */
 import { isRecord } from "../util/values.ts";
 import { getOwn, setOwn } from "./_own.ts";
+import { HANDLED_META } from "./_store.ts";
 
 /** A field path: the keys from the object's root to one field. */
 export type FieldPath = readonly string[];
@@ -27,16 +28,8 @@ export type Scope =
 export const ABSENT: unique symbol = Symbol("absent");
 
 /** Fields never recorded as owned: identity and server-owned metadata. */
-const SERVER_METADATA = new Set([
-  "name",
-  "generateName",
-  "namespace",
-  "uid",
-  "resourceVersion",
-  "generation",
-  "creationTimestamp",
-  "deletionTimestamp",
-  "deletionGracePeriodSeconds",
+const SERVER_METADATA: ReadonlySet<string> = new Set([
+  ...HANDLED_META,
   "managedFields",
   "selfLink",
 ]);
@@ -99,7 +92,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (Array.isArray(a)) {
     return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
   }
-  if (isRecord(a) && isRecord(b) && !Array.isArray(b)) {
+  if (isRecord(a) && isRecord(b)) {
     const keys = Object.keys(a);
     if (keys.length !== Object.keys(b).length) return false;
     return keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
@@ -122,7 +115,7 @@ function inScope(key: string, scope: Scope): boolean {
 export function leafPaths(object: unknown, scope: Scope): FieldSet {
   const set = new FieldSet();
   const walk = (node: unknown, path: string[]): void => {
-    if (isRecord(node) && !Array.isArray(node) && Object.keys(node).length > 0) {
+    if (isRecord(node) && Object.keys(node).length > 0) {
       for (const key of Object.keys(node)) {
         if (path.length === 0 && !inScope(key, scope)) continue;
         if (path.length === 1 && path[0] === "metadata" && SERVER_METADATA.has(key)) continue;
@@ -156,7 +149,7 @@ export function sameOwner(
 }
 
 /** `FieldsV1` of a set: nested `f:<key>` maps, `{}` at the leaves. */
-export function toFieldsV1(set: FieldSet): Record<string, unknown> {
+function toFieldsV1(set: FieldSet): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   for (const path of set) {
     let node = root;
@@ -177,7 +170,7 @@ export function toFieldsV1(set: FieldSet): Record<string, unknown> {
  * The set a `FieldsV1` value describes. A field holding `k:`, `v:` or `i:` keys (items of a
  * keyed list, from a real server) or `.` counts as owned whole.
  */
-export function fromFieldsV1(fields: unknown): FieldSet {
+function fromFieldsV1(fields: unknown): FieldSet {
   const set = new FieldSet();
   const walk = (node: unknown, path: string[]): void => {
     const keys = isRecord(node) ? Object.keys(node) : [];

@@ -49,41 +49,49 @@ export function resourceId(desc: AnyResourceDescriptor): string {
   return `${desc.group ?? ""}/${desc.version}/${desc.resource}`;
 }
 
-function info(
-  desc: AnyResourceDescriptor,
-  singular: string,
-  shortNames: string[],
-  extraFields: string[],
-  statusSubresource: boolean,
-  deleteReturnsObject: boolean,
-  scaleSubresource = false,
-  check?: (obj: Record<string, unknown>, name: string) => void,
-): ResourceInfo {
+/** What {@linkcode info} needs besides the descriptor. */
+interface InfoOptions {
+  /** Singular name for discovery. */
+  singular: string;
+  /** Short names for discovery. @default [] */
+  shortNames?: string[];
+  /** Field selectors besides `metadata.name` (and `metadata.namespace`). @default [] */
+  fields?: string[];
+  /** A `/status` subresource. */
+  statusSubresource: boolean;
+  /** A `/scale` subresource. @default false */
+  scaleSubresource?: boolean;
+  /** DELETE answers with the object (else a Status `Success`). */
+  deleteReturnsObject: boolean;
+  /** Kind-specific checks of a written object. @default undefined */
+  check?: (obj: Record<string, unknown>, name: string) => void;
+}
+
+function info(desc: AnyResourceDescriptor, o: InfoOptions): ResourceInfo {
   const apiVersion = desc.group ? `${desc.group}/${desc.version}` : desc.version;
   const fields = ["metadata.name", ...(desc.namespaced ? ["metadata.namespace"] : [])];
   return Object.freeze({
     desc,
     apiVersion,
     listKind: `${desc.kind}List`,
-    singular,
-    shortNames: Object.freeze(shortNames),
-    fieldSelectors: new Set([...fields, ...extraFields]),
-    statusSubresource,
-    scaleSubresource,
-    deleteReturnsObject,
+    singular: o.singular,
+    shortNames: Object.freeze(o.shortNames ?? []),
+    fieldSelectors: new Set([...fields, ...(o.fields ?? [])]),
+    statusSubresource: o.statusSubresource,
+    scaleSubresource: o.scaleSubresource ?? false,
+    deleteReturnsObject: o.deleteReturnsObject,
     jsonPrefix: `{"kind":${JSON.stringify(desc.kind)},"apiVersion":${JSON.stringify(apiVersion)},`,
     id: resourceId(desc),
-    ...(check === undefined ? {} : { check }),
+    ...(o.check === undefined ? {} : { check: o.check }),
   });
 }
 
 /** The resources the simulated cluster serves. */
 export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
-  info(
-    pods,
-    "pod",
-    ["po"],
-    [
+  info(pods, {
+    singular: "pod",
+    shortNames: ["po"],
+    fields: [
       "spec.nodeName",
       "spec.restartPolicy",
       "spec.schedulerName",
@@ -93,14 +101,41 @@ export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
       "status.podIP",
       "status.nominatedNodeName",
     ],
-    true,
-    true,
-  ),
-  info(configmaps, "configmap", ["cm"], [], false, false),
-  info(namespaces, "namespace", ["ns"], ["status.phase"], true, true),
-  info(widgets, "widget", ["wg"], [], true, true),
-  info(deployments, "deployment", ["deploy"], [], true, false, true),
-  info(leases, "lease", [], [], false, false, false, checkLease),
+    statusSubresource: true,
+    deleteReturnsObject: true,
+  }),
+  info(configmaps, {
+    singular: "configmap",
+    shortNames: ["cm"],
+    statusSubresource: false,
+    deleteReturnsObject: false,
+  }),
+  info(namespaces, {
+    singular: "namespace",
+    shortNames: ["ns"],
+    fields: ["status.phase"],
+    statusSubresource: true,
+    deleteReturnsObject: true,
+  }),
+  info(widgets, {
+    singular: "widget",
+    shortNames: ["wg"],
+    statusSubresource: true,
+    deleteReturnsObject: true,
+  }),
+  info(deployments, {
+    singular: "deployment",
+    shortNames: ["deploy"],
+    statusSubresource: true,
+    scaleSubresource: true,
+    deleteReturnsObject: false,
+  }),
+  info(leases, {
+    singular: "lease",
+    statusSubresource: false,
+    deleteReturnsObject: false,
+    check: checkLease,
+  }),
 ]);
 
 /**
@@ -201,15 +236,13 @@ export function servedResources(extra: unknown): readonly ResourceInfo[] {
     const id = resourceId(desc);
     if (ids.has(id)) throw new TypeError(`${at}: ${id} is already served`);
     ids.add(id);
-    out.push(info(
-      desc,
-      desc.kind.toLowerCase(),
-      [...(e.shortNames ?? [])],
-      [],
-      e.statusSubresource ?? true,
-      true,
-      e.scaleSubresource ?? false,
-    ));
+    out.push(info(desc, {
+      singular: desc.kind.toLowerCase(),
+      shortNames: [...(e.shortNames ?? [])],
+      statusSubresource: e.statusSubresource ?? true,
+      scaleSubresource: e.scaleSubresource ?? false,
+      deleteReturnsObject: true,
+    }));
   });
   return Object.freeze(out);
 }

@@ -1,12 +1,15 @@
 /**
  * What the three runtime adapters share (no runtime APIs here): option checks, a tracker of
  * open response bodies, so `close()` can end streams (open watches) that would otherwise keep a
- * server from shutting down, and the run-once `close()` itself.
+ * server from shutting down, the run-once `close()` itself, and the answer to a WebSocket
+ * handshake.
  * @module
  */
 
 import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import type { ServeTlsOptions } from "./_serve_tls.ts";
+import { acceptedProtocol } from "./_websocket_handshake.ts";
+import { badHandshake } from "./_websocket_server.ts";
 
 /** A `fetch`-style request handler, e.g. `cluster.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -54,6 +57,42 @@ export function _serveOptions(options: ServeOptions | undefined): {
   requireNonEmptyString(hostname, "options.hostname");
   requireNumber(port, "options.port", { min: 0, max: 65535, integer: true });
   return { hostname, port, signal: options?.signal };
+}
+
+/** `hostname` as it stands in a URL: an IPv6 address in brackets. */
+export function _urlHost(hostname: string): string {
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
+
+/**
+ * What became of a WebSocket handshake an adapter received: refused (`response` is the HTTP
+ * answer to send), or accepted, with the protocol to echo and the body whose lines are the
+ * messages.
+ */
+export type _HandshakeAnswer =
+  | { readonly accepted: false; readonly response: Response }
+  | {
+    readonly accepted: true;
+    readonly protocol: string | undefined;
+    readonly body: ReadableStream<Uint8Array>;
+  };
+
+/**
+ * A WebSocket handshake, as every adapter answers it: a malformed one (wrong version, no key) is
+ * a 400; otherwise `handler` decides (its answer tracked like any other), and a 200 with
+ * `Upgrade: websocket` and a body accepts it.
+ */
+export async function _answerHandshake(
+  handler: FetchHandler,
+  tracker: _BodyTracker,
+  request: Request,
+): Promise<_HandshakeAnswer> {
+  const malformed = badHandshake(request.headers);
+  if (malformed !== undefined) return { accepted: false, response: malformed };
+  const response = tracker.wrap(await _respond(handler, request));
+  const accepted = acceptedProtocol(response);
+  if (accepted === undefined || response.body === null) return { accepted: false, response };
+  return { accepted: true, protocol: accepted.protocol, body: response.body };
 }
 
 /**

@@ -111,6 +111,21 @@ export function conflict(resource: string, group: string | undefined, name: stri
   );
 }
 
+/** 409 Conflict for a `uid` precondition that does not name the stored object. */
+export function uidConflict(
+  resource: string,
+  name: string,
+  given: unknown,
+  actual: string | undefined,
+): Status {
+  return status(
+    409,
+    "Conflict",
+    `Operation cannot be fulfilled on ${resource} "${name}": Precondition failed: UID in precondition: ${given}, UID in object meta: ${actual}`,
+    { name, kind: resource },
+  );
+}
+
 /** 400 BadRequest. */
 export function badRequest(message: string): Status {
   return status(400, "BadRequest", message);

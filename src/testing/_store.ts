@@ -24,7 +24,7 @@ import {
   type FieldProblem,
   invalid,
   objectNotFound,
-  status,
+  uidConflict,
 } from "./_status.ts";
 
 /** One change in the history. */
@@ -153,7 +153,8 @@ export function rfc3339(ms: number): string {
 const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-const HANDLED_META = new Set([
+/** Metadata fields the server sets itself: a write's own values for them are not copied. */
+export const HANDLED_META: ReadonlySet<string> = new Set([
   "name",
   "generateName",
   "namespace",
@@ -428,12 +429,7 @@ export class Store {
       fail(conflict(info.desc.resource, info.desc.group, name));
     }
     if (inMeta.uid !== undefined && inMeta.uid !== "" && inMeta.uid !== oldMeta.uid) {
-      fail(status(
-        409,
-        "Conflict",
-        `Operation cannot be fulfilled on ${info.desc.resource} "${name}": Precondition failed: UID in precondition: ${inMeta.uid}, UID in object meta: ${oldMeta.uid}`,
-        { name, kind: info.desc.resource },
-      ));
+      fail(uidConflict(info.desc.resource, name, inMeta.uid, oldMeta.uid));
     }
     if (!options.trusted) this.#validate(info, obj, name);
     let source = obj;
@@ -500,12 +496,7 @@ export class Store {
     if (!old) fail(objectNotFound(info.desc.resource, info.desc.group, name));
     const oldMeta = old.item.metadata;
     if (preconditions?.uid !== undefined && preconditions.uid !== oldMeta.uid) {
-      fail(status(
-        409,
-        "Conflict",
-        `Operation cannot be fulfilled on ${info.desc.resource} "${name}": Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${oldMeta.uid}`,
-        { name, kind: info.desc.resource },
-      ));
+      fail(uidConflict(info.desc.resource, name, preconditions.uid, oldMeta.uid));
     }
     if (
       preconditions?.resourceVersion !== undefined &&

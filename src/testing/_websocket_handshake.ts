@@ -30,7 +30,7 @@ export function isWebSocketUpgrade(request: Request): boolean {
 }
 
 /** The subprotocols a request offers, in order (`Sec-WebSocket-Protocol`, comma separated). */
-export function offeredProtocols(request: Request): string[] {
+function offeredProtocols(request: Request): string[] {
   const header = request.headers.get("sec-websocket-protocol");
   if (header === null) return [];
   return header.split(",").map((p) => p.trim()).filter((p) => p !== "");

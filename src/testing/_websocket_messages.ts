@@ -65,6 +65,23 @@ export async function readMessages(
   }
 }
 
+/**
+ * {@linkcode readMessages} for adapters that send whole text messages: fragments are joined
+ * ({@linkcode MessageJoiner}) and each whole message goes to `send` as text; `send` may return
+ * a promise to hold the reading.
+ */
+export function readTextMessages(
+  body: ReadableStream<Uint8Array>,
+  send: (text: string) => void | Promise<void>,
+  signal?: AbortSignal,
+): Promise<"end" | "error" | "cancelled"> {
+  const joiner = new MessageJoiner();
+  return readMessages(body, (bytes, fin) => {
+    const text = joiner.add(bytes, fin);
+    return text === undefined ? undefined : send(text);
+  }, signal);
+}
+
 /** Joins message fragments into whole messages, for adapters that send whole messages. */
 export class MessageJoiner {
   #parts: Uint8Array[] = [];

@@ -33,6 +33,25 @@ export interface RawSocket {
   off(event: "drain" | "close", listener: () => void): unknown;
 }
 
+/** What emits `drain` and `close`: a socket, a `node:http` response. */
+export interface Drainable {
+  on(event: "drain" | "close", listener: () => void): unknown;
+  off(event: "drain" | "close", listener: () => void): unknown;
+}
+
+/** Resolves at the next `drain` of `stream`, or at its `close` (then nothing will drain). */
+export function drained(stream: Drainable): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      resolve();
+    };
+    stream.on("drain", done);
+    stream.on("close", done);
+  });
+}
+
 /**
  * Why a client's opening handshake is malformed (a wrong version or a missing key), as an
  * HTTP answer; undefined when it is fine.
@@ -193,15 +212,7 @@ export function serveSession(
   const write = (bytes: Uint8Array): Promise<void> | undefined => {
     if (socket.destroyed) return undefined;
     if (socket.write(bytes)) return undefined;
-    return new Promise((resolve) => {
-      const done = (): void => {
-        socket.off("drain", done);
-        socket.off("close", done);
-        resolve();
-      };
-      socket.on("drain", done);
-      socket.on("close", done);
-    });
+    return drained(socket);
   };
   const sendClose = (code: number): void => {
     if (closeSent) return;

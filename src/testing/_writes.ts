@@ -16,15 +16,15 @@ import { type BodyLimits, parseJsonBody, readBodyText, readJsonBody } from "./_r
 import type { Route } from "./_router.ts";
 import { requestedReplicas, scaleOf } from "./_scale.ts";
 import { unservable } from "./_servable.ts";
-import { badRequest, fail, jsonResponse, objectNotFound, unsupportedMediaType } from "./_status.ts";
 import {
-  objectKey,
-  type ResourceState,
-  rfc3339,
-  type Store,
-  structuredCloneJson,
-  type Version,
-} from "./_store.ts";
+  badRequest,
+  fail,
+  jsonResponse,
+  objectDetails,
+  objectNotFound,
+  unsupportedMediaType,
+} from "./_status.ts";
+import { objectKey, type ResourceState, rfc3339, type Store, type Version } from "./_store.ts";
 import {
   scopeOf,
   updateTracker,
@@ -113,15 +113,7 @@ export async function handleWrite(
       const params = writeParams(request, "update", false);
       const body = await readJsonBody(request, env.limits);
       if (r.subresource === "scale") return scale(env, state, r, params, body);
-      const v = env.store.update(state, body, {
-        namespace: r.namespace,
-        name: r.name,
-        writer: "http",
-        subresource: r.subresource,
-        dryRun: params.dryRun,
-        fields: tracker(env, state, params, r.subresource),
-      });
-      return jsonResponse(v.json, 200);
+      return replace(env, state, r, params, body);
     }
     case "patch":
       return await patch(env, state, request, r);
@@ -140,6 +132,25 @@ function tracker(
   const info = state.info;
   const writer = writerOf(info, params, "Update", subresource, rfc3339(env.now()));
   return updateTracker(writer, scopeOf(info, subresource));
+}
+
+/** A PUT (or the result of a PATCH) of the object or its status: `body` replaces it. */
+function replace(
+  env: WriteEnv,
+  state: ResourceState,
+  r: ResourceRoute,
+  params: WriteParams,
+  body: unknown,
+): Response {
+  const v = env.store.update(state, body, {
+    namespace: r.namespace,
+    name: r.name,
+    writer: "http",
+    subresource: r.subresource,
+    dryRun: params.dryRun,
+    fields: tracker(env, state, params, r.subresource),
+  });
+  return jsonResponse(v.json, 200);
 }
 
 /** A write to the scale subresource: only `spec.replicas` changes (owned as `scale`). */
@@ -199,15 +210,7 @@ async function patch(
     fail(unsupportedMediaType(contentType));
   }
   if (r.subresource === "scale") return scale(env, state, r, params, next);
-  const v = env.store.update(state, next, {
-    namespace: r.namespace,
-    name: r.name,
-    writer: "http",
-    subresource: r.subresource,
-    dryRun: params.dryRun,
-    fields: tracker(env, state, params, r.subresource),
-  });
-  return jsonResponse(v.json, 200);
+  return replace(env, state, r, params, next);
 }
 
 /** The body of an apply: JSON (which is YAML), or YAML. */
@@ -318,12 +321,12 @@ async function apply(
     });
     return answer(v, r, 201);
   }
-  const v = env.store.update(state, structuredCloneJson(object), {
+  // Not adopted: the store copies it, and a no-op apply stays a no-op (no new version).
+  const v = env.store.update(state, object, {
     namespace: r.namespace,
     name: r.name,
     writer: "http",
     subresource: r.subresource === "status" ? "status" : undefined,
-    adopt: false,
     dryRun: params.dryRun,
     fields,
   });
@@ -358,16 +361,14 @@ async function remove(
     dryRun,
   );
   if (removed && !info.deleteReturnsObject) {
-    const details: Record<string, unknown> = { name: r.name };
-    if (info.desc.group) details.group = info.desc.group;
-    details.kind = info.desc.resource;
-    details.uid = version.item.metadata.uid;
+    const details = objectDetails(r.name!, info.desc.resource, info.desc.group);
+    details.uid = version.item.metadata.uid!;
     const s: Status = {
       kind: "Status",
       apiVersion: "v1",
       metadata: {},
       status: "Success",
-      details: details as Status["details"] & object,
+      details,
     };
     return jsonResponse(JSON.stringify(s), 200);
   }

@@ -8,6 +8,7 @@ import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { Chunking } from "./_channel.ts";
 import { resourceId } from "./_resources.ts";
 import { checkNumber } from "../util/validate.ts";
+import { waitFor } from "../util/wait_for.ts";
 
 /** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
 export type RequestVerb =
@@ -254,28 +255,13 @@ export class ClusterFaults {
   resume(): void {
     if (!this.#stalled) return;
     this.#stalled = false;
-    const waiters = [...this.#stallWaiters];
-    this.#stallWaiters.clear();
-    for (const w of waiters) w();
+    for (const wake of [...this.#stallWaiters]) wake();
     this.#target.resumeBodies();
   }
 
   /** Resolves when not stalled (at once if not stalled now); rejects when `signal` aborts. */
   whenResumed(signal?: AbortSignal): Promise<void> {
-    if (!this.#stalled) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      if (signal?.aborted) return reject(signal.reason);
-      const onAbort = (): void => {
-        this.#stallWaiters.delete(done);
-        reject(signal?.reason);
-      };
-      const done = (): void => {
-        signal?.removeEventListener("abort", onAbort);
-        resolve();
-      };
-      this.#stallWaiters.add(done);
-      signal?.addEventListener("abort", onAbort, { once: true });
-    });
+    return waitFor(this.#stallWaiters, () => this.#stalled ? "pending" : "done", "", signal);
   }
 
   /**
@@ -384,6 +370,7 @@ export class ClusterFaults {
    * resource `id`, if any (used by the cluster).
    */
   takeEventFault(id: string, type: "ADDED" | "MODIFIED" | "DELETED"): WatchEventFault | undefined {
+    if (this.#eventFaults.length === 0) return undefined; // every event of every watch asks
     const i = this.#eventFaults.findIndex((f) =>
       (f.resource === undefined || f.resource === id) &&
       (f.fault !== "old-version" || type === "MODIFIED")

@@ -5,18 +5,19 @@
  * @module
  */
 import {
+  _answerHandshake,
   _BodyTracker,
   _closeOnce,
   _respond,
   _serveOptions,
+  _urlHost,
   type FetchHandler,
   type ServedHandle,
   type ServeOptions,
 } from "./_serve_common.ts";
 import { serveTls } from "./_serve_tls.ts";
-import { acceptedProtocol, isWebSocketUpgrade } from "./_websocket_handshake.ts";
-import { MessageJoiner, readMessages } from "./_websocket_messages.ts";
-import { badHandshake } from "./_websocket_server.ts";
+import { isWebSocketUpgrade } from "./_websocket_handshake.ts";
+import { readTextMessages } from "./_websocket_messages.ts";
 
 export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
 export type { ServeTlsOptions } from "./_serve_tls.ts";
@@ -66,10 +67,8 @@ interface Session {
 function pump(ws: BunWebSocket): void {
   const session = ws.data;
   session.started = true;
-  const joiner = new MessageJoiner();
-  readMessages(session.body, (bytes, fin) => {
-    const text = joiner.add(bytes, fin);
-    if (text === undefined || ws.readyState !== 1) return undefined;
+  readTextMessages(session.body, (text) => {
+    if (ws.readyState !== 1) return undefined;
     // -1: queued behind back-pressure; wait for drain before reading on.
     if (ws.send(text) !== -1) return undefined;
     return new Promise<void>((resolve) => (session.drained = resolve));
@@ -105,20 +104,16 @@ async function upgrade(
   request: Request,
   server: BunServer,
 ): Promise<Response | undefined> {
-  const malformed = badHandshake(request.headers);
-  if (malformed !== undefined) return malformed;
   const aborter = new AbortController();
   const init = { method: request.method, headers: request.headers, signal: aborter.signal };
-  const response = tracker.wrap(await _respond(handler, new Request(request.url, init)));
-  const accepted = acceptedProtocol(response);
-  const body = response.body;
-  if (accepted === undefined || body === null) return response;
-  const headers: Record<string, string> = accepted.protocol === undefined
+  const answer = await _answerHandshake(handler, tracker, new Request(request.url, init));
+  if (!answer.accepted) return answer.response;
+  const headers: Record<string, string> = answer.protocol === undefined
     ? {}
-    : { "Sec-WebSocket-Protocol": accepted.protocol };
-  const session: Session = { body, aborter, drained: undefined, started: false };
+    : { "Sec-WebSocket-Protocol": answer.protocol };
+  const session: Session = { body: answer.body, aborter, drained: undefined, started: false };
   if (server.upgrade(request, { headers, data: session })) return undefined;
-  await body.cancel().catch(() => {});
+  await answer.body.cancel().catch(() => {});
   return new Response("not a WebSocket handshake\n", { status: 400 });
 }
 
@@ -175,7 +170,6 @@ export function serve(handler: FetchHandler, options?: ServeOptions): Promise<Se
     tracker.endAll();
     await server.stop(true);
   });
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
   const scheme = tls === undefined ? "http" : "https";
-  return Promise.resolve({ url: `${scheme}://${host}:${server.port}`, close });
+  return Promise.resolve({ url: `${scheme}://${_urlHost(hostname)}:${server.port}`, close });
 }

@@ -5,18 +5,19 @@
  * @module
  */
 import {
+  _answerHandshake,
   _BodyTracker,
   _closeOnce,
   _respond,
   _serveOptions,
+  _urlHost,
   type FetchHandler,
   type ServedHandle,
   type ServeOptions,
 } from "./_serve_common.ts";
 import { serveTls } from "./_serve_tls.ts";
-import { acceptedProtocol, isWebSocketUpgrade } from "./_websocket_handshake.ts";
-import { MessageJoiner, readMessages } from "./_websocket_messages.ts";
-import { badHandshake } from "./_websocket_server.ts";
+import { isWebSocketUpgrade } from "./_websocket_handshake.ts";
+import { readTextMessages } from "./_websocket_messages.ts";
 
 export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
 export type { ServeTlsOptions } from "./_serve_tls.ts";
@@ -61,25 +62,20 @@ async function upgrade(
   tracker: _BodyTracker,
   request: Request,
 ): Promise<Response> {
-  const malformed = badHandshake(request.headers);
-  if (malformed !== undefined) return malformed;
   const aborter = new AbortController();
   const init = { method: request.method, headers: request.headers, signal: aborter.signal };
-  const response = tracker.wrap(await _respond(handler, new Request(request.url, init)));
-  const accepted = acceptedProtocol(response);
-  const body = response.body;
-  if (accepted === undefined || body === null) return response;
+  const answer = await _answerHandshake(handler, tracker, new Request(request.url, init));
+  if (!answer.accepted) return answer.response;
+  const body = answer.body;
   const { socket, response: switching } = Deno.upgradeWebSocket(
     request,
-    accepted.protocol === undefined ? {} : { protocol: accepted.protocol },
+    answer.protocol === undefined ? {} : { protocol: answer.protocol },
   );
   let started = false;
   socket.onopen = () => {
     started = true;
-    const joiner = new MessageJoiner();
-    readMessages(body, (bytes, fin) => {
-      const text = joiner.add(bytes, fin);
-      if (text !== undefined && socket.readyState === 1) socket.send(text);
+    readTextMessages(body, (text) => {
+      if (socket.readyState === 1) socket.send(text);
     }, aborter.signal).then((ended) => {
       if (socket.readyState !== 1) return;
       if (ended === "end") socket.close(1000);
@@ -155,6 +151,6 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
     tracker.endAll();
     await server.shutdown();
   });
-  const host = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-  return { url: `${tls === undefined ? "http" : "https"}://${host}:${addr.port}`, close };
+  const scheme = tls === undefined ? "http" : "https";
+  return { url: `${scheme}://${_urlHost(addr.hostname)}:${addr.port}`, close };
 }

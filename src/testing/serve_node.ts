@@ -9,19 +9,20 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import { serveTls, setClientCertUser } from "./_serve_tls.ts";
-import { acceptedProtocol } from "./_websocket_handshake.ts";
 import {
-  badHandshake,
+  drained,
   httpAnswer,
   type RawSocket,
   serveSession,
   switchingProtocols,
 } from "./_websocket_server.ts";
 import {
+  _answerHandshake,
   _BodyTracker,
   _closeOnce,
   _respond,
   _serveOptions,
+  _urlHost,
   type FetchHandler,
   type ServedHandle,
   type ServeOptions,
@@ -42,18 +43,6 @@ async function readRequestBody(req: IncomingMessage): Promise<Uint8Array<ArrayBu
     at += c.byteLength;
   }
   return out;
-}
-
-function waitForDrain(res: ServerResponse): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => {
-      res.off("drain", done);
-      res.off("close", done);
-      resolve();
-    };
-    res.on("drain", done);
-    res.on("close", done);
-  });
 }
 
 /** The CN of the client certificate `socket` verified, if it did. */
@@ -112,7 +101,7 @@ async function handle(
       const { done, value } = await reader.read();
       if (done) break;
       if (res.destroyed) break;
-      if (!res.write(value)) await waitForDrain(res);
+      if (!res.write(value)) await drained(res);
     }
     res.end();
   } catch (error) {
@@ -150,11 +139,6 @@ async function upgrade(
   socket.on("close", () => aborter.abort(new Error("client disconnected")));
   socket.on("error", () => aborter.abort(new Error("client connection failed")));
   const headers = headersOf(req);
-  const malformed = badHandshake(headers);
-  if (malformed !== undefined) {
-    socket.end(await httpAnswer(malformed));
-    return;
-  }
   const request = new Request(`${scheme}://${req.headers.host ?? authority}${req.url ?? "/"}`, {
     method: req.method ?? "GET",
     headers,
@@ -162,18 +146,17 @@ async function upgrade(
   });
   const user = clientCertUser(req.socket);
   if (user !== undefined) setClientCertUser(request, user);
-  const response = tracker.wrap(await _respond(handler, request));
-  const accepted = acceptedProtocol(response);
+  const answer = await _answerHandshake(handler, tracker, request);
   if (socket.destroyed) {
-    await response.body?.cancel().catch(() => {});
+    await (answer.accepted ? answer.body : answer.response.body)?.cancel().catch(() => {});
     return;
   }
-  if (accepted === undefined || response.body === null) {
-    socket.end(await httpAnswer(response));
+  if (!answer.accepted) {
+    socket.end(await httpAnswer(answer.response));
     return;
   }
-  socket.write(await switchingProtocols(headers.get("sec-websocket-key")!, accepted.protocol));
-  await serveSession(socket as unknown as RawSocket, response.body, head, aborter);
+  socket.write(await switchingProtocols(headers.get("sec-websocket-key")!, answer.protocol));
+  await serveSession(socket as unknown as RawSocket, answer.body, head, aborter);
 }
 
 /**
@@ -214,7 +197,7 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
   };
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+  const host = _urlHost(hostname);
   const scheme = tls === undefined ? "http" : "https";
   let authority = host;
   const server = createServer((req, res) => {

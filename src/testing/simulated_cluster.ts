@@ -15,7 +15,7 @@ import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
 import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
 import { resolveClusterOptions, type SimulatedClusterOptions } from "./_cluster_options.ts";
-import type { HandlerContext } from "./_context.ts";
+import type { HandlerContext, OpenWatch } from "./_context.ts";
 import { CorsPolicy } from "./_cors.ts";
 import { handleRequest, type HttpEnv } from "./_http.ts";
 import { InProcessWebSocket } from "./_in_process_websocket.ts";
@@ -133,7 +133,7 @@ export class SimulatedCluster implements Disposable {
   readonly #resources: readonly ResourceInfo[];
   readonly #requestLog: RequestLog;
   readonly #channels = new Set<BodyChannel>();
-  readonly #watches = new Set<{ drop(): void; close(): void; shutdown?(): void }>();
+  readonly #watches = new Set<OpenWatch>();
   readonly #churns = new Set<ChurnHandle>();
   #closed = false;
 
@@ -248,10 +248,7 @@ export class SimulatedCluster implements Disposable {
     if (this.#closed) return;
     this.#closed = true;
     for (const churn of [...this.#churns]) churn.stop();
-    for (const w of [...this.#watches]) {
-      if (w.shutdown) w.shutdown();
-      else w.close();
-    }
+    for (const w of [...this.#watches]) w.shutdown();
     for (const c of [...this.#channels]) c.shutdown();
     this.faults.reset(); // waiting (stalled) requests are released and answered 503
   }
