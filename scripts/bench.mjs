@@ -12,8 +12,7 @@
 //   node scripts/bench.mjs                      everything (about 7.5 minutes on 2 cores)
 //   BENCH_QUICK=1 node scripts/bench.mjs        N = 10k only, fewer repetitions, no 200k point
 //   BENCH_SCENARIOS=decode,sync node scripts/bench.mjs   only these (file names in
-//                                               bench/scenarios/: decode, sync, fanout, slow,
-//                                               scale, bundle, cold)
+//                                               bench/scenarios/)
 //   BENCH_RUNTIMES=node,deno node scripts/bench.mjs      only these runtimes
 //
 // Figures are ratios against baselines measured in this run, so a noisy machine moves both
