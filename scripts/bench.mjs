@@ -20,13 +20,12 @@
 import { spawn } from "node:child_process";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { NODE_PROGRAM } from "./esbuild_options.mjs";
+import { bin, root } from "./_run.mjs";
 
-const root = resolve(import.meta.dirname, "..");
 const tmp = join(root, ".tmp", "bench");
-const bin = (name) => join(root, "node_modules", ".bin", name);
 const quick = process.env.BENCH_QUICK === "1";
 const only = process.env.BENCH_SCENARIOS?.split(",").map((s) => s.trim()).filter(Boolean);
 const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",").map((s) => s.trim());
