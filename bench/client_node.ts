@@ -7,13 +7,17 @@
 // sends them) and worker_threads.markAsUncloneable (a structuredClone marker), both touched at
 // load time only and stubbed, and Promise.withResolvers (Node 22), polyfilled to the spec.
 // On Deno and Bun it runs as is.
-import type { V1Pod } from "@kubernetes/client-node";
+import type { Informer, ObjectCache, V1Pod } from "@kubernetes/client-node";
 
 interface NodeRequire {
   (id: string): Record<string, unknown>;
 }
 
-async function loadClientNode(): Promise<typeof import("@kubernetes/client-node")> {
+/** The @kubernetes/client-node module. */
+export type ClientNode = typeof import("@kubernetes/client-node");
+
+/** Loads @kubernetes/client-node (on Node, with the stubs above). */
+export async function loadClientNode(): Promise<ClientNode> {
   if (!("Deno" in globalThis) && !("Bun" in globalThis)) {
     const { createRequire } = await import("node:module");
     const require = createRequire(import.meta.url) as unknown as NodeRequire;
@@ -38,24 +42,36 @@ async function loadClientNode(): Promise<typeof import("@kubernetes/client-node"
 }
 
 /**
+ * client-node's informer of every pod on `server` (`makeInformer` over one unpaged
+ * listPodForAllNamespaces), not started yet; its errors go to stderr.
+ */
+export function clientNodeInformer(
+  k8s: ClientNode,
+  server: string,
+): Informer<V1Pod> & ObjectCache<V1Pod> {
+  const kc = new k8s.KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "bench", server, skipTLSVerify: true }],
+    users: [{ name: "bench" }],
+    contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
+    currentContext: "bench",
+  });
+  const api = kc.makeApiClient(k8s.CoreV1Api);
+  const informer = k8s.makeInformer(kc, "/api/v1/pods", () => api.listPodForAllNamespaces());
+  informer.on("error", (error: unknown) => console.error("client-node informer error", error));
+  return informer;
+}
+
+/**
  * Loads client-node (outside the measured time and heap) and returns a function that starts
  * one of its informers and resolves once synced (its `start()` resolves once the list is cached).
  */
 export async function loadClientNodeInformer(): Promise<
   (server: string) => Promise<{ list(): readonly V1Pod[]; stop(): Promise<void> }>
 > {
-  const { CoreV1Api, KubeConfig, makeInformer } = await loadClientNode();
+  const k8s = await loadClientNode();
   return async (server) => {
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [{ name: "bench", server, skipTLSVerify: true }],
-      users: [{ name: "bench" }],
-      contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
-      currentContext: "bench",
-    });
-    const api = kc.makeApiClient(CoreV1Api);
-    const informer = makeInformer(kc, "/api/v1/pods", () => api.listPodForAllNamespaces());
-    informer.on("error", (error: unknown) => console.error("client-node informer error", error));
+    const informer = clientNodeInformer(k8s, server);
     await informer.start();
     return informer;
   };

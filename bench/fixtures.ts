@@ -1,5 +1,6 @@
 /**
- * Fixture generators shared by the benchmarks and their tests (`tests/bench_fixtures_test.ts`).
+ * Fixture generators shared by the benchmarks and their tests
+ * (`tests/bench/bench_fixtures_test.ts`).
  *
  * Pods come from the project's own {@linkcode podFixture} (2-4 KB of JSON with labels,
  * annotations, managedFields, status and some non-ASCII text); the simulated cluster seeds

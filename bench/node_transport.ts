@@ -27,9 +27,10 @@ import { createInformer } from "../src/cache/mod.ts";
 import { KubeClient, pods } from "../src/client/mod.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import { createNodeFetch } from "../src/config/node_fetch.ts";
-import { podFixture } from "../src/testing/fixtures.ts";
 import { serve } from "../src/testing/serve_node.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { clientNodeInformer, loadClientNode } from "./client_node.ts";
+import { buildWatchBurst, podFixture } from "./fixtures.ts";
 
 const SELF = fileURLToPath(import.meta.url);
 
@@ -56,38 +57,6 @@ const RUNS = arg("runs", 3);
 // The pre-built bodies are written by a plain node:http front server, which passes the rest
 // (the watch cluster's lists) through to the simulator's adapter; the sync rows talk to the
 // adapter directly.
-
-/** The watch body: EVENTS MODIFIED events cycling over the pods, in 64 KiB chunks. */
-function buildBurst(
-  objects: KubeObject[],
-  firstRv: number,
-): { chunks: Uint8Array[]; bytes: number } {
-  const encoder = new TextEncoder();
-  const parts: string[] = [];
-  for (let i = 0; i < EVENTS; i++) {
-    const pod = objects[i % objects.length]!;
-    const metadata = pod.metadata as Record<string, unknown> & {
-      annotations?: Record<string, string>;
-    };
-    const rv = metadata.resourceVersion;
-    const annotations = metadata.annotations;
-    metadata.resourceVersion = String(firstRv + i);
-    metadata.annotations = {
-      ...annotations,
-      "kubernetes.io/config.seen": `2030-01-01T00:00:${i}Z`,
-    };
-    parts.push(
-      JSON.stringify({ type: "MODIFIED", object: { kind: "Pod", apiVersion: "v1", ...pod } }),
-    );
-    metadata.resourceVersion = rv;
-    if (annotations === undefined) delete metadata.annotations;
-    else metadata.annotations = annotations;
-  }
-  const all = encoder.encode(parts.join("\n") + "\n");
-  const chunks: Uint8Array[] = [];
-  for (let at = 0; at < all.length; at += 65_536) chunks.push(all.subarray(at, at + 65_536));
-  return { chunks, bytes: all.length };
-}
 
 /**
  * Writes the burst straight to the socket (64 KiB writes, waiting for `drain`), so that the
@@ -126,7 +95,10 @@ async function runServer(): Promise<void> {
     seeded.push(pod);
     return pod;
   });
-  const burst = buildBurst(seeded, Number(watch.resourceVersion) + 1);
+  const burst = buildWatchBurst(seeded.map((pod) => ({ kind: "Pod", apiVersion: "v1", ...pod })), {
+    events: EVENTS,
+    firstResourceVersion: Number(watch.resourceVersion) + 1,
+  });
   const inner = (request: Request, prefix: string): Request => {
     const url = new URL(request.url);
     url.pathname = url.pathname.slice(prefix.length);
@@ -289,22 +261,9 @@ const jsonParseAlone: Measure = async (url) => {
   return ms;
 };
 
-async function loadClientNode() {
-  return await import("@kubernetes/client-node");
-}
-
 /** client-node's makeInformer: from start() resolving (listed) to the EVENTS-th update. */
 const clientNodeWatch: Measure = async (url) => {
-  const k8s = await loadClientNode();
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "b", server: `${url}/watch`, skipTLSVerify: true }],
-    users: [{ name: "b" }],
-    contexts: [{ name: "b", cluster: "b", user: "b" }],
-    currentContext: "b",
-  });
-  const api = kc.makeApiClient(k8s.CoreV1Api);
-  const informer = k8s.makeInformer(kc, "/api/v1/pods", () => api.listPodForAllNamespaces());
+  const informer = clientNodeInformer(await loadClientNode(), `${url}/watch`);
   let seen = 0;
   let started = 0;
   const done = new Promise<number>((resolve) => {
@@ -312,7 +271,6 @@ const clientNodeWatch: Measure = async (url) => {
       if (++seen === EVENTS) resolve(performance.now() - started);
     });
   });
-  informer.on("error", (error: unknown) => console.error("client-node error", error));
   await informer.start();
   started = mark();
   const ms = await done;
@@ -345,16 +303,7 @@ function kinformerSync(transport: "node" | "fetch"): Measure {
 const clientNodeSync: Measure = async (url) => {
   const k8s = await loadClientNode();
   const started = mark();
-  const kc = new k8s.KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "b", server: `${url}/sync`, skipTLSVerify: true }],
-    users: [{ name: "b" }],
-    contexts: [{ name: "b", cluster: "b", user: "b" }],
-    currentContext: "b",
-  });
-  const api = kc.makeApiClient(k8s.CoreV1Api);
-  const informer = k8s.makeInformer(kc, "/api/v1/pods", () => api.listPodForAllNamespaces());
-  informer.on("error", (error: unknown) => console.error("client-node error", error));
+  const informer = clientNodeInformer(k8s, `${url}/sync`);
   await informer.start();
   const ms = performance.now() - started;
   if (informer.list().length !== SYNC_PODS) throw new Error("incomplete sync");

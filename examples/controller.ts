@@ -23,7 +23,7 @@
  * ```
  *
  * In a test, run it in-process with {@linkcode startPodIndexController} on a `ManualClock`
- * (see `tests/example_controller_test.ts`).
+ * (see `tests/controller/example_controller_test.ts`).
  * @module
  */
 import {

@@ -12,8 +12,7 @@
 //   node scripts/bench.mjs                      everything (about 7.5 minutes on 2 cores)
 //   BENCH_QUICK=1 node scripts/bench.mjs        N = 10k only, fewer repetitions, no 200k point
 //   BENCH_SCENARIOS=decode,sync node scripts/bench.mjs   only these (file names in
-//                                               bench/scenarios/: decode, sync, fanout, slow,
-//                                               scale, bundle, cold)
+//                                               bench/scenarios/)
 //   BENCH_RUNTIMES=node,deno node scripts/bench.mjs      only these runtimes
 //
 // Figures are ratios against baselines measured in this run, so a noisy machine moves both
@@ -21,13 +20,12 @@
 import { spawn } from "node:child_process";
 import { mkdir, readdir, writeFile } from "node:fs/promises";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { NODE_PROGRAM } from "./esbuild_options.mjs";
+import { bin, root } from "./_run.mjs";
 
-const root = resolve(import.meta.dirname, "..");
 const tmp = join(root, ".tmp", "bench");
-const bin = (name) => join(root, "node_modules", ".bin", name);
 const quick = process.env.BENCH_QUICK === "1";
 const only = process.env.BENCH_SCENARIOS?.split(",").map((s) => s.trim()).filter(Boolean);
 const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",").map((s) => s.trim());

@@ -8,31 +8,15 @@
 //   node scripts/docs.mjs --html [dir]    HTML reference into dir (default docs/api/; npm run build)
 //
 // The same JSDoc is what JSR shows at https://jsr.io/@kinformer/kinformer/doc.
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
+import { bin, root, run } from "./_run.mjs";
 
-const root = resolve(import.meta.dirname, "..");
-const deno = join(root, "node_modules", ".bin", "deno");
+const deno = bin("deno");
 
 /** Kinds of declarations that must carry an @example: values users call or read. */
 const NEEDS_EXAMPLE = new Set(["function", "class", "variable", "enum", "namespace"]);
-
-function run(args, { capture = false, stderr = false } = {}) {
-  return new Promise((done, fail) => {
-    const child = spawn(deno, args, {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", capture ? "pipe" : "inherit", stderr ? "pipe" : "inherit"],
-    });
-    let out = "";
-    child.stdout?.setEncoding("utf8").on("data", (d) => (out += d));
-    child.stderr?.setEncoding("utf8").on("data", (d) => (out += d));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, out }));
-  });
-}
 
 async function entryPoints() {
   const config = JSON.parse(await readFile(join(root, "deno.json"), "utf8"));
@@ -75,7 +59,7 @@ async function externalTypeNames() {
 
 /** `deno doc --lint` on every entry point; errors are printed, expected ones (above) dropped. */
 async function lintDocs(entries) {
-  const lint = await run(["doc", "--lint", ...entries], { capture: true, stderr: true });
+  const lint = await run(deno, ["doc", "--lint", ...entries]);
   const external = await externalTypeNames();
   const blocks = lint.out.split(/\n(?=error\[)/).filter((b) => b.startsWith("error["));
   const unexpected = blocks.filter((b) => {
@@ -91,9 +75,10 @@ async function lintDocs(entries) {
 async function check() {
   const entries = await entryPoints();
   const linted = await lintDocs(entries);
-  const json = await run(["doc", "--json", ...entries], { capture: true });
+  const json = await run(deno, ["doc", "--json", ...entries]);
+  process.stderr.write(json.stderr);
   if (json.code !== 0) return 1;
-  const doc = JSON.parse(json.out);
+  const doc = JSON.parse(json.stdout);
   if (doc.version !== 2 || typeof doc.nodes !== "object") {
     console.error(`deno doc --json: unknown format version ${doc.version}`);
     return 1;
@@ -113,13 +98,13 @@ async function html(dir) {
   const out = resolve(root, dir);
   await rm(out, { recursive: true, force: true });
   await mkdir(out, { recursive: true });
-  const r = await run([
+  const r = await run(deno, [
     "doc",
     "--html",
     "--name=@kinformer/kinformer",
     `--output=${out}`,
     ...entries,
-  ]);
+  ], { echo: true });
   if (r.code === 0 && !existsSync(join(out, "index.html"))) {
     console.error(`deno doc --html wrote no ${join(out, "index.html")}`);
     return 1;

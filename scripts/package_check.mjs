@@ -18,14 +18,12 @@
 //
 // tests/integration/npm_package_test.ts runs it (npm test); scripts/release_check.mjs too.
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, posix, resolve } from "node:path";
+import { join, posix } from "node:path";
+import { bin, root, run } from "./_run.mjs";
 
-const root = resolve(import.meta.dirname, "..");
-const bin = (name) => join(root, "node_modules", ".bin", name);
 const flag = (name) => {
   const i = process.argv.indexOf(`--${name}`);
   return i > 0 ? process.argv[i + 1] : undefined;
@@ -36,27 +34,10 @@ const keep = process.argv.includes("--keep");
 const started = performance.now();
 const seconds = (t0) => ((performance.now() - t0) / 1000).toFixed(1);
 
-/** Runs a command to completion; resolves with its exit code and output. */
-function run(cmd, args, cwd, env = {}) {
-  return new Promise((done, fail) => {
-    const child = spawn(cmd, args, {
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, npm_config_update_notifier: "false", NO_COLOR: "1", ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => (stdout += d));
-    child.stderr.setEncoding("utf8").on("data", (d) => (stderr += d));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, stdout, stderr }));
-  });
-}
-
 /** `run`, failing with the command's output unless it exits 0. */
 async function ok(what, cmd, args, cwd, env) {
   const t0 = performance.now();
-  const r = await run(cmd, args, cwd, env);
+  const r = await run(cmd, args, { cwd, env: { npm_config_update_notifier: "false", ...env } });
   assert.equal(r.code, 0, `${what} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
   console.log(`  ok  ${what} (${seconds(t0)} s)`);
   return r;
@@ -245,7 +226,7 @@ try {
   const typesConfig = join(app, "tsconfig.types.json");
   const config = JSON.parse(await readFile(join(app, "tsconfig.json"), "utf8"));
   await writeFile(typesConfig, JSON.stringify({ ...config, files: ["consumer_types.ts"] }));
-  const without = await run(bin("tsc"), ["-p", typesConfig], app);
+  const without = await run(bin("tsc"), ["-p", typesConfig], { cwd: app });
   assert.notEqual(without.code, 0, "the typed descriptors compiled without kubernetes-types");
   assert.match(
     without.stdout,

@@ -9,14 +9,11 @@
 // to it why it cannot compile. Errors are reported at their README.md line.
 //
 //   node scripts/readme_check.mjs            check README.md (npm test runs this)
-import { spawn } from "node:child_process";
 import { realpathSync } from "node:fs";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-
-const root = resolve(import.meta.dirname, "..");
-const deno = join(root, "node_modules", ".bin", "deno");
+import { bin, root, run } from "./_run.mjs";
 
 /**
  * The ```ts blocks of `markdown`: `{ line, indent, code, ignored }`, line = the fence's line
@@ -48,21 +45,6 @@ export function typescriptBlocks(markdown) {
   return blocks;
 }
 
-function run(cmd, args) {
-  return new Promise((done, fail) => {
-    const child = spawn(cmd, args, {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
-    child.stderr.setEncoding("utf8").on("data", (d) => (out += d));
-    child.once("error", fail);
-    child.once("close", (code) => done({ code, out }));
-  });
-}
-
 async function main() {
   const blocks = typescriptBlocks(await readFile(join(root, "README.md"), "utf8"));
   const checked = blocks.filter((b) => !b.ignored);
@@ -80,7 +62,7 @@ async function main() {
       console.error("README.md has no TypeScript blocks to check");
       return 1;
     }
-    const r = await run(deno, ["check", "--quiet", ...files]);
+    const r = await run(bin("deno"), ["check", "--quiet", ...files]);
     // Point errors at README.md lines: block line L, file line N is README line L + N (and the
     // column moves right by the block's indentation).
     const indents = new Map(checked.map((b) => [b.line, b.indent]));

@@ -12,34 +12,13 @@
 //   5. JSR: deno publish --dry-run
 // The working tree should be clean for a release; a dirty tree is reported, not failed (so the
 // check can run while preparing the release commit).
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { bin, root, run } from "./_run.mjs";
 
-const root = resolve(import.meta.dirname, "..");
-const bin = (name) => join(root, "node_modules", ".bin", name);
 const started = performance.now();
 const results = [];
-
-function run(cmd, args, { quiet = false } = {}) {
-  return new Promise((done) => {
-    const child = spawn(cmd, args, {
-      cwd: root,
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    const forward = (stream) => (d) => {
-      out += d;
-      if (!quiet) stream.write(d);
-    };
-    child.stdout.on("data", forward(process.stdout));
-    child.stderr.on("data", forward(process.stderr));
-    child.once("error", (error) => done({ code: 1, out: String(error) }));
-    child.once("close", (code) => done({ code, out }));
-  });
-}
 
 /** Runs one step; a step returns a note or throws. */
 async function step(name, fn) {
@@ -56,7 +35,7 @@ async function step(name, fn) {
 }
 
 async function mustRun(what, cmd, args) {
-  const r = await run(cmd, args);
+  const r = await run(cmd, args, { echo: true });
   if (r.code !== 0) throw new Error(`${what} exited ${r.code}`);
   return r.out;
 }
@@ -119,7 +98,7 @@ await step("JSR (deno publish --dry-run)", async () => {
   return `${files} files`;
 });
 
-const status = await run("git", ["status", "--porcelain"], { quiet: true });
+const status = await run("git", ["status", "--porcelain"]);
 const dirty = status.code === 0 && status.out.trim() !== "";
 
 console.log("\n=== release checklist");

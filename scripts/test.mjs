@@ -9,41 +9,16 @@
 //   node scripts/test.mjs tests/a_test.ts # only these files (all three runtimes)
 //   RUNTIMES=deno,node node scripts/test.mjs
 //   RUNTIMES=node22 node scripts/test.mjs # Node 22 only
-import { spawn } from "node:child_process";
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
-import { delimiter, dirname, join, resolve } from "node:path";
+import { delimiter, dirname, join } from "node:path";
+import { bin, root, run as runQuietly } from "./_run.mjs";
 
-const root = resolve(import.meta.dirname, "..");
-const bin = (name) => join(root, "node_modules", ".bin", name);
 const runtimes = (process.env.RUNTIMES ?? "deno,bun,node").split(",").map((s) => s.trim());
 const skipChecks = process.env.SKIP_CHECKS === "1";
 
-/** Deno treats any FORCE_COLOR value as "force colour"; drop it so summaries stay parseable. */
-function withoutForceColor(env) {
-  const { FORCE_COLOR: _ignored, ...rest } = env;
-  return rest;
-}
-
-/** Runs a command, streaming its output, and returns { code, out }. */
-function run(cmd, args, { env = {}, capture = true, quiet = false } = {}) {
-  return new Promise((done) => {
-    const child = spawn(cmd, args, {
-      cwd: root,
-      env: { ...withoutForceColor(process.env), NO_COLOR: "1", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    const onData = (stream) => (d) => {
-      if (capture) out += d;
-      if (!quiet) stream.write(d);
-    };
-    child.stdout.on("data", onData(process.stdout));
-    child.stderr.on("data", onData(process.stderr));
-    child.on("error", (error) => done({ code: 127, out: String(error) }));
-    child.on("close", (code, signal) => done({ code: code ?? (signal ? 128 : 1), out }));
-  });
-}
+/** Runs a command, streaming its output; resolves { code, out }. */
+const run = (cmd, args, { env = {} } = {}) => runQuietly(cmd, args, { env, echo: true });
 
 /** Every `*_test.ts` below tests/ (which mirrors src/; tests/integration/ starts processes). */
 async function testFiles() {
@@ -75,15 +50,13 @@ if (!skipChecks) {
     existsSync(join(root, p))
   );
   console.log(`\n=== deno check ${targets.join(" ")}`);
-  const check = await run(bin("deno"), ["check", "--quiet", ...targets], { capture: false });
+  const check = await run(bin("deno"), ["check", "--quiet", ...targets]);
   console.log(`\n=== deno lint + deno fmt --check`);
-  const lint = await run(bin("deno"), ["lint", "--quiet"], { capture: false });
-  const fmt = await run(bin("deno"), ["fmt", "--check", "--quiet"], { capture: false });
+  const lint = await run(bin("deno"), ["lint", "--quiet"]);
+  const fmt = await run(bin("deno"), ["fmt", "--check", "--quiet"]);
   // Every TypeScript block of README.md must type-check too (what users copy must compile).
   console.log(`\n=== README.md TypeScript blocks (scripts/readme_check.mjs)`);
-  const readme = await run(process.execPath, [join(root, "scripts", "readme_check.mjs")], {
-    capture: false,
-  });
+  const readme = await run(process.execPath, [join(root, "scripts", "readme_check.mjs")]);
   checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0;
   results.push({
     name: "deno check+lint+fmt",
@@ -167,7 +140,7 @@ async function node22() {
 
 /** `node --version` of a binary. */
 async function versionOf(binary) {
-  const r = await run(binary, ["--version"], { capture: true, quiet: true });
+  const r = await runQuietly(binary, ["--version"]);
   return r.out.trim();
 }
 

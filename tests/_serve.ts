@@ -1,7 +1,11 @@
 // Test helpers: serve a fetch handler over HTTP on 127.0.0.1 with the adapter of the runtime
-// running the tests (runtime sniffing is fine here, in tests), plus small readers for watch
-// bodies that do not depend on src/watch.
+// running the tests (runtime sniffing is fine here, in tests), a simulated cluster served so,
+// plus small readers for watch bodies that do not depend on src/watch.
 import type { FetchHandler, ServedHandle } from "../src/testing/_serve_common.ts";
+import {
+  SimulatedCluster,
+  type SimulatedClusterOptions,
+} from "../src/testing/simulated_cluster.ts";
 
 /** Which runtime runs the tests. */
 export const runtime: "deno" | "bun" | "node" = "Deno" in globalThis
@@ -46,6 +50,28 @@ export async function adapters(): Promise<
 export async function serveHandler(handler: FetchHandler): Promise<ServedHandle> {
   const usable = (await adapters()).filter((a) => a.streamsHeadersEarly);
   return await usable[0]!.serve(handler, { hostname: "127.0.0.1", port: 0 });
+}
+
+/** A simulated cluster served by {@linkcode serveHandler}. */
+export interface ServedCluster {
+  cluster: SimulatedCluster;
+  server: ServedHandle;
+  /** Closes the cluster, then stops the server. */
+  close(): Promise<void>;
+}
+
+/** A new simulated cluster with `options`, served on 127.0.0.1 by {@linkcode serveHandler}. */
+export async function serveCluster(options?: SimulatedClusterOptions): Promise<ServedCluster> {
+  const cluster = new SimulatedCluster(options);
+  const server = await serveHandler(cluster.fetch);
+  return {
+    cluster,
+    server,
+    close: async () => {
+      cluster.close();
+      await server.close();
+    },
+  };
 }
 
 /** One watch event as decoded by the test reader. */

@@ -1,5 +1,5 @@
 /**
- * Scenario 8: replicas coordinating through Leases, on the simulated cluster and a ManualClock
+ * Scenario 11: replicas coordinating through Leases, on the simulated cluster and a ManualClock
  * (simulated time, so the figures do not depend on the machine or the runtime; run on Node):
  * how long after the leader crashes (or stops cleanly) another candidate leads, and how the
  * reconcile throughput grows with 1, 2 and 3 sharded replicas when each reconcile costs a fixed

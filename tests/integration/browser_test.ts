@@ -3,61 +3,22 @@
 // simulated cluster on another origin (CORS), and posts the changes back to the page.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { copyFile, mkdir, readFile } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { copyFile, mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { configmaps } from "../../src/client/resource.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import type { ServedHandle } from "../../src/testing/_serve_common.ts";
 import { runtime, serveHandler } from "../_serve.ts";
 import { bundle, ROOT, withTempDir } from "../_runtime_process.ts";
+import {
+  type BrowserContextLike,
+  browserSkipReason,
+  launchChromium,
+  staticFiles,
+} from "./_browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-
-function skipReason(): string | undefined {
-  if (!existsSync(CHROMIUM)) {
-    return `chromium is not installed (${CHROMIUM} not found; apt-get install chromium)`;
-  }
-  if (!existsSync(join(ROOT, "node_modules", "playwright-core"))) {
-    return "playwright-core is not installed";
-  }
-  return undefined;
-}
-const skip = skipReason();
+const skip = browserSkipReason();
 if (skip !== undefined) console.log(`browser_test: skipped: ${skip}`);
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-};
-
-/** Serves the files of `dir` (GET only, no subfolders). */
-function staticFiles(dir: string): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const name = new URL(request.url).pathname.slice(1) || "index.html";
-    const type = TYPES[extname(name)];
-    if (request.method !== "GET" || name.includes("/") || type === undefined) {
-      return new Response("not found", { status: 404 });
-    }
-    try {
-      return new Response(await readFile(join(dir, name)), { headers: { "content-type": type } });
-    } catch {
-      return new Response("not found", { status: 404 });
-    }
-  };
-}
-
-interface BrowserContextLike {
-  newPage(): Promise<PageLike>;
-  close(): Promise<void>;
-}
-interface PageLike {
-  on(event: "console", fn: (message: { type(): string; text(): string }) => void): void;
-  on(event: "pageerror", fn: (error: Error) => void): void;
-  goto(url: string): Promise<unknown>;
-  waitForFunction(fn: string, arg?: unknown, options?: { timeout: number }): Promise<unknown>;
-  textContent(selector: string): Promise<string | null>;
-}
 
 describe(`browsers: headless Chromium (test process: ${runtime})`, () => {
   test(
@@ -69,9 +30,7 @@ describe(`browsers: headless Chromium (test process: ${runtime})`, () => {
     async () => {
       await withTempDir("browser", async (dir) => {
         const site = join(dir, "site");
-        const profile = join(dir, "profile");
         await mkdir(site);
-        await mkdir(profile);
         await bundle("examples/browser/worker.ts", join(site, "worker.js"), "browser");
         await copyFile(join(ROOT, "examples", "browser", "index.html"), join(site, "index.html"));
 
@@ -88,17 +47,7 @@ describe(`browsers: headless Chromium (test process: ${runtime})`, () => {
           pages = await serveHandler(staticFiles(site));
           assert.notEqual(new URL(api.url).origin, new URL(pages.url).origin, "two origins");
 
-          const { chromium } = await import("playwright-core");
-          context = await chromium.launchPersistentContext(profile, {
-            executablePath: CHROMIUM,
-            headless: true,
-            args: [
-              "--headless",
-              "--no-sandbox",
-              "--disable-gpu",
-              "--disable-background-networking",
-            ],
-          }) as unknown as BrowserContextLike;
+          context = await launchChromium(join(dir, "profile"));
           const page = await context.newPage();
           page.on("console", (m) => {
             if (m.type() === "error") problems.push(`console: ${m.text()}`);

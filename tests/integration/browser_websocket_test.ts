@@ -7,63 +7,30 @@
 // token sent as a subprotocol and the Origin the browser sets.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
-import { extname, join } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { configmaps } from "../../src/client/resource.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { serve } from "../../src/testing/serve_node.ts";
 import type { ServedHandle } from "../../src/testing/_serve_common.ts";
 import { runtime } from "../_serve.ts";
-import { bundle, eventually, ROOT, withTempDir } from "../_runtime_process.ts";
+import { bundle, eventually, withTempDir } from "../_runtime_process.ts";
 import type { PageState } from "./_browser_informers_page.ts";
+import {
+  type BrowserContextLike,
+  browserSkipReason,
+  launchChromium,
+  type PageLike,
+  staticFiles,
+} from "./_browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "browser-t0ken";
 const INFORMERS = 10;
 /** Chromium's connections per host for HTTP/1.1 (the per-origin limit every browser has). */
 const POOL = 6;
 
-function skipReason(): string | undefined {
-  if (!existsSync(CHROMIUM)) return `chromium is not installed (${CHROMIUM} not found)`;
-  if (!existsSync(join(ROOT, "node_modules", "playwright-core"))) {
-    return "playwright-core is not installed";
-  }
-  return undefined;
-}
-const skip = skipReason();
+const skip = browserSkipReason();
 if (skip !== undefined) console.log(`browser_websocket_test: skipped: ${skip}`);
-
-const TYPES: Record<string, string> = {
-  ".html": "text/html; charset=utf-8",
-  ".js": "text/javascript; charset=utf-8",
-};
-
-function staticFiles(dir: string): (request: Request) => Promise<Response> {
-  return async (request) => {
-    const name = new URL(request.url).pathname.slice(1) || "index.html";
-    const type = TYPES[extname(name)];
-    if (request.method !== "GET" || name.includes("/") || type === undefined) {
-      return new Response("not found", { status: 404 });
-    }
-    try {
-      return new Response(await readFile(join(dir, name)), { headers: { "content-type": type } });
-    } catch {
-      return new Response("not found", { status: 404 });
-    }
-  };
-}
-
-interface PageLike {
-  on(event: "pageerror", fn: (error: Error) => void): void;
-  goto(url: string): Promise<unknown>;
-  waitForFunction(fn: string, arg?: unknown, options?: { timeout: number }): Promise<unknown>;
-  evaluate<R>(fn: string): Promise<R>;
-}
-interface BrowserContextLike {
-  newPage(): Promise<PageLike>;
-  close(): Promise<void>;
-}
 
 /** One API server (a simulated cluster on its own origin) and what the page did with it. */
 interface Api {
@@ -93,9 +60,7 @@ describe(`browsers: ten informers on one origin in headless Chromium (test proce
     async () => {
       await withTempDir("browser-ws", async (dir) => {
         const site = join(dir, "site");
-        const profile = join(dir, "profile");
         await mkdir(site);
-        await mkdir(profile);
         await bundle(
           "tests/integration/_browser_informers_page.ts",
           join(site, "page.js"),
@@ -112,30 +77,28 @@ describe(`browsers: ten informers on one origin in headless Chromium (test proce
         let context: BrowserContextLike | undefined;
         const problems: string[] = [];
         try {
-          const { chromium } = await import("playwright-core");
-          context = await chromium.launchPersistentContext(profile, {
-            executablePath: CHROMIUM,
-            headless: true,
-            args: [
-              "--headless",
-              "--no-sandbox",
-              "--disable-gpu",
-              "--disable-background-networking",
-            ],
-          }) as unknown as BrowserContextLike;
+          const browser = context = await launchChromium(join(dir, "profile"));
+          /** A new page that starts the informers on `api` with this watch transport. */
+          const startInformers = async (
+            api: Api,
+            transport: "http" | "auto",
+          ): Promise<PageLike> => {
+            const page = await browser.newPage();
+            page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+            await page.goto(`${pages.url}/index.html`);
+            await page.waitForFunction(`document.body.dataset.ready === "true"`, undefined, {
+              timeout: 10_000,
+            });
+            await page.evaluate(
+              `informers.start(${JSON.stringify(api.server.url)}, ${
+                JSON.stringify(TOKEN)
+              }, ${INFORMERS}, ${JSON.stringify(transport)})`,
+            );
+            return page;
+          };
 
           // --- HTTP/1.1 chunked watches ---
-          const page1 = await context.newPage();
-          page1.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-          await page1.goto(`${pages.url}/index.html`);
-          await page1.waitForFunction(`document.body.dataset.ready === "true"`, undefined, {
-            timeout: 10_000,
-          });
-          await page1.evaluate(
-            `informers.start(${JSON.stringify(http.server.url)}, ${
-              JSON.stringify(TOKEN)
-            }, ${INFORMERS}, "http")`,
-          );
+          const page1 = await startInformers(http, "http");
           // Six watches take the six connections; a live change reaches those six informers.
           await eventually(
             () => http.cluster.openWatches === POOL,
@@ -174,17 +137,7 @@ describe(`browsers: ten informers on one origin in headless Chromium (test proce
 
           // --- WebSocket watches (transport "auto", as the README advises for browsers),
           // against another API server origin ---
-          const page2 = await context.newPage();
-          page2.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-          await page2.goto(`${pages.url}/index.html`);
-          await page2.waitForFunction(`document.body.dataset.ready === "true"`, undefined, {
-            timeout: 10_000,
-          });
-          await page2.evaluate(
-            `informers.start(${JSON.stringify(ws.server.url)}, ${
-              JSON.stringify(TOKEN)
-            }, ${INFORMERS}, "auto")`, // "auto" picks WebSockets in a browser
-          );
+          const page2 = await startInformers(ws, "auto"); // "auto" picks WebSockets in a browser
           await page2.waitForFunction(`informers.state.synced.length === ${INFORMERS}`, undefined, {
             timeout: 10_000,
           });

@@ -19,6 +19,7 @@ import type { ServeOptions } from "../../src/testing/_serve_common.ts";
 import { serve } from "../../src/testing/serve_node.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { fixture, runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
+import { failure } from "../_errors.ts";
 
 const TOKEN = "t0k3n-for-tls";
 const b64 = (text: string): string => btoa(text);
@@ -85,16 +86,6 @@ async function withHttpsCluster(
     cluster.close();
     await server.close();
   }
-}
-
-/** The error of `promise`, which must reject. */
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
 }
 
 /** Every message along an error's cause chain. */

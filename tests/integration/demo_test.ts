@@ -4,8 +4,7 @@ import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pods } from "../../src/client/resource.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import { serveHandler } from "../_serve.ts";
+import { serveCluster } from "../_serve.ts";
 import { bin, missingBinary, ROOT, runProcess, withTempDir } from "../_runtime_process.ts";
 
 const deno = bin("deno");
@@ -39,9 +38,8 @@ test(
   "npm start -- --kubeconfig PATH watches the cluster the kubeconfig names (token auth)",
   { skip, timeout: 60_000 },
   async () => {
-    const cluster = new SimulatedCluster({ token: "demo-token" });
+    const { cluster, server, close } = await serveCluster({ token: "demo-token" });
     cluster.seed(pods, 7);
-    const server = await serveHandler(cluster.fetch);
     try {
       await withTempDir("demo", async (dir) => {
         const path = join(dir, "kubeconfig.yaml");
@@ -71,8 +69,7 @@ test(
         assert.ok(cluster.requests.some((q) => q.verb === "list"), "it listed the cluster");
       });
     } finally {
-      await server.close();
-      cluster.close();
+      await close();
     }
   },
 );

@@ -9,8 +9,7 @@ import { copyFile, mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
 import { configmaps } from "../../src/client/resource.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import { runtime, serveHandler } from "../_serve.ts";
+import { runtime, serveCluster } from "../_serve.ts";
 import {
   bin,
   type ChildHandle,
@@ -147,8 +146,7 @@ describe(`runtime examples (test process: ${runtime})`, () => {
       },
       async () => {
         await withTempDir("example-server", async (dir) => {
-          const cluster = new SimulatedCluster();
-          const server = await serveHandler(cluster.fetch);
+          const { cluster, server, close } = await serveCluster();
           let child: ChildHandle | undefined;
           try {
             cluster.create(configmaps, { metadata: { namespace: "default", name: "a" } });
@@ -193,8 +191,7 @@ describe(`runtime examples (test process: ${runtime})`, () => {
             ]);
           } finally {
             await child?.kill();
-            cluster.close();
-            await server.close();
+            await close();
           }
         });
       },

@@ -8,9 +8,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { configmaps, pods } from "../../src/client/resource.ts";
 import type { InformerCheckpoint } from "../../src/cache/informer.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { pod } from "../_informer_env.ts";
-import { runtime, serveHandler } from "../_serve.ts";
+import { runtime, serveCluster, type ServedCluster } from "../_serve.ts";
 import { bin, missingBinary, ROOT, runProcess, withTempDir } from "../_runtime_process.ts";
 
 // ------------------------------------------------------------------ cron catch-up, as a process
@@ -64,20 +64,10 @@ async function runCron(rt: CronRuntime, state: string, extra: string[] = []): Pr
 }
 
 /** A simulated cluster (on the real clock) served over HTTP on 127.0.0.1, with three pods. */
-async function servedCluster(): Promise<
-  { cluster: SimulatedCluster; url: string; close(): Promise<void> }
-> {
-  const cluster = new SimulatedCluster({ seed: 3 });
-  for (const n of ["web-1", "web-2", "web-3"]) cluster.create(pods, pod("default", n));
-  const server = await serveHandler(cluster.fetch);
-  return {
-    cluster,
-    url: server.url,
-    close: async () => {
-      cluster.close();
-      await server.close();
-    },
-  };
+async function servedCluster(): Promise<ServedCluster> {
+  const served = await serveCluster({ seed: 3 });
+  for (const n of ["web-1", "web-2", "web-3"]) served.cluster.create(pods, pod("default", n));
+  return served;
 }
 
 /** Between runs: one add, one update, one delete, the last write of the cluster being to pods. */
@@ -107,7 +97,7 @@ describe(`examples/cron_catch_up.ts (test process: ${runtime})`, () => {
           const state = join(dir, "pods.json");
           const served = await servedCluster();
           try {
-            const first = await runCron(rt, state, ["--server", served.url]);
+            const first = await runCron(rt, state, ["--server", served.server.url]);
             assert.equal(first.code, 0, first.output);
             assert.match(first.stderr, /no checkpoint: listing everything/);
             assert.equal(first.checkpoint.resourceVersion, served.cluster.resourceVersion);
@@ -122,7 +112,7 @@ describe(`examples/cron_catch_up.ts (test process: ${runtime})`, () => {
 
             changeBetweenRuns(served.cluster);
             served.cluster.clearRequests();
-            const second = await runCron(rt, state, ["--server", served.url]);
+            const second = await runCron(rt, state, ["--server", served.server.url]);
             assert.equal(second.code, 0, second.output);
             assert.match(
               second.stderr,
@@ -164,7 +154,7 @@ describe(`examples/cron_catch_up.ts (test process: ${runtime})`, () => {
           const state = join(dir, "pods.json");
           const served = await servedCluster();
           try {
-            const first = await runCron(rt, state, ["--server", served.url]);
+            const first = await runCron(rt, state, ["--server", served.server.url]);
             assert.equal(first.code, 0, first.output);
             assert.deepEqual(first.changes.map((l) => l.replace(/ rv=\d+/, "")), [
               "add default/web-1 initial",
@@ -172,10 +162,10 @@ describe(`examples/cron_catch_up.ts (test process: ${runtime})`, () => {
               "add default/web-3 initial",
             ], first.output);
             const expected = changeBetweenRuns(served.cluster);
-            const second = await runCron(rt, state, ["--server", served.url]);
+            const second = await runCron(rt, state, ["--server", served.server.url]);
             assert.equal(second.code, 0, second.output);
             assert.deepEqual(second.changes, expected, second.output);
-            const third = await runCron(rt, state, ["--server", served.url]);
+            const third = await runCron(rt, state, ["--server", served.server.url]);
             assert.deepEqual(third.changes, [], third.output);
           } finally {
             await served.close();
@@ -195,14 +185,19 @@ describe(`examples/cron_catch_up.ts (test process: ${runtime})`, () => {
           const state = join(dir, "pods.json");
           const served = await servedCluster();
           try {
-            const first = await runCron(rt, state, ["--server", served.url]);
+            const first = await runCron(rt, state, ["--server", served.server.url]);
             assert.equal(first.code, 0, first.output);
             const saved = await readFile(state, "utf8");
             served.cluster.create(pods, pod("default", "web-9"));
             // The newest write is to another resource: the pods watch only reaches that version at
             // the server's next bookmark, a minute away, far beyond the run's time limit.
             served.cluster.create(configmaps, { metadata: { namespace: "default", name: "c" } });
-            const second = await runCron(rt, state, ["--server", served.url, "--timeout", "0.3"]);
+            const second = await runCron(rt, state, [
+              "--server",
+              served.server.url,
+              "--timeout",
+              "0.3",
+            ]);
             assert.equal(second.code, 2, second.output);
             assert.match(second.stderr, /timed out after 0\.3 s/);
             assert.match(second.stderr, /not updated/);

@@ -24,19 +24,10 @@ import {
   runtimeHost,
   tempDir,
 } from "../fixtures/kubeconfig/helpers.ts";
+import { failure } from "../_errors.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
 const PLUGIN = join(FIXTURES, "..", "exec", "fake-plugin.sh");
-
-/** The error of `promise`, which must reject. */
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
 
 interface PluginEnv {
   /** The plugin's state folder (FAKE_PLUGIN_DIR). */

@@ -9,14 +9,14 @@ import { join } from "node:path";
 import { configmaps, deployments, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import {
+import type {
   SimulatedCluster,
-  type SimulatedClusterOptions,
+  SimulatedClusterOptions,
 } from "../../src/testing/simulated_cluster.ts";
 import { defineResource } from "../../src/client/define_resource.ts";
 import { deploymentFixture } from "../../src/testing/fixtures.ts";
 import { widgets } from "../../src/testing/widgets.ts";
-import { serveHandler } from "../_serve.ts";
+import { serveCluster } from "../_serve.ts";
 
 const TOKEN = "kubectl-fidelity-token";
 
@@ -24,6 +24,13 @@ interface Run {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** A kubectl started in the background: its output so far, its end, and a way to stop it. */
+interface RunningKubectl {
+  stdout(): string;
+  done: Promise<Run>;
+  kill(): Promise<Run>;
 }
 
 /** Whether kubectl can be started at all. */
@@ -69,15 +76,14 @@ describe(
       c: SimulatedCluster;
       clock: ManualClock;
       kubectl: (args: string[]) => Promise<Run>;
-      start: (args: string[]) => { stdout: () => string; kill: () => Promise<Run> };
+      start: (args: string[]) => RunningKubectl;
       file: (name: string, text: string) => Promise<string>;
       close: () => Promise<void>;
     }> {
       const clock = new ManualClock();
       // client-go reads a kubeconfig's credentials only for TLS servers, so kubectl sends no
       // Authorization header to this http:// URL; the cluster therefore does not demand one.
-      const c = new SimulatedCluster({ clock, seed: 42, ...options });
-      const server = await serveHandler(c.fetch);
+      const { cluster: c, server, close } = await serveCluster({ clock, seed: 42, ...options });
       const dir = await mkdtemp(join(tmpdir(), "kinformer-kubectl-"));
       const kubeconfig = join(dir, "config");
       await writeFile(
@@ -138,7 +144,7 @@ describe(
         c,
         clock,
         kubectl: async (args) => {
-          const run = await (start(args) as { done: Promise<Run> }).done;
+          const run = await start(args).done;
           assert.equal(run.code, 0, `kubectl ${args.join(" ")} failed: ${run.stderr}`);
           return run;
         },
@@ -149,8 +155,7 @@ describe(
           return path;
         },
         close: async () => {
-          c.close();
-          await server.close();
+          await close();
           await rm(dir, { recursive: true, force: true });
         },
       };
@@ -315,7 +320,7 @@ describe(
 
         // Another manager wants another value: the conflict kubectl prints is the server's.
         const safe = await file("safe.yaml", manifest("safe"));
-        const refused = await (start([
+        const refused = await start([
           "apply",
           "--server-side",
           "--validate=false",
@@ -323,7 +328,7 @@ describe(
           "other",
           "-f",
           safe,
-        ]) as unknown as { done: Promise<Run> }).done;
+        ]).done;
         assert.notEqual(refused.code, 0);
         assert.match(
           refused.stderr,

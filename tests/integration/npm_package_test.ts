@@ -4,41 +4,11 @@
 // on Node, Deno and Bun, require() from CommonJS and a tsc consumer (run under Node only).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
-
-const runtime = "Deno" in globalThis ? "Deno" : "Bun" in globalThis ? "Bun" : "Node";
-
-/** The repository root: next to this file, or the working directory for a bundled test. */
-const ROOT: string = (() => {
-  const candidates = [process.cwd()];
-  try {
-    candidates.unshift(fileURLToPath(new URL("../..", import.meta.url)));
-  } catch {
-    // Not a file URL (bundled); the working directory remains.
-  }
-  return candidates.find((dir) => existsSync(join(dir, "scripts", "build.mjs"))) ?? process.cwd();
-})();
-
-/** Runs a command to completion; resolves with its exit code and everything it printed. */
-function run(cmd: string, args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    let output = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, output }));
-  });
-}
+import { runtime } from "../_serve.ts";
+import { ROOT, runProcess } from "../_runtime_process.ts";
 
 /** deno.json's `exports` map: the package's entry points. */
 async function denoExports(): Promise<Record<string, string>> {
@@ -93,7 +63,7 @@ describe("package.json", () => {
 });
 
 describe("npm package", () => {
-  const skip = runtime === "Node"
+  const skip = runtime === "node"
     ? undefined
     : `the npm artifact is runtime-independent; it is packed once, under Node (this is ${runtime})`;
   if (skip !== undefined) console.log(`npm_package_test: skipped: ${skip}`);
@@ -102,9 +72,11 @@ describe("npm package", () => {
     skip,
     timeout: 120_000,
   }, async () => {
-    const check = await run(process.execPath, [join(ROOT, "scripts", "package_check.mjs")]);
+    const check = await runProcess(process.execPath, [join(ROOT, "scripts", "package_check.mjs")], {
+      killAfterMs: 120_000,
+    });
     console.log(check.output.trimEnd());
     assert.equal(check.code, 0, `scripts/package_check.mjs failed:\n${check.output}`);
-    assert.match(check.output, /^package check: ok/m);
+    assert.match(check.stdout, /^package check: ok/m);
   });
 });

@@ -1,26 +1,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
+import { bin, ROOT, runProcess, withTempDir } from "../_runtime_process.ts";
 
-/** The repository root: next to this file, or the working directory for a bundled test. */
-const ROOT: string = (() => {
-  const candidates = [process.cwd()];
-  try {
-    candidates.unshift(fileURLToPath(new URL("../..", import.meta.url)));
-  } catch {
-    // Not a file URL (bundled); the working directory remains.
-  }
-  return candidates.find((dir) => existsSync(join(dir, "scripts", "tsconfig.portable.json"))) ??
-    process.cwd();
-})();
 const CONFIG = join(ROOT, "scripts", "tsconfig.portable.json");
-const TSC = join(ROOT, "node_modules", ".bin", process.platform === "win32" ? "tsc.cmd" : "tsc");
+const TSC = bin(process.platform === "win32" ? "tsc.cmd" : "tsc");
 const ADAPTERS = [
   "src/config/deno.ts",
   "src/config/bun.ts",
@@ -31,17 +18,9 @@ const ADAPTERS = [
 ];
 
 /** Runs tsc with `args`; resolves its exit code and combined output. */
-function tsc(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(TSC, args, { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.setEncoding("utf8");
-    child.stderr.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => (output += chunk));
-    child.stderr.on("data", (chunk: string) => (output += chunk));
-    child.once("error", reject);
-    child.once("close", (code) => resolve({ code, output }));
-  });
+async function tsc(args: string[]): Promise<{ code: number | null; output: string }> {
+  const r = await runProcess(TSC, args, { killAfterMs: 60_000 });
+  return { code: r.code, output: r.stdout + r.stderr };
 }
 
 describe("portability guard (scripts/tsconfig.portable.json)", () => {
@@ -71,8 +50,7 @@ describe("portability guard (scripts/tsconfig.portable.json)", () => {
   });
 
   test("the guard rejects runtime globals and node: imports", { skip: missing }, async () => {
-    const dir = await mkdtemp(join(tmpdir(), "kinformer-portability-"));
-    try {
+    await withTempDir("portability", async (dir) => {
       await writeFile(
         join(dir, "tsconfig.json"),
         JSON.stringify({ extends: CONFIG, include: ["leak.ts"], exclude: [] }),
@@ -93,8 +71,6 @@ describe("portability guard (scripts/tsconfig.portable.json)", () => {
       for (const name of ["node:fs/promises", "'Deno'", "'Bun'", "'process'", "'Buffer'"]) {
         assert.ok(output.includes(name), `expected an error about ${name} in:\n${output}`);
       }
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

@@ -6,14 +6,13 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { configmaps } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
-import {
+import type {
   SimulatedCluster,
-  type SimulatedClusterOptions,
+  SimulatedClusterOptions,
 } from "../../src/testing/simulated_cluster.ts";
-import type { ServedHandle } from "../../src/testing/_serve_common.ts";
 import type { WatchReport } from "../../examples/worker/worker.ts";
 import type { CatchUpReport } from "../../examples/worker/checkpoint_worker.ts";
-import { runtime, serveHandler } from "../_serve.ts";
+import { runtime, serveCluster } from "../_serve.ts";
 import { bin, bundle, eventually, missingBinary, withTempDir } from "../_runtime_process.ts";
 import {
   MEMORY_KV_MODULE,
@@ -27,22 +26,6 @@ if (skip !== undefined) console.log(`workerd_test: skipped: ${skip}`);
 
 function configMap(namespace: string, name: string): KubeObject {
   return { metadata: { namespace, name }, data: { v: "1" } };
-}
-
-/** A simulated cluster served on 127.0.0.1 by this process, plus cleanup. */
-async function servedCluster(
-  options: SimulatedClusterOptions = {},
-): Promise<{ cluster: SimulatedCluster; server: ServedHandle; close(): Promise<void> }> {
-  const cluster = new SimulatedCluster(options);
-  const server = await serveHandler(cluster.fetch);
-  return {
-    cluster,
-    server,
-    close: async () => {
-      cluster.close();
-      await server.close();
-    },
-  };
 }
 
 async function postJson<T>(url: string, init?: RequestInit): Promise<T> {
@@ -108,7 +91,7 @@ async function withCheckpointWorker(
   body: (cluster: SimulatedCluster, workerd: Workerd) => Promise<void>,
 ): Promise<void> {
   await withTempDir(setup.tempDir, async (dir) => {
-    const sim = await servedCluster(setup.cluster);
+    const sim = await serveCluster(setup.cluster);
     let workerd: Workerd | undefined;
     try {
       for (const name of setup.configMaps) {
@@ -129,7 +112,7 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
     timeout: 20_000,
   }, async () => {
     await withTempDir("workerd", async (dir) => {
-      const sim = await servedCluster();
+      const sim = await serveCluster();
       let workerd: Workerd | undefined;
       try {
         const { cluster, server } = sim;
