@@ -30,6 +30,7 @@ import {
   type ReflectorPlanState,
 } from "./reflector_plan.ts";
 import { RequestPacer } from "./request_pacer.ts";
+import { messageOf } from "../util/values.ts";
 
 /** The reflector's state, as shown by `health().state`. */
 export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "stopped";
@@ -250,7 +251,7 @@ export class Reflector<T extends KubeObjectLike> {
 
   #report(error: unknown, kind: ErrorKind, phase: "list" | "stream" | "watch", retryInMs: number) {
     this.stats.errors[kind] = (this.stats.errors[kind] ?? 0) + 1;
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     this.stats.lastError = { kind, message, at: this.#o.clock.now() };
     this.#o.onError(error, { kind, phase, retryInMs });
   }

@@ -5,6 +5,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { withDeadline } from "./lease_timing.ts";
+import { messageOf } from "../util/values.ts";
 
 /**
  * Observers of one coordinator: each is called synchronously and not awaited; a throw, or the
@@ -63,7 +64,7 @@ export class Observers<C> {
   /** Records `error` and hands it to `onError` (whose own throw goes nowhere). */
   report(error: unknown): void {
     this.lastError = {
-      message: error instanceof Error ? error.message : String(error),
+      message: messageOf(error),
       at: this.#clock.now(),
     };
     try {

@@ -32,6 +32,7 @@ import {
 } from "./_websocket_handshake.ts";
 import { handleWrite, type ResourceRoute, type WriteEnv } from "./_writes.ts";
 import type { ClusterFaults, RequestVerb } from "./faults.ts";
+import { messageOf } from "../util/values.ts";
 
 /** What the HTTP front needs from its cluster. */
 export interface HttpEnv {
@@ -136,7 +137,7 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
     }
   } catch (error) {
     if (error instanceof KubeApiError && error.status) return statusResponse(error.status);
-    return statusResponse(internalError(error instanceof Error ? error.message : String(error)));
+    return statusResponse(internalError(messageOf(error)));
   }
 }
 

@@ -10,6 +10,7 @@ import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import type { ServeTlsOptions } from "./_serve_tls.ts";
 import { acceptedProtocol } from "./_websocket_handshake.ts";
 import { badHandshake } from "./_websocket_server.ts";
+import { messageOf } from "../util/values.ts";
 
 /** A `fetch`-style request handler, e.g. `cluster.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -185,7 +186,7 @@ export async function _respond(handler: FetchHandler, request: Request): Promise
   } catch (error) {
     if (request.signal.aborted) return new Response(null, { status: 499 });
     return new Response(
-      `handler failed: ${error instanceof Error ? error.message : String(error)}\n`,
+      `handler failed: ${messageOf(error)}\n`,
       {
         status: 500,
         headers: { "Content-Type": "text/plain; charset=utf-8" },
