@@ -3,9 +3,9 @@
  * subdomain prefix), shared by the selector parser and the simulated cluster. Internal.
  * @module
  */
+import { isDnsSubdomain } from "../util/dns_names.ts";
 
 const NAME_RE = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-const DNS_SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Why `key` is not a valid qualified label key, or `undefined` when it is. */
 export function labelKeyProblem(key: string): string | undefined {
@@ -16,7 +16,7 @@ export function labelKeyProblem(key: string): string | undefined {
     const prefix = key.slice(0, slash);
     name = key.slice(slash + 1);
     if (prefix === "") return `prefix part of label key ${JSON.stringify(key)} must not be empty`;
-    if (prefix.length > 253 || !DNS_SUBDOMAIN_RE.test(prefix)) {
+    if (!isDnsSubdomain(prefix)) {
       return `prefix part of label key ${
         JSON.stringify(key)
       } must be a lowercase DNS subdomain of at most 253 characters`;

@@ -32,9 +32,7 @@ import {
   type ShardCoordinatorOptions,
   type ShardPermit,
 } from "./shard_coordinator_options.ts";
-
-const NAME_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+import { isDnsLabel, isDnsSubdomain } from "../util/dns_names.ts";
 
 interface Slot {
   readonly index: number;
@@ -123,7 +121,7 @@ export class ShardCoordinator {
     requireNonEmptyString(options.identity, "identity");
     requireNonEmptyString(options.namespace, "namespace");
     if (
-      typeof options.name !== "string" || !NAME_RE.test(options.name) || options.name.length > 50
+      typeof options.name !== "string" || !isDnsLabel(options.name, 50)
     ) {
       throw new TypeError(
         `name must be a DNS label of at most 50 characters (lowercase letters, digits, '-'), got ${
@@ -545,6 +543,6 @@ export class ShardCoordinator {
 /** `<group>-member-<identity>` when that is a valid name, else with a hash of the identity. */
 function memberLeaseName(group: string, identity: string): string {
   const readable = `${group}-member-${identity}`;
-  if (readable.length <= 253 && SUBDOMAIN_RE.test(readable)) return readable;
+  if (isDnsSubdomain(readable)) return readable;
   return `${group}-member-${hash32(identity).toString(16).padStart(8, "0")}`;
 }

@@ -26,6 +26,7 @@ import {
   objectNotFound,
   uidConflict,
 } from "./_status.ts";
+import { isDnsLabel, isDnsSubdomain } from "../util/dns_names.ts";
 
 /** One change in the history. */
 export interface StoredEvent {
@@ -150,8 +151,6 @@ export function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 }
 
-const SUBDOMAIN_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 /** Metadata fields the server sets itself: a write's own values for them are not copied. */
 export const HANDLED_META: ReadonlySet<string> = new Set([
@@ -236,8 +235,8 @@ export class Store {
     const problems: FieldProblem[] = [];
     const meta = obj.metadata as Record<string, unknown>;
     const nameOk = info.desc.namespaced || info.desc.resource !== "namespaces"
-      ? name.length <= 253 && SUBDOMAIN_RE.test(name)
-      : name.length <= 63 && LABEL_RE.test(name);
+      ? isDnsSubdomain(name)
+      : isDnsLabel(name);
     if (!nameOk) {
       problems.push({
         reason: "FieldValueInvalid",
