@@ -11,6 +11,7 @@ import {
 } from "../../src/config/mod.ts";
 import type { KubeconfigExec } from "../../src/config/kubeconfig.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
+import { failure } from "../_errors.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
 const V1BETA1 = "client.authentication.k8s.io/v1beta1";
@@ -48,16 +49,6 @@ function fakeSource(
 }
 
 const ok = (stdout: string): ExecCommandResult => ({ exitCode: 0, stdout, stderr: "" });
-
-/** The error of `promise`, which must reject. */
-async function failure(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected a rejection");
-}
 
 describe("ExecCredentialSource", () => {
   test("checks the exec block up front: command, apiVersion, interactiveMode", () => {
