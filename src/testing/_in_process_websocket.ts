@@ -2,16 +2,16 @@
  * A WebSocket to a `fetch` handler in the same process, with no network: what
  * `SimulatedCluster.webSocket` opens, so WebSocket watches run on a `ManualClock` like every
  * other simulated request. It plays the handshake as the serve adapters do (the handler decides,
- * see `_websocket_handshake.ts`) and behaves as a browser's `WebSocket` does: a refused
+ * see `serving/websocket_handshake.ts`) and behaves as a browser's `WebSocket` does: a refused
  * handshake is an `error` then a `close` with code 1006 and no status; each line of the
  * accepted body is one text message; the end of the body closes with 1000, a failed body
  * (a dropped connection) with 1006, not clean.
  * @module
  */
 import type { WebSocketInit, WebSocketLike } from "../client/websocket_factory.ts";
-import { markInProcess } from "./_cors.ts";
-import { acceptedProtocol } from "./_websocket_handshake.ts";
-import { readTextMessages } from "./_websocket_messages.ts";
+import { markInProcess } from "./serving/cors.ts";
+import { acceptedProtocol } from "./serving/websocket_handshake.ts";
+import { readTextMessages } from "./serving/websocket_messages.ts";
 
 /** A `fetch`-style handler. */
 type Handler = (request: Request) => Response | Promise<Response>;

@@ -8,7 +8,7 @@
 
 import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import type { ServeTlsOptions } from "./_serve_tls.ts";
-import { acceptedProtocol } from "./_websocket_handshake.ts";
+import { acceptedProtocol } from "./serving/websocket_handshake.ts";
 import { badHandshake } from "./_websocket_server.ts";
 import { messageOf } from "../util/values.ts";
 

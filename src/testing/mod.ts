@@ -45,7 +45,7 @@ export type {
   ServedResource,
   SimulatedClusterOptions,
 } from "./simulated_cluster.ts";
-export { ClusterFaults } from "./faults.ts";
+export { ClusterFaults } from "./faults/cluster_faults.ts";
 export type {
   ChunkBodiesOptions,
   CorruptWatchesOptions,
@@ -60,14 +60,14 @@ export type {
   WatchEventFault,
   WatchEventFaultOptions,
   WatchFaults,
-} from "./faults.ts";
+} from "./faults/cluster_faults.ts";
 export type {
   ChurnHandle,
   ChurnMix,
   ChurnOptions,
   ChurnStats,
   StartChurnOptions,
-} from "./churn.ts";
+} from "./faults/churn.ts";
 export {
   configMapFixture,
   deploymentFixture,

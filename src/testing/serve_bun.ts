@@ -16,8 +16,8 @@ import {
   type ServeOptions,
 } from "./_serve_common.ts";
 import { serveTls } from "./_serve_tls.ts";
-import { isWebSocketUpgrade } from "./_websocket_handshake.ts";
-import { readTextMessages } from "./_websocket_messages.ts";
+import { isWebSocketUpgrade } from "./serving/websocket_handshake.ts";
+import { readTextMessages } from "./serving/websocket_messages.ts";
 
 export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
 export type { ServeTlsOptions } from "./_serve_tls.ts";

@@ -13,27 +13,27 @@ import type { WebSocketFactory } from "../client/websocket_factory.ts";
 import type { Clock } from "../util/clock.ts";
 import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
-import { BodyChannel, type ChannelEnv, type Chunking } from "./_channel.ts";
-import { resolveClusterOptions, type SimulatedClusterOptions } from "./_cluster_options.ts";
-import type { HandlerContext, OpenWatch } from "./_context.ts";
-import { CorsPolicy } from "./_cors.ts";
-import { handleRequest, type HttpEnv } from "./_http.ts";
+import { BodyChannel, type ChannelEnv, type Chunking } from "./reads/response_body.ts";
+import { resolveClusterOptions, type SimulatedClusterOptions } from "./cluster_options.ts";
+import type { HandlerContext, OpenWatch } from "./reads/handler_context.ts";
+import { CorsPolicy } from "./serving/cors.ts";
+import { handleRequest, type HttpEnv } from "./serving/request_pipeline.ts";
 import { InProcessWebSocket } from "./_in_process_websocket.ts";
-import { mergePatch } from "./_patch.ts";
-import { type RecordedRequest, RequestLog } from "./_request_log.ts";
-import { resourceId, type ResourceInfo } from "./_resources.ts";
+import { mergePatch } from "./writes/patch.ts";
+import { type RecordedRequest, RequestLog } from "./serving/request_log.ts";
+import { resourceId, type ResourceInfo } from "./store/served_resources.ts";
 import { Rng } from "./_rng.ts";
-import { objectKey, type ResourceState, Store } from "./_store.ts";
-import { findObject } from "./_writes.ts";
-import { Churner, startChurn } from "./_churner.ts";
-import type { ChurnHandle, ChurnOptions, ChurnStats, StartChurnOptions } from "./churn.ts";
-import { ClusterFaults } from "./faults.ts";
-import { fixtureFor } from "./_fixture_for.ts";
+import { objectKey, type ResourceState, Store } from "./store/object_store.ts";
+import { findObject } from "./writes/single_object.ts";
+import { Churner, startChurn } from "./faults/churner.ts";
+import type { ChurnHandle, ChurnOptions, ChurnStats, StartChurnOptions } from "./faults/churn.ts";
+import { ClusterFaults } from "./faults/cluster_faults.ts";
+import { fixtureFor } from "./_fixture_for_kind.ts";
 
-export type { SimulatedClusterOptions } from "./_cluster_options.ts";
-export type { ServedResource } from "./_resources.ts";
-export { LOOPBACK_ORIGINS } from "./_cors.ts";
-export type { RecordedRequest } from "./_request_log.ts";
+export type { SimulatedClusterOptions } from "./cluster_options.ts";
+export type { ServedResource } from "./store/served_resources.ts";
+export { LOOPBACK_ORIGINS } from "./serving/cors.ts";
+export type { RecordedRequest } from "./serving/request_log.ts";
 
 /** Addresses one object in the control API. */
 export interface ObjectRef {

@@ -9,7 +9,7 @@ import { MAX_RETRY_AFTER_MS } from "../../src/cache/reflector.ts";
 import { ListInactivityError } from "../../src/cache/reflector_errors.ts";
 import { WatchDecodeError } from "../../src/watch/decode_error.ts";
 import { LineTooLongError } from "../../src/watch/line_splitter.ts";
-import type { WatchCorruption } from "../../src/testing/faults.ts";
+import type { WatchCorruption } from "../../src/testing/faults/cluster_faults.ts";
 import { closed, env, pod } from "../_informer_env.ts";
 import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 

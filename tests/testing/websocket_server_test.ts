@@ -10,7 +10,7 @@ import {
   encodeFrame,
   FrameReader,
 } from "../../src/testing/_websocket_server.ts";
-import { MessageJoiner, readMessages } from "../../src/testing/_websocket_messages.ts";
+import { MessageJoiner, readMessages } from "../../src/testing/serving/websocket_messages.ts";
 
 /** A client frame: masked with `mask`, as a client must send it. */
 function clientFrame(

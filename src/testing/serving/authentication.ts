@@ -2,7 +2,7 @@
  * Bearer-token authentication of the simulated cluster (the `token` option).
  * @module
  */
-import { statusResponse, unauthorized } from "./_status.ts";
+import { statusResponse, unauthorized } from "./status.ts";
 
 /**
  * The 401 Unauthorized answer for a request without `Authorization: Bearer <token>`, or

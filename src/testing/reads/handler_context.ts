@@ -2,9 +2,9 @@
  * What the list and watch handlers need from the cluster that owns them.
  * @module
  */
-import type { BodyChannel, ChannelEnv } from "./_channel.ts";
-import type { ResourceState, Store } from "./_store.ts";
-import type { WatchEventFault, WatchFaults } from "./faults.ts";
+import type { BodyChannel, ChannelEnv } from "./response_body.ts";
+import type { ResourceState, Store } from "../store/object_store.ts";
+import type { WatchEventFault, WatchFaults } from "../faults/cluster_faults.ts";
 
 /** An open watch, as the cluster reaches it (faults drop it, `close()` shuts it down). */
 export interface OpenWatch {

@@ -3,17 +3,17 @@
  * checked as the API server checks them, and the ownership tracking they configure.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
+import type { KubeObject } from "../../client/types.ts";
 import {
   formatManagedFields,
   parseManagedFields,
   type Scope,
   trackUpdate,
   type Writer,
-} from "./_managed_fields.ts";
-import type { ResourceInfo } from "./_resources.ts";
-import { badRequest, fail, type FieldProblem, invalid } from "./_status.ts";
-import type { FieldTracker } from "./_store.ts";
+} from "./managed_fields.ts";
+import type { ResourceInfo } from "../store/served_resources.ts";
+import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
+import type { FieldTracker } from "../store/object_store.ts";
 
 /** Longest `fieldManager` the API server accepts. */
 const MAX_FIELD_MANAGER = 128;

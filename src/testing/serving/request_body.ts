@@ -4,8 +4,8 @@
  * not valid or nests deeper than `maxJsonDepth` is a 400.
  * @module
  */
-import { unservable } from "./_servable.ts";
-import { badRequest, fail, requestEntityTooLarge } from "./_status.ts";
+import { unservable } from "../store/servable_json.ts";
+import { badRequest, fail, requestEntityTooLarge } from "./status.ts";
 
 /** Limits on request bodies. */
 export interface BodyLimits {

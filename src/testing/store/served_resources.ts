@@ -10,11 +10,11 @@ import {
   leases,
   namespaces,
   pods,
-} from "../client/resource.ts";
-import { defineResource } from "../client/define_resource.ts";
-import { describeValue } from "../util/values.ts";
-import { checkLease } from "./_lease_rules.ts";
-import { widgets } from "./widgets.ts";
+} from "../../client/resource.ts";
+import { defineResource } from "../../client/define_resource.ts";
+import { describeValue } from "../../util/values.ts";
+import { checkLease } from "./lease_validation.ts";
+import { widgets } from "../widgets.ts";
 
 /** Server-side facts of one served resource. */
 export interface ResourceInfo {

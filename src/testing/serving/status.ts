@@ -3,10 +3,10 @@
  * returns, shaped like the real API server's (field order included).
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
-import type { Status, StatusDetails } from "../client/types.ts";
+import { KubeApiError } from "../../client/errors.ts";
+import type { Status, StatusDetails } from "../../client/types.ts";
 
-/** Headers every response carries (CORS headers are added by `_cors.ts`, per origin). */
+/** Headers every response carries (CORS headers are added by `cors.ts`, per origin). */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   "Cache-Control": "no-cache, private",
 });

@@ -6,8 +6,8 @@
  * already "on the wire".
  * @module
  */
-import type { Clock, TimerHandle } from "../util/clock.ts";
-import type { Rng } from "./_rng.ts";
+import type { Clock, TimerHandle } from "../../util/clock.ts";
+import type { Rng } from "../_rng.ts";
 
 const encoder = new TextEncoder();
 /** Characters joined into one chunk at most. */

@@ -4,11 +4,11 @@
  * that are lost or carry the wrong object (faults that really make a cache drift).
  * @module
  */
-import type { AnyResourceDescriptor } from "../client/resource.ts";
-import type { Chunking } from "./_channel.ts";
-import { resourceId } from "./_resources.ts";
-import { checkNumber } from "../util/validate.ts";
-import { waitFor } from "../util/wait_for.ts";
+import type { AnyResourceDescriptor } from "../../client/resource.ts";
+import type { Chunking } from "../reads/response_body.ts";
+import { resourceId } from "../store/served_resources.ts";
+import { checkNumber } from "../../util/validate.ts";
+import { waitFor } from "../../util/wait_for.ts";
 
 /** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
 export type RequestVerb =

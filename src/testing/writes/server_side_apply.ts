@@ -5,7 +5,7 @@
  * manager owns, unless forced.
  * @module
  */
-import { isRecord } from "../util/values.ts";
+import { isRecord } from "../../util/values.ts";
 import {
   ABSENT,
   type FieldPath,
@@ -18,10 +18,10 @@ import {
   type Scope,
   valueAt,
   type Writer,
-} from "./_managed_fields.ts";
-import { getOwn, setOwn } from "./_own.ts";
-import { fail, status } from "./_status.ts";
-import { structuredCloneJson } from "./_store.ts";
+} from "./managed_fields.ts";
+import { getOwn, setOwn } from "../store/own_properties.ts";
+import { fail, status } from "../serving/status.ts";
+import { structuredCloneJson } from "../store/object_store.ts";
 
 /** What an apply starts from. */
 export interface ApplyInput {

@@ -4,8 +4,8 @@
  * against older servers.
  * @module
  */
-import type { ResourceInfo } from "./_resources.ts";
-import { COMMON_HEADERS } from "./_status.ts";
+import type { ResourceInfo } from "../store/served_resources.ts";
+import { COMMON_HEADERS } from "../serving/status.ts";
 
 const VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"];
 

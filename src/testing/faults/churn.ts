@@ -4,7 +4,7 @@
  * either N at once or at a rate on the cluster's clock.
  * @module
  */
-import type { AnyResourceDescriptor } from "../client/resource.ts";
+import type { AnyResourceDescriptor } from "../../client/resource.ts";
 
 /** Relative weights of the churn operations (non-negative; at least one positive). */
 export interface ChurnMix {

@@ -3,9 +3,9 @@
  * (list item, whole object, PartialObjectMetadata, watch lines) made once and shared.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
-import { metadataJson } from "./_accept.ts";
-import type { ResourceInfo } from "./_resources.ts";
+import type { KubeObject } from "../../client/types.ts";
+import { metadataJson } from "../reads/content_negotiation.ts";
+import type { ResourceInfo } from "./served_resources.ts";
 
 /** Kinds of stored changes. */
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED";

@@ -3,9 +3,9 @@
  * object's `spec.replicas` (and `status.replicas`), and the replica count a Scale write asks for.
  * @module
  */
-import type { KubeObject } from "../client/types.ts";
-import { isRecord } from "../util/values.ts";
-import { badRequest, fail, invalid } from "./_status.ts";
+import type { KubeObject } from "../../client/types.ts";
+import { isRecord } from "../../util/values.ts";
+import { badRequest, fail, invalid } from "../serving/status.ts";
 
 /** The Scale of `object` (its identity metadata, desired and observed replicas, selector). */
 export function scaleOf(object: KubeObject): Record<string, unknown> {

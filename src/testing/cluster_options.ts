@@ -5,10 +5,14 @@
 import { type Clock, systemClock } from "../util/clock.ts";
 import { checkBoolean, checkOptionsObject, requireNumber } from "../util/validate.ts";
 import { describeKind } from "../util/values.ts";
-import type { RecordedRequest } from "./_request_log.ts";
-import { type ResourceInfo, type ServedResource, servedResources } from "./_resources.ts";
+import type { RecordedRequest } from "./serving/request_log.ts";
+import {
+  type ResourceInfo,
+  type ServedResource,
+  servedResources,
+} from "./store/served_resources.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
-import { DEFAULT_MAX_JSON_DEPTH } from "./_servable.ts";
+import { DEFAULT_MAX_JSON_DEPTH } from "./store/servable_json.ts";
 
 /** Constructor options of `SimulatedCluster`. */
 export interface SimulatedClusterOptions {

@@ -5,17 +5,22 @@
  * real API server, with `fieldManager`, `dryRun` and `metadata.managedFields`.
  * @module
  */
-import { negotiate } from "./_accept.ts";
-import type { KubeObject, Status } from "../client/types.ts";
-import { parseKubeconfigYaml } from "../config/kubeconfig_yaml.ts";
-import { isRecord } from "../util/values.ts";
-import { applyConfiguration } from "./_apply.ts";
-import { formatManagedFields, leafPaths, parseManagedFields } from "./_managed_fields.ts";
-import { jsonPatch, mergePatch } from "./_patch.ts";
-import { type BodyLimits, parseJsonBody, readBodyText, readJsonBody } from "./_request_body.ts";
-import type { Route } from "./_router.ts";
-import { requestedReplicas, scaleOf } from "./_scale.ts";
-import { unservable } from "./_servable.ts";
+import { negotiate } from "../reads/content_negotiation.ts";
+import type { KubeObject, Status } from "../../client/types.ts";
+import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
+import { isRecord } from "../../util/values.ts";
+import { applyConfiguration } from "./server_side_apply.ts";
+import { formatManagedFields, leafPaths, parseManagedFields } from "./managed_fields.ts";
+import { jsonPatch, mergePatch } from "./patch.ts";
+import {
+  type BodyLimits,
+  parseJsonBody,
+  readBodyText,
+  readJsonBody,
+} from "../serving/request_body.ts";
+import type { Route } from "../serving/router.ts";
+import { requestedReplicas, scaleOf } from "./scale_subresource.ts";
+import { unservable } from "../store/servable_json.ts";
 import {
   badRequest,
   fail,
@@ -23,15 +28,15 @@ import {
   objectDetails,
   objectNotFound,
   unsupportedMediaType,
-} from "./_status.ts";
-import { objectKey, type ResourceState, rfc3339, type Store, type Version } from "./_store.ts";
+} from "../serving/status.ts";
 import {
-  scopeOf,
-  updateTracker,
-  type WriteParams,
-  writeParams,
-  writerOf,
-} from "./_write_params.ts";
+  objectKey,
+  type ResourceState,
+  rfc3339,
+  type Store,
+  type Version,
+} from "../store/object_store.ts";
+import { scopeOf, updateTracker, type WriteParams, writeParams, writerOf } from "./write_params.ts";
 
 /** A routed request for a served resource. */
 export type ResourceRoute = Extract<Route, { kind: "resource" }>;

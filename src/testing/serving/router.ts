@@ -2,8 +2,8 @@
  * Maps a request (method, path, query) to what it asks of the API server.
  * @module
  */
-import type { RequestVerb } from "./faults.ts";
-import type { ResourceInfo } from "./_resources.ts";
+import type { RequestVerb } from "../faults/cluster_faults.ts";
+import type { ResourceInfo } from "../store/served_resources.ts";
 
 /** A routed request. */
 export type Route =

@@ -9,8 +9,8 @@
  * `--cors-allowed-origins` only decides which origins get CORS headers, and refuses nothing.)
  * @module
  */
-import { describeValue } from "../util/values.ts";
-import { COMMON_HEADERS, status, statusResponse } from "./_status.ts";
+import { describeValue } from "../../util/values.ts";
+import { COMMON_HEADERS, status, statusResponse } from "./status.ts";
 
 /**
  * The default `corsAllowedOrigins`: pages served from loopback, on any port, over HTTP or

@@ -4,17 +4,17 @@
  * or discovery handler; thrown `KubeApiError`s become Status responses.
  * @module
  */
-import { negotiate } from "./_accept.ts";
-import { KubeApiError } from "../client/errors.ts";
-import { rejectUnauthenticated } from "./_auth.ts";
-import { clientCertUser } from "./_serve_tls.ts";
-import type { HandlerContext } from "./_context.ts";
-import type { CorsPolicy } from "./_cors.ts";
-import { discovery } from "./_discovery.ts";
-import { handleList } from "./_list.ts";
-import type { RecordedRequest, RequestLog } from "./_request_log.ts";
-import type { ResourceInfo } from "./_resources.ts";
-import { route } from "./_router.ts";
+import { negotiate } from "../reads/content_negotiation.ts";
+import { KubeApiError } from "../../client/errors.ts";
+import { rejectUnauthenticated } from "./authentication.ts";
+import { clientCertUser } from "../_serve_tls.ts";
+import type { HandlerContext } from "../reads/handler_context.ts";
+import type { CorsPolicy } from "./cors.ts";
+import { discovery } from "../reads/discovery.ts";
+import { handleList } from "../reads/list.ts";
+import type { RecordedRequest, RequestLog } from "./request_log.ts";
+import type { ResourceInfo } from "../store/served_resources.ts";
+import { route } from "./router.ts";
 import {
   internalError,
   methodNotAllowed,
@@ -23,16 +23,16 @@ import {
   statusResponse,
   tooManyRequests,
   unauthorized,
-} from "./_status.ts";
-import { handleWatch } from "./_watch.ts";
+} from "./status.ts";
+import { handleWatch } from "../reads/watch.ts";
 import {
   authenticateProtocol,
   isWebSocketUpgrade,
   withoutBearerProtocol,
-} from "./_websocket_handshake.ts";
-import { handleWrite, type ResourceRoute, type WriteEnv } from "./_writes.ts";
-import type { ClusterFaults, RequestVerb } from "./faults.ts";
-import { messageOf } from "../util/values.ts";
+} from "./websocket_handshake.ts";
+import { handleWrite, type ResourceRoute, type WriteEnv } from "../writes/single_object.ts";
+import type { ClusterFaults, RequestVerb } from "../faults/cluster_faults.ts";
+import { messageOf } from "../../util/values.ts";
 
 /** What the HTTP front needs from its cluster. */
 export interface HttpEnv {

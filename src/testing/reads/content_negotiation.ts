@@ -5,7 +5,7 @@
  * favour of the next acceptable type; nothing acceptable is a 406, as on a real server.
  * @module
  */
-import { fail, status } from "./_status.ts";
+import { fail, status } from "../serving/status.ts";
 
 /** How to render objects: whole, or as `PartialObjectMetadata`. */
 export type Rendering = "object" | "metadata";

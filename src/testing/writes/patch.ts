@@ -8,9 +8,9 @@
  * and keys are written as own data properties, so a `__proto__` key is data, never a prototype.
  * @module
  */
-import { isRecord } from "../util/values.ts";
-import { getOwn, setOwn } from "./_own.ts";
-import { fail, status } from "./_status.ts";
+import { isRecord } from "../../util/values.ts";
+import { getOwn, setOwn } from "../store/own_properties.ts";
+import { fail, status } from "../serving/status.ts";
 
 /** Applies a JSON merge patch to `target` (not mutated) and returns the result. */
 export function mergePatch(target: unknown, patch: unknown): unknown {

@@ -8,9 +8,9 @@
  * set as a whole and `k:{...}` keys for items of keyed lists.
  * @module
  */
-import { isRecord } from "../util/values.ts";
-import { getOwn, setOwn } from "./_own.ts";
-import { HANDLED_META } from "./_store.ts";
+import { isRecord } from "../../util/values.ts";
+import { getOwn, setOwn } from "../store/own_properties.ts";
+import { HANDLED_META } from "../store/object_store.ts";
 
 /** A field path: the keys from the object's root to one field. */
 export type FieldPath = readonly string[];

@@ -18,8 +18,8 @@
  * is the protocol to echo, and whose body holds the messages, one per line.
  * @module
  */
-import { BEARER_PROTOCOL_PREFIX } from "../client/websocket_watch.ts";
-import { COMMON_HEADERS, fail, status, statusResponse } from "./_status.ts";
+import { BEARER_PROTOCOL_PREFIX } from "../../client/websocket_watch.ts";
+import { COMMON_HEADERS, fail, status, statusResponse } from "./status.ts";
 
 /** Whether `request` asks to upgrade to a WebSocket (`GET` with `Upgrade: websocket`). */
 export function isWebSocketUpgrade(request: Request): boolean {

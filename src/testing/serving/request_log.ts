@@ -4,8 +4,8 @@
  * bound; and the optional per-request log line (`logRequests`).
  * @module
  */
-import { RingBuffer } from "../util/ring_buffer.ts";
-import type { RequestVerb } from "./faults.ts";
+import { RingBuffer } from "../../util/ring_buffer.ts";
+import type { RequestVerb } from "../faults/cluster_faults.ts";
 
 /** One request as the simulated cluster saw it. */
 export interface RecordedRequest {

@@ -5,11 +5,11 @@
  * transitions (an object leaving the selector is DELETED, one entering it ADDED).
  * @module
  */
-import type { Rendering } from "./_accept.ts";
-import type { Status } from "../client/types.ts";
-import type { TimerHandle } from "../util/clock.ts";
-import { BodyChannel, networkError } from "./_channel.ts";
-import type { HandlerContext } from "./_context.ts";
+import type { Rendering } from "./content_negotiation.ts";
+import type { Status } from "../../client/types.ts";
+import type { TimerHandle } from "../../util/clock.ts";
+import { BodyChannel, networkError } from "./response_body.ts";
+import type { HandlerContext } from "./handler_context.ts";
 import {
   forbidden,
   invalidOptions,
@@ -19,8 +19,8 @@ import {
   parseSelectors,
   selected,
   type Selectors,
-} from "./_list.ts";
-import type { ChangeListener, ResourceState, StoredEvent, Version } from "./_store.ts";
+} from "./list.ts";
+import type { ChangeListener, ResourceState, StoredEvent, Version } from "../store/object_store.ts";
 import {
   badRequest,
   COMMON_HEADERS,
@@ -28,8 +28,8 @@ import {
   type FieldProblem,
   resourceVersionTooLarge,
   status,
-} from "./_status.ts";
-import { acceptedHandshake, checkHandshake } from "./_websocket_handshake.ts";
+} from "../serving/status.ts";
+import { acceptedHandshake, checkHandshake } from "../serving/websocket_handshake.ts";
 
 /** A watch request, parsed from the URL. */
 export interface WatchRequest {

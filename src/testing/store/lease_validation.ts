@@ -4,9 +4,9 @@
  * to decode, a 400), `leaseDurationSeconds` must be > 0 and `leaseTransitions` >= 0 (a 422).
  * @module
  */
-import { parseMicroTime } from "../util/micro_time.ts";
-import { isRecord } from "../util/values.ts";
-import { badRequest, fail, type FieldProblem, invalid } from "./_status.ts";
+import { parseMicroTime } from "../../util/micro_time.ts";
+import { isRecord } from "../../util/values.ts";
+import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
 
 /** Throws the Status a real server answers for a malformed or invalid Lease. */
 export function checkLease(obj: Record<string, unknown>, name: string): void {

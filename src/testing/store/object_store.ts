@@ -5,17 +5,17 @@
  * (uids, generation, conflicts, finalizers).
  * @module
  */
-import { labelKeyProblem, labelValueProblem } from "../client/_label_syntax.ts";
-import type { KubeObject } from "../client/types.ts";
-import type { Clock } from "../util/clock.ts";
-import type { Rng } from "./_rng.ts";
-import { isRecord } from "../util/values.ts";
-import { setOwn } from "./_own.ts";
-import type { ResourceInfo } from "./_resources.ts";
-import { type ChangeType, objectKey, Version } from "./_version.ts";
+import { labelKeyProblem, labelValueProblem } from "../../client/_label_syntax.ts";
+import type { KubeObject } from "../../client/types.ts";
+import type { Clock } from "../../util/clock.ts";
+import type { Rng } from "../_rng.ts";
+import { isRecord } from "../../util/values.ts";
+import { setOwn } from "./own_properties.ts";
+import type { ResourceInfo } from "./served_resources.ts";
+import { type ChangeType, objectKey, Version } from "./object_version.ts";
 
-export { type ChangeType, objectKey, Version } from "./_version.ts";
-import { unservable } from "./_servable.ts";
+export { type ChangeType, objectKey, Version } from "./object_version.ts";
+import { unservable } from "./servable_json.ts";
 import {
   alreadyExists,
   badRequest,
@@ -25,8 +25,8 @@ import {
   invalid,
   objectNotFound,
   uidConflict,
-} from "./_status.ts";
-import { isDnsLabel, isDnsSubdomain } from "../util/dns_names.ts";
+} from "../serving/status.ts";
+import { isDnsLabel, isDnsSubdomain } from "../../util/dns_names.ts";
 
 /** One change in the history. */
 export interface StoredEvent {

@@ -4,18 +4,18 @@
  * by concatenating each object's cached JSON and streamed in large batches.
  * @module
  */
-import type { Rendering } from "./_accept.ts";
-import { type FieldSelector, parseFieldSelector } from "../client/field_selector.ts";
+import type { Rendering } from "./content_negotiation.ts";
+import { type FieldSelector, parseFieldSelector } from "../../client/field_selector.ts";
 import {
   type LabelSelector,
   parseLabelSelector,
   SelectorParseError,
-} from "../client/label_selector.ts";
-import { BodyChannel } from "./_channel.ts";
-import type { HandlerContext } from "./_context.ts";
-import type { ResourceInfo } from "./_resources.ts";
-import type { ResourceState, Version } from "./_store.ts";
-import { base64Utf8 } from "../util/values.ts";
+} from "../../client/label_selector.ts";
+import { BodyChannel } from "./response_body.ts";
+import type { HandlerContext } from "./handler_context.ts";
+import type { ResourceInfo } from "../store/served_resources.ts";
+import type { ResourceState, Version } from "../store/object_store.ts";
+import { base64Utf8 } from "../../util/values.ts";
 import {
   badRequest,
   COMMON_HEADERS,
@@ -24,7 +24,7 @@ import {
   type FieldProblem,
   invalid,
   resourceVersionTooLarge,
-} from "./_status.ts";
+} from "../serving/status.ts";
 
 /** Label and field selector of a request. */
 export interface Selectors {

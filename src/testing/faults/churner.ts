@@ -3,14 +3,14 @@
  * against the store, once or at a rate on a clock. Internal.
  * @module
  */
-import { KubeApiError } from "../client/errors.ts";
-import type { KubeObject } from "../client/types.ts";
-import type { Clock, TimerHandle } from "../util/clock.ts";
-import { requireNumber } from "../util/validate.ts";
+import { KubeApiError } from "../../client/errors.ts";
+import type { KubeObject } from "../../client/types.ts";
+import type { Clock, TimerHandle } from "../../util/clock.ts";
+import { requireNumber } from "../../util/validate.ts";
 import type { ChurnHandle, ChurnMix, ChurnOptions, ChurnStats } from "./churn.ts";
-import { fixtureFor } from "./_fixture_for.ts";
-import type { Rng } from "./_rng.ts";
-import { objectKey, type ResourceState, type Store, type Version } from "./_store.ts";
+import { fixtureFor } from "../_fixture_for_kind.ts";
+import type { Rng } from "../_rng.ts";
+import { objectKey, type ResourceState, type Store, type Version } from "../store/object_store.ts";
 
 const OPS = ["create", "update", "delete", "recreate", "labelFlip"] as const;
 type Op = typeof OPS[number];
