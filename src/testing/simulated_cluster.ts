@@ -13,21 +13,29 @@ import type { WebSocketFactory } from "../client/websocket_factory.ts";
 import type { Clock } from "../util/clock.ts";
 import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
-import { BodyChannel, type ChannelEnv, type Chunking } from "./reads/response_body.ts";
+import { BodyChannel, type ChannelEnv } from "./reads/response_body.ts";
 import { resolveClusterOptions, type SimulatedClusterOptions } from "./cluster_options.ts";
 import type { HandlerContext, OpenWatch } from "./reads/handler_context.ts";
 import { CorsPolicy } from "./serving/cors.ts";
 import { handleRequest, type HttpEnv } from "./serving/request_pipeline.ts";
 import { InProcessWebSocket } from "./_in_process_websocket.ts";
-import { mergePatch } from "./writes/patch.ts";
+import { mergePatch } from "./writes/merge_patch.ts";
 import { type RecordedRequest, RequestLog } from "./serving/request_log.ts";
 import { resourceId, type ResourceInfo } from "./store/served_resources.ts";
-import { Rng } from "./_rng.ts";
-import { objectKey, type ResourceState, Store } from "./store/object_store.ts";
+import { Rng } from "./seeded_random.ts";
+import { Store } from "./store/object_store.ts";
+import { objectKey } from "./store/object_version.ts";
+import type { ResourceState } from "./store/resource_state.ts";
 import { findObject } from "./writes/single_object.ts";
-import { Churner, startChurn } from "./faults/churner.ts";
-import type { ChurnHandle, ChurnOptions, ChurnStats, StartChurnOptions } from "./faults/churn.ts";
-import { ClusterFaults } from "./faults/cluster_faults.ts";
+import {
+  Churner,
+  type ChurnHandle,
+  type ChurnOptions,
+  type ChurnStats,
+  startChurn,
+  type StartChurnOptions,
+} from "./faults/churn.ts";
+import { type Chunking, ClusterFaults } from "./faults/cluster_faults.ts";
 import { fixtureFor } from "./_fixture_for_kind.ts";
 
 export type { SimulatedClusterOptions } from "./cluster_options.ts";

@@ -5,7 +5,6 @@
  * @module
  */
 import type { AnyResourceDescriptor } from "../../client/resource.ts";
-import type { Chunking } from "../reads/response_body.ts";
 import { resourceId } from "../store/served_resources.ts";
 import { checkNumber } from "../../util/validate.ts";
 import { waitFor } from "../../util/wait_for.ts";
@@ -74,6 +73,14 @@ export interface WatchFaults {
   endAfter?: { events: number; clean: boolean };
   /** Send this line first. */
   corruptLine?: string;
+}
+
+/** Random chunking of bodies, as armed (internal: what a response body reads). */
+export interface Chunking {
+  /** Largest chunk in bytes (chunks are 1..max bytes, seeded). */
+  readonly maxChunkBytes: number;
+  /** Delay before each chunk, on the cluster clock. */
+  readonly delayMs: number;
 }
 
 /** Options of {@linkcode ClusterFaults.chunkBodies}. */

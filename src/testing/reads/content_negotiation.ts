@@ -36,10 +36,3 @@ export function negotiate(accept: string | null, list: boolean): Rendering {
     `only the following media types are accepted: application/json, application/json;as=${wanted};g=meta.k8s.io;v=v1`,
   ));
 }
-
-/** The `PartialObjectMetadata` JSON of an object (its metadata, nothing else). */
-export function metadataJson(metadata: unknown): string {
-  return `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":${
-    JSON.stringify(metadata ?? {})
-  }}`;
-}

@@ -5,15 +5,12 @@
  * @module
  */
 import type { ResourceInfo } from "../store/served_resources.ts";
-import { COMMON_HEADERS } from "../serving/status.ts";
+import { COMMON_HEADERS, jsonResponse } from "../serving/status.ts";
 
 const VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"];
 
 function json(body: unknown): Response {
-  return new Response(JSON.stringify(body), {
-    status: 200,
-    headers: { ...COMMON_HEADERS, "Content-Type": "application/json" },
-  });
+  return jsonResponse(JSON.stringify(body), 200);
 }
 
 function resourceList(groupVersion: string, infos: readonly ResourceInfo[]): unknown {

@@ -3,7 +3,8 @@
  * @module
  */
 import type { BodyChannel, ChannelEnv } from "./response_body.ts";
-import type { ResourceState, Store } from "../store/object_store.ts";
+import type { Store } from "../store/object_store.ts";
+import type { ResourceState } from "../store/resource_state.ts";
 import type { WatchEventFault, WatchFaults } from "../faults/cluster_faults.ts";
 
 /** An open watch, as the cluster reaches it (faults drop it, `close()` shuts it down). */

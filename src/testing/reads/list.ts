@@ -5,155 +5,27 @@
  * @module
  */
 import type { Rendering } from "./content_negotiation.ts";
-import { type FieldSelector, parseFieldSelector } from "../../client/field_selector.ts";
-import {
-  type LabelSelector,
-  parseLabelSelector,
-  SelectorParseError,
-} from "../../client/label_selector.ts";
-import { BodyChannel } from "./response_body.ts";
+import { decodeContinue, encodeContinue } from "./continue_token.ts";
 import type { HandlerContext } from "./handler_context.ts";
-import type { ResourceInfo } from "../store/served_resources.ts";
-import type { ResourceState, Version } from "../store/object_store.ts";
-import { base64Utf8 } from "../../util/values.ts";
+import {
+  forbidden,
+  invalidOptions,
+  notSupported,
+  parseResourceVersion,
+  parseSelectors,
+  selected,
+} from "./list_options.ts";
+import { BodyChannel } from "./response_body.ts";
+import type { Version } from "../store/object_version.ts";
+import { lowerBound, namespaceRange, type ResourceState } from "../store/resource_state.ts";
 import {
   badRequest,
   COMMON_HEADERS,
   expired,
   fail,
   type FieldProblem,
-  invalid,
   resourceVersionTooLarge,
 } from "../serving/status.ts";
-
-/** Label and field selector of a request. */
-export interface Selectors {
-  /** Label selector. */
-  readonly label: LabelSelector;
-  /** Field selector. */
-  readonly field: FieldSelector;
-}
-
-/** Parses `labelSelector`/`fieldSelector`; a bad or unsupported one is a 400, as on a real server. */
-export function parseSelectors(info: ResourceInfo, query: URLSearchParams): Selectors {
-  let label: LabelSelector;
-  let field: FieldSelector;
-  try {
-    label = parseLabelSelector(query.get("labelSelector") ?? "");
-  } catch (e) {
-    if (e instanceof SelectorParseError) {
-      fail(badRequest(`unable to parse requirement: ${e.message}`));
-    }
-    throw e;
-  }
-  try {
-    field = parseFieldSelector(query.get("fieldSelector") ?? "");
-  } catch (e) {
-    if (e instanceof SelectorParseError) fail(badRequest(`invalid field selector: ${e.message}`));
-    throw e;
-  }
-  for (const r of field.requirements) {
-    if (!info.fieldSelectors.has(r.path)) {
-      fail(badRequest(`field label not supported: ${r.path}`));
-    }
-  }
-  return { label, field };
-}
-
-/** Parses a decimal resourceVersion; anything else is a 400. */
-export function parseResourceVersion(text: string): number {
-  if (!/^[0-9]{1,15}$/.test(text)) {
-    fail(badRequest(`invalid resource version: ${JSON.stringify(text)}`));
-  }
-  return Number(text);
-}
-
-/** 422 for invalid list/watch options (the server's `ListOptions` validation). */
-export function invalidOptions(problems: FieldProblem[]): never {
-  fail(invalid("ListOptions", "meta.k8s.io", "", problems));
-}
-
-/** Forbidden problem helper. */
-export function forbidden(field: string, message: string): FieldProblem {
-  return { reason: "FieldValueForbidden", field, message: `Forbidden: ${message}` };
-}
-
-/** NotSupported problem helper. */
-export function notSupported(field: string, value: string, supported: string[]): FieldProblem {
-  return {
-    reason: "FieldValueNotSupported",
-    field,
-    message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${
-      supported.map((s) => JSON.stringify(s)).join(", ")
-    }`,
-  };
-}
-
-function base64UrlEncode(text: string): string {
-  return base64Utf8(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-function base64UrlDecode(token: string): string {
-  const b64 = token.replace(/-/g, "+").replace(/_/g, "/");
-  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
-  return new TextDecoder("utf-8", { fatal: true }).decode(
-    Uint8Array.from(bin, (c) => c.charCodeAt(0)),
-  );
-}
-
-/** Encodes a continue token: base64url JSON of the snapshot RV and the key to start at. */
-export function encodeContinue(rv: number, start: string): string {
-  return base64UrlEncode(JSON.stringify({ v: "meta.k8s.io/v1", rv, start }));
-}
-
-/** Decodes a continue token, or a 400 when it is not one of ours. */
-export function decodeContinue(token: string): { rv: number; start: string } {
-  try {
-    const parsed = JSON.parse(base64UrlDecode(token)) as {
-      v?: unknown;
-      rv?: unknown;
-      start?: unknown;
-    };
-    if (
-      parsed.v === "meta.k8s.io/v1" && typeof parsed.rv === "number" && parsed.rv > 0 &&
-      typeof parsed.start === "string"
-    ) {
-      return { rv: parsed.rv, start: parsed.start };
-    }
-  } catch {
-    // Falls through to the 400 below: the token is not base64url JSON.
-  }
-  fail(badRequest(`continue key is not valid: ${JSON.stringify(token)}`));
-}
-
-/** First index in `sorted` whose key is >= `key`. */
-export function lowerBound(sorted: readonly Version[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (sorted[mid]!.key < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** The index range of `namespace` (all when undefined) in a key-sorted snapshot. */
-export function namespaceRange(
-  sorted: readonly Version[],
-  namespace: string | undefined,
-): [number, number] {
-  if (!namespace) return [0, sorted.length];
-  // Keys are "namespace/name"; "0" is the character after "/".
-  return [lowerBound(sorted, `${namespace}/`), lowerBound(sorted, `${namespace}0`)];
-}
-
-/** Whether `v` passes the namespace and selectors. */
-export function selected(v: Version, namespace: string | undefined, s: Selectors): boolean {
-  const item = v.item;
-  if (namespace && item.metadata.namespace !== namespace) return false;
-  return s.label.matches(item.metadata.labels) && s.field.matches(item);
-}
 
 /** A list request, parsed from the URL. */
 export interface ListRequest {

@@ -7,19 +7,12 @@
  * @module
  */
 import type { Clock, TimerHandle } from "../../util/clock.ts";
-import type { Rng } from "../_rng.ts";
+import type { Chunking } from "../faults/cluster_faults.ts";
+import type { Rng } from "../seeded_random.ts";
 
 const encoder = new TextEncoder();
 /** Characters joined into one chunk at most. */
 const BATCH_CHARS = 256 * 1024;
-
-/** Random chunking of bodies (a fault). */
-export interface Chunking {
-  /** Largest chunk in bytes (chunks are 1..max bytes, seeded). */
-  readonly maxChunkBytes: number;
-  /** Delay before each chunk, on the cluster clock. */
-  readonly delayMs: number;
-}
 
 /** What every channel of a cluster shares. */
 export interface ChannelEnv {

@@ -13,14 +13,19 @@ import type { HandlerContext } from "./handler_context.ts";
 import {
   forbidden,
   invalidOptions,
-  namespaceRange,
   notSupported,
   parseResourceVersion,
   parseSelectors,
   selected,
   type Selectors,
-} from "./list.ts";
-import type { ChangeListener, ResourceState, StoredEvent, Version } from "../store/object_store.ts";
+} from "./list_options.ts";
+import type { Version } from "../store/object_version.ts";
+import {
+  type ChangeListener,
+  namespaceRange,
+  type ResourceState,
+  type StoredEvent,
+} from "../store/resource_state.ts";
 import {
   badRequest,
   COMMON_HEADERS,

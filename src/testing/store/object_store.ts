@@ -1,20 +1,18 @@
 /**
- * The simulated cluster's object store: current objects per resource, one global
- * resourceVersion counter, a bounded event history per resource (for watch resumption and
- * for rebuilding the state at an older resourceVersion), and the write rules of the API server
- * (uids, generation, conflicts, finalizers).
+ * The simulated cluster's object store: one {@linkcode ResourceState} per resource (current
+ * objects and their bounded history), one global resourceVersion counter, and the write rules
+ * of the API server (uids, generation, conflicts, finalizers).
  * @module
  */
 import { labelKeyProblem, labelValueProblem } from "../../client/_label_syntax.ts";
 import type { KubeObject } from "../../client/types.ts";
 import type { Clock } from "../../util/clock.ts";
-import type { Rng } from "../_rng.ts";
+import type { Rng } from "../seeded_random.ts";
 import { isRecord } from "../../util/values.ts";
 import { setOwn } from "./own_properties.ts";
 import type { ResourceInfo } from "./served_resources.ts";
-import { type ChangeType, objectKey, Version } from "./object_version.ts";
-
-export { type ChangeType, objectKey, Version } from "./object_version.ts";
+import { objectKey, Version } from "./object_version.ts";
+import { ResourceState } from "./resource_state.ts";
 import { unservable } from "./servable_json.ts";
 import {
   alreadyExists,
@@ -27,124 +25,6 @@ import {
   uidConflict,
 } from "../serving/status.ts";
 import { isDnsLabel, isDnsSubdomain } from "../../util/dns_names.ts";
-
-/** One change in the history. */
-export interface StoredEvent {
-  /** What happened. */
-  readonly type: ChangeType;
-  /** resourceVersion of the change. */
-  readonly rv: number;
-  /** The new state (for DELETED: the last state, at the deletion's resourceVersion). */
-  readonly version: Version;
-  /** The state before, or undefined for ADDED. */
-  readonly prev: Version | undefined;
-}
-
-/** Something that wants every change of a resource (an open watch). */
-export interface ChangeListener {
-  /** Called synchronously for each committed change. */
-  offer(event: StoredEvent): void;
-}
-
-const SNAPSHOT_CACHE = 8;
-
-function compareKeys(a: Version, b: Version): number {
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : 0;
-}
-
-/** Objects, history and watchers of one resource. */
-export class ResourceState {
-  /** Resource facts. */
-  readonly info: ResourceInfo;
-  /** Current objects by key. */
-  readonly objects: Map<string, Version> = new Map();
-  /** Open watches. */
-  readonly listeners: Set<ChangeListener> = new Set();
-  /** History is complete for changes with rv > floor. */
-  floor: number;
-  /** rv of the latest change of this resource. */
-  lastChange = 0;
-  #history: StoredEvent[] = [];
-  #head = 0;
-  #sorted: Version[] | undefined;
-  #snapshots = new Map<number, Version[]>();
-  #limit: number;
-
-  constructor(info: ResourceInfo, floor: number, historyLimit: number) {
-    this.info = info;
-    this.floor = floor;
-    this.#limit = historyLimit;
-  }
-
-  /** Records a change: updates the current state, the history, and tells every listener. */
-  commit(event: StoredEvent): void {
-    if (event.type === "DELETED") this.objects.delete(event.version.key);
-    else this.objects.set(event.version.key, event.version);
-    this.lastChange = event.rv;
-    this.#sorted = undefined;
-    this.#history.push(event);
-    if (this.#history.length - this.#head > this.#limit) {
-      this.floor = this.#history[this.#head]!.rv;
-      this.#history[this.#head++] = undefined as unknown as StoredEvent;
-      if (this.#head > 1024 && this.#head * 2 > this.#history.length) {
-        this.#history = this.#history.slice(this.#head);
-        this.#head = 0;
-      }
-    }
-    for (const listener of this.listeners) listener.offer(event);
-  }
-
-  /** Number of events kept. */
-  get historySize(): number {
-    return this.#history.length - this.#head;
-  }
-
-  /** Forgets the whole history: resumption and snapshots older than `rv` become impossible. */
-  compact(rv: number): void {
-    this.#history = [];
-    this.#head = 0;
-    this.floor = Math.max(this.floor, rv);
-    this.#snapshots.clear();
-  }
-
-  /** Events with rv > `after`, oldest first, or undefined when history no longer has them. */
-  eventsAfter(after: number): StoredEvent[] | undefined {
-    if (after < this.floor) return undefined;
-    const h = this.#history;
-    let lo = this.#head;
-    let hi = h.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (h[mid]!.rv <= after) lo = mid + 1;
-      else hi = mid;
-    }
-    return h.slice(lo);
-  }
-
-  /** The objects sorted by key as they were at `rv`, or undefined when compacted. */
-  snapshotAt(rv: number): readonly Version[] | undefined {
-    if (rv >= this.lastChange) {
-      return (this.#sorted ??= [...this.objects.values()].sort(compareKeys));
-    }
-    if (rv < this.floor) return undefined;
-    const cached = this.#snapshots.get(rv);
-    if (cached) return cached;
-    const state = new Map(this.objects);
-    const h = this.#history;
-    for (let i = h.length - 1; i >= this.#head; i--) {
-      const e = h[i]!;
-      if (e.rv <= rv) break;
-      if (e.prev) state.set(e.version.key, e.prev);
-      else state.delete(e.version.key);
-    }
-    const sorted = [...state.values()].sort(compareKeys);
-    if (this.#snapshots.size >= SNAPSHOT_CACHE) {
-      this.#snapshots.delete(this.#snapshots.keys().next().value!);
-    }
-    this.#snapshots.set(rv, sorted);
-    return sorted;
-  }
-}
 
 /** RFC 3339 time without fractional seconds, as Kubernetes writes timestamps. */
 export function rfc3339(ms: number): string {

@@ -4,11 +4,17 @@
  * @module
  */
 import type { KubeObject } from "../../client/types.ts";
-import { metadataJson } from "../reads/content_negotiation.ts";
 import type { ResourceInfo } from "./served_resources.ts";
 
 /** Kinds of stored changes. */
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
+
+/** The `PartialObjectMetadata` JSON of an object (its metadata, nothing else). */
+export function metadataJson(metadata: unknown): string {
+  return `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":${
+    JSON.stringify(metadata ?? {})
+  }}`;
+}
 
 /** The key of an object: `namespace/name`, or `name` when cluster-scoped. */
 export function objectKey(namespace: string | undefined, name: string): string {

@@ -11,7 +11,8 @@ import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
 import { isRecord } from "../../util/values.ts";
 import { applyConfiguration } from "./server_side_apply.ts";
 import { formatManagedFields, leafPaths, parseManagedFields } from "./managed_fields.ts";
-import { jsonPatch, mergePatch } from "./patch.ts";
+import { jsonPatch } from "./json_patch.ts";
+import { mergePatch } from "./merge_patch.ts";
 import {
   type BodyLimits,
   parseJsonBody,
@@ -29,13 +30,9 @@ import {
   objectNotFound,
   unsupportedMediaType,
 } from "../serving/status.ts";
-import {
-  objectKey,
-  type ResourceState,
-  rfc3339,
-  type Store,
-  type Version,
-} from "../store/object_store.ts";
+import { rfc3339, type Store } from "../store/object_store.ts";
+import { objectKey, type Version } from "../store/object_version.ts";
+import type { ResourceState } from "../store/resource_state.ts";
 import { scopeOf, updateTracker, type WriteParams, writeParams, writerOf } from "./write_params.ts";
 
 /** A routed request for a served resource. */

@@ -1,7 +1,5 @@
 /**
- * JSON merge patch (RFC 7386) and JSON patch (RFC 6902) for the simulated cluster's PATCH.
- * Strategic merge patches are applied as merge patches (lists are replaced, not merged by
- * key): close enough for metadata, labels, annotations and status patches.
+ * JSON patch (RFC 6902) for the simulated cluster's PATCH (`application/json-patch+json`).
  *
  * Patches are hostile input: paths are walked through own properties only (a pointer through
  * `__proto__`, `constructor` or `prototype` that the document does not hold as data is a 422),
@@ -11,17 +9,6 @@
 import { isRecord } from "../../util/values.ts";
 import { getOwn, setOwn } from "../store/own_properties.ts";
 import { fail, status } from "../serving/status.ts";
-
-/** Applies a JSON merge patch to `target` (not mutated) and returns the result. */
-export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isRecord(patch)) return patch;
-  const out: Record<string, unknown> = isRecord(target) ? { ...target } : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else setOwn(out, k, mergePatch(getOwn(out, k), v));
-  }
-  return out;
-}
 
 function patchError(message: string): never {
   fail(status(422, "Invalid", message));

@@ -1,0 +1,85 @@
+/**
+ * The options a LIST and a WATCH share, checked as the real API server checks its
+ * `ListOptions`: label and field selectors (a bad or unsupported one is a 400), decimal
+ * resource versions, and the 422 for invalid combinations; and whether an object passes them.
+ * @module
+ */
+import { type FieldSelector, parseFieldSelector } from "../../client/field_selector.ts";
+import {
+  type LabelSelector,
+  parseLabelSelector,
+  SelectorParseError,
+} from "../../client/label_selector.ts";
+import type { ResourceInfo } from "../store/served_resources.ts";
+import type { Version } from "../store/object_version.ts";
+import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
+
+/** Label and field selector of a request. */
+export interface Selectors {
+  /** Label selector. */
+  readonly label: LabelSelector;
+  /** Field selector. */
+  readonly field: FieldSelector;
+}
+
+/** Parses `labelSelector`/`fieldSelector`; a bad or unsupported one is a 400, as on a real server. */
+export function parseSelectors(info: ResourceInfo, query: URLSearchParams): Selectors {
+  let label: LabelSelector;
+  let field: FieldSelector;
+  try {
+    label = parseLabelSelector(query.get("labelSelector") ?? "");
+  } catch (e) {
+    if (e instanceof SelectorParseError) {
+      fail(badRequest(`unable to parse requirement: ${e.message}`));
+    }
+    throw e;
+  }
+  try {
+    field = parseFieldSelector(query.get("fieldSelector") ?? "");
+  } catch (e) {
+    if (e instanceof SelectorParseError) fail(badRequest(`invalid field selector: ${e.message}`));
+    throw e;
+  }
+  for (const r of field.requirements) {
+    if (!info.fieldSelectors.has(r.path)) {
+      fail(badRequest(`field label not supported: ${r.path}`));
+    }
+  }
+  return { label, field };
+}
+
+/** Parses a decimal resourceVersion; anything else is a 400. */
+export function parseResourceVersion(text: string): number {
+  if (!/^[0-9]{1,15}$/.test(text)) {
+    fail(badRequest(`invalid resource version: ${JSON.stringify(text)}`));
+  }
+  return Number(text);
+}
+
+/** 422 for invalid list/watch options (the server's `ListOptions` validation). */
+export function invalidOptions(problems: FieldProblem[]): never {
+  fail(invalid("ListOptions", "meta.k8s.io", "", problems));
+}
+
+/** Forbidden problem helper. */
+export function forbidden(field: string, message: string): FieldProblem {
+  return { reason: "FieldValueForbidden", field, message: `Forbidden: ${message}` };
+}
+
+/** NotSupported problem helper. */
+export function notSupported(field: string, value: string, supported: string[]): FieldProblem {
+  return {
+    reason: "FieldValueNotSupported",
+    field,
+    message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${
+      supported.map((s) => JSON.stringify(s)).join(", ")
+    }`,
+  };
+}
+
+/** Whether `v` passes the namespace and selectors. */
+export function selected(v: Version, namespace: string | undefined, s: Selectors): boolean {
+  const item = v.item;
+  if (namespace && item.metadata.namespace !== namespace) return false;
+  return s.label.matches(item.metadata.labels) && s.field.matches(item);
+}
