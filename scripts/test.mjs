@@ -63,9 +63,9 @@ if (!skipChecks) {
   console.log(`\n=== deno lint + deno fmt --check`);
   const lint = await run(bin("deno"), ["lint", "--quiet"]);
   const fmt = await run(bin("deno"), ["fmt", "--check", "--quiet"]);
-  // Every TypeScript block of README.md must type-check too (what users copy must compile).
-  console.log(`\n=== README.md TypeScript blocks (scripts/readme_check.mjs)`);
-  const readme = await run(process.execPath, [join(root, "scripts", "readme_check.mjs")]);
+  // README.md and docs/: blocks type-check (```ts run ones run), links and API links resolve.
+  console.log(`\n=== README.md and docs/: code blocks and links (scripts/docs_check.mjs)`);
+  const readme = await run(process.execPath, [join(root, "scripts", "docs_check.mjs")]);
   checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0;
   results.push({
     name: "deno check+lint+fmt",
