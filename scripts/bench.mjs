@@ -331,6 +331,7 @@ async function main() {
     join(root, "bench", "results", "latest.json"),
     JSON.stringify(results, null, 2) + "\n",
   );
+  await (await import("./bench_charts.mjs")).writeBenchCharts(results); // bench/results/*.svg
   log(`wrote bench/results/latest.json and latest.md`);
   if (raw.errors.length > 0) process.exitCode = 1;
 }
