@@ -8,10 +8,17 @@
 //   node scripts/docs.mjs --html [dir]    HTML reference into dir (default docs/api/; npm run build)
 //
 // The same JSDoc is what JSR shows at https://jsr.io/@kinformer/kinformer/doc.
+//
+// The reference links the guides (docs/*.md) through the module docs: mod.ts's lists every
+// guide, each src/<layer>/mod.ts's the guides that use its symbols, as a "Guides" list of
+// https://github.com/kinformer/kinformer/blob/main/docs/<guide>.md links just before `@module`
+// (docs/CONTRIBUTING-docs.md). scripts/docs_check.mjs checks those lists (reported until the
+// guides exist); --html says how many guides the reference it wrote links.
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
 import { bin, root, run } from "./_run.mjs";
+import { apiModules, entryPoints as apiEntryPoints, REPO_BLOB } from "./_api.mjs";
 
 const deno = bin("deno");
 
@@ -19,9 +26,17 @@ const deno = bin("deno");
 const NEEDS_EXAMPLE = new Set(["function", "class", "variable", "enum", "namespace"]);
 
 async function entryPoints() {
-  const config = JSON.parse(await readFile(join(root, "deno.json"), "utf8"));
-  const exports = typeof config.exports === "string" ? { ".": config.exports } : config.exports;
-  return Object.values(exports);
+  return (await apiEntryPoints()).map((e) => e.file);
+}
+
+/** How many guides (docs_check.mjs's definition) the root module doc links, and which not. */
+async function guidesLinked() {
+  const { CONTRIBUTOR_DOCS, markdownFiles } = await import("./docs_check.mjs");
+  const guides = (await markdownFiles()).filter((f) =>
+    f.startsWith("docs/") && !CONTRIBUTOR_DOCS.has(f)
+  );
+  const rootDoc = (await apiModules()).find((m) => m.subpath === "").moduleDoc;
+  return { guides, unlinked: guides.filter((g) => !rootDoc.includes(`${REPO_BLOB}${g}`)) };
 }
 
 /** Exported values without an @example, as `kind name (file:line)`. */
@@ -108,6 +123,13 @@ async function html(dir) {
   if (r.code === 0 && !existsSync(join(out, "index.html"))) {
     console.error(`deno doc --html wrote no ${join(out, "index.html")}`);
     return 1;
+  }
+  if (r.code === 0) {
+    const { guides, unlinked } = await guidesLinked();
+    console.log(
+      `the reference links ${guides.length - unlinked.length} of ${guides.length} guides` +
+        (unlinked.length > 0 ? ` (not yet: ${unlinked.join(", ")}; see mod.ts's Guides list)` : ""),
+    );
   }
   return r.code ?? 1;
 }

@@ -52,7 +52,14 @@ import { spawn } from "node:child_process";
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bin, root, run } from "./_run.mjs";
-import { anchorsOf, codeSpans, linksOf, proseOf, typescriptBlocks } from "./_markdown.mjs";
+import {
+  anchorsOf,
+  codeSpans,
+  headingText,
+  linksOf,
+  proseOf,
+  typescriptBlocks,
+} from "./_markdown.mjs";
 import { API_DOC_URL, apiModules, apiUrl, memberProblem, REPO_BLOB } from "./_api.mjs";
 
 /** Flip to true once the guides exist (issue 28): the checks of 4. then fail `npm test`. */
@@ -386,10 +393,20 @@ export function checkGuides({ docs, guides, apiLinks, modules }) {
       if (!wanted.has(m.subpath) || !m.file.endsWith("mod.ts")) continue;
       if (m.moduleDoc.includes(guideUrl(guide))) continue;
       const why = m.subpath === "" ? "the root lists every guide" : "the guide links its symbols";
-      problems.push(`${m.file}: the module doc's Guides list lacks ${guideUrl(guide)} (${why})`);
+      const title = guideTitle(docs.get(guide).text) ?? guide;
+      problems.push(
+        `${m.file}: the module doc's Guides list lacks this guide (${why}): ` +
+          `- [${title}](${guideUrl(guide)})`,
+      );
     }
   }
   return { problems, errors };
+}
+
+/** A guide's title: the text of its first `#` heading. */
+function guideTitle(markdown) {
+  const m = /^# +(.+?)\s*#*\s*$/m.exec(proseOf(markdown));
+  return m === null ? undefined : headingText(m[1]);
 }
 
 // ------------------------------------------------------------------------------------- main
@@ -440,7 +457,7 @@ async function main(argv) {
     (strict ? guideCheck.problems.length : 0);
   console.log(
     `docs: ${docs.size} files (${guides.length} guides); ${typed} TypeScript blocks type-checked` +
-      ` (${runBlocks ? `${count("run")} run and exit 0` : `${count("run")} not run: --no-run`}` +
+      ` (${runBlocks ? `${count("run")} run` : `${count("run")} not run: --no-run`}` +
       `${count("ignore") > 0 ? `, ${count("ignore")} marked ignore` : ""}); ` +
       `${links.counts.local} repository links and ${links.counts.api} API reference links ` +
       `checked (${links.counts.external} to other sites, not checked); ` +

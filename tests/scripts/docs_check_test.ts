@@ -238,12 +238,12 @@ describe("docs_check: guides and the API reference", () => {
     assert.equal(memberProblem("C", ["prototype", "start"], cls), undefined);
     assert.equal(memberProblem("C", ["from"], cls), undefined);
     assert.match(
-      memberProblem("C", ["start"], cls),
+      memberProblem("C", ["start"], cls) ?? "",
       /no member "start" \(an instance member is C\.prototype\.start\)/,
     );
-    assert.match(memberProblem("C", ["prototype", "nope"], cls), /no instance member "nope"/);
+    assert.match(memberProblem("C", ["prototype", "nope"], cls) ?? "", /no instance member "nope"/);
     assert.equal(memberProblem("I", ["resource"], iface), undefined);
-    assert.match(memberProblem("I", ["prototype", "resource"], iface), /no instance member/);
+    assert.match(memberProblem("I", ["prototype", "resource"], iface) ?? "", /no instance member/);
   });
 
   test("a guide's unlinked symbols and the module docs' Guides lists are reported", () => {
@@ -283,8 +283,8 @@ describe("docs_check: guides and the API reference", () => {
     assert.deepEqual(result.problems, [
       "docs/informers.md:3: `KubeClient` names KubeClient but the guide never links its " +
       "reference: [`KubeClient`](https://jsr.io/@kinformer/kinformer/doc/client/~/KubeClient)",
-      "mod.ts: the module doc's Guides list lacks " +
-      "https://github.com/kinformer/kinformer/blob/main/docs/informers.md (the root lists every guide)",
+      "mod.ts: the module doc's Guides list lacks this guide (the root lists every guide): " +
+      "- [Informers](https://github.com/kinformer/kinformer/blob/main/docs/informers.md)",
     ]);
     // The cache module's list links a guide that does not exist in this checkout: an error.
     assert.deepEqual(result.errors, [
