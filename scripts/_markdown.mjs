@@ -7,6 +7,12 @@
 // images, `<a href>`/`<img src>` and explicit `id`/`name` anchors in inline HTML. Text inside
 // fenced blocks, HTML comments and code spans is never read as a heading or a link.
 
+/**
+ * An inline code span: a run of backticks (not preceded by one), then text that does not
+ * cross a blank line (a span stays within its paragraph), then a run of the same length.
+ */
+const CODE_SPAN = /(?<!`)(`+)((?:(?!\n[ \t]*\n)[\s\S])*?[^`])\1(?!`)/g;
+
 /** Languages whose blocks are TypeScript. */
 const TYPESCRIPT = new Set(["ts", "typescript"]);
 
@@ -92,13 +98,13 @@ export function proseOf(markdown, file = "markdown") {
  * closes at the next run of the same length.
  */
 export function withoutCodeSpans(text) {
-  return text.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (m) => " ".repeat(m.length));
+  return text.replace(CODE_SPAN, (m) => " ".repeat(m.length));
 }
 
 /** Inline code spans of `prose`: `{ line, code }`, the code trimmed as CommonMark does. */
 export function codeSpans(prose) {
   const spans = [];
-  for (const m of prose.matchAll(/(`+)([\s\S]*?[^`])\1(?!`)/g)) {
+  for (const m of prose.matchAll(CODE_SPAN)) {
     const raw = m[2].replace(/\n/g, " ");
     const code = /^ .* $/.test(raw) && raw.trim() !== "" ? raw.slice(1, -1) : raw;
     spans.push({ line: lineAt(prose, m.index), code });
@@ -121,9 +127,9 @@ const ENTITIES = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " }
  */
 export function headingText(markdown) {
   const codes = [];
-  let text = markdown.replace(/(`+)([\s\S]*?[^`])\1(?!`)/g, (_, __, code) => {
+  let text = markdown.replace(CODE_SPAN, (_, __, code) => {
     codes.push(code.trim());
-    return `\u0000${codes.length - 1}\u0000`;
+    return `\uE000${codes.length - 1}\uE000`;
   });
   text = text
     .replace(/!?\[([^\]]*)\]\([^)]*\)/g, "$1") // [text](url), ![alt](src)
@@ -136,7 +142,7 @@ export function headingText(markdown) {
     )
     .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, "$2") // strong
     .replace(/(^|[^\w*])([*_])(?=\S)([\s\S]*?\S)\2(?![\w*])/g, "$1$3"); // emphasis
-  return text.replace(/\u0000(\d+)\u0000/g, (_, i) => codes[Number(i)]).trim();
+  return text.replace(/\uE000(\d+)\uE000/g, (_, i) => codes[Number(i)]).trim();
 }
 
 /**

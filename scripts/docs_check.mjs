@@ -147,7 +147,7 @@ function start(cmd, args, { env = {}, timeoutMs, stdin = "ignore", onLine = () =
   const { FORCE_COLOR: _ignored, ...inherited } = process.env;
   const child = spawn(cmd, args, {
     cwd: root,
-    env: { ...inherited, NO_COLOR: "1", ...env },
+    env: { ...inherited, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1", ...env },
     stdio: [stdin, "pipe", "pipe"],
   });
   let out = "";
@@ -289,7 +289,7 @@ async function localLinkProblem(file, target, anchorsOfFile) {
   } catch {
     return `${rel} does not exist`;
   }
-  if (anchor === undefined) return undefined;
+  if (anchor === undefined || anchor === "") return undefined; // "#" alone: the top
   if (info.isDirectory()) return `${rel} is a folder: it has no #${anchor}`;
   if (rel.endsWith(".md")) {
     const anchors = await anchorsOfFile(rel);

@@ -185,6 +185,11 @@ describe("docs_check: links", () => {
     assert.deepEqual(linksOf(markdown).map((l) => l.target), ["e.md"]);
   });
 
+  test("a stray backtick does not hide the links of the next paragraph", () => {
+    const markdown = "A lone ` backtick.\n\n[link](a.md) and `code` and [b](b.md)\n";
+    assert.deepEqual(linksOf(markdown).map((l) => l.target), ["a.md", "b.md"]);
+  });
+
   test("reference links: definitions are targets; a label without one is reported", () => {
     const markdown = [
       "[Text][Guide] and [Guide][] and [missing][nowhere]; `x[0][1]` is code.",
