@@ -62,6 +62,16 @@ export async function launchChromium(profileDir: string): Promise<BrowserContext
   return await chromium.launchPersistentContext(profileDir, {
     executablePath: CHROMIUM,
     headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+    // Loopback only: nothing that would reach out (updates, sync, QUIC probes, first-run pages).
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   }) as unknown as BrowserContextLike;
 }
