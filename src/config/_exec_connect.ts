@@ -15,7 +15,7 @@ import type {
 import { ClusterConfigError } from "./errors.ts";
 import { ExecCredentialSource } from "./exec_credential.ts";
 import type { ExecCredential } from "./exec_credential.ts";
-import type { ResolvedClusterConfig } from "./kubeconfig.ts";
+import type { ResolvedClusterConfig } from "./resolve_kubeconfig.ts";
 
 /**
  * The exec plugin of the kubeconfig user, if any, set up and run once now, so that its

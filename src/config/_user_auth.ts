@@ -4,7 +4,7 @@
  * @module
  */
 import { ClusterConfigError } from "./errors.ts";
-import type { ResolvedClusterConfig } from "./kubeconfig.ts";
+import type { ResolvedClusterConfig } from "./resolve_kubeconfig.ts";
 import { base64Utf8 } from "../util/values.ts";
 
 /** Throws a `ClusterConfigError` (`UnsupportedAuth`) when the user names an auth-provider. */

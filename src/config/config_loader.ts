@@ -11,8 +11,9 @@ import type { ExecCredential } from "./exec_credential.ts";
 import { startExec, withExecCertificates } from "./_exec_connect.ts";
 import { buildFetch, featuresOf } from "./_transport_build.ts";
 import { loadInClusterConfig } from "./in_cluster.ts";
-import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
-import type { ResolvedClusterConfig } from "./kubeconfig.ts";
+import { parseKubeconfig } from "./kubeconfig.ts";
+import { resolveKubeconfig } from "./resolve_kubeconfig.ts";
+import type { ResolvedClusterConfig } from "./resolve_kubeconfig.ts";
 import { tokenFileSource } from "./token_file.ts";
 import { basicAuthorization, impersonationHeaders, rejectAuthProvider } from "./_user_auth.ts";
 import {

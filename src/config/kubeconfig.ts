@@ -5,14 +5,7 @@
  */
 import { invalidKubeconfig as invalid } from "./errors.ts";
 import { parseKubeconfigYaml } from "./kubeconfig_yaml.ts";
-import type { YamlMapping, YamlValue } from "./kubeconfig_yaml.ts";
-
-export { resolveKubeconfig } from "./resolve_kubeconfig.ts";
-export type {
-  Impersonation,
-  ResolvedClusterConfig,
-  ResolveKubeconfigOptions,
-} from "./resolve_kubeconfig.ts";
+import type { YamlMapping, YamlValue } from "./yaml/yaml_value.ts";
 
 /** A cluster entry (`clusters[].cluster`, plus its `name`). */
 export interface KubeconfigCluster {

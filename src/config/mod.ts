@@ -44,24 +44,29 @@
  * @module
  */
 export { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
+export { YamlSyntaxError } from "./yaml/yaml_syntax_error.ts";
+export type { YamlSyntaxErrorOptions } from "./yaml/yaml_syntax_error.ts";
 export type {
   ClusterConfigErrorCode,
   ClusterConfigErrorOptions,
   KubeconfigParseErrorOptions,
 } from "./errors.ts";
 export { parseKubeconfigYaml } from "./kubeconfig_yaml.ts";
-export type { YamlMapping, YamlValue } from "./kubeconfig_yaml.ts";
-export { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
+export type { YamlMapping, YamlValue } from "./yaml/yaml_value.ts";
+export { parseKubeconfig } from "./kubeconfig.ts";
+export { resolveKubeconfig } from "./resolve_kubeconfig.ts";
 export type {
   Impersonation,
+  ResolvedClusterConfig,
+  ResolveKubeconfigOptions,
+} from "./resolve_kubeconfig.ts";
+export type {
   Kubeconfig,
   KubeconfigAuthProvider,
   KubeconfigCluster,
   KubeconfigContext,
   KubeconfigExec,
   KubeconfigUser,
-  ResolvedClusterConfig,
-  ResolveKubeconfigOptions,
 } from "./kubeconfig.ts";
 export { DEFAULT_TOKEN_REFRESH_MS, tokenFileSource } from "./token_file.ts";
 export type { TokenFileSourceOptions } from "./token_file.ts";
