@@ -24,6 +24,8 @@
 import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
 import { runNodeCommand } from "./_node_run_command.ts";
+import { withRepeatedHeaderLines } from "./_repeated_headers_fetch.ts";
+import { isatty } from "node:tty";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -95,9 +97,11 @@ export const bunHost: ConfigHost = {
   pathListSeparator: process.platform === "win32" ? ";" : ":",
   transport: {
     supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
-    create: createBunFetch,
+    create: (transport) => withRepeatedHeaderLines(createBunFetch(transport), transport),
   },
   runCommand: runNodeCommand,
+  stdinIsTerminal: () => isatty(0),
+  writeStderr: (chunk) => process.stderr.write(chunk),
 };
 
 const loader = createConfigLoader(bunHost);

@@ -29,6 +29,7 @@ import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
 import { createNodeFetch } from "./node_fetch.ts";
 import { runNodeCommand } from "./_node_run_command.ts";
+import { isatty } from "node:tty";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -62,6 +63,8 @@ export const nodeHost: ConfigHost = {
     create: createNodeFetch,
   },
   runCommand: runNodeCommand,
+  stdinIsTerminal: () => isatty(0),
+  writeStderr: (chunk) => process.stderr.write(chunk),
 };
 
 const loader = createConfigLoader(nodeHost);
