@@ -107,7 +107,8 @@ export const bunHost: ConfigHost = {
 const loader = createConfigLoader(bunHost);
 
 /**
- * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
+ * Reads a kubeconfig (`path`, else the files of `KUBECONFIG` merged as kubectl merges them,
+ * else `~/.kube/config`) and
  * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's TLS
  * settings.
  *
@@ -159,7 +160,8 @@ export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterCl
 }
 
 /**
- * The usual lookup: the first path in `KUBECONFIG`, else `~/.kube/config`, else in-cluster.
+ * The usual lookup, as client-go's: the files of `KUBECONFIG` (merged), else `~/.kube/config`,
+ * else in-cluster.
  *
  * @example
  * ```ts

@@ -130,7 +130,8 @@ function writeAll(chunk: Uint8Array): void {
 const loader = createConfigLoader(denoHost);
 
 /**
- * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
+ * Reads a kubeconfig (`path`, else the files of `KUBECONFIG` merged as kubectl merges them,
+ * else `~/.kube/config`) and
  * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's CA and
  * client certificate. Call `close()` on the result when done with the client.
  *
@@ -189,7 +190,8 @@ export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterCl
 }
 
 /**
- * The usual lookup: the first path in `KUBECONFIG`, else `~/.kube/config`, else in-cluster.
+ * The usual lookup, as client-go's: the files of `KUBECONFIG` (merged), else `~/.kube/config`,
+ * else in-cluster.
  *
  * @example
  * ```ts

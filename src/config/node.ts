@@ -70,7 +70,8 @@ export const nodeHost: ConfigHost = {
 const loader = createConfigLoader(nodeHost);
 
 /**
- * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
+ * Reads a kubeconfig (`path`, else the files of `KUBECONFIG` merged as kubectl merges them,
+ * else `~/.kube/config`) and
  * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's TLS and
  * proxy settings (and an exec plugin's credential). Call `close()` on the result when done.
  *
@@ -123,7 +124,8 @@ export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterCl
 }
 
 /**
- * The usual lookup: the first path in `KUBECONFIG`, else `~/.kube/config`, else in-cluster.
+ * The usual lookup, as client-go's: the files of `KUBECONFIG` (merged), else `~/.kube/config`,
+ * else in-cluster.
  *
  * @example
  * ```ts
