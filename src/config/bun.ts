@@ -24,7 +24,7 @@
 import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
 import { runNodeCommand } from "./_node_run_command.ts";
-import { withRepeatedHeaderLines } from "./_repeated_headers_fetch.ts";
+import { withRepeatedHeaderLines } from "./_node_header_lines_fetch.ts";
 import { isatty } from "node:tty";
 import type {
   ClusterClientOptions,

@@ -27,7 +27,7 @@
  */
 import { createConfigLoader } from "./config_loader.ts";
 import { runDenoCommand } from "./_deno_run_command.ts";
-import { withRepeatedHeaderLines } from "./_repeated_headers_fetch.ts";
+import { withRepeatedHeaderLines } from "./_node_header_lines_fetch.ts";
 import { createNodeFetch } from "./node_fetch.ts";
 import type {
   ClusterClientOptions,
