@@ -37,7 +37,7 @@ function keyOf(exec: KubeconfigExec, cluster: ExecClusterInfo): string {
     exec.interactiveMode ?? "",
     exec.provideClusterInfo === true,
     exec.installHint ?? "",
-    exec.provideClusterInfo === true ? cluster : cluster.server,
+    cluster,
   ]);
 }
 

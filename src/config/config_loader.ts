@@ -64,7 +64,7 @@ function validateOptions(options: unknown, where: string): void {
   }
   checkBoolean(o["ignoreUnsupportedTls"], "options.ignoreUnsupportedTls");
   checkNumber(o["tokenRefreshIntervalMs"], "options.tokenRefreshIntervalMs", { min: 0 });
-  checkNumber(o["execTimeoutMs"], "options.execTimeoutMs", { min: 1 });
+  checkNumber(o["execTimeoutMs"], "options.execTimeoutMs", { min: 1, allowInfinity: true });
   checkClock(o["clock"], "options.clock");
   checkSignal(o["signal"], "options.signal");
 }

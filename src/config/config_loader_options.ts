@@ -179,8 +179,9 @@ export interface ConnectOptions {
   clock?: Clock | undefined;
   /**
    * An exec plugin running longer than this is stopped, with the processes it started, and
-   * the requests waiting on it fail (`ExecCredentialError` code `Timeout`). Plugin runs are
-   * shared by every load of the same user configuration: the first load's value holds.
+   * the requests waiting on it fail (`ExecCredentialError` code `Timeout`); `Infinity` for no
+   * limit (as kubectl). Plugin runs are shared by every load of the same user configuration:
+   * the first load's value holds.
    * @default 300_000
    */
   execTimeoutMs?: number | undefined;

@@ -74,7 +74,8 @@ export interface ExecCredentialSourceOptions {
    */
   clock?: Clock | undefined;
   /**
-   * The plugin is stopped (with the processes it started) when it runs longer than this.
+   * The plugin is stopped (with the processes it started) when it runs longer than this;
+   * `Infinity` for no limit (as kubectl).
    * @default 300_000 ({@linkcode DEFAULT_EXEC_TIMEOUT_MS})
    */
   timeoutMs?: number | undefined;
@@ -183,7 +184,7 @@ export class ExecCredentialSource {
       throw new TypeError("options.isNotFound must be a function");
     }
     checkClock(options.clock, "options.clock");
-    checkNumber(options.timeoutMs, "options.timeoutMs", { min: 1 });
+    checkNumber(options.timeoutMs, "options.timeoutMs", { min: 1, allowInfinity: true });
     checkFunction(options.onStderr, "options.onStderr");
     checkFunction(options.isTerminal, "options.isTerminal");
     const exec = options.exec;
@@ -290,7 +291,8 @@ export class ExecCredentialSource {
   /** Starts a run, stopped by its time limit or when its last waiter leaves. */
   #start(): Run {
     const controller = new AbortController();
-    const timer = this.#clock.setTimeout(() => {
+    const limited = Number.isFinite(this.#timeoutMs);
+    const timer = limited && this.#clock.setTimeout(() => {
       controller.abort(
         this.#error(
           `did not finish within ${this.#timeoutMs} ms and was stopped (raise execTimeoutMs ` +
@@ -300,7 +302,7 @@ export class ExecCredentialSource {
       );
     }, this.#timeoutMs);
     const promise = this.#obtain(controller.signal).finally(() => {
-      this.#clock.clearTimeout(timer);
+      if (limited) this.#clock.clearTimeout(timer);
       if (this.#current === run) this.#current = undefined;
     });
     // The waiters take the outcome; a run nobody waits for any more must not reject unhandled.

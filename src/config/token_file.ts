@@ -61,10 +61,10 @@ export interface TokenFileSource {
 
 /**
  * Returns a function giving the token in `path`, read on first use and again when the cached
- * copy is older than `refreshIntervalMs` on `clock`, or after `invalidate` (a 401), as
- * client-go's cached file token source does. Concurrent callers share one read; surrounding
- * whitespace is trimmed; an empty file is a {@linkcode ClusterConfigError} with code
- * `InvalidFile`.
+ * copy is older than `refreshIntervalMs` on `clock` (as client-go's cached file token source),
+ * or at once after `invalidate` (a 401 that carried it; client-go waits for the interval).
+ * Concurrent callers share one read; surrounding whitespace is trimmed; an empty file is a
+ * {@linkcode ClusterConfigError} with code `InvalidFile`.
  *
  * @example
  * ```ts

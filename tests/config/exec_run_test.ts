@@ -303,3 +303,17 @@ describe("exec plugins: output limits (25.4)", () => {
     assert.ok(error.stderr!.length <= 520, `${error.stderr!.length} characters kept`);
   });
 });
+
+describe("exec plugins: no time limit on request", () => {
+  test("timeoutMs: Infinity sets no timer (as kubectl)", async () => {
+    const clock = new ManualClock();
+    const runner = gatedRunner();
+    const s = source({}, { clock, run: runner.run, timeoutMs: Infinity });
+    const pending = s.token();
+    await settle();
+    assert.equal(clock.pendingTimers, 0);
+    runner.release(token("late"));
+    assert.equal(await pending, "late");
+    assert.throws(() => source({}, { timeoutMs: 0 }), RangeError);
+  });
+});
