@@ -390,3 +390,32 @@ describe("impersonation (23.6)", () => {
     }
   });
 });
+
+describe("an exec plugin's client certificate and the caller's own fetch", () => {
+  test("fails the request that would go out without it (UnsupportedTls), at the first request", async () => {
+    const h = testHost({ "/k": kubeconfig("https://127.0.0.1:6443", { exec: EXEC }) });
+    h.runCommand = () =>
+      Promise.resolve({
+        exitCode: 0,
+        stdout: JSON.stringify({
+          apiVersion: V1,
+          kind: "ExecCredential",
+          status: { clientCertificateData: PEM("CERTIFICATE"), clientKeyData: PEM("PRIVATE KEY") },
+        }),
+      });
+    let sent = 0;
+    const options = await createConfigLoader(h).loadKubeconfig({
+      path: "/k",
+      fetch: () => {
+        sent++;
+        return Promise.resolve(Response.json({}));
+      },
+    });
+    const error = await failure(new KubeClient(options).request("/api"));
+    const cause = (error as { cause?: unknown }).cause ?? error;
+    assert.ok(cause instanceof ClusterConfigError, String(error));
+    assert.equal(cause.code, "UnsupportedTls");
+    assert.match(cause.message, /user "u" gave a client certificate|createFetch/);
+    assert.equal(sent, 0, "nothing went out unauthenticated");
+  });
+});
