@@ -13,9 +13,11 @@
  * Without `--kubeconfig` it builds the whole chain on this machine: the simulated cluster
  * served over HTTPS (the repository's throwaway test certificates; it refuses requests without
  * the token), and a kubeconfig naming that server, its CA, and an exec plugin,
- * `examples/exec_plugin/demo-plugin.sh`, which prints the token as an `ExecCredential`. The
- * loader runs the plugin, caches its token (until its `expirationTimestamp`, or a 401), and
- * the informer lists, watches and prints a pod created after the sync.
+ * `examples/exec_plugin/demo-plugin.sh`, which prints the token as an `ExecCredential`.
+ * Loading runs nothing: the informer's first request runs the plugin (its stderr goes to
+ * yours as it writes it, as with kubectl), its token is cached for the process (until its
+ * `expirationTimestamp`, or a 401), and the informer lists, watches and prints a pod created
+ * after the sync.
  *
  * Flags: `--kubeconfig PATH`, `--context NAME`, `--namespace NS` (default: the context's,
  * else all), `--seconds S` (with `--kubeconfig`: how long to watch, default 10).

@@ -22,8 +22,18 @@ import type { WebSocketClientOptions } from "./websocket_watch.ts";
  */
 export const DEFAULT_USER_AGENT = "kinformer/0.1.0";
 
-/** A bearer token, or a function asked for one before every request (rotating tokens). */
-export type TokenSource = string | (() => string | Promise<string>);
+/**
+ * A bearer token, or a function asked for one before every request (rotating tokens). The
+ * function gets the request's `signal` (to give up waiting, e.g. on an exec plugin); it may
+ * return `undefined` to send no `Authorization` header this time (a credential source that
+ * gave a client certificate instead).
+ */
+export type TokenSource =
+  | string
+  | ((options: { signal?: AbortSignal | undefined }) =>
+    | string
+    | undefined
+    | Promise<string | undefined>);
 
 /**
  * Constructor options of {@linkcode KubeClient}; the WebSocket ones (`watchTransport`,
@@ -39,7 +49,8 @@ export interface KubeClientOptions extends WebSocketClientOptions {
   server: string;
   /**
    * Bearer token sent as `Authorization: Bearer <token>`. A function is called before every
-   * request, so rotated tokens (projected service account tokens) are picked up; an error it
+   * request (with the request's `signal`), so rotated tokens (projected service account
+   * tokens) are picked up; `undefined` from it sends no `Authorization` header; an error it
    * throws fails that request unchanged.
    * @default undefined (no `Authorization` header)
    */

@@ -577,10 +577,11 @@ export class KubeClient {
   async #currentToken(signal: AbortSignal | undefined): Promise<string | undefined> {
     const source = this.#token;
     if (typeof source !== "function") return source;
-    const token = await abortable(Promise.resolve(source()), signal);
+    const token = await abortable(Promise.resolve(source({ signal })), signal);
+    if (token === undefined) return undefined;
     if (typeof token !== "string" || token === "") {
       throw new TypeError(
-        `options.token() must return a non-empty string, got ${describeValue(token)}`,
+        `options.token() must return a non-empty string or undefined, got ${describeValue(token)}`,
       );
     }
     checkHeaderValue("options.token()", `Bearer ${token}`);

@@ -1,67 +1,98 @@
 /**
  * Runs an exec credential plugin with `node:child_process` (Node, and Bun through its Node
- * compatibility): no shell, stdin closed, output collected up to a limit (internal).
+ * compatibility), as kubectl runs it: no shell; stderr passed on as it is written; stdin this
+ * process's for an interactive run, else none; stdout read up to a limit; stopped with the
+ * processes it started (its own process group, on POSIX, for a run without a terminal) when
+ * the signal aborts. Internal.
  * @module
  */
 import { spawn } from "node:child_process";
-import { Buffer } from "node:buffer";
+import type { ChildProcess } from "node:child_process";
 import process from "node:process";
-import { type ExecCommand, type ExecCommandResult, STDOUT_LIMIT } from "./exec_credential.ts";
-
-/** Bytes kept of each output stream: one past what a credential may be, which refuses it. */
-const OUTPUT_LIMIT = STDOUT_LIMIT + 1;
+import type { ExecCommand, ExecCommandResult } from "./exec_command.ts";
 
 /**
  * Runs `command` without a shell; rejects with the spawn error (code `ENOENT` for a missing
- * program) when it cannot start.
+ * program) when it cannot start, and with the signal's reason when `command.signal` aborts.
  */
 export function runNodeCommand(command: ExecCommand): Promise<ExecCommandResult> {
   return new Promise((resolve, reject) => {
-    let child;
+    const { signal } = command;
+    if (signal.aborted) return reject(signal.reason);
+    // A run without a terminal gets its own process group, so stopping it stops whatever it
+    // started too; an interactive one stays in ours, keeping the terminal (and Ctrl-C).
+    const group = process.platform !== "win32" && command.stdin === "null";
+    let child: ChildProcess;
     try {
       child = spawn(command.command, [...command.args], {
         env: { ...process.env, ...command.env },
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: [command.stdin === "inherit" ? "inherit" : "ignore", "pipe", "pipe"],
         windowsHide: true,
+        detached: group,
       });
     } catch (error) {
       reject(error);
       return;
     }
-    const stdout = collect();
-    const stderr = collect();
-    child.stdout?.on("data", stdout.add);
-    child.stderr?.on("data", stderr.add);
+    const chunks: Uint8Array[] = [];
+    let size = 0;
     let settled = false;
-    child.once("error", (error) => {
-      if (settled) return;
+    const finish = (): boolean => {
+      if (settled) return false;
       settled = true;
-      reject(error);
+      signal.removeEventListener("abort", onAbort);
+      return true;
+    };
+    const stop = (): void => {
+      if (child.exitCode === null && child.signalCode === null) {
+        try {
+          if (group && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+          else child.kill("SIGKILL");
+        } catch {
+          child.kill("SIGKILL"); // the group is gone already: the process itself, if left
+        }
+      }
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+    };
+    const onAbort = (): void => {
+      if (!finish()) return;
+      stop();
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    child.stdout?.on("data", (chunk: Uint8Array) => {
+      if (settled) return;
+      chunks.push(chunk);
+      size += chunk.byteLength;
+      if (size > command.maxStdoutBytes && finish()) {
+        // Too much to be a credential: stop reading and stop the plugin; the caller refuses
+        // what it got (longer than the limit).
+        stop();
+        resolve({ exitCode: 1, stdout: text(chunks) });
+      }
     });
-    child.once("close", (code, signal) => {
-      if (settled) return;
-      settled = true;
+    child.stderr?.on("data", (chunk: Uint8Array) => {
+      if (!settled) command.onStderr(chunk);
+    });
+    child.once("error", (error) => {
+      if (finish()) reject(error);
+    });
+    child.once("close", (code, killedBy) => {
+      if (!finish()) return;
       resolve({
-        exitCode: code ?? (signal === null ? 1 : 128 + (signalNumbers[signal] ?? 0)),
-        stdout: stdout.text(),
-        stderr: stderr.text(),
+        exitCode: code ?? (killedBy === null ? 1 : 128 + (SIGNAL_NUMBERS[killedBy] ?? 0)),
+        stdout: text(chunks),
       });
     });
   });
 }
 
-const signalNumbers: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
 
-function collect(): { add(chunk: Uint8Array): void; text(): string } {
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  return {
-    add: (chunk) => {
-      if (size >= OUTPUT_LIMIT) return;
-      const kept = chunk.subarray(0, OUTPUT_LIMIT - size);
-      chunks.push(kept);
-      size += kept.byteLength;
-    },
-    text: () => new TextDecoder().decode(Buffer.concat(chunks, size)),
-  };
+function text(chunks: readonly Uint8Array[]): string {
+  const decoder = new TextDecoder();
+  let out = "";
+  for (const chunk of chunks) out += decoder.decode(chunk, { stream: true });
+  return out + decoder.decode();
 }

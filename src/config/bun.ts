@@ -24,6 +24,8 @@
 import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
 import { runNodeCommand } from "./_node_run_command.ts";
+import { withRepeatedHeaderLines } from "./_node_header_lines_fetch.ts";
+import { isatty } from "node:tty";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -95,15 +97,18 @@ export const bunHost: ConfigHost = {
   pathListSeparator: process.platform === "win32" ? ";" : ":",
   transport: {
     supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
-    create: createBunFetch,
+    create: (transport) => withRepeatedHeaderLines(createBunFetch(transport), transport),
   },
   runCommand: runNodeCommand,
+  stdinIsTerminal: () => isatty(0),
+  writeStderr: (chunk) => process.stderr.write(chunk),
 };
 
 const loader = createConfigLoader(bunHost);
 
 /**
- * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
+ * Reads a kubeconfig (`path`, else the files of `KUBECONFIG` merged as kubectl merges them,
+ * else `~/.kube/config`) and
  * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's TLS
  * settings.
  *
@@ -155,7 +160,8 @@ export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterCl
 }
 
 /**
- * The usual lookup: the first path in `KUBECONFIG`, else `~/.kube/config`, else in-cluster.
+ * The usual lookup, as client-go's: the files of `KUBECONFIG` (merged), else `~/.kube/config`,
+ * else in-cluster.
  *
  * @example
  * ```ts

@@ -1,20 +1,35 @@
 /**
  * The portable core of the per-runtime loaders: given a {@linkcode ConfigHost} (how to read a
- * file, read the environment and build a TLS-capable `fetch` on one runtime), it turns a
- * kubeconfig or the in-cluster environment into options for `KubeClient`.
+ * file, read the environment, build a TLS-capable `fetch` and run a program on one runtime),
+ * it turns the kubeconfig files (merged as kubectl merges a `KUBECONFIG` list) or the
+ * in-cluster environment into options for `KubeClient`.
  * @module
  */
-import { dirnameOf, resolveFrom } from "./_path.ts";
-import { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
-import type { ExecCredentialSource } from "./exec_credential.ts";
-import type { ExecCredential } from "./exec_credential.ts";
-import { startExec, withExecCertificates } from "./_exec_connect.ts";
+import { execSource, withExecCredentials } from "./_exec_connect.ts";
+import { type HeaderLine, withHeaderLines } from "./_header_lines.ts";
+import {
+  defaultKubeconfigPaths,
+  isEmptyKubeconfig,
+  kubeconfigEnvPaths,
+  type KubeconfigFiles,
+  readKubeconfigFiles,
+  withPath,
+} from "./_kubeconfig_files.ts";
 import { buildFetch, featuresOf } from "./_transport_build.ts";
+import {
+  basicAuthorization,
+  impersonationLines,
+  joinedHeaders,
+  rejectAuthProvider,
+} from "./_user_auth.ts";
+import { ClusterConfigError } from "./errors.ts";
+import type { ExecCredentialSource } from "./exec_credential.ts";
+import { checkExec } from "./exec_credential.ts";
+import { ExecCredentialError } from "./exec_credential_error.ts";
 import { loadInClusterConfig } from "./in_cluster.ts";
-import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
-import type { ResolvedClusterConfig } from "./kubeconfig.ts";
+import { resolveKubeconfig } from "./resolve_kubeconfig.ts";
+import type { ResolvedClusterConfig } from "./resolve_kubeconfig.ts";
 import { tokenFileSource } from "./token_file.ts";
-import { basicAuthorization, impersonationHeaders, rejectAuthProvider } from "./_user_auth.ts";
 import {
   checkBoolean,
   checkClock,
@@ -29,6 +44,7 @@ import type {
   ConfigHost,
   ConfigLoader,
   ConnectOptions,
+  FetchFunction,
   LoadFromDefaultOptions,
   LoadInClusterOptions,
   LoadKubeconfigOptions,
@@ -43,29 +59,25 @@ function validateOptions(options: unknown, where: string): void {
   for (const key of ["path", "context", "serviceAccountDir"]) {
     checkNonEmptyString(o[key], `options.${key}`);
   }
-  for (const key of ["fetch", "createFetch", "onTokenError"]) {
+  for (const key of ["fetch", "createFetch", "onTokenError", "execStderr"]) {
     checkFunction(o[key], `options.${key}`);
   }
   checkBoolean(o["ignoreUnsupportedTls"], "options.ignoreUnsupportedTls");
   checkNumber(o["tokenRefreshIntervalMs"], "options.tokenRefreshIntervalMs", { min: 0 });
+  checkNumber(o["execTimeoutMs"], "options.execTimeoutMs", { min: 1, allowInfinity: true });
   checkClock(o["clock"], "options.clock");
   checkSignal(o["signal"], "options.signal");
 }
 
-/** Adds the file to a config error raised while reading it. */
-function withPath(error: unknown, path: string): unknown {
-  if (error instanceof KubeconfigParseError && error.path === undefined) {
-    return error.withPath(path);
-  }
-  if (error instanceof ClusterConfigError && error.path === undefined) {
-    return new ClusterConfigError(`${path}: ${error.message}`, {
-      code: error.code,
-      path,
-      subject: error.subject,
-      cause: error.cause,
-    });
-  }
-  return error;
+/** The client options of a load before the connection is built. */
+type BaseOptions = Omit<ClusterClientOptions, "server" | "close" | "fetch" | "transport">;
+
+/** What the connection needs besides the TLS settings. */
+interface ConnectExtras {
+  /** The user's exec plugin, when it gives the credentials. */
+  exec?: { source: ExecCredentialSource; user: string } | undefined;
+  /** Header lines that repeat a name (impersonated groups, extra values). */
+  lines?: readonly HeaderLine[] | undefined;
 }
 
 /**
@@ -79,7 +91,7 @@ function withPath(error: unknown, path: string): unknown {
  * import assert from "node:assert/strict";
  * const files: Record<string, string> = {
  *   "/home/me/.kube/config": JSON.stringify({
- *     clusters: [{ name: "dev", cluster: { server: "http://127.0.0.1:8001" } }],
+ *     clusters: [{ name: "dev", cluster: { server: "https://127.0.0.1:6443" } }],
  *     users: [{ name: "me", user: { token: "abc" } }],
  *     contexts: [{ name: "dev", context: { cluster: "dev", user: "me", namespace: "apps" } }],
  *     "current-context": "dev",
@@ -98,28 +110,12 @@ function withPath(error: unknown, path: string): unknown {
  *   pathListSeparator: ":",
  * });
  * const options = await loader.loadFromDefault();
- * assert.equal(options.server, "http://127.0.0.1:8001");
+ * assert.equal(options.server, "https://127.0.0.1:6443");
  * assert.equal(options.token, "abc");
  * assert.equal(options.namespace, "apps");
  * ```
  */
 export function createConfigLoader(host: ConfigHost): ConfigLoader {
-  const homeDir = (): string | undefined => {
-    const home = host.env("HOME") || host.env("USERPROFILE");
-    if (home) return home;
-    const drive = host.env("HOMEDRIVE");
-    const path = host.env("HOMEPATH");
-    return drive && path ? drive + path : undefined;
-  };
-
-  const defaultKubeconfigPath = (): string | undefined => {
-    const list = host.env("KUBECONFIG") ?? "";
-    const first = list.split(host.pathListSeparator).find((p) => p.trim() !== "");
-    if (first !== undefined) return first.trim();
-    const home = homeDir();
-    return home === undefined ? undefined : resolveFrom(home, ".kube/config");
-  };
-
   /** Reads a file the configuration names; "not found" becomes a clear error. */
   const readNamed = async (path: string, what: string): Promise<string> => {
     try {
@@ -149,8 +145,8 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     server: string,
     transport: TransportConfig,
     options: ConnectOptions,
-    base: Omit<ClusterClientOptions, "server" | "close" | "fetch" | "transport">,
-    exec?: { source: ExecCredentialSource; first: ExecCredential },
+    base: BaseOptions,
+    extras: ConnectExtras = {},
   ): ClusterClientOptions => {
     const https = new URL(server).protocol === "https:";
     // TLS settings mean nothing for an http:// server; a proxy still applies.
@@ -159,104 +155,157 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       : (transport.proxyUrl === undefined ? {} : { proxyUrl: transport.proxyUrl });
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
     if (featuresOf(effective).length > 0) result.transport = effective;
-    const execCert = https && exec?.first.clientCertificateData !== undefined;
-    if (options.fetch !== undefined) {
-      if (execCert) {
-        throw new ClusterConfigError(
-          `the exec plugin of user ${JSON.stringify(base.context ?? "")} gives a client ` +
-            "certificate, which cannot reach the `fetch` option: pass `createFetch` instead",
-          { code: "UnsupportedTls", subject: "clientCert" },
-        );
-      }
-      result.fetch = options.fetch;
-      return result;
+    const given = options.fetch;
+    const lines = extras.lines;
+    let plain = given === undefined
+      ? buildFetch(host, base.source, server, effective, options)
+      : undefined;
+    // Repeated header lines need a transport that can send them (the runtime's fetch joins
+    // them): the host's, even with no TLS setting to apply.
+    if (plain === undefined && given === undefined && lines !== undefined) {
+      plain = host.transport?.create(effective);
     }
-    const plain = buildFetch(host, base.source, server, effective, options);
-    if (plain !== undefined) {
+    if (given !== undefined) result.fetch = given;
+    else if (plain !== undefined) {
       result.fetch = plain.fetch;
       result.close = plain.close;
     }
-    if (exec === undefined || !https) return result;
-    return withExecCertificates(
-      result,
-      exec.source,
-      (credential) =>
-        buildFetch(host, base.source, server, {
-          ...effective,
-          certData: credential.clientCertificateData!,
-          keyData: credential.clientKeyData!,
-        }, options),
-      plain,
-      execCert ? exec.first : undefined,
-    );
+    if (extras.exec !== undefined) {
+      const { source, user } = extras.exec;
+      withExecCredentials(
+        result,
+        source,
+        (credential) =>
+          buildFetch(host, base.source, server, {
+            ...effective,
+            certData: credential.clientCertificateData!,
+            keyData: credential.clientKeyData!,
+          }, options),
+        plain,
+        given,
+        user,
+      );
+    }
+    if (lines !== undefined) {
+      const inner: FetchFunction = result.fetch ?? ((request) => globalThis.fetch(request));
+      result.fetch = (request) => inner(withHeaderLines(request, lines));
+    }
+    return result;
   };
 
-  const fromKubeconfigText = async (
-    text: string,
-    path: string,
+  const fromKubeconfig = async (
+    files: KubeconfigFiles,
     options: LoadKubeconfigOptions,
   ): Promise<ClusterClientOptions> => {
+    const first = files.paths[0] ?? "kubeconfig";
     let resolved: ResolvedClusterConfig;
     try {
-      resolved = resolveKubeconfig(parseKubeconfig(text), { context: options.context });
+      resolved = resolveKubeconfig(files.config, { context: options.context });
     } catch (error) {
-      throw withPath(error, path);
+      const context = options.context ?? files.config.currentContext;
+      throw withPath(error, files.origins.contexts.get(context ?? "") ?? first);
     }
-    rejectAuthProvider(resolved, path);
-    const dir = dirnameOf(path);
-    const file = (p: string): string => resolveFrom(dir, p);
-    const transport: TransportConfig = {};
-    const ca = resolved.caData ??
-      (resolved.caFile === undefined
-        ? undefined
-        : await readPem(file(resolved.caFile), "certificate-authority"));
-    if (ca !== undefined) transport.caData = ca;
-    const cert = resolved.clientCertData ??
-      (resolved.clientCertFile === undefined
-        ? undefined
-        : await readPem(file(resolved.clientCertFile), "client-certificate"));
-    if (cert !== undefined) transport.certData = cert;
-    const key = resolved.clientKeyData ??
-      (resolved.clientKeyFile === undefined
-        ? undefined
-        : await readPem(file(resolved.clientKeyFile), "client-key"));
-    if (key !== undefined) transport.keyData = key;
-    if (resolved.insecureSkipTlsVerify === true) transport.insecureSkipTlsVerify = true;
-    if (resolved.tlsServerName !== undefined) transport.tlsServerName = resolved.tlsServerName;
-    if (resolved.proxyUrl !== undefined) transport.proxyUrl = resolved.proxyUrl;
-    options.signal?.throwIfAborted();
-
-    const base: Omit<ClusterClientOptions, "server" | "close" | "fetch" | "transport"> = {
+    const contextFile = files.origins.contexts.get(resolved.contextName) ?? first;
+    const userFile = files.origins.users.get(resolved.userName ?? "") ?? contextFile;
+    const clusterFile = files.origins.clusters.get(resolved.clusterName) ?? contextFile;
+    const base: BaseOptions = {
       source: "kubeconfig",
-      kubeconfigPath: path,
+      kubeconfigPath: contextFile,
+      kubeconfigPaths: files.paths,
       context: resolved.contextName,
     };
     if (resolved.namespace !== undefined) base.namespace = resolved.namespace;
-    if (resolved.token !== undefined) base.token = resolved.token;
-    else if (resolved.tokenFile !== undefined) {
-      const tokenPath = file(resolved.tokenFile);
-      const token = tokenFileSource(tokenPath, {
-        readFile: (p) => readNamed(p, "tokenFile"),
-        clock: options.clock,
-        refreshIntervalMs: options.tokenRefreshIntervalMs,
-        onError: options.onTokenError,
-      });
-      await token();
-      base.token = token;
+    const extras: ConnectExtras = {};
+    const lines = impersonationLines(resolved, userFile);
+    if (lines.length > 0) {
+      base.headers = joinedHeaders(lines);
+      const names = new Set(lines.map(([name]) => name.toLowerCase()));
+      if (names.size < lines.length) extras.lines = lines;
     }
-    const exec = await startExec(host, resolved, path, ca, options);
-    if (exec !== undefined) {
-      const { source } = exec;
-      if (exec.first.token !== undefined) base.token = () => source.token();
-      base.onUnauthorized = (request) => source.invalidate(request);
+    const transport: TransportConfig = {};
+    if (resolved.proxyUrl !== undefined) transport.proxyUrl = resolved.proxyUrl;
+    // As clientcmd does: the cluster's TLS settings and the user's credentials are applied
+    // only when the server is https, so no credential goes out in clear text.
+    if (new URL(resolved.server).protocol !== "https:") {
+      options.signal?.throwIfAborted();
+      return connect(resolved.server, transport, options, base, extras);
     }
-    const headers = impersonationHeaders(resolved, path);
-    if (resolved.username !== undefined) {
-      headers["Authorization"] = basicAuthorization(resolved.username, resolved.password ?? "");
+    if (resolved.userName !== undefined) rejectAuthProvider(resolved, userFile);
+    const ca = resolved.caData ??
+      (resolved.caFile === undefined
+        ? undefined
+        : await readPem(resolved.caFile, "certificate-authority").catch((error: unknown) => {
+          throw withPath(error, clusterFile);
+        }));
+    if (ca !== undefined) transport.caData = ca;
+    if (resolved.insecureSkipTlsVerify === true) transport.insecureSkipTlsVerify = true;
+    if (resolved.tlsServerName !== undefined) transport.tlsServerName = resolved.tlsServerName;
+    if (resolved.userName !== undefined) {
+      const cert = resolved.clientCertData ??
+        (resolved.clientCertFile === undefined
+          ? undefined
+          : await readPem(resolved.clientCertFile, "client-certificate"));
+      if (cert !== undefined) transport.certData = cert;
+      const key = resolved.clientKeyData ??
+        (resolved.clientKeyFile === undefined
+          ? undefined
+          : await readPem(resolved.clientKeyFile, "client-key"));
+      if (key !== undefined) transport.keyData = key;
+      if (resolved.token !== undefined) base.token = resolved.token;
+      else if (resolved.tokenFile !== undefined) {
+        const token = tokenFileSource(resolved.tokenFile, {
+          readFile: (p) => readNamed(p, "tokenFile"),
+          clock: options.clock,
+          refreshIntervalMs: options.tokenRefreshIntervalMs,
+          onError: options.onTokenError,
+        });
+        await token();
+        base.token = token;
+        base.onUnauthorized = (request) => token.invalidate(request);
+      }
+      if (resolved.username !== undefined) {
+        base.headers = {
+          ...base.headers,
+          Authorization: basicAuthorization(resolved.username, resolved.password ?? ""),
+        };
+      }
+      if (resolved.exec !== undefined) {
+        const source = userExec(resolved, ca, userFile, options, cert !== undefined);
+        if (source !== undefined) {
+          base.token = (request) => source.token(request);
+          base.onUnauthorized = (request) => source.invalidate(request);
+          extras.exec = { source, user: resolved.userName };
+        }
+      }
     }
-    if (Object.keys(headers).length > 0) base.headers = headers;
     options.signal?.throwIfAborted();
-    return connect(resolved.server, transport, options, base, exec);
+    return connect(resolved.server, transport, options, base, extras);
+  };
+
+  /**
+   * The exec plugin source of the user, or `undefined` when a token, basic auth or a client
+   * certificate wins over it, as in client-go (the plugin is then not run, but its block
+   * must still be valid, as kubectl's validation requires).
+   */
+  const userExec = (
+    resolved: ResolvedClusterConfig,
+    ca: string | undefined,
+    where: string,
+    options: LoadKubeconfigOptions,
+    hasCert: boolean,
+  ): ExecCredentialSource | undefined => {
+    const exec = resolved.exec!;
+    const other = resolved.token !== undefined || resolved.tokenFile !== undefined ||
+      resolved.username !== undefined || hasCert;
+    if (!other) return execSource(host, resolved, exec, ca, where, options);
+    const checked = checkExec(exec);
+    if (typeof checked === "string") {
+      throw new ExecCredentialError(
+        `exec plugin of user ${JSON.stringify(resolved.userName ?? "")} ${checked}`,
+        { code: "InvalidConfig", command: exec.command.includes("\0") ? "" : exec.command },
+      );
+    }
+    return undefined;
   };
 
   const loadKubeconfig = async (
@@ -264,16 +313,25 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   ): Promise<ClusterClientOptions> => {
     validateOptions(options, "loadKubeconfig");
     options.signal?.throwIfAborted();
-    const path = options.path ?? defaultKubeconfigPath();
-    if (path === undefined) {
+    const explicit = options.path !== undefined;
+    const paths = explicit ? [options.path!] : defaultKubeconfigPaths(host);
+    if (paths.length === 0) {
       throw new ClusterConfigError(
         "no kubeconfig path: pass `path`, or set KUBECONFIG or HOME",
         { code: "NoConfig" },
       );
     }
-    const text = await readNamed(path, "kubeconfig");
+    const files = await readKubeconfigFiles(host, paths, explicit, options.signal);
+    if (files.paths.length === 0) {
+      throw new ClusterConfigError(
+        paths.length === 1
+          ? `kubeconfig ${paths[0]} does not exist`
+          : `none of the kubeconfig files in KUBECONFIG exist (${paths.join(", ")})`,
+        { code: "FileNotFound", path: paths[0] },
+      );
+    }
     options.signal?.throwIfAborted();
-    return fromKubeconfigText(text, path, options);
+    return fromKubeconfig(files, options);
   };
 
   const loadInCluster = async (
@@ -290,10 +348,12 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       onTokenError: options.onTokenError,
       signal: options.signal,
     });
+    const token = config.token;
     return connect(config.server, { caData: config.caData }, options, {
       source: "in-cluster",
       namespace: config.namespace,
-      token: config.token,
+      token,
+      onUnauthorized: (request) => token.invalidate(request),
     });
   };
 
@@ -302,31 +362,35 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
   ): Promise<ClusterClientOptions> => {
     validateOptions(options, "loadFromDefault");
     options.signal?.throwIfAborted();
-    const fromEnv = (host.env("KUBECONFIG") ?? "").split(host.pathListSeparator)
-      .find((p) => p.trim() !== "");
-    if (fromEnv !== undefined) return loadKubeconfig({ ...options, path: fromEnv.trim() });
-    const home = homeDir();
-    const homeConfig = home === undefined ? undefined : resolveFrom(home, ".kube/config");
-    if (homeConfig !== undefined) {
-      let text: string | undefined;
-      try {
-        text = await host.readFile(homeConfig);
-      } catch (error) {
-        if (!host.isNotFound(error)) throw error;
-      }
-      if (text !== undefined) return fromKubeconfigText(text, homeConfig, options);
+    const paths = defaultKubeconfigPaths(host);
+    const files = await readKubeconfigFiles(host, paths, false, options.signal);
+    // As client-go: an absent or empty configuration falls back to in-cluster.
+    if (files.paths.length > 0 && !isEmptyKubeconfig(files.config)) {
+      return fromKubeconfig(files, options);
     }
     if ((host.env("KUBERNETES_SERVICE_HOST") ?? "") !== "") return loadInCluster(options);
+    const fromEnv = kubeconfigEnvPaths(host) !== undefined;
+    const what = paths.length === 0
+      ? "there is no home folder (HOME), "
+      : files.paths.length > 0
+      ? `${files.paths.join(", ")} ${files.paths.length === 1 ? "holds" : "hold"} no ` +
+        "configuration, "
+      : fromEnv
+      ? `none of the files in KUBECONFIG exist (${paths.join(", ")}), `
+      : `${paths[0]} does not exist, `;
     throw new ClusterConfigError(
-      "no cluster configuration found: KUBECONFIG is not set, " +
-        (homeConfig === undefined
-          ? "there is no home folder (HOME), "
-          : `${homeConfig} does not exist, `) +
+      `no cluster configuration found: ${fromEnv ? "" : "KUBECONFIG is not set, "}${what}` +
         "and KUBERNETES_SERVICE_HOST is not set (not in a pod). Point KUBECONFIG at a " +
         "kubeconfig, or run `kubectl proxy` and use kubectlProxy().",
-      { code: "NoConfig", path: homeConfig },
+      { code: "NoConfig", path: paths[0] },
     );
   };
 
-  return { loadKubeconfig, loadInCluster, loadFromDefault, defaultKubeconfigPath };
+  return {
+    loadKubeconfig,
+    loadInCluster,
+    loadFromDefault,
+    defaultKubeconfigPath: () => defaultKubeconfigPaths(host)[0],
+    defaultKubeconfigPaths: () => defaultKubeconfigPaths(host),
+  };
 }

@@ -6,7 +6,7 @@
 import type { KubeClientOptions } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
 
-import type { RunCommand } from "./exec_credential.ts";
+import type { RunCommand } from "./exec_command.ts";
 
 /** A `fetch` taking one `Request`, as `KubeClientOptions.fetch` expects. */
 export type FetchFunction = (request: Request) => Promise<Response>;
@@ -84,10 +84,22 @@ export interface ConfigHost {
   /** Runtime-specific advice added to `UnsupportedTls` errors, per setting. */
   hints?: Partial<Record<TransportFeature, string>> | undefined;
   /**
-   * Runs an exec credential plugin (no shell, no terminal); absent when the runtime cannot
-   * start processes, and users with an `exec` plugin are then refused (`UnsupportedAuth`).
+   * Runs an exec credential plugin (no shell); absent when the runtime cannot start
+   * processes, and users with an `exec` plugin are then refused (`UnsupportedAuth`).
    */
   runCommand?: RunCommand | undefined;
+  /**
+   * Whether this process's standard input is a terminal (an exec plugin with
+   * `interactiveMode: IfAvailable` or `Always` then reads it).
+   * @default () => false
+   */
+  stdinIsTerminal?: (() => boolean) | undefined;
+  /**
+   * Writes bytes to this process's standard error: where an exec plugin's stderr goes, as
+   * the plugin writes it, unless `execStderr` is given.
+   * @default undefined (a plugin's stderr is dropped, apart from the error of a failed run)
+   */
+  writeStderr?: ((chunk: Uint8Array) => void) | undefined;
 }
 
 /** Where a set of client options came from. */
@@ -115,8 +127,13 @@ export interface ClusterClientOptions extends KubeClientOptions {
   source: ConfigSource;
   /** Default namespace of the context, or the pod's namespace; absent when none is set. */
   namespace?: string | undefined;
-  /** Kubeconfig file read, for `source: "kubeconfig"`. */
+  /**
+   * For `source: "kubeconfig"`: the kubeconfig file the context used came from (with a
+   * `KUBECONFIG` list, the file that defines it).
+   */
   kubeconfigPath?: string | undefined;
+  /** For `source: "kubeconfig"`: every kubeconfig file read and merged, in order. */
+  kubeconfigPaths?: string[] | undefined;
   /** Context used, for `source: "kubeconfig"`. */
   context?: string | undefined;
   /**
@@ -155,10 +172,25 @@ export interface ConnectOptions {
    */
   ignoreUnsupportedTls?: boolean | undefined;
   /**
-   * Time source for re-reading token files and for the expiry of exec plugin credentials.
+   * Time source for re-reading token files, for the expiry of exec plugin credentials and
+   * for the exec plugin's time limit.
    * @default systemClock
    */
   clock?: Clock | undefined;
+  /**
+   * An exec plugin running longer than this is stopped, with the processes it started, and
+   * the requests waiting on it fail (`ExecCredentialError` code `Timeout`); `Infinity` for no
+   * limit (as kubectl). Plugin runs are shared by every load of the same user configuration:
+   * the first load's value holds.
+   * @default 300_000
+   */
+  execTimeoutMs?: number | undefined;
+  /**
+   * Receives an exec plugin's stderr as it writes it (the first load of a user
+   * configuration sets it, as `execTimeoutMs`).
+   * @default the runtime's standard error (`ConfigHost.writeStderr`)
+   */
+  execStderr?: ((chunk: Uint8Array) => void) | undefined;
   /**
    * Token files are re-read at most once per this many milliseconds.
    * @default 60_000
@@ -179,8 +211,10 @@ export interface ConnectOptions {
 /** Options of {@linkcode ConfigLoader.loadKubeconfig}. */
 export interface LoadKubeconfigOptions extends ConnectOptions {
   /**
-   * Kubeconfig file to read.
-   * @default the first path in `KUBECONFIG`, else `~/.kube/config`
+   * The one kubeconfig file to read (as `kubectl --kubeconfig`): an error when it does not
+   * exist.
+   * @default the files of `KUBECONFIG` (split on `:`, or `;` on Windows; missing ones
+   * skipped) merged as kubectl merges them, else `~/.kube/config`
    */
   path?: string | undefined;
   /**
@@ -219,8 +253,16 @@ export interface ConfigLoader {
   loadKubeconfig(options?: LoadKubeconfigOptions): Promise<ClusterClientOptions>;
   /** Returns client options for the pod this runs in. */
   loadInCluster(options?: LoadInClusterOptions): Promise<ClusterClientOptions>;
-  /** `KUBECONFIG` (first path), else `~/.kube/config`, else in-cluster. */
+  /**
+   * The files of `KUBECONFIG` (merged), else `~/.kube/config`, else in-cluster (also when
+   * they hold no configuration), as client-go's default loading rules.
+   */
   loadFromDefault(options?: LoadFromDefaultOptions): Promise<ClusterClientOptions>;
-  /** The kubeconfig path `loadKubeconfig` reads by default, or `undefined` without a home. */
+  /**
+   * The first kubeconfig file `loadKubeconfig` reads by default, or `undefined` without
+   * `KUBECONFIG` or a home folder.
+   */
   defaultKubeconfigPath(): string | undefined;
+  /** Every kubeconfig file `loadKubeconfig` reads by default, in merge order. */
+  defaultKubeconfigPaths(): string[];
 }

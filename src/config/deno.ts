@@ -26,7 +26,8 @@
  * @module
  */
 import { createConfigLoader } from "./config_loader.ts";
-import type { ExecCommand, ExecCommandResult } from "./exec_credential.ts";
+import { runDenoCommand } from "./_deno_run_command.ts";
+import { withRepeatedHeaderLines } from "./_node_header_lines_fetch.ts";
 import { createNodeFetch } from "./node_fetch.ts";
 import type {
   ClusterClientOptions,
@@ -44,13 +45,8 @@ interface DenoApi {
   env: { get(name: string): string | undefined };
   build: { os: string };
   errors: { NotFound: abstract new (...args: never[]) => Error };
-  Command: new (command: string, options: {
-    args: string[];
-    env: Record<string, string>;
-    stdin: "null";
-    stdout: "piped";
-    stderr: "piped";
-  }) => { output(): Promise<{ code: number; stdout: Uint8Array; stderr: Uint8Array }> };
+  stdin: { isTerminal(): boolean };
+  stderr: { writeSync(bytes: Uint8Array): number };
   createHttpClient(options: {
     caCerts?: string[];
     cert?: string;
@@ -67,19 +63,6 @@ function deno(): DenoApi {
     );
   }
   return api;
-}
-
-/** Runs an exec plugin with `Deno.Command` (no shell; stdin closed). */
-async function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult> {
-  const { code, stdout, stderr } = await new (deno().Command)(command.command, {
-    args: [...command.args],
-    env: { ...command.env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = new TextDecoder();
-  return { exitCode: code, stdout: text.decode(stdout), stderr: text.decode(stderr) };
 }
 
 /**
@@ -131,15 +114,24 @@ export const denoHost: ConfigHost = {
   },
   transport: {
     supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
-    create: createDenoFetch,
+    create: (transport) => withRepeatedHeaderLines(createDenoFetch(transport), transport),
   },
   runCommand: runDenoCommand,
+  stdinIsTerminal: () => deno().stdin.isTerminal(),
+  writeStderr: (chunk) => writeAll(chunk),
 };
+
+/** Writes all of `chunk` to standard error (a plugin's prompt or device code). */
+function writeAll(chunk: Uint8Array): void {
+  let rest = chunk;
+  while (rest.byteLength > 0) rest = rest.subarray(deno().stderr.writeSync(rest));
+}
 
 const loader = createConfigLoader(denoHost);
 
 /**
- * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
+ * Reads a kubeconfig (`path`, else the files of `KUBECONFIG` merged as kubectl merges them,
+ * else `~/.kube/config`) and
  * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's CA and
  * client certificate. Call `close()` on the result when done with the client.
  *
@@ -198,7 +190,8 @@ export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterCl
 }
 
 /**
- * The usual lookup: the first path in `KUBECONFIG`, else `~/.kube/config`, else in-cluster.
+ * The usual lookup, as client-go's: the files of `KUBECONFIG` (merged), else `~/.kube/config`,
+ * else in-cluster.
  *
  * @example
  * ```ts

@@ -3,6 +3,7 @@
  * configuration that parses but cannot be used.
  * @module
  */
+import { YamlSyntaxError } from "./yaml/yaml_syntax_error.ts";
 
 /** Constructor options of {@linkcode KubeconfigParseError}. */
 export interface KubeconfigParseErrorOptions {
@@ -35,17 +36,19 @@ export interface KubeconfigParseErrorOptions {
 
 /**
  * A kubeconfig that is not valid YAML, or uses YAML beyond the subset kinformer reads (anchors,
- * aliases, tags, several documents, complex keys, tabs in indentation). It names the line,
- * column and key path, and never shows the text of the line: a broken line may hold a token,
- * a password or a key.
+ * aliases, tags, several documents, complex keys, tabs in indentation): the
+ * {@linkcode YamlSyntaxError} of a kubeconfig, naming the file when known. It names the line,
+ * column and key path (kubeconfig field names only), and never shows the text of the line: a
+ * broken line may hold a token, a password or a key.
  *
  * @example
  * ```ts
- * import { KubeconfigParseError, parseKubeconfig } from "@kinformer/kinformer/config";
+ * import { KubeconfigParseError, parseKubeconfig, YamlSyntaxError } from "@kinformer/kinformer/config";
  * import assert from "node:assert/strict";
  * const yaml = "users:\n- name: alice\n  user:\n    token: &t abc\n";
  * assert.throws(() => parseKubeconfig(yaml), (error) => {
  *   assert.ok(error instanceof KubeconfigParseError);
+ *   assert.ok(error instanceof YamlSyntaxError);
  *   assert.equal(error.line, 4);
  *   assert.equal(error.key, "users[0].user.token");
  *   assert.equal(
@@ -56,33 +59,15 @@ export interface KubeconfigParseErrorOptions {
  * });
  * ```
  */
-export class KubeconfigParseError extends Error {
+export class KubeconfigParseError extends YamlSyntaxError {
   /** Always `"KubeconfigParseError"`. */
   override name = "KubeconfigParseError";
-  /** What is wrong, without the location. */
-  readonly reason: string;
-  /** 1-based line number of the offending line. */
-  readonly line: number;
-  /** 1-based column of the problem, when known. */
-  readonly column: number | undefined;
-  /** Key path of the problem (`users[0].user.token`), when known; never a value. */
-  readonly key: string | undefined;
   /** File the text came from, when known. */
   readonly path: string | undefined;
 
   /** Builds the error; the message names the file (if known), line, column and key path. */
   constructor(options: KubeconfigParseErrorOptions) {
-    const column = options.column === undefined ? "" : `:${options.column}`;
-    const where = `${options.path ?? "kubeconfig"}:${options.line}${column}`;
-    const key = options.key === undefined ? "" : ` (at ${options.key})`;
-    super(
-      `${where}: ${options.reason}${key}`,
-      options.cause === undefined ? undefined : { cause: options.cause },
-    );
-    this.reason = options.reason;
-    this.line = options.line;
-    this.column = options.column;
-    this.key = options.key;
+    super({ ...options, source: options.path ?? "kubeconfig" });
     this.path = options.path;
   }
 

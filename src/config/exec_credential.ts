@@ -1,12 +1,22 @@
 /**
  * Exec credential plugins (`client.authentication.k8s.io/v1` and `v1beta1`): runs the
- * kubeconfig's `exec` command and caches the `ExecCredential` it prints. Portable: the process
- * is started by a runtime's {@linkcode RunCommand}.
+ * kubeconfig's `exec` command when a credential is needed, as kubectl does, and caches the
+ * `ExecCredential` it prints. Portable: the process is started by a runtime's
+ * {@linkcode RunCommand}.
  * @module
  */
+import { abortable } from "../util/abort.ts";
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
-import { base64Utf8, describeValue, isRecord, messageOf, truncate } from "../util/values.ts";
+import { checkClock, checkFunction, checkNumber } from "../util/validate.ts";
+import { base64Utf8, messageOf } from "../util/values.ts";
+import { OutputTail, parseExecOutput, redactStderr, STDOUT_LIMIT } from "./_exec_output.ts";
+import type {
+  ExecClusterInfo,
+  ExecCommandResult,
+  ExecCredential,
+  RunCommand,
+} from "./exec_command.ts";
 import { ExecCredentialError } from "./exec_credential_error.ts";
 import type { ExecCredentialErrorOptions } from "./exec_credential_error.ts";
 import type { KubeconfigExec } from "./kubeconfig.ts";
@@ -26,57 +36,19 @@ export const EXEC_API_VERSIONS: readonly string[] = [
   "client.authentication.k8s.io/v1beta1",
 ];
 
-/** A command to run, without a shell. */
-export interface ExecCommand {
-  /** Program: a name looked up in `PATH`, or a path. */
-  command: string;
-  /** Arguments. */
-  args: readonly string[];
-  /** Variables added to (or replacing in) the current process environment. */
-  env: Readonly<Record<string, string>>;
-}
-
-/** What a command did. */
-export interface ExecCommandResult {
-  /** Exit code (a signal-killed process reports a non-zero code). */
-  exitCode: number;
-  /** Standard output, as UTF-8 text. */
-  stdout: string;
-  /** Standard error, as UTF-8 text. */
-  stderr: string;
-}
-
 /**
- * Starts `command` with stdin closed (no terminal) and resolves when it exits. Rejects when
- * it cannot be started; a missing program must be an error the host's `isNotFound` knows.
+ * How long a plugin may run before it is stopped (milliseconds): 5 minutes, time for a login
+ * in a browser or a device code. kubectl sets none; a plugin that hangs would then hold every
+ * request forever.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_EXEC_TIMEOUT_MS } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULT_EXEC_TIMEOUT_MS, 300_000);
+ * ```
  */
-export type RunCommand = (command: ExecCommand) => Promise<ExecCommandResult>;
-
-/** The cluster as given to a plugin with `provideClusterInfo: true`. */
-export interface ExecClusterInfo {
-  /** API server URL. */
-  server: string;
-  /** PEM CA bundle (sent base64-encoded as `certificate-authority-data`). */
-  caData?: string | undefined;
-  /** `tls-server-name`. */
-  tlsServerName?: string | undefined;
-  /** `insecure-skip-tls-verify`. */
-  insecureSkipTlsVerify?: boolean | undefined;
-  /** `proxy-url`. */
-  proxyUrl?: string | undefined;
-}
-
-/** A credential a plugin printed. */
-export interface ExecCredential {
-  /** Bearer token. */
-  token?: string;
-  /** PEM client certificate (with `clientKeyData`). */
-  clientCertificateData?: string;
-  /** PEM client key. */
-  clientKeyData?: string;
-  /** When it expires (milliseconds since the epoch); absent: until the server refuses it. */
-  expiresAt?: number;
-}
+export const DEFAULT_EXEC_TIMEOUT_MS = 300_000;
 
 /** Options of {@linkcode ExecCredentialSource}. */
 export interface ExecCredentialSourceOptions {
@@ -97,27 +69,61 @@ export interface ExecCredentialSourceOptions {
    */
   cluster?: ExecClusterInfo | undefined;
   /**
-   * Decides when a credential has expired.
+   * Decides when a credential has expired, and times the plugin's time limit.
    * @default systemClock
    */
   clock?: Clock | undefined;
+  /**
+   * The plugin is stopped (with the processes it started) when it runs longer than this;
+   * `Infinity` for no limit (as kubectl).
+   * @default 300_000 ({@linkcode DEFAULT_EXEC_TIMEOUT_MS})
+   */
+  timeoutMs?: number | undefined;
+  /**
+   * Receives the plugin's stderr as it writes it; the loaders pass the process's stderr, so a
+   * prompt or a device code reaches the user as with kubectl. An error it throws is ignored.
+   * @default discarded (the last 64 KiB are kept, redacted, for the error of a failed run)
+   */
+  onStderr?: ((chunk: Uint8Array) => void) | undefined;
+  /**
+   * Whether this process's standard input is a terminal: with `interactiveMode:
+   * IfAvailable` or `Always`, the plugin then reads it (and `spec.interactive` is true).
+   * @default () => false
+   */
+  isTerminal?: (() => boolean) | undefined;
 }
 
-/** Longest stderr text kept in an error. */
-const STDERR_LIMIT = 500;
-/** Longest stdout read as a credential. Internal. */
-export const STDOUT_LIMIT = 1024 * 1024;
+/** Options of {@linkcode ExecCredentialSource.credential}. */
+export interface ExecCredentialRequestOptions {
+  /**
+   * Gives up waiting: the call rejects with the signal's reason. When every caller waiting on
+   * a run has given up, the plugin is stopped.
+   * @default undefined
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** One run of the plugin, shared by the callers waiting on it. */
+interface Run {
+  readonly promise: Promise<ExecCredential>;
+  readonly controller: AbortController;
+  waiters: number;
+}
 
 /**
- * Runs an exec credential plugin and caches its credential until `expirationTimestamp` (on the
- * injected clock), or, without one, until {@linkcode ExecCredentialSource.invalidate} (a 401).
- * Concurrent callers share one run; a failed run is not cached (the next call runs the plugin
- * again, so callers should back off, as the informer does).
+ * Runs an exec credential plugin when a credential is first needed, and caches it until its
+ * `expirationTimestamp` (on the injected clock), or, without one, until
+ * {@linkcode ExecCredentialSource.invalidate} (a 401). Concurrent callers share one run; a
+ * failed run is not cached (the next call runs the plugin again, so callers should back off,
+ * as the informer does).
  *
  * The plugin gets the current environment plus the `exec.env` entries and
- * `KUBERNETES_EXEC_INFO` (an `ExecCredential` with `spec.interactive: false`, and
- * `spec.cluster` when `provideClusterInfo` is set); no terminal, stdin closed. So
- * `interactiveMode: Never` and `IfAvailable` behave the same, and `Always` is refused.
+ * `KUBERNETES_EXEC_INFO` (an `ExecCredential` with `spec.interactive`, and `spec.cluster` when
+ * `provideClusterInfo` is set). Its stderr goes to `onStderr` as it is written. Its stdin is
+ * this process's when `interactiveMode` is `IfAvailable` or `Always` and `isTerminal()` says
+ * stdin is a terminal, else none; `Always` without a terminal fails (code `Interactive`), as
+ * with client-go. It is stopped after `timeoutMs` (code `Timeout`), or when every caller
+ * waiting on it has aborted; only the callers of that run fail.
  *
  * @example
  * ```ts
@@ -131,7 +137,6 @@ export const STDOUT_LIMIT = 1024 * 1024;
  *     runs++;
  *     return Promise.resolve({
  *       exitCode: 0,
- *       stderr: "",
  *       stdout: JSON.stringify({
  *         apiVersion: "client.authentication.k8s.io/v1",
  *         kind: "ExecCredential",
@@ -140,6 +145,7 @@ export const STDOUT_LIMIT = 1024 * 1024;
  *     });
  *   },
  * });
+ * assert.equal(runs, 0); // nothing runs until a credential is asked for
  * assert.equal(await source.token(), "token-1");
  * assert.equal(await source.token(), "token-1"); // cached: the plugin ran once
  * assert.equal(runs, 1);
@@ -150,19 +156,24 @@ export const STDOUT_LIMIT = 1024 * 1024;
 export class ExecCredentialSource {
   readonly #exec: KubeconfigExec;
   readonly #apiVersion: string;
+  readonly #mode: "Never" | "IfAvailable" | "Always";
   readonly #run: RunCommand;
   readonly #isNotFound: (error: unknown) => boolean;
   readonly #user: string | undefined;
   readonly #cluster: ExecClusterInfo | undefined;
   readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #onStderr: ((chunk: Uint8Array) => void) | undefined;
+  readonly #isTerminal: () => boolean;
   #cached: ExecCredential | undefined;
-  #pending: Promise<ExecCredential> | undefined;
+  #current: Run | undefined;
   /** Credentials that served requests whose Authorization header does not show them. */
   readonly #served = new WeakMap<Request, ExecCredential>();
 
   /**
-   * Checks the `exec` block (command, `apiVersion`, `interactiveMode`); throws an
-   * {@linkcode ExecCredentialError} (`InvalidConfig` or `Interactive`) at once. Runs nothing.
+   * Checks the `exec` block (command, arguments, environment, `apiVersion`,
+   * `interactiveMode`); throws an {@linkcode ExecCredentialError} (`InvalidConfig`) at once,
+   * naming the field but never showing its value. Runs nothing.
    */
   constructor(options: ExecCredentialSourceOptions) {
     if (typeof options !== "object" || options === null) {
@@ -172,6 +183,10 @@ export class ExecCredentialSource {
     if (typeof options.isNotFound !== "function") {
       throw new TypeError("options.isNotFound must be a function");
     }
+    checkClock(options.clock, "options.clock");
+    checkNumber(options.timeoutMs, "options.timeoutMs", { min: 1, allowInfinity: true });
+    checkFunction(options.onStderr, "options.onStderr");
+    checkFunction(options.isTerminal, "options.isTerminal");
     const exec = options.exec;
     this.#exec = exec;
     this.#user = options.user;
@@ -179,51 +194,26 @@ export class ExecCredentialSource {
     this.#isNotFound = options.isNotFound;
     this.#cluster = options.cluster;
     this.#clock = options.clock ?? systemClock;
-    const command = typeof exec?.command === "string" ? exec.command : "";
-    const fail = (message: string, code: "InvalidConfig" | "Interactive" = "InvalidConfig") =>
-      this.#error(message, { code });
-    if (command === "") throw fail("has no command");
-    const apiVersion = exec.apiVersion ?? "";
-    if (apiVersion === "") {
-      throw fail(`has no apiVersion (use one of ${EXEC_API_VERSIONS.join(", ")})`);
-    }
-    if (!EXEC_API_VERSIONS.includes(apiVersion)) {
-      throw fail(
-        `has apiVersion ${JSON.stringify(apiVersion)}, which kinformer does not speak ` +
-          `(use one of ${EXEC_API_VERSIONS.join(", ")})`,
-      );
-    }
-    this.#apiVersion = apiVersion;
-    const mode = exec.interactiveMode ??
-      (apiVersion.endsWith("/v1beta1") ? "IfAvailable" : undefined);
-    if (mode === undefined) {
-      throw fail(
-        "has no interactiveMode, which client.authentication.k8s.io/v1 requires " +
-          "(Never, IfAvailable or Always)",
-      );
-    }
-    if (mode !== "Never" && mode !== "IfAvailable" && mode !== "Always") {
-      throw fail(
-        `has interactiveMode ${JSON.stringify(mode)}; use Never, IfAvailable or Always`,
-      );
-    }
-    if (mode === "Always") {
-      throw fail(
-        "has interactiveMode Always: it needs a terminal, and kinformer runs plugins without " +
-          "one. Log in with the plugin first (if it caches its credential) and set " +
-          "interactiveMode to IfAvailable or Never",
-        "Interactive",
-      );
-    }
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS;
+    this.#onStderr = options.onStderr;
+    this.#isTerminal = options.isTerminal ?? (() => false);
+    const checked = checkExec(exec);
+    if (typeof checked === "string") throw this.#error(checked, { code: "InvalidConfig" });
+    this.#apiVersion = checked.apiVersion;
+    this.#mode = checked.mode;
   }
 
   /**
    * The current credential: the cached one while it has not expired, else a new one from the
    * plugin (one run for all concurrent callers).
    *
-   * @throws {ExecCredentialError} when the plugin is missing, fails or prints no credential.
+   * @throws {ExecCredentialError} when the plugin is missing, fails, prints no credential,
+   * runs past its time limit (`Timeout`), or needs a terminal there is not (`Interactive`).
+   * @throws the signal's reason when `options.signal` aborts.
    */
-  credential(): Promise<ExecCredential> {
+  credential(options: ExecCredentialRequestOptions = {}): Promise<ExecCredential> {
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const cached = this.#cached;
     if (cached !== undefined) {
       if (cached.expiresAt === undefined || this.#clock.now() < cached.expiresAt) {
@@ -231,26 +221,45 @@ export class ExecCredentialSource {
       }
       this.#cached = undefined;
     }
-    this.#pending ??= this.#obtain().finally(() => {
-      this.#pending = undefined;
+    const run = this.#current ?? this.#start();
+    run.waiters++;
+    return new Promise((resolve, reject) => {
+      let waiting = true;
+      const leave = (): boolean => {
+        if (!waiting) return false;
+        waiting = false;
+        signal?.removeEventListener("abort", onAbort);
+        if (--run.waiters === 0 && this.#current === run) {
+          this.#current = undefined; // a later caller starts a new run
+          run.controller.abort(
+            new DOMException("every request waiting on the exec plugin gave up", "AbortError"),
+          );
+        }
+        return true;
+      };
+      const onAbort = (): void => {
+        if (leave()) reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      run.promise.then(
+        (credential) => {
+          if (leave()) resolve(credential);
+        },
+        (error: unknown) => {
+          if (leave()) reject(error);
+        },
+      );
     });
-    return this.#pending;
   }
 
   /**
-   * The credential's bearer token, for `KubeClientOptions.token`.
+   * The credential's bearer token, for `KubeClientOptions.token`; `undefined` when the plugin
+   * gave a client certificate instead.
    *
-   * @throws {ExecCredentialError} (`InvalidOutput`) when the plugin gave a client certificate
-   * only.
+   * @throws as {@linkcode ExecCredentialSource.credential}.
    */
-  async token(): Promise<string> {
-    const credential = await this.credential();
-    if (credential.token === undefined) {
-      throw this.#error("gave no token this time, only a client certificate", {
-        code: "InvalidOutput",
-      });
-    }
-    return credential.token;
+  async token(options: ExecCredentialRequestOptions = {}): Promise<string | undefined> {
+    return (await this.credential(options)).token;
   }
 
   /**
@@ -279,17 +288,72 @@ export class ExecCredentialSource {
     this.#served.set(request, credential);
   }
 
-  async #obtain(): Promise<ExecCredential> {
+  /** Starts a run, stopped by its time limit or when its last waiter leaves. */
+  #start(): Run {
+    const controller = new AbortController();
+    const limited = Number.isFinite(this.#timeoutMs);
+    const timer = limited && this.#clock.setTimeout(() => {
+      controller.abort(
+        this.#error(
+          `did not finish within ${this.#timeoutMs} ms and was stopped (raise execTimeoutMs ` +
+            "if logging in takes longer)",
+          { code: "Timeout" },
+        ),
+      );
+    }, this.#timeoutMs);
+    const promise = this.#obtain(controller.signal).finally(() => {
+      if (limited) this.#clock.clearTimeout(timer);
+      if (this.#current === run) this.#current = undefined;
+    });
+    // The waiters take the outcome; a run nobody waits for any more must not reject unhandled.
+    promise.catch(() => {});
+    const run: Run = { promise, controller, waiters: 0 };
+    this.#current = run;
+    return run;
+  }
+
+  async #obtain(signal: AbortSignal): Promise<ExecCredential> {
     const exec = this.#exec;
-    const env: Record<string, string> = {};
-    for (const { name, value } of exec.env ?? []) {
-      if (name !== "") env[name] = value;
+    let interactive = false;
+    if (this.#mode !== "Never") interactive = this.#isTerminal();
+    if (this.#mode === "Always" && !interactive) {
+      throw this.#error(
+        "has interactiveMode Always, but standard input is not a terminal. Run it once in a " +
+          "terminal to log in (if it caches its credential), or set interactiveMode to " +
+          "IfAvailable or Never",
+        { code: "Interactive" },
+      );
     }
-    env["KUBERNETES_EXEC_INFO"] = JSON.stringify(this.#execInfo());
+    const env: Record<string, string> = {};
+    for (const { name, value } of exec.env ?? []) env[name] = value;
+    env["KUBERNETES_EXEC_INFO"] = JSON.stringify(this.#execInfo(interactive));
+    const tail = new OutputTail();
+    const sink = this.#onStderr;
     let result: ExecCommandResult;
     try {
-      result = await this.#run({ command: exec.command, args: exec.args ?? [], env });
+      result = await abortable(
+        Promise.resolve().then(() =>
+          this.#run({
+            command: exec.command,
+            args: exec.args ?? [],
+            env,
+            stdin: interactive ? "inherit" : "null",
+            onStderr: (chunk) => {
+              tail.add(chunk);
+              try {
+                sink?.(chunk);
+              } catch {
+                // The user's sink failing must not fail the plugin.
+              }
+            },
+            maxStdoutBytes: STDOUT_LIMIT,
+            signal,
+          })
+        ),
+        signal,
+      );
     } catch (error) {
+      if (signal.aborted) throw signal.reason;
       // The runtime's spawn error carries the arguments and the environment (`spawnargs`,
       // ...): only its redacted message and code go on, as a fresh error.
       const reason = this.#redact(messageOf(error));
@@ -308,21 +372,26 @@ export class ExecCredentialSource {
       }
       throw this.#error(`could not be started: ${reason}`, { code: "Failed", cause });
     }
+    const invalid = (why: string): ExecCredentialError =>
+      this.#error(`printed no usable ExecCredential: ${why}`, { code: "InvalidOutput" });
+    if (new TextEncoder().encode(result.stdout).byteLength > STDOUT_LIMIT) {
+      throw invalid(`more than ${STDOUT_LIMIT} bytes of output`);
+    }
     if (result.exitCode !== 0) {
-      const stderr = this.#redact(result.stderr);
+      const stderr = this.#redact(`${result.stderr ?? ""}${tail.text()}`);
       throw this.#error(
         `exited with code ${result.exitCode}` + (stderr === "" ? "" : `: ${stderr}`),
         { code: "Failed", exitCode: result.exitCode, stderr },
       );
     }
-    const credential = this.#parse(result.stdout);
+    const credential = parseExecOutput(result.stdout, this.#apiVersion, invalid);
     this.#cached = credential;
     return credential;
   }
 
   /** The `ExecCredential` handed to the plugin in `KUBERNETES_EXEC_INFO`. */
-  #execInfo(): Record<string, unknown> {
-    const spec: Record<string, unknown> = { interactive: false };
+  #execInfo(interactive: boolean): Record<string, unknown> {
+    const spec: Record<string, unknown> = { interactive };
     const cluster = this.#cluster;
     if (this.#exec.provideClusterInfo === true && cluster !== undefined) {
       const info: Record<string, unknown> = { server: cluster.server };
@@ -332,93 +401,15 @@ export class ExecCredentialSource {
         info["certificate-authority-data"] = base64Utf8(cluster.caData);
       }
       if (cluster.proxyUrl !== undefined) info["proxy-url"] = cluster.proxyUrl;
+      if (cluster.disableCompression === true) info["disable-compression"] = true;
+      if (cluster.config !== undefined) info["config"] = cluster.config;
       spec["cluster"] = info;
     }
     return { apiVersion: this.#apiVersion, kind: "ExecCredential", spec };
   }
 
-  /** Reads the printed `ExecCredential`; never puts any of the output in an error. */
-  #parse(stdout: string): ExecCredential {
-    const invalid = (why: string): ExecCredentialError =>
-      this.#error(`printed no usable ExecCredential: ${why}`, { code: "InvalidOutput" });
-    if (stdout.length > STDOUT_LIMIT) throw invalid(`more than ${STDOUT_LIMIT} bytes of output`);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(stdout);
-    } catch {
-      throw invalid(`its output is not JSON (${stdout.length} characters on stdout)`);
-    }
-    if (!isRecord(parsed)) throw invalid("its output is not a JSON object");
-    const apiVersion = own(parsed, "apiVersion");
-    if (apiVersion !== this.#apiVersion) {
-      throw invalid(
-        `apiVersion is ${describe(apiVersion)}, but the kubeconfig asked for ` +
-          JSON.stringify(this.#apiVersion),
-      );
-    }
-    const kind = own(parsed, "kind");
-    if (kind !== "ExecCredential") throw invalid(`kind is ${describe(kind)}, not "ExecCredential"`);
-    const status = own(parsed, "status");
-    if (!isRecord(status)) throw invalid("it has no status");
-    const text = (key: string): string | undefined => {
-      const value = own(status, key);
-      if (value === undefined || value === null || value === "") return undefined;
-      if (typeof value !== "string") throw invalid(`status.${key} is not a string`);
-      return value;
-    };
-    const credential: ExecCredential = {};
-    const token = text("token");
-    const cert = text("clientCertificateData");
-    const key = text("clientKeyData");
-    if (token !== undefined) {
-      if (/[\r\n\0]/.test(token)) throw invalid("status.token contains a line break");
-      credential.token = token;
-    }
-    if ((cert === undefined) !== (key === undefined)) {
-      throw invalid(
-        cert === undefined
-          ? "status.clientKeyData comes without clientCertificateData"
-          : "status.clientCertificateData comes without clientKeyData",
-      );
-    }
-    if (cert !== undefined && key !== undefined) {
-      if (!cert.includes("-----BEGIN ") || !key.includes("-----BEGIN ")) {
-        throw invalid("status.clientCertificateData and clientKeyData must be PEM");
-      }
-      credential.clientCertificateData = cert;
-      credential.clientKeyData = key;
-    }
-    if (credential.token === undefined && credential.clientCertificateData === undefined) {
-      throw invalid("status has neither a token nor clientCertificateData and clientKeyData");
-    }
-    const expiration = text("expirationTimestamp");
-    if (expiration !== undefined) {
-      const at = Date.parse(expiration);
-      if (!/^\d{4}-\d{2}-\d{2}T/.test(expiration) || Number.isNaN(at)) {
-        throw invalid(`status.expirationTimestamp ${JSON.stringify(expiration)} is not RFC 3339`);
-      }
-      credential.expiresAt = at;
-    }
-    return credential;
-  }
-
-  /**
-   * Stderr fit for an error message: the `exec.env` values, JWTs, bearer tokens, PEM blocks
-   * and long base64/hex runs replaced by `<redacted>`, cut to {@linkcode STDERR_LIMIT}.
-   */
   #redact(text: string): string {
-    let out = text;
-    for (const { value } of this.#exec.env ?? []) {
-      if (value.length >= 4) out = out.split(value).join("<redacted>");
-    }
-    out = out
-      .replace(/-----BEGIN [^-]+-----[\s\S]*?(-----END [^-]+-----|$)/g, "<redacted>")
-      .replace(/\beyJ[\w-]*\.[\w-]*\.?[\w-]*/g, "<redacted>")
-      .replace(/\b(bearer|token|password|secret|key)(["':= ]+)[^\s"',;]+/gi, "$1$2<redacted>")
-      .replace(/[A-Za-z0-9+/_-]{32,}={0,2}/g, "<redacted>")
-      .trim();
-    if (out.length > STDERR_LIMIT) out = `${truncate(out, STDERR_LIMIT)}... (cut)`;
-    return out;
+    return redactStderr(text, (this.#exec.env ?? []).map((e) => e.value));
   }
 
   #error(
@@ -426,17 +417,60 @@ export class ExecCredentialSource {
     options: Omit<ExecCredentialErrorOptions, "command" | "user">,
   ): ExecCredentialError {
     const who = this.#user === undefined ? "" : ` of user ${JSON.stringify(this.#user)}`;
+    const command = typeof this.#exec?.command === "string" ? this.#exec.command : "";
+    // A command with a NUL is refused before anything is run; it is not shown either.
+    const shown = command.includes("\0") ? "<command>" : JSON.stringify(command);
     return new ExecCredentialError(
-      `exec plugin ${JSON.stringify(this.#exec?.command ?? "")}${who} ${message}`,
-      { ...options, command: this.#exec?.command ?? "", user: this.#user },
+      `exec plugin ${shown}${who} ${message}`,
+      { ...options, command: command.includes("\0") ? "" : command, user: this.#user },
     );
   }
 }
 
-function own(record: Record<string, unknown>, key: string): unknown {
-  return Object.hasOwn(record, key) ? record[key] : undefined;
-}
-
-function describe(value: unknown): string {
-  return value === undefined ? "missing" : describeValue(value);
+/**
+ * Checks an `exec` block as client-go does, and what no process API accepts: returns what is
+ * wrong (naming fields, never values), or the `apiVersion` and the `interactiveMode` in force.
+ */
+export function checkExec(
+  exec: KubeconfigExec | undefined,
+): string | { apiVersion: string; mode: "Never" | "IfAvailable" | "Always" } {
+  const command = typeof exec?.command === "string" ? exec.command : "";
+  if (exec === undefined || command === "") return "has no command";
+  if (command.includes("\0")) {
+    return "has a command containing a NUL character, which no process API accepts";
+  }
+  for (const [i, arg] of (exec.args ?? []).entries()) {
+    if (typeof arg !== "string" || arg.includes("\0")) {
+      return `has an argument (args[${i}]) containing a NUL character, which no process API ` +
+        "accepts";
+    }
+  }
+  for (const [i, entry] of (exec.env ?? []).entries()) {
+    const { name, value } = entry ?? {};
+    if (typeof name !== "string" || name === "") return `has an env entry (env[${i}]) with no name`;
+    if (name.includes("\0") || name.includes("=")) {
+      return `has an env entry (env[${i}]) whose name contains "=" or a NUL character`;
+    }
+    if (typeof value !== "string" || value.includes("\0")) {
+      return `has an env value (env[${i}].value) containing a NUL character, which no ` +
+        "process API accepts";
+    }
+  }
+  const apiVersion = exec.apiVersion ?? "";
+  if (apiVersion === "") return `has no apiVersion (use one of ${EXEC_API_VERSIONS.join(", ")})`;
+  if (!EXEC_API_VERSIONS.includes(apiVersion)) {
+    return `has apiVersion ${JSON.stringify(apiVersion)}, which kinformer does not speak ` +
+      `(use one of ${EXEC_API_VERSIONS.join(", ")})`;
+  }
+  // client-go defaults a v1beta1 block's interactiveMode to IfAvailable; v1 requires it.
+  const mode = exec.interactiveMode ??
+    (apiVersion.endsWith("/v1beta1") ? "IfAvailable" : undefined);
+  if (mode === undefined) {
+    return "has no interactiveMode, which client.authentication.k8s.io/v1 requires " +
+      "(Never, IfAvailable or Always)";
+  }
+  if (mode !== "Never" && mode !== "IfAvailable" && mode !== "Always") {
+    return `has interactiveMode ${JSON.stringify(mode)}; use Never, IfAvailable or Always`;
+  }
+  return { apiVersion, mode };
 }

@@ -6,18 +6,22 @@
 /**
  * What went wrong in an {@linkcode ExecCredentialError}:
  * - `InvalidConfig`: the kubeconfig's `exec` block cannot be used (no command, an unknown
- *   `apiVersion`, a missing or unknown `interactiveMode`).
- * - `Interactive`: the plugin needs a terminal (`interactiveMode: Always`); kinformer runs
- *   plugins without one.
+ *   `apiVersion`, a missing or unknown `interactiveMode`, a NUL character in the command, an
+ *   argument or the environment, an env entry with no name or with `=` in it).
+ * - `Interactive`: the plugin needs a terminal (`interactiveMode: Always`) and standard input
+ *   is not one.
  * - `NotFound`: the command does not exist (the message carries the `installHint`).
  * - `Failed`: the command could not be started, or exited with a non-zero code.
- * - `InvalidOutput`: the command succeeded but did not print a usable `ExecCredential`.
+ * - `Timeout`: the command ran past its time limit and was stopped.
+ * - `InvalidOutput`: the command succeeded but did not print a usable `ExecCredential` (or
+ *   printed more than 1 MiB).
  */
 export type ExecCredentialErrorCode =
   | "InvalidConfig"
   | "Interactive"
   | "NotFound"
   | "Failed"
+  | "Timeout"
   | "InvalidOutput";
 
 /** Constructor options of {@linkcode ExecCredentialError}. */

@@ -7,7 +7,7 @@
 import type { Clock } from "../util/clock.ts";
 import { ClusterConfigError } from "./errors.ts";
 import { trimEnd } from "../util/values.ts";
-import { tokenFileSource } from "./token_file.ts";
+import { type TokenFileSource, tokenFileSource } from "./token_file.ts";
 
 /**
  * Where the kubelet mounts the service account token, CA and namespace.
@@ -63,8 +63,11 @@ export interface InClusterConfigOptions {
 export interface InClusterConfig {
   /** `https://<KUBERNETES_SERVICE_HOST>:<KUBERNETES_SERVICE_PORT>` (IPv6 in brackets). */
   server: string;
-  /** The service account token, re-read from its file as it rotates. */
-  token: () => Promise<string>;
+  /**
+   * The service account token, re-read from its file as it rotates (at most every
+   * `tokenRefreshIntervalMs`, and at once after `token.invalidate`, on a 401).
+   */
+  token: TokenFileSource;
   /** PEM CA bundle that signs the API server certificate (`ca.crt`). */
   caData: string;
   /** `POD_NAMESPACE`, else the pod's namespace file, else `"default"`. */

@@ -1,18 +1,12 @@
 /**
  * The kubeconfig model: {@linkcode parseKubeconfig} turns a kubeconfig's text into typed
- * clusters, users and contexts (`resolve_kubeconfig.ts` picks one context of it).
+ * clusters, users, contexts and extensions (`kubeconfig_merge.ts` merges several files,
+ * `resolve_kubeconfig.ts` picks one context).
  * @module
  */
 import { invalidKubeconfig as invalid } from "./errors.ts";
 import { parseKubeconfigYaml } from "./kubeconfig_yaml.ts";
-import type { YamlMapping, YamlValue } from "./kubeconfig_yaml.ts";
-
-export { resolveKubeconfig } from "./resolve_kubeconfig.ts";
-export type {
-  Impersonation,
-  ResolvedClusterConfig,
-  ResolveKubeconfigOptions,
-} from "./resolve_kubeconfig.ts";
+import type { YamlMapping, YamlValue } from "./yaml/yaml_value.ts";
 
 /** A cluster entry (`clusters[].cluster`, plus its `name`). */
 export interface KubeconfigCluster {
@@ -30,6 +24,21 @@ export interface KubeconfigCluster {
   tlsServerName?: string;
   /** HTTP(S) or SOCKS5 proxy to reach the server through (`proxy-url`). */
   proxyUrl?: string;
+  /** Do not ask the server for compressed responses (`disable-compression`). */
+  disableCompression?: boolean;
+  /**
+   * Named extensions (`extensions`); `client.authentication.k8s.io/exec` is handed to the
+   * user's exec plugin as `spec.cluster.config` when it has `provideClusterInfo`.
+   */
+  extensions?: KubeconfigExtension[];
+}
+
+/** A named extension (`extensions[]`): `name` and its `extension`, any value. */
+export interface KubeconfigExtension {
+  /** Name of the extension. */
+  name: string;
+  /** The extension's value as parsed. */
+  extension: YamlValue;
 }
 
 /** An exec credential plugin (`users[].user.exec`), run by the loaders (`ExecCredentialSource`). */
@@ -129,11 +138,13 @@ export interface Kubeconfig {
   users: KubeconfigUser[];
   /** Contexts in file order. */
   contexts: KubeconfigContext[];
+  /** Named extensions (`extensions`), kept as data. */
+  extensions?: KubeconfigExtension[];
 }
 
 /**
  * Parses a kubeconfig (YAML as kubectl writes it, or JSON) into a {@linkcode Kubeconfig}.
- * Unknown fields (`preferences`, `extensions`) are ignored; fields of the wrong type and
+ * Unknown fields (`preferences`) are ignored, extensions kept as data; fields of the wrong type and
  * duplicate names are a {@linkcode ClusterConfigError} with code `InvalidKubeconfig`; text
  * beyond the supported YAML is a {@linkcode KubeconfigParseError}.
  *
@@ -180,6 +191,8 @@ export function parseKubeconfig(text: string): Kubeconfig {
     users: namedList(doc, "users", "user", readUser),
     contexts: namedList(doc, "contexts", "context", readContext),
   };
+  const extensions = readExtensions(doc, "extensions");
+  if (extensions !== undefined) config.extensions = extensions;
   const current = optString(doc, "current-context", "current-context");
   if (current !== undefined && current !== "") config.currentContext = current;
   return config;
@@ -289,6 +302,12 @@ function readCluster(m: YamlMapping, name: string, field: string): KubeconfigClu
   );
   put(cluster, "tlsServerName", s("tls-server-name"));
   put(cluster, "proxyUrl", s("proxy-url"));
+  put(
+    cluster,
+    "disableCompression",
+    optBool(m, "disable-compression", `${field}.disable-compression`),
+  );
+  put(cluster, "extensions", readExtensions(m, `${field}.extensions`, "extensions"));
   return cluster;
 }
 
@@ -367,6 +386,29 @@ function readExec(m: YamlMapping, field: string): KubeconfigExec {
   put(exec, "provideClusterInfo", optBool(m, "provideClusterInfo", `${field}.provideClusterInfo`));
   put(exec, "interactiveMode", optString(m, "interactiveMode", `${field}.interactiveMode`));
   return exec;
+}
+
+/**
+ * Reads a named `extensions` list (`[{ name, extension }]`), refusing unnamed and duplicate
+ * entries as kubectl does. `at` names the list in errors (`key` by default).
+ */
+function readExtensions(
+  m: YamlMapping,
+  at: string,
+  key = at,
+): KubeconfigExtension[] | undefined {
+  const list = own(m, key);
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list)) throw invalid(`${at} must be a list, not ${typeName(list)}`, at);
+  const seen = new Set<string>();
+  return list.map((entry, i) => {
+    const item = asMapping(entry, `${at}[${i}]`);
+    const name = optString(item, "name", `${at}[${i}].name`);
+    if (name === undefined || name === "") throw invalid(`${at}[${i}] has no name`, `${at}[${i}]`);
+    if (seen.has(name)) throw invalid(`${at} has two entries named ${JSON.stringify(name)}`, at);
+    seen.add(name);
+    return { name, extension: own(item, "extension") ?? null };
+  });
 }
 
 function readContext(m: YamlMapping, name: string, field: string): KubeconfigContext {

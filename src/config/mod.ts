@@ -44,39 +44,54 @@
  * @module
  */
 export { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
+export { YamlSyntaxError } from "./yaml/yaml_syntax_error.ts";
+export type { YamlSyntaxErrorOptions } from "./yaml/yaml_syntax_error.ts";
 export type {
   ClusterConfigErrorCode,
   ClusterConfigErrorOptions,
   KubeconfigParseErrorOptions,
 } from "./errors.ts";
 export { parseKubeconfigYaml } from "./kubeconfig_yaml.ts";
-export type { YamlMapping, YamlValue } from "./kubeconfig_yaml.ts";
-export { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
+export type { YamlMapping, YamlValue } from "./yaml/yaml_value.ts";
+export { parseKubeconfig } from "./kubeconfig.ts";
+export { resolveKubeconfig } from "./resolve_kubeconfig.ts";
 export type {
   Impersonation,
+  ResolvedClusterConfig,
+  ResolveKubeconfigOptions,
+} from "./resolve_kubeconfig.ts";
+export { mergeKubeconfigs } from "./kubeconfig_merge.ts";
+export type { KubeconfigFile } from "./kubeconfig_merge.ts";
+export type {
   Kubeconfig,
   KubeconfigAuthProvider,
   KubeconfigCluster,
   KubeconfigContext,
   KubeconfigExec,
+  KubeconfigExtension,
   KubeconfigUser,
-  ResolvedClusterConfig,
-  ResolveKubeconfigOptions,
 } from "./kubeconfig.ts";
 export { DEFAULT_TOKEN_REFRESH_MS, tokenFileSource } from "./token_file.ts";
-export type { TokenFileSourceOptions } from "./token_file.ts";
+export type { TokenFileSource, TokenFileSourceOptions } from "./token_file.ts";
 export { loadInClusterConfig, SERVICE_ACCOUNT_DIR } from "./in_cluster.ts";
 export type { InClusterConfig, InClusterConfigOptions } from "./in_cluster.ts";
 export { KUBECTL_PROXY_URL, kubectlProxy } from "./kubectl_proxy.ts";
-export { EXEC_API_VERSIONS, ExecCredentialSource } from "./exec_credential.ts";
+export {
+  DEFAULT_EXEC_TIMEOUT_MS,
+  EXEC_API_VERSIONS,
+  ExecCredentialSource,
+} from "./exec_credential.ts";
+export type {
+  ExecCredentialRequestOptions,
+  ExecCredentialSourceOptions,
+} from "./exec_credential.ts";
 export type {
   ExecClusterInfo,
   ExecCommand,
   ExecCommandResult,
   ExecCredential,
-  ExecCredentialSourceOptions,
   RunCommand,
-} from "./exec_credential.ts";
+} from "./exec_command.ts";
 export { ExecCredentialError } from "./exec_credential_error.ts";
 export type {
   ExecCredentialErrorCode,

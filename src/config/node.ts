@@ -29,6 +29,7 @@ import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
 import { createNodeFetch } from "./node_fetch.ts";
 import { runNodeCommand } from "./_node_run_command.ts";
+import { isatty } from "node:tty";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -62,12 +63,15 @@ export const nodeHost: ConfigHost = {
     create: createNodeFetch,
   },
   runCommand: runNodeCommand,
+  stdinIsTerminal: () => isatty(0),
+  writeStderr: (chunk) => process.stderr.write(chunk),
 };
 
 const loader = createConfigLoader(nodeHost);
 
 /**
- * Reads a kubeconfig (`path`, else the first path in `KUBECONFIG`, else `~/.kube/config`) and
+ * Reads a kubeconfig (`path`, else the files of `KUBECONFIG` merged as kubectl merges them,
+ * else `~/.kube/config`) and
  * returns options for `new KubeClient(...)`, with a `fetch` carrying the cluster's TLS and
  * proxy settings (and an exec plugin's credential). Call `close()` on the result when done.
  *
@@ -120,7 +124,8 @@ export function loadInCluster(options?: LoadInClusterOptions): Promise<ClusterCl
 }
 
 /**
- * The usual lookup: the first path in `KUBECONFIG`, else `~/.kube/config`, else in-cluster.
+ * The usual lookup, as client-go's: the files of `KUBECONFIG` (merged), else `~/.kube/config`,
+ * else in-cluster.
  *
  * @example
  * ```ts

@@ -28,6 +28,7 @@ import tls from "node:tls";
 import zlib from "node:zlib";
 import { RESPONSE_BYTES } from "../watch/response_bytes.ts";
 import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
+import { headerLinesOf } from "./_header_lines.ts";
 import {
   bareHost,
   openTunnel,
@@ -179,10 +180,12 @@ async function send(
     throw new TypeError(`only http: and https: URLs can be fetched, got ${url.protocol}`);
   }
   const isHttps = url.protocol === "https:";
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string | string[]> = {};
   request.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  // Names the caller sends once per value (`Headers` joined them into one line).
+  for (const [name, values] of headerLinesOf(request)) headers[name] = values;
   let body: Uint8Array | undefined;
   if (request.body !== null) {
     body = new Uint8Array(await request.arrayBuffer());

@@ -11,6 +11,10 @@ import type {
   KubeconfigExec,
   KubeconfigUser,
 } from "./kubeconfig.ts";
+import type { YamlValue } from "./yaml/yaml_value.ts";
+
+/** Name of the cluster extension client-go hands to exec plugins. */
+const EXEC_EXTENSION = "client.authentication.k8s.io/exec";
 
 /** Options of {@linkcode resolveKubeconfig}. */
 export interface ResolveKubeconfigOptions {
@@ -63,6 +67,13 @@ export interface ResolvedClusterConfig {
   tlsServerName?: string;
   /** Proxy URL. */
   proxyUrl?: string;
+  /** Do not ask for compressed responses (`disable-compression`). */
+  disableCompression?: boolean;
+  /**
+   * The cluster's `client.authentication.k8s.io/exec` extension, handed to the user's exec
+   * plugin (`spec.cluster.config`) when it has `provideClusterInfo`.
+   */
+  execClusterConfig?: YamlValue;
   /** Impersonation (`as`, `as-uid`, `as-groups`, `as-user-extra`), sent as headers. */
   impersonate?: Impersonation;
   /** Exec credential plugin of the user (the loaders run it). */
@@ -194,6 +205,9 @@ export function resolveKubeconfig(
   }
   if (cluster.tlsServerName) resolved.tlsServerName = cluster.tlsServerName;
   if (cluster.proxyUrl) resolved.proxyUrl = cluster.proxyUrl;
+  if (cluster.disableCompression === true) resolved.disableCompression = true;
+  const execExtension = cluster.extensions?.find((e) => e.name === EXEC_EXTENSION);
+  if (execExtension !== undefined) resolved.execClusterConfig = execExtension.extension;
 
   if (user !== undefined) resolveUser(user, resolved);
   return resolved;

@@ -45,10 +45,26 @@ export interface TokenFileSourceOptions {
 }
 
 /**
+ * A token read from a file: call it for the token (pass it as `KubeClientOptions.token`), and
+ * call `invalidate` from `KubeClientOptions.onUnauthorized` so a 401 makes the next call read
+ * the file again at once.
+ */
+export interface TokenFileSource {
+  /** The token: the cached one while it is fresh, else the file's. */
+  (): Promise<string>;
+  /**
+   * Makes the next call read the file again. Given the request the server refused, only when
+   * it carried the cached token (several refusals at once cause one read, not several).
+   */
+  invalidate(request?: Request): void;
+}
+
+/**
  * Returns a function giving the token in `path`, read on first use and again when the cached
- * copy is older than `refreshIntervalMs` on `clock`. Concurrent callers share one read;
- * surrounding whitespace is trimmed; an empty file is a {@linkcode ClusterConfigError} with
- * code `InvalidFile`. Pass the function as `KubeClientOptions.token`.
+ * copy is older than `refreshIntervalMs` on `clock` (as client-go's cached file token source),
+ * or at once after `invalidate` (a 401 that carried it; client-go waits for the interval).
+ * Concurrent callers share one read; surrounding whitespace is trimmed; an empty file is a
+ * {@linkcode ClusterConfigError} with code `InvalidFile`.
  *
  * @example
  * ```ts
@@ -63,11 +79,24 @@ export interface TokenFileSourceOptions {
  * files.set("/token", "second");
  * assert.equal(await token(), "second");
  * ```
+ *
+ * @example After a 401, the file is read again at once
+ * ```ts
+ * import { tokenFileSource } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
+ * let text = "old";
+ * const token = tokenFileSource("/token", { readFile: () => Promise.resolve(text) });
+ * assert.equal(await token(), "old");
+ * text = "rotated";
+ * assert.equal(await token(), "old"); // cached for up to 60 s
+ * token.invalidate(new Request("https://cluster.example", { headers: { authorization: "Bearer old" } }));
+ * assert.equal(await token(), "rotated");
+ * ```
  */
 export function tokenFileSource(
   path: string,
   options: TokenFileSourceOptions,
-): () => Promise<string> {
+): TokenFileSource {
   const clock = options.clock ?? systemClock;
   const interval = requireNumber(
     options.refreshIntervalMs ?? DEFAULT_TOKEN_REFRESH_MS,
@@ -99,14 +128,24 @@ export function tokenFileSource(
       return token;
     } finally {
       readAt = clock.now();
+      stale = false;
     }
   };
 
-  return (): Promise<string> => {
-    if (token !== undefined && clock.now() - readAt < interval) return Promise.resolve(token);
+  let stale = false;
+  const source = (): Promise<string> => {
+    if (token !== undefined && !stale && clock.now() - readAt < interval) {
+      return Promise.resolve(token);
+    }
     pending ??= read().finally(() => {
       pending = undefined;
     });
     return pending;
   };
+  source.invalidate = (request?: Request): void => {
+    if (request === undefined || request.headers.get("authorization") === `Bearer ${token}`) {
+      stale = true;
+    }
+  };
+  return source;
 }

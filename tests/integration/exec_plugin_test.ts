@@ -1,17 +1,24 @@
 // Exec credential plugins for real: this runtime's loader runs tests/fixtures/exec/fake-plugin.sh
-// (Deno.Command on Deno, node:child_process on Bun and Node) against the simulated cluster, over
-// HTTP with tokens and over HTTPS with client certificates. ExecCredentialSource's own rules, with
-// an in-memory plugin, are tested in tests/config/exec_credential_test.ts.
+// (Deno.Command on Deno, node:child_process on Bun and Node) against the simulated cluster, with
+// tokens and, over HTTPS, client certificates. Issue 23.4: the plugin runs at the first request
+// that needs a credential, never at load; one credential per user configuration for the process;
+// stderr passed on as written; stdin given when interactiveMode and a terminal allow it; a time
+// limit and an abort stop the plugin and the processes it started. Issue 25.4: values no process
+// API takes are refused up front; stdout is capped. ExecCredentialSource's own rules, with an
+// in-memory plugin, are in tests/config/exec_credential_test.ts and tests/config/exec_run_test.ts.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import process from "node:process";
 import { KubeApiError, KubeClient, KubeNetworkError, pods } from "../../src/client/mod.ts";
 import {
   type ClusterClientOptions,
-  ClusterConfigError,
   createConfigLoader,
   ExecCredentialError,
+  type LoadKubeconfigOptions,
 } from "../../src/config/mod.ts";
 import type { KubeconfigExec } from "../../src/config/kubeconfig.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
@@ -24,10 +31,14 @@ import {
   runtimeHost,
   tempDir,
 } from "../fixtures/kubeconfig/helpers.ts";
+import { bin, ROOT } from "../_runtime_process.ts";
 import { failure } from "../_errors.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
 const PLUGIN = join(FIXTURES, "..", "exec", "fake-plugin.sh");
+const DRIVER = join(FIXTURES, "..", "exec", "interactive_driver.ts");
+/** The server a token test names: https, so the kubeconfig's credentials apply (23.7). */
+const SIM = "https://sim.invalid";
 
 interface PluginEnv {
   /** The plugin's state folder (FAKE_PLUGIN_DIR). */
@@ -41,6 +52,7 @@ interface PluginEnv {
     server: string,
     exec?: Partial<KubeconfigExec>,
     cluster?: Record<string, unknown>,
+    user?: Record<string, unknown>,
   ): Promise<string>;
 }
 
@@ -56,7 +68,7 @@ async function withPlugin(body: (env: PluginEnv) => Promise<void>): Promise<void
       },
       runs: async () =>
         Number((await readFile(join(dir, "count"), "utf8").catch(() => "0")).trim()),
-      kubeconfig: async (server, exec = {}, cluster = {}) => {
+      kubeconfig: async (server, exec = {}, cluster = {}, user = {}) => {
         const path = join(dir, `config-${n++}`);
         await writeFile(
           path,
@@ -76,6 +88,7 @@ async function withPlugin(body: (env: PluginEnv) => Promise<void>): Promise<void
                   interactiveMode: "Never",
                   ...exec,
                 },
+                ...user,
               },
             }],
             contexts: [{ name: "sim", context: { cluster: "sim", user: "plugin-user" } }],
@@ -90,24 +103,91 @@ async function withPlugin(body: (env: PluginEnv) => Promise<void>): Promise<void
   }
 }
 
+async function load(options: LoadKubeconfigOptions): Promise<ClusterClientOptions> {
+  return await createConfigLoader(await runtimeHost()).loadKubeconfig(options);
+}
+
+/** A stderr sink that collects text and can wait for a pattern. */
+function stderrSink(): {
+  write: (chunk: Uint8Array) => void;
+  text: () => string;
+  waitFor: (pattern: RegExp) => Promise<RegExpMatchArray>;
+} {
+  let text = "";
+  const waiters: (() => void)[] = [];
+  return {
+    write: (chunk) => {
+      text += new TextDecoder().decode(chunk);
+      for (const wake of waiters.splice(0)) wake();
+    },
+    text: () => text,
+    waitFor: async (pattern) => {
+      for (;;) {
+        const match = text.match(pattern);
+        if (match !== null) return match;
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+  };
+}
+
+/** Whether process `pid` is gone (or a zombie), waiting a little for a kill to land. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 300; i++) {
+    if (!existsSync(`/proc/${pid}/stat`)) return true;
+    const state = readFileSync(`/proc/${pid}/stat`, "utf8").replace(/^.*\) /s, "")[0];
+    if (state === "Z" || state === "X") return true;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return false;
+}
+
+/** Runs the interactive driver with `input` on its stdin; resolves with what it printed. */
+function runDriver(path: string, terminal: boolean, input: string): Promise<string> {
+  const [command, args] = runtime === "deno"
+    ? [bin("deno"), ["run", "-A", "--no-lock", DRIVER]]
+    : runtime === "bun"
+    ? [bin("bun"), [DRIVER]]
+    : [process.execPath, [DRIVER]];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, [...args, path, terminal ? "terminal" : "none"], {
+      cwd: ROOT,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (err += d));
+    child.once("error", reject);
+    child.once("close", (code) => {
+      if (code === 0) resolve(out.trim());
+      else reject(new Error(`driver exited with ${code}: ${err}`));
+    });
+    child.stdin.end(input);
+  });
+}
+
 describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
-  test("first run at load, cache hit, expiry and a 401 re-run, against the simulated cluster", async () => {
+  test("nothing runs at load; the first request runs it; every later client and load shares the credential until expiry or a 401", async () => {
     await withPlugin(async (plugin) => {
       const clock = new ManualClock(Date.parse("2030-01-01T00:00:00Z"));
       const cluster = new SimulatedCluster({ token: "token-1" });
       cluster.seed(pods, 2);
       await plugin.mode("token", "2030-01-01T00:05:00Z");
-      const loader = createConfigLoader(await runtimeHost());
-      const options = await loader.loadKubeconfig({
-        path: await plugin.kubeconfig("http://sim", { provideClusterInfo: true }),
-        clock,
-      });
+      const path = await plugin.kubeconfig(SIM, { provideClusterInfo: true });
+      const options = await load({ path, clock });
       try {
-        assert.equal(await plugin.runs(), 1, "the plugin runs once at load");
+        assert.equal(await plugin.runs(), 0, "loading runs nothing");
         const client = new KubeClient({ ...options, fetch: cluster.fetch });
         assert.equal((await client.list(pods)).items.length, 2);
+        assert.equal(await plugin.runs(), 1, "the first request ran it");
         assert.equal((await client.list(pods)).items.length, 2);
-        assert.equal(await plugin.runs(), 1, "cache hit");
+        // A second load of the same user, and its clients, share the cached credential.
+        const again = await load({ path, clock });
+        const other = new KubeClient({ ...again, fetch: cluster.fetch });
+        assert.equal((await other.list(pods)).items.length, 2);
+        assert.equal(await plugin.runs(), 1, "one run for every client and load");
         // What the plugin got: args, env, and the cluster (provideClusterInfo).
         assert.deepEqual(
           (await readFile(join(plugin.dir, "args-1"), "utf8")).trim().split("\n"),
@@ -117,7 +197,7 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
         assert.deepEqual(JSON.parse(await readFile(join(plugin.dir, "info-1.json"), "utf8")), {
           apiVersion: V1,
           kind: "ExecCredential",
-          spec: { interactive: false, cluster: { server: "http://sim" } },
+          spec: { interactive: false, cluster: { server: SIM } },
         });
 
         // Expiry: the next request runs the plugin again (token-2, refused by the server).
@@ -125,10 +205,8 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
         const refused = await failure(client.list(pods));
         assert.ok(refused instanceof KubeApiError && refused.code === 401);
         assert.equal(await plugin.runs(), 2);
-
-        // The 401 dropped token-2: the next request runs the plugin again (token-3), still
-        // refused; once the server accepts what the plugin gives, requests succeed.
-        await failure(client.list(pods));
+        // The 401 dropped token-2, for the other load's clients too: token-3.
+        await failure(other.list(pods));
         assert.equal(await plugin.runs(), 3);
         await plugin.mode("token", "2030-01-01T01:00:00Z"); // later tokens last an hour
         const fresh = new SimulatedCluster({ token: "token-4" });
@@ -140,6 +218,7 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
         } finally {
           fresh.close();
         }
+        again.close();
       } finally {
         options.close();
         cluster.close();
@@ -147,15 +226,212 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
     });
   });
 
-  test("a missing command fails the load with the installHint", async () => {
+  test("over plain http the kubeconfig's exec plugin is not used (as clientcmd)", async () => {
     await withPlugin(async (plugin) => {
-      const loader = createConfigLoader(await runtimeHost());
-      const error = await failure(loader.loadKubeconfig({
-        path: await plugin.kubeconfig("http://sim", {
+      const options = await load({ path: await plugin.kubeconfig("http://sim.invalid") });
+      const cluster = new SimulatedCluster();
+      try {
+        assert.equal(options.token, undefined);
+        const sent: (string | null)[] = [];
+        const fetch = (request: Request) => {
+          sent.push(request.headers.get("authorization"));
+          return cluster.fetch(request);
+        };
+        await new KubeClient({ ...options, fetch }).list(pods);
+        assert.deepEqual(sent, [null]);
+        assert.equal(await plugin.runs(), 0);
+      } finally {
+        options.close();
+        cluster.close();
+      }
+    });
+  });
+
+  test("a token on the same user wins: the plugin is not run", async () => {
+    await withPlugin(async (plugin) => {
+      const cluster = new SimulatedCluster({ token: "static" });
+      const options = await load({
+        path: await plugin.kubeconfig(SIM, {}, {}, { token: "static" }),
+      });
+      try {
+        assert.equal(options.token, "static");
+        await new KubeClient({ ...options, fetch: cluster.fetch }).list(pods);
+        assert.equal(await plugin.runs(), 0);
+      } finally {
+        options.close();
+        cluster.close();
+      }
+    });
+  });
+
+  test("stderr reaches the user as the plugin writes it (a device code before it exits)", async () => {
+    await withPlugin(async (plugin) => {
+      await plugin.mode("prompt");
+      const sink = stderrSink();
+      const cluster = new SimulatedCluster({ token: "token-1" });
+      const options = await load({ path: await plugin.kubeconfig(SIM), execStderr: sink.write });
+      try {
+        let settled = false;
+        const listed = new KubeClient({ ...options, fetch: cluster.fetch }).list(pods)
+          .finally(() => (settled = true));
+        await sink.waitFor(/enter the code WXYZ-1234/);
+        assert.equal(settled, false, "the prompt arrived while the plugin still waits");
+        await writeFile(join(plugin.dir, "go"), "");
+        assert.equal((await listed).items.length, 0);
+      } finally {
+        options.close();
+        cluster.close();
+      }
+    });
+  });
+
+  test("past its time limit the plugin and the process it started are killed; only the waiting requests fail", async () => {
+    await withPlugin(async (plugin) => {
+      await plugin.mode("hang");
+      const clock = new ManualClock();
+      const sink = stderrSink();
+      const cluster = new SimulatedCluster({ token: "token-2" });
+      const options = await load({
+        path: await plugin.kubeconfig(SIM),
+        clock,
+        execTimeoutMs: 10_000,
+        execStderr: sink.write,
+      });
+      try {
+        const client = new KubeClient({ ...options, fetch: cluster.fetch });
+        const first = failure(client.list(pods));
+        const second = failure(client.list(pods));
+        const [, pluginPid, childPid] = await sink.waitFor(/started (\d+) (\d+)/);
+        await clock.advance(10_000);
+        for (const error of [await first, await second]) {
+          assert.ok(error instanceof ExecCredentialError, String(error));
+          assert.equal(error.code, "Timeout");
+        }
+        if (process.platform === "linux") {
+          assert.ok(await gone(Number(pluginPid)), "the plugin is killed");
+          assert.ok(await gone(Number(childPid)), "and the process it started");
+        }
+        await plugin.mode("token");
+        assert.equal((await client.list(pods)).items.length, 0, "the next request runs it anew");
+        assert.equal(await plugin.runs(), 2);
+      } finally {
+        options.close();
+        cluster.close();
+      }
+    });
+  });
+
+  test("aborting the requests that wait on the plugin kills it and what it started", async () => {
+    await withPlugin(async (plugin) => {
+      await plugin.mode("hang");
+      const sink = stderrSink();
+      const cluster = new SimulatedCluster();
+      const options = await load({ path: await plugin.kubeconfig(SIM), execStderr: sink.write });
+      try {
+        const client = new KubeClient({ ...options, fetch: cluster.fetch });
+        const stop = new AbortController();
+        const pending = failure(client.list(pods, { signal: stop.signal }));
+        const [, pluginPid, childPid] = await sink.waitFor(/started (\d+) (\d+)/);
+        stop.abort(new Error("informer stopped"));
+        assert.equal(((await pending) as Error).message, "informer stopped");
+        if (process.platform === "linux") {
+          assert.ok(await gone(Number(pluginPid)), "the plugin is killed");
+          assert.ok(await gone(Number(childPid)), "and the process it started");
+        }
+      } finally {
+        options.close();
+        cluster.close();
+      }
+    });
+  });
+
+  test("a plugin flooding stdout is stopped at 1 MiB and refused (25.4)", async () => {
+    await withPlugin(async (plugin) => {
+      await plugin.mode("flood");
+      const sink = stderrSink();
+      const options = await load({ path: await plugin.kubeconfig(SIM), execStderr: sink.write });
+      try {
+        const token = options.token as (o: object) => Promise<string | undefined>;
+        const error = await failure(token({}));
+        assert.ok(error instanceof ExecCredentialError, String(error));
+        assert.equal(error.code, "InvalidOutput");
+        assert.match(error.message, /more than 1048576 bytes of output/);
+        const [, pid] = sink.text().match(/started (\d+)/) ?? [];
+        if (process.platform === "linux" && pid !== undefined) {
+          assert.ok(await gone(Number(pid)), "the plugin is stopped");
+        }
+      } finally {
+        options.close();
+      }
+    });
+  });
+
+  test("a NUL in the command, an argument or the env is refused at load, never shown (25.4)", async () => {
+    await withPlugin(async (plugin) => {
+      for (
+        const exec of [
+          { args: ["--secret", "nul-\0-secret"] },
+          {
+            env: [{ name: "FAKE_PLUGIN_DIR", value: plugin.dir }, {
+              name: "T",
+              value: "nul-\0-secret",
+            }],
+          },
+          { command: `${PLUGIN}\0nul-secret` },
+        ]
+      ) {
+        const error = await failure(load({ path: await plugin.kubeconfig(SIM, exec) }));
+        assert.ok(error instanceof ExecCredentialError, String(error));
+        assert.equal(error.code, "InvalidConfig");
+        assert.match(error.message, /NUL character/);
+        assert.ok(!`${error.message} ${JSON.stringify(error)}`.includes("nul-"));
+      }
+      assert.equal(await plugin.runs(), 0);
+    });
+  });
+
+  test("stdin goes to the plugin when interactiveMode and a terminal allow it", async () => {
+    await withPlugin(async (plugin) => {
+      await plugin.mode("stdin");
+      const ifAvailable = await plugin.kubeconfig(SIM, { interactiveMode: "IfAvailable" });
+      const never = await plugin.kubeconfig(SIM, { interactiveMode: "Never" });
+      assert.equal(await runDriver(ifAvailable, true, "typed-by-user\n"), "stdin-typed-by-user");
+      assert.equal(
+        JSON.parse(await readFile(join(plugin.dir, "info-1.json"), "utf8")).spec.interactive,
+        true,
+      );
+      assert.equal(await runDriver(ifAvailable, false, "typed-by-user\n"), "stdin-none");
+      assert.equal(await runDriver(never, true, "typed-by-user\n"), "stdin-none");
+      assert.equal(
+        JSON.parse(await readFile(join(plugin.dir, "info-3.json"), "utf8")).spec.interactive,
+        false,
+      );
+    });
+  });
+
+  test("interactiveMode Always without a terminal fails the first request and runs nothing", async () => {
+    await withPlugin(async (plugin) => {
+      const options = await load({
+        path: await plugin.kubeconfig(SIM, { interactiveMode: "Always" }),
+      });
+      const token = options.token as (o: object) => Promise<string | undefined>;
+      const error = await failure(token({}));
+      assert.ok(error instanceof ExecCredentialError);
+      assert.equal(error.code, "Interactive");
+      assert.equal(await plugin.runs(), 0);
+    });
+  });
+
+  test("a missing command fails the first request with the installHint", async () => {
+    await withPlugin(async (plugin) => {
+      const options = await load({
+        path: await plugin.kubeconfig(SIM, {
           command: "kinformer-no-such-plugin",
           installHint: "Install it with: brew install kinformer-no-such-plugin",
         }),
-      }));
+      });
+      const token = options.token as (o: object) => Promise<string | undefined>;
+      const error = await failure(token({}));
       assert.ok(error instanceof ExecCredentialError, String(error));
       assert.equal(error.code, "NotFound");
       assert.match(error.message, /"kinformer-no-such-plugin" of user "plugin-user" was not found/);
@@ -166,23 +442,23 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
   test("a failing plugin: exit code and redacted stderr, never the env values", async () => {
     await withPlugin(async (plugin) => {
       await plugin.mode("fail");
-      const loader = createConfigLoader(await runtimeHost());
-      const error = await failure(
-        loader.loadKubeconfig({ path: await plugin.kubeconfig("http://sim") }),
-      );
+      const sink = stderrSink();
+      const options = await load({ path: await plugin.kubeconfig(SIM), execStderr: sink.write });
+      const token = options.token as (o: object) => Promise<string | undefined>;
+      const error = await failure(token({}));
       assert.ok(error instanceof ExecCredentialError, String(error));
       assert.equal(error.code, "Failed");
       assert.equal(error.exitCode, 3);
       assert.match(error.stderr!, /could not refresh credentials for <redacted>/);
       assert.ok(!error.message.includes("env-secret-value"));
       assert.ok(!error.message.includes("eyJhbGci"));
+      assert.match(sink.text(), /could not refresh credentials/, "the user saw it as written");
       assert.equal(await plugin.runs(), 1);
     });
   });
 
   test("malformed output and a wrong apiVersion are refused without echoing the output", async () => {
     await withPlugin(async (plugin) => {
-      const loader = createConfigLoader(await runtimeHost());
       for (
         const [mode, pattern] of [
           ["garbage", /not JSON/],
@@ -191,9 +467,9 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
         ] as const
       ) {
         await plugin.mode(mode);
-        const error = await failure(
-          loader.loadKubeconfig({ path: await plugin.kubeconfig("http://sim") }),
-        );
+        const options = await load({ path: await plugin.kubeconfig(SIM) });
+        const token = options.token as (o: object) => Promise<string | undefined>;
+        const error = await failure(token({}));
         assert.ok(error instanceof ExecCredentialError, String(error));
         assert.equal(error.code, "InvalidOutput");
         assert.match(error.message, pattern);
@@ -202,41 +478,16 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
     });
   });
 
-  test("interactiveMode Always is refused before anything runs", async () => {
-    await withPlugin(async (plugin) => {
-      const loader = createConfigLoader(await runtimeHost());
-      const error = await failure(loader.loadKubeconfig({
-        path: await plugin.kubeconfig("http://sim", { interactiveMode: "Always" }),
-      }));
-      assert.ok(error instanceof ExecCredentialError);
-      assert.equal(error.code, "Interactive");
-      assert.equal(await plugin.runs(), 0);
-    });
-  });
-
   test("a relative command with a slash is relative to the kubeconfig's folder", async () => {
     await withPlugin(async (plugin) => {
       await mkdir(join(plugin.dir, "bin"));
       await symlink(PLUGIN, join(plugin.dir, "bin", "plugin"));
-      const loader = createConfigLoader(await runtimeHost());
-      const options = await loader.loadKubeconfig({
-        path: await plugin.kubeconfig("http://sim", { command: "./bin/plugin" }),
+      const options = await load({
+        path: await plugin.kubeconfig(SIM, { command: "./bin/plugin" }),
       });
-      assert.equal(await (options.token as () => Promise<string>)(), "token-1");
+      const token = options.token as (o: object) => Promise<string | undefined>;
+      assert.equal(await token({}), "token-1");
       options.close();
-    });
-  });
-
-  test("an exec user with a token as well is refused: keep one", async () => {
-    await withPlugin(async (plugin) => {
-      const path = await plugin.kubeconfig("http://sim");
-      const config = JSON.parse(await readFile(path, "utf8"));
-      config.users[0].user.token = "static";
-      await writeFile(path, JSON.stringify(config));
-      const error = await failure(createConfigLoader(await runtimeHost()).loadKubeconfig({ path }));
-      assert.ok(error instanceof ClusterConfigError);
-      assert.match(error.message, /exec plugin and a token .* keep one/);
-      assert.equal(await plugin.runs(), 0);
     });
   });
 
@@ -255,12 +506,11 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
       try {
         // First a certificate from a CA the server does not trust, then the trusted one.
         await plugin.mode("cert-second");
-        options = await createConfigLoader(await runtimeHost()).loadKubeconfig({
+        options = await load({
           path: await plugin.kubeconfig(server.url, {}, {
             "certificate-authority-data": btoa(await fixture("certs/ca.crt")),
           }),
         });
-        assert.equal(options.token, undefined, "a certificate plugin sends no token");
         const client = new KubeClient(options);
         const refused = await failure(client.list(pods));
         assert.ok(refused instanceof KubeApiError && refused.code === 401, String(refused));
@@ -269,7 +519,7 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
         assert.equal((await client.list(pods)).items.length, 1);
         assert.equal(cluster.requests.at(-1)?.user, "kinformer-user");
         assert.equal((await client.list(pods)).items.length, 1);
-        assert.equal(await plugin.runs(), 2, "one run at load, one after the 401");
+        assert.equal(await plugin.runs(), 2, "one run at the first request, one after the 401");
       } finally {
         options?.close();
         cluster.close();
@@ -282,9 +532,11 @@ describe(`exec plugins with the ${runtime} loader (fake-plugin.sh)`, () => {
     await withPlugin(async (plugin) => {
       const clock = new ManualClock(Date.parse("2030-01-01T00:00:00Z"));
       await plugin.mode("token", "2030-01-01T00:01:00Z");
-      const options = await createConfigLoader(await runtimeHost()).loadKubeconfig({
-        path: await plugin.kubeconfig("http://sim"),
+      const sink = stderrSink();
+      const options = await load({
+        path: await plugin.kubeconfig(SIM),
         clock,
+        execStderr: sink.write,
       });
       const cluster = new SimulatedCluster({ token: "token-1" });
       try {

@@ -11,7 +11,8 @@ import { configmaps, pods } from "../../src/client/resource.ts";
 import { createInformer } from "../../src/cache/informer.ts";
 import type { InformerMetrics } from "../../src/cache/informer_metrics.ts";
 import { createConfigLoader } from "../../src/config/config_loader.ts";
-import { parseKubeconfig, resolveKubeconfig } from "../../src/config/kubeconfig.ts";
+import { parseKubeconfig } from "../../src/config/kubeconfig.ts";
+import { resolveKubeconfig } from "../../src/config/resolve_kubeconfig.ts";
 import { parseKubeconfigYaml } from "../../src/config/kubeconfig_yaml.ts";
 import { tokenFileSource } from "../../src/config/token_file.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
@@ -262,7 +263,8 @@ current-context: x
       assertClean("token file", await caught(() => client.request("/api")));
 
       // An exec plugin that fails (its stderr carries the env secret and a JWT), one that
-      // prints garbage, one that is missing; argv and env hold canaries.
+      // prints garbage, one that is missing; argv and env hold canaries. The plugin runs at the
+      // first request (https: a kubeconfig's credentials are never sent over http).
       const plugin = join(FIXTURES, "..", "exec", "fake-plugin.sh");
       const loader = createConfigLoader(host);
       for (const mode of ["fail", "garbage", "missing"]) {
@@ -273,7 +275,7 @@ current-context: x
         await writeFile(
           path,
           JSON.stringify({
-            clusters: [{ name: "c", cluster: { server: "http://127.0.0.1:1" } }],
+            clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:1" } }],
             users: [{
               name: "u",
               user: {
@@ -294,19 +296,37 @@ current-context: x
             "current-context": "x",
           }),
         );
-        assertClean(`exec plugin (${mode})`, await caught(() => loader.loadKubeconfig({ path })));
+        const options = await loader.loadKubeconfig({ path, execStderr: () => {} });
+        assertClean(
+          `exec plugin (${mode})`,
+          await caught(() => new KubeClient(options).request("/api")),
+        );
+        options.close();
       }
 
-      // exec and a token together (refused: keep one).
-      const both = join(dir, "both.yaml");
+      // A NUL in an exec argument and env value: refused at load, the runtime never sees it.
+      const nul = join(dir, "nul.json");
       await writeFile(
-        both,
-        kubeconfig({
-          token: CANARY.yamlToken,
-          exec: { command: plugin, env: [{ name: "S", value: CANARY.execEnv }] },
+        nul,
+        JSON.stringify({
+          clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:1" } }],
+          users: [{
+            name: "u",
+            user: {
+              exec: {
+                apiVersion: "client.authentication.k8s.io/v1",
+                command: plugin,
+                args: [`${CANARY.execArg}\0`],
+                env: [{ name: "S", value: `${CANARY.execEnv}\0` }],
+                interactiveMode: "Never",
+              },
+            },
+          }],
+          contexts: [{ name: "x", context: { cluster: "c", user: "u" } }],
+          "current-context": "x",
         }),
       );
-      assertClean("exec + token", await caught(() => loader.loadKubeconfig({ path: both })));
+      assertClean("exec with a NUL", await caught(() => loader.loadKubeconfig({ path: nul })));
 
       // A kubeconfig the loader cannot use, with a client key and a token in it.
       const bad = join(dir, "bad.yaml");

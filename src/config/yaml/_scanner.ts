@@ -1,14 +1,14 @@
 /**
- * The character level of the kubeconfig YAML parser: a cursor over the whole text that skips
+ * The character level of the YAML subset parser: a cursor over the whole text that skips
  * blank lines and comments and reads scalars (plain, quoted, block) and keys. Every method
  * moves forward through the text, and looks ahead only a bounded distance or over text it then
  * consumes, so parsing takes time linear in the size of the text; no regular expression runs
  * over unbounded input. Errors carry a line, a column and a key path, never the text itself.
  * @module
  */
-import { KubeconfigParseError } from "./errors.ts";
-import { describePath, type YamlPath } from "./_yaml_path.ts";
-import { type Chomping, decodeEscape, joinBlockScalar } from "./_yaml_scalars.ts";
+import { describePath, type ShowKey, type YamlPath } from "./_path.ts";
+import { type Chomping, decodeEscape, joinBlockScalar } from "./_scalars.ts";
+import { YamlSyntaxError } from "./yaml_syntax_error.ts";
 
 /** A line feed or carriage return (YAML's line breaks). */
 function isBreak(c: string | undefined): boolean {
@@ -38,6 +38,8 @@ interface Mark {
 /** Cursor over a YAML text. */
 export class YamlScanner {
   readonly #text: string;
+  readonly #showKey: ShowKey;
+  readonly #source: string | undefined;
   /** Offset of the cursor. */
   pos = 0;
   /** 0-based line of the cursor. */
@@ -48,8 +50,11 @@ export class YamlScanner {
   /** End of the text a plain scan saw without whitespace (set by `#scanPlain`). */
   #plainEnd = 0;
 
-  constructor(text: string) {
+  /** A cursor at the start of `text`; errors show the keys `showKey` allows, and `source`. */
+  constructor(text: string, showKey: ShowKey, source: string | undefined) {
     this.#text = text;
+    this.#showKey = showKey;
+    this.#source = source;
   }
 
   /** 0-based column of the cursor. */
@@ -69,13 +74,14 @@ export class YamlScanner {
   }
 
   /** A parse error at the cursor (or at `at`), naming the key path but no text. */
-  error(reason: string, path: YamlPath | undefined, at?: Mark): KubeconfigParseError {
+  error(reason: string, path: YamlPath | undefined, at?: Mark): YamlSyntaxError {
     const mark = at ?? this.mark();
-    return new KubeconfigParseError({
+    return new YamlSyntaxError({
       reason,
       line: mark.line + 1,
       column: mark.pos - mark.lineStart + 1,
-      key: describePath(path),
+      key: describePath(path, this.#showKey),
+      source: this.#source,
     });
   }
 

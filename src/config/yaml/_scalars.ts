@@ -1,9 +1,9 @@
 /**
- * Scalar helpers of the kubeconfig YAML parser that need no cursor: resolving plain scalars
+ * Scalar helpers of the YAML subset parser that need no cursor: resolving plain scalars
  * (YAML 1.2 core schema), double-quoted escapes, and joining the lines of a block scalar.
  * @module
  */
-import type { YamlValue } from "./kubeconfig_yaml.ts";
+import type { YamlValue } from "./yaml_value.ts";
 
 /** Resolves a plain scalar per the YAML 1.2 core schema. */
 export function resolvePlain(s: string): YamlValue {

@@ -1,0 +1,144 @@
+/**
+ * Runs an exec credential plugin with `Deno.Command`, as kubectl runs it: no shell; stderr
+ * passed on as it is written; stdin this process's for an interactive run, else none; stdout
+ * read up to a limit; stopped with the processes it started (its own process group, on POSIX,
+ * for a run without a terminal) when the signal aborts. Internal.
+ * @module
+ */
+import type { ExecCommand, ExecCommandResult } from "./exec_command.ts";
+
+/** The part of the `Deno` namespace this file uses. */
+interface DenoProcessApi {
+  build: { os: string };
+  kill(pid: number, signal: "SIGKILL"): void;
+  Command: new (command: string, options: {
+    args: string[];
+    env: Record<string, string>;
+    stdin: "inherit" | "null";
+    stdout: "piped";
+    stderr: "piped";
+    detached: boolean;
+    windowsRawArguments?: boolean;
+  }) => { spawn(): DenoChild };
+}
+
+interface DenoChild {
+  readonly pid: number;
+  readonly stdout: ReadableStream<Uint8Array>;
+  readonly stderr: ReadableStream<Uint8Array>;
+  readonly status: Promise<{ code: number; signal: string | null }>;
+  kill(signal: "SIGKILL"): void;
+}
+
+function deno(): DenoProcessApi {
+  const api = (globalThis as unknown as { Deno?: DenoProcessApi }).Deno;
+  if (api === undefined) throw new TypeError("this exec plugin runner runs on Deno only");
+  return api;
+}
+
+/**
+ * Runs `command` with `Deno.Command`; rejects with Deno's error (`Deno.errors.NotFound` for a
+ * missing program) when it cannot start, and with the signal's reason when `command.signal`
+ * aborts.
+ */
+export function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult> {
+  return new Promise((resolve, reject) => {
+    const { signal } = command;
+    if (signal.aborted) return reject(signal.reason);
+    const api = deno();
+    // A run without a terminal gets its own process group, so stopping it stops whatever it
+    // started too; an interactive one stays in ours, keeping the terminal (and Ctrl-C).
+    const group = api.build.os !== "windows" && command.stdin === "null";
+    let child: DenoChild;
+    try {
+      child = new api.Command(command.command, {
+        args: [...command.args],
+        env: { ...command.env },
+        stdin: command.stdin,
+        stdout: "piped",
+        stderr: "piped",
+        detached: group,
+      }).spawn();
+    } catch (error) {
+      reject(error);
+      return;
+    }
+    const out = child.stdout.getReader();
+    const err = child.stderr.getReader();
+    let settled = false;
+    let exited = false;
+    const finish = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      signal.removeEventListener("abort", onAbort);
+      return true;
+    };
+    const stop = (): void => {
+      if (!exited) {
+        try {
+          if (group) api.kill(-child.pid, "SIGKILL");
+          else child.kill("SIGKILL");
+        } catch {
+          try {
+            child.kill("SIGKILL"); // the group is gone already: the process itself, if left
+          } catch {
+            // Gone too.
+          }
+        }
+      }
+      out.cancel().catch(() => {});
+      err.cancel().catch(() => {});
+    };
+    const onAbort = (): void => {
+      if (!finish()) return;
+      stop();
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const readStdout = async (): Promise<void> => {
+      for (;;) {
+        const { done, value } = await out.read();
+        if (done || settled) return;
+        chunks.push(value);
+        size += value.byteLength;
+        if (size > command.maxStdoutBytes && finish()) {
+          // Too much to be a credential: stop reading and stop the plugin; the caller refuses
+          // what it got (longer than the limit).
+          stop();
+          resolve({ exitCode: 1, stdout: text(chunks) });
+          return;
+        }
+      }
+    };
+    const readStderr = async (): Promise<void> => {
+      for (;;) {
+        const { done, value } = await err.read();
+        if (done) return;
+        if (!settled) command.onStderr(value);
+      }
+    };
+    const status = child.status.then((s) => {
+      exited = true;
+      return s;
+    });
+    Promise.all([readStdout(), readStderr(), status]).then(
+      ([, , s]) => {
+        if (finish()) resolve({ exitCode: s.code, stdout: text(chunks) });
+      },
+      (error: unknown) => {
+        if (!finish()) return;
+        stop();
+        reject(error);
+      },
+    );
+  });
+}
+
+function text(chunks: readonly Uint8Array[]): string {
+  const decoder = new TextDecoder();
+  let out = "";
+  for (const chunk of chunks) out += decoder.decode(chunk, { stream: true });
+  return out + decoder.decode();
+}
