@@ -13,6 +13,10 @@ import {
 } from "./store/served_resources.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
 import { DEFAULT_MAX_JSON_DEPTH } from "./store/servable_json.ts";
+import {
+  AuthorizationPolicy,
+  type ClusterAuthorization,
+} from "./authorization/authorization_policy.ts";
 
 /** Constructor options of `SimulatedCluster`. */
 export interface SimulatedClusterOptions {
@@ -110,6 +114,23 @@ export interface SimulatedClusterOptions {
    * @default 10000
    */
   requestLogLimit?: number;
+  /**
+   * Who may do what: every resource request is checked before it is served, and a denied one
+   * gets a 403 `Forbidden` Status worded as kube-apiserver's (`pods is forbidden: User
+   * "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"`),
+   * so a controller can be tested against a missing permission. `SelfSubjectAccessReview` and
+   * `SelfSubjectRulesReview` answer from it (`kubectl auth can-i`).
+   *
+   * Either a list of RBAC-style rules (`{ verbs, apiGroups, resources, resourceNames?,
+   * namespaces? }` or `{ verbs, nonResourceURLs }`; what no rule allows is denied), or a function
+   * of the request's attributes (`user`, `verb`, `apiGroup`, `resource`, `subresource`,
+   * `namespace`, `name`, ...) returning `true`/`false` or `{ allowed, reason }`. The user is the
+   * client certificate's CN (over HTTPS), `kinformer` for a request that carried the cluster's
+   * `token`, else `system:anonymous`. Discovery, OpenAPI, `/version`, health paths and the self
+   * reviews are always allowed, as kube-apiserver's default roles allow them to everyone.
+   * @default undefined (everything is allowed)
+   */
+  authorization?: ClusterAuthorization;
 }
 
 /** Options after validation, defaults applied. */
@@ -142,6 +163,8 @@ export interface ResolvedClusterOptions {
   readonly maxJsonDepth: number;
   /** Requests kept in the log. */
   readonly requestLogLimit: number;
+  /** The authorization policy. */
+  readonly authorization: AuthorizationPolicy;
 }
 
 function positiveInteger(option: string, value: unknown): number {
@@ -192,5 +215,6 @@ export function resolveClusterOptions(
       min: 0,
       integer: true,
     }),
+    authorization: new AuthorizationPolicy(o.authorization),
   };
 }

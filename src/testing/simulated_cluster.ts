@@ -37,6 +37,10 @@ import {
 } from "./faults/churn.ts";
 import { type Chunking, ClusterFaults } from "./faults/cluster_faults.ts";
 import { fixtureFor } from "./_fixture_for_kind.ts";
+import { ServedView } from "./reads/served_view.ts";
+import { discoveryModel } from "./reads/discovery.ts";
+import { REVIEW_KINDS } from "./authorization/access_reviews.ts";
+import { OpenApiDocuments } from "./openapi/openapi_documents.ts";
 
 export type { SimulatedClusterOptions } from "./cluster_options.ts";
 export type { ServedResource } from "./store/served_resources.ts";
@@ -183,6 +187,10 @@ export class SimulatedCluster implements Disposable {
       },
     };
     const watchList = o.watchList;
+    const views = new Map<string, ServedView>();
+    for (const info of this.#resources) {
+      views.set(info.id, new ServedView(info, this.#store.state(info.view?.storage ?? info.id)!));
+    }
     const ctx: HandlerContext = {
       store: this.#store,
       env,
@@ -195,6 +203,7 @@ export class SimulatedCluster implements Disposable {
         return faults.omittingInitialEventsEnd;
       },
       watchCache: o.watchCache,
+      view: (info) => views.get(info.id)!,
       takeWatchFaults: (state) => faults.takeWatchFaults(state.info.id),
       takeEventFault: (state, type) => faults.takeEventFault(state.info.id, type),
       track: (c) => this.#channels.add(c),
@@ -210,6 +219,9 @@ export class SimulatedCluster implements Disposable {
         now: () => this.#clock.now(),
       },
       resources: this.#resources,
+      discovery: discoveryModel(this.#resources, REVIEW_KINDS),
+      openapi: new OpenApiDocuments(this.#resources),
+      authorization: o.authorization,
       faults,
       requestLog: this.#requestLog,
       cors,
