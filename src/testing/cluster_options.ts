@@ -12,6 +12,7 @@ import {
   servedResources,
 } from "./store/served_resources.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
+import type { CustomResourceDefinitionObject } from "./kinds/custom_resources.ts";
 import { DEFAULT_MAX_JSON_DEPTH } from "./store/servable_json.ts";
 import {
   AuthorizationPolicy,
@@ -33,14 +34,20 @@ export interface SimulatedClusterOptions {
   seed?: number;
   /**
    * More resources to serve next to the built-in ones (pods, configmaps, namespaces,
-   * deployments, leases and the `widgets` custom resource): your CRDs' descriptors (from
-   * `defineResource`), or built-in resources the cluster does not serve by default, such as
-   * services or secrets. Each is served like the built-in ones (list, watch, get, every write,
-   * server-side apply, discovery for kubectl), namespaced or cluster-scoped as its descriptor
-   * says, with a `status` subresource unless `{ resource, statusSubresource: false }`.
+   * deployments, leases, core and `events.k8s.io` Events and the `widgets` custom resource):
+   * your CRDs, as descriptors (from `defineResource`), as `{ resource, printerColumns, schema,
+   * ... }` or as the CustomResourceDefinition objects of their manifests, or built-in resources
+   * the cluster does not serve by default, such as services or secrets. Each is served like the
+   * built-in ones (list, watch, get, every write, server-side apply, discovery, OpenAPI and
+   * Tables for kubectl), namespaced or cluster-scoped as its descriptor says; a built-in one
+   * with kube-apiserver's short names, subresources and printer, a custom one with a `status`
+   * subresource unless `{ resource, statusSubresource: false }`. A CRD created through the API
+   * is stored (if `customresourcedefinitions` is served) but does not make its resource served.
    * @default []
    */
-  resources?: ReadonlyArray<AnyResourceDescriptor | ServedResource>;
+  resources?: ReadonlyArray<
+    AnyResourceDescriptor | ServedResource | CustomResourceDefinitionObject
+  >;
   /**
    * When set, requests without `Authorization: Bearer <token>` get a 401 Status, unless a
    * client certificate authenticated them (served over HTTPS with `tls.clientCa`).

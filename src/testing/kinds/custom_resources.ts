@@ -9,6 +9,22 @@
 import type { KubeObject } from "../../client/types.ts";
 import { describeValue, isRecord } from "../../util/values.ts";
 import type { ServedResource, StorageView } from "../store/served_resources.ts";
+import { checkPrinterColumns } from "../tables/printer_columns.ts";
+
+/**
+ * A CustomResourceDefinition (`apiextensions.k8s.io/v1`), as in a CRD's manifest: the simulated
+ * cluster serves its served versions (option `resources`). Checked when the cluster is made.
+ */
+export interface CustomResourceDefinitionObject {
+  /** `apiextensions.k8s.io/v1`. */
+  readonly apiVersion: string;
+  /** `CustomResourceDefinition`. */
+  readonly kind: string;
+  /** Its metadata (`name`: `<plural>.<group>`). */
+  readonly metadata?: { readonly name?: string };
+  /** `group`, `names`, `scope`, `versions` (with `schema`, `subresources`, `additionalPrinterColumns`). */
+  readonly spec: object;
+}
 
 /** Whether `value` is a CustomResourceDefinition object (its `kind` says so). */
 export function isCustomResourceDefinition(value: unknown): value is Record<string, unknown> {
@@ -103,9 +119,12 @@ export function crdServedResources(crd: Record<string, unknown>, at: string): Cr
       scaleSubresource: isRecord(subresources.scale),
       shortNames: shortNames ?? [],
       categories: categories ?? [],
-      ...(Array.isArray(v.additionalPrinterColumns)
-        ? { printerColumns: v.additionalPrinterColumns }
-        : {}),
+      ...(v.additionalPrinterColumns === undefined ? {} : {
+        printerColumns: checkPrinterColumns(
+          v.additionalPrinterColumns,
+          `${where}.additionalPrinterColumns`,
+        ),
+      }),
       ...(schema === undefined ? {} : { schema }),
     };
     const view: StorageView | undefined = version === storageVersion ? undefined : {

@@ -214,7 +214,7 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
       return statusResponse(forbidden(
         attributes.resource,
         attributes.apiGroup,
-        r.name ?? "",
+        attributes.name,
         forbiddenMessage(attributes, decision.reason),
       ));
     }

@@ -267,8 +267,12 @@ function evaluate(steps: readonly Step[], input: unknown[]): unknown[] {
             const clamp = (i: number) => Math.min(Math.max(index(n, i), 0), n);
             const start = step.start === undefined ? 0 : clamp(step.start);
             const end = step.end === undefined ? n : clamp(step.end);
-            if (step.step > 0) { for (let i = start; i < end; i += step.step) next.push(value[i]); }
-            else for (let i = end - 1; i >= start; i += step.step) next.push(value[i]);
+            const stride = Math.abs(step.step);
+            if (step.step > 0) {
+              for (let i = start; i < end; i += stride) next.push(value[i]);
+            } else {
+              for (let i = end - 1; i >= start; i -= stride) next.push(value[i]);
+            }
           }
           break;
         case "filter":
