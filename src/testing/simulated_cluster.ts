@@ -71,11 +71,13 @@ export type SeedFactory = (index: number) => KubeObject;
 /**
  * A simulated Kubernetes API server. `cluster.fetch` answers list, watch, get, create,
  * update, patch (server-side apply included) and delete requests for pods, configmaps,
- * namespaces, deployments, leases (`coordination.k8s.io/v1`, with MicroTime checks) and widgets
- * (a custom resource), plus discovery, with the real server's wire format, resourceVersion
- * semantics, paging, bookmarks, streaming lists, managed fields, status and scale
- * subresources, dry runs and Status errors. The control API changes state
- * directly; `faults` injects failures; `churn`/`startChurn` generate load.
+ * namespaces, deployments, leases (`coordination.k8s.io/v1`, with MicroTime checks), Events
+ * (core and `events.k8s.io/v1`, one stored resource) and widgets (a custom resource), plus
+ * discovery (legacy and aggregated), OpenAPI v3 and self reviews, with the real server's wire
+ * format, resourceVersion semantics, paging, bookmarks, streaming lists, server-side Tables,
+ * field validation, authorization, managed fields, status and scale subresources, dry runs and
+ * Status errors. The control API changes state directly; `faults` injects failures;
+ * `churn`/`startChurn` generate load.
  *
  * @example
  * ```ts

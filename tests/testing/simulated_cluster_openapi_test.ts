@@ -217,6 +217,32 @@ describe("SimulatedCluster server-side field validation", () => {
       (await merge.json() as Status).message,
       'strict decoding error: unknown field "dat"',
     );
+    // A JSON patch is judged by the object it makes; the unknown fields it adds are removed.
+    const ops = '[{"op":"add","path":"/dat","value":{}},{"op":"add","path":"/data/k","value":"v"}]';
+    const strictJson = await send(
+      c,
+      "PATCH",
+      "/api/v1/namespaces/default/configmaps/c?fieldValidation=Strict",
+      ops,
+      "application/json-patch+json",
+    );
+    assert.equal(strictJson.status, 400);
+    assert.equal(
+      (await strictJson.json() as Status).message,
+      'strict decoding error: unknown field "dat"',
+    );
+    const warnJson = await send(
+      c,
+      "PATCH",
+      "/api/v1/namespaces/default/configmaps/c",
+      ops,
+      "application/json-patch+json",
+    );
+    assert.equal(warnJson.status, 200, await warnJson.clone().text());
+    assert.equal(warnJson.headers.get("warning"), '299 - "unknown field \\"dat\\""');
+    const patched = c.get(configmaps, { namespace: "default", name: "c" })!;
+    assert.equal(Object.hasOwn(patched, "dat"), false);
+    assert.deepEqual(patched.data, { k: "v" });
     const smp = await send(
       c,
       "PATCH",

@@ -80,7 +80,33 @@ export interface AuthorizationRule {
   readonly nonResourceURLs?: readonly string[];
 }
 
-/** The `authorization` option: a rule list or a function. */
+/**
+ * The `authorization` option of `SimulatedCluster`: a rule list or a function.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient, pods } from "@kinformer/kinformer/client";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const cluster = new SimulatedCluster({
+ *   authorization: [{ verbs: ["get", "list", "watch"], apiGroups: [""], resources: ["pods"] }],
+ * });
+ * const client = new KubeClient({ server: "http://sim.test", fetch: cluster.fetch });
+ * assert.deepEqual((await client.list(pods, { namespace: "default" })).items, []);
+ * await assert.rejects(
+ *   client.create(pods, { metadata: { namespace: "default", name: "web" } }),
+ *   { code: 403, reason: "Forbidden", message: /User "system:anonymous" cannot create resource "pods"/ },
+ * );
+ * cluster.close();
+ *
+ * // Or a function, for anything rules cannot say.
+ * const readOnly = new SimulatedCluster({
+ *   authorization: (a) => ["get", "list", "watch"].includes(a.verb) || { allowed: false, reason: "read-only" },
+ * });
+ * readOnly.close();
+ * ```
+ */
 export type ClusterAuthorization = readonly AuthorizationRule[] | AuthorizationFunction;
 
 /** Non-resource paths everyone may read (kube-apiserver's `system:discovery` and friends). */

@@ -14,6 +14,33 @@ import { checkPrinterColumns } from "../tables/printer_columns.ts";
 /**
  * A CustomResourceDefinition (`apiextensions.k8s.io/v1`), as in a CRD's manifest: the simulated
  * cluster serves its served versions (option `resources`). Checked when the cluster is made.
+ *
+ * @example
+ * ```ts
+ * import { defineResource, KubeClient } from "@kinformer/kinformer/client";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const crd = {
+ *   apiVersion: "apiextensions.k8s.io/v1",
+ *   kind: "CustomResourceDefinition",
+ *   metadata: { name: "gadgets.example.org" },
+ *   spec: {
+ *     group: "example.org",
+ *     names: { plural: "gadgets", kind: "Gadget", shortNames: ["gd"] },
+ *     scope: "Namespaced",
+ *     versions: [{ name: "v1", served: true, storage: true, subresources: { status: {} } }],
+ *   },
+ * };
+ * const cluster = new SimulatedCluster({ resources: [crd] });
+ * const gadgets = defineResource({
+ *   group: "example.org", version: "v1", resource: "gadgets", kind: "Gadget", namespaced: true,
+ * });
+ * const client = new KubeClient({ server: "http://sim.test", fetch: cluster.fetch });
+ * await client.create(gadgets, { metadata: { namespace: "default", name: "g" } });
+ * assert.equal(cluster.list(gadgets).length, 1);
+ * cluster.close();
+ * ```
  */
 export interface CustomResourceDefinitionObject {
   /** `apiextensions.k8s.io/v1`. */

@@ -36,12 +36,18 @@ export type WalkMode = "object" | "patch";
 export interface Pruned {
   /** Paths of the fields the schema does not declare, in document order. */
   readonly unknown: readonly string[];
+  /** The same fields as JSON pointers (`/spec/containers/0/foo`). */
+  readonly pointers: readonly string[];
   /** The value with those fields removed (the input itself when there were none). */
   readonly value: unknown;
 }
 
 function join(path: string, key: string): string {
   return path === "" ? key : `${path}.${key}`;
+}
+
+function pointer(base: string, key: string | number): string {
+  return `${base}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
 /** Finds and prunes the fields of `value` that `schema` does not declare. */
@@ -52,7 +58,8 @@ export function pruneUnknownFields(
   mode: WalkMode,
 ): Pruned {
   const unknown: string[] = [];
-  const walk = (v: unknown, s: Schema | undefined, path: string): unknown => {
+  const pointers: string[] = [];
+  const walk = (v: unknown, s: Schema | undefined, path: string, ptr: string): unknown => {
     const r = resolve(s, components);
     if (r === undefined || v === null) return v;
     if (Array.isArray(v)) {
@@ -60,7 +67,7 @@ export function pruneUnknownFields(
       if (items === undefined) return v;
       let changed = false;
       const out = v.map((item, i) => {
-        const next = walk(item, items, `${path}[${i}]`);
+        const next = walk(item, items, `${path}[${i}]`, pointer(ptr, i));
         if (next !== item) changed = true;
         return next;
       });
@@ -82,19 +89,25 @@ export function pruneUnknownFields(
       if (mode === "patch" && key.startsWith("$")) {
         // A strategic merge patch directive ($patch, $setElementOrder/..., $retainKeys): not a field.
       } else if (properties !== undefined && Object.hasOwn(properties, key)) {
-        next = walk(child, properties[key], join(path, key));
+        next = walk(child, properties[key], join(path, key), pointer(ptr, key));
       } else if (embedded && (key === "apiVersion" || key === "kind")) {
         // An embedded resource's type fields.
       } else if (embedded && key === "metadata") {
-        next = walk(child, {
-          $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
-        }, join(path, key));
+        next = walk(
+          child,
+          {
+            $ref: "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta",
+          },
+          join(path, key),
+          pointer(ptr, key),
+        );
       } else if (isRecord(additional)) {
-        next = walk(child, additional as Schema, join(path, key));
+        next = walk(child, additional as Schema, join(path, key), pointer(ptr, key));
       } else if (additional === true || preserve) {
         // Kept as it is.
       } else {
         unknown.push(join(path, key));
+        pointers.push(pointer(ptr, key));
         drop = true;
       }
       if (drop || next !== child) {
@@ -106,8 +119,8 @@ export function pruneUnknownFields(
     });
     return out ?? v;
   };
-  const pruned = walk(value, schema, "");
-  return { unknown, value: pruned };
+  const pruned = walk(value, schema, "", "");
+  return { unknown, pointers, value: pruned };
 }
 
 /**
@@ -121,19 +134,17 @@ export function duplicateFields(text: string): string[] {
     while (at < text.length && " \t\n\r".includes(text[at]!)) at++;
   };
   const string = (): string => {
-    let out = "";
-    at++; // opening quote
+    const start = ++at; // after the opening quote
+    let escaped = false;
     while (at < text.length && text[at] !== '"') {
       if (text[at] === "\\") {
-        const start = at;
-        at += text[at + 1] === "u" ? 6 : 2;
-        out += JSON.parse(`"${text.slice(start, at)}"`) as string;
-      } else {
-        out += text[at++];
+        escaped = true;
+        at++;
       }
+      at++;
     }
-    at++; // closing quote
-    return out;
+    const raw = text.slice(start, at++); // and past the closing quote
+    return escaped ? JSON.parse(`"${raw}"`) as string : raw;
   };
   const value = (path: string, depth: number): void => {
     ws();

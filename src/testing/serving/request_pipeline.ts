@@ -365,6 +365,7 @@ async function resource(
           verb: r.verb,
           name: r.name,
           subresource: r.subresource,
+          current: () => view.toObject(findObject(view.state, r.namespace, r.name!)),
         },
         env.writes.limits,
         env.openapi,

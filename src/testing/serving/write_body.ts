@@ -12,6 +12,7 @@ import { isRecord } from "../../util/values.ts";
 import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
 import { duplicateFields, pruneUnknownFields } from "../openapi/field_validation.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
+import { jsonPatch } from "../writes/json_patch.ts";
 import { type BodyLimits, readBodyText } from "./request_body.ts";
 import { badRequest, fail, invalid, protobufNotSupported } from "./status.ts";
 
@@ -28,6 +29,11 @@ export interface PreparedWrite {
 
 /** What a write is. */
 export interface WriteTarget {
+  /**
+   * The object as stored now, in the served form (for a JSON patch, which is validated by its
+   * result); throws when there is none.
+   */
+  readonly current: () => unknown;
   /** The resource as served on the path. */
   readonly info: ResourceInfo;
   /** `create`, `update`, `patch` or `delete`. */
@@ -170,6 +176,32 @@ export async function prepareWrite(
   }
   const warnings: string[] = [];
   let changed = false;
+  if (target.subresource !== "scale" && kind === "json-patch" && Array.isArray(body)) {
+    // Like the API server, judge a JSON patch by the object it makes: its unknown fields are a
+    // 400 (Strict), or are removed by operations appended to the patch (Warn, Ignore).
+    const { schema, components } = openapi.kindSchema(target.info);
+    let result: unknown;
+    try {
+      result = jsonPatch(target.current(), body);
+    } catch {
+      result = undefined; // no object, or a bad patch: the handler answers it
+    }
+    if (isRecord(result)) {
+      const found = pruneUnknownFields(result, schema, components, "object");
+      const duplicates = duplicateFields(text);
+      if (mode === "Strict" && (found.unknown.length > 0 || duplicates.length > 0)) {
+        strictError(target, kind, [...found.unknown], duplicates);
+      }
+      if (mode === "Warn") {
+        for (const p of found.unknown) warnings.push(`unknown field ${JSON.stringify(p)}`);
+        for (const p of duplicates) warnings.push(`duplicate field ${JSON.stringify(p)}`);
+      }
+      if (found.pointers.length > 0) {
+        body = [...body, ...found.pointers.map((path) => ({ op: "remove", path }))];
+        changed = true;
+      }
+    }
+  }
   if (target.subresource !== "scale" && kind !== "json-patch" && isRecord(body)) {
     const { schema, components } = openapi.kindSchema(target.info);
     const found = pruneUnknownFields(

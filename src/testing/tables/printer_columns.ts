@@ -14,7 +14,34 @@ import { humanDuration, parseTime } from "./human_duration.ts";
 import { JsonPath, JsonPathError } from "./jsonpath.ts";
 import { column, type ColumnDefinition, NAME, type TableConvertor } from "./table_convertor.ts";
 
-/** One of a CRD version's `additionalPrinterColumns`. */
+/**
+ * One of a CRD version's `additionalPrinterColumns` (option `resources`, `printerColumns`).
+ *
+ * @example
+ * ```ts
+ * import { defineResource } from "@kinformer/kinformer/client";
+ * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const gadgets = defineResource({
+ *   group: "example.org", version: "v1", resource: "gadgets", kind: "Gadget", namespaced: true,
+ * });
+ * const cluster = new SimulatedCluster({
+ *   resources: [{
+ *     resource: gadgets,
+ *     printerColumns: [{ name: "Size", type: "integer", jsonPath: ".spec.size" }],
+ *   }],
+ * });
+ * cluster.create(gadgets, { metadata: { namespace: "default", name: "g" }, spec: { size: 3 } });
+ * const res = await cluster.fetch(new Request("http://sim.test/apis/example.org/v1/gadgets", {
+ *   headers: { Accept: "application/json;as=Table;v=v1;g=meta.k8s.io" },
+ * }));
+ * const table = await res.json();
+ * assert.deepEqual(table.columnDefinitions.map((c: { name: string }) => c.name), ["Name", "Size"]);
+ * assert.deepEqual(table.rows[0].cells, ["g", 3]);
+ * cluster.close();
+ * ```
+ */
 export interface PrinterColumn {
   /** Column name (kubectl prints it upper-cased). */
   readonly name: string;
