@@ -52,7 +52,13 @@ export class JsonPath {
 
 class Parser {
   #at = 0;
-  constructor(readonly path: string, readonly text: string) {}
+  readonly path: string;
+  readonly text: string;
+
+  constructor(path: string, text: string) {
+    this.path = path;
+    this.text = text;
+  }
 
   #fail(message: string): never {
     throw new JsonPathError(this.path, message);
