@@ -188,6 +188,19 @@ describe("SimulatedCluster server-side field validation", () => {
     );
     assert.equal(ignored.status, 200, await ignored.clone().text());
     assert.equal(ignored.headers.get("warning"), null);
+    // Header-safe and bounded: a non-ASCII field name is escaped; at most 50 warnings, then a count.
+    const many = Object.fromEntries(Array.from({ length: 60 }, (_, i) => [`x${i}`, 1]));
+    const crowded = await send(
+      c,
+      "POST",
+      "/api/v1/namespaces/default/configmaps",
+      JSON.stringify({ metadata: { name: "d" }, "名前": 1, ...many }),
+    );
+    assert.equal(crowded.status, 201, await crowded.clone().text());
+    const warnings = crowded.headers.get("warning")!.split(", 299 - ");
+    assert.equal(warnings.length, 51);
+    assert.equal(warnings[0], '299 - "unknown field \\"\\u540d\\u524d\\""');
+    assert.equal(warnings[50], '"11 more warnings"');
     const bad = await send(
       c,
       "POST",

@@ -283,11 +283,26 @@ async function servedResponse(response: Response, view: ServedView): Promise<Res
   return new Response(view.info.jsonPrefix + served.slice(1), { status: response.status, headers });
 }
 
-/** `response` with `Warning` headers (code 299, as the API server sends them). */
+/** Warnings sent with one response at most (the rest are counted in a last one). */
+const MAX_WARNINGS = 50;
+
+/**
+ * `response` with `Warning` headers (code 299, the text quoted, as the API server sends them;
+ * characters a header cannot carry escaped as `\uXXXX`).
+ */
 function withWarnings(response: Response, warnings: readonly string[]): Response {
   if (warnings.length === 0) return response;
   const headers = new Headers(response.headers);
-  for (const w of warnings) headers.append("Warning", `299 - ${JSON.stringify(w)}`);
+  const sent = warnings.length > MAX_WARNINGS
+    ? [...warnings.slice(0, MAX_WARNINGS), `${warnings.length - MAX_WARNINGS} more warnings`]
+    : warnings;
+  for (const w of sent) {
+    const quoted = JSON.stringify(w).replace(
+      /[^\x20-\x7e]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
+    headers.append("Warning", `299 - ${quoted}`);
+  }
   return new Response(response.body, { status: response.status, headers });
 }
 
