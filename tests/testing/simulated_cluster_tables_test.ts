@@ -184,6 +184,35 @@ describe("SimulatedCluster server-side Tables", () => {
     c.close();
   });
 
+  test("a streaming list of Tables ends with a bookmark row carrying its metadata", async () => {
+    const { c } = setup();
+    c.create(pods, { metadata: { name: "a", namespace: "default" } });
+    const res = await c.fetch(
+      new Request(
+        "http://sim.test/api/v1/pods?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true&includeObject=Object",
+        { headers: { Accept: TABLE } },
+      ),
+    );
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = "";
+    while (text.split("\n").length <= 2) text += (await reader.read()).value ?? "";
+    const [added, end] = text.split("\n").slice(0, 2).map((l) =>
+      JSON.parse(l) as { type: string; object: Table }
+    );
+    assert.equal(added!.object.rows[0]!.object!.kind, "Pod");
+    assert.equal(end!.type, "BOOKMARK");
+    assert.deepEqual(end!.object.rows[0]!.object, {
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: {
+        resourceVersion: c.resourceVersion,
+        annotations: { "k8s.io/initial-events-end": "true" },
+      },
+    });
+    await reader.cancel();
+    c.close();
+  });
+
   test("pods that ran to the end carry a Completed row condition", async () => {
     const { c, get } = setup();
     c.create(pods, {

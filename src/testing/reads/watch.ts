@@ -133,7 +133,11 @@ class Watch implements ChangeListener {
         served: () => this.#view.json(v),
         metadataV1: () => v.metadataJson,
       },
-      table.request,
+      // The end of a streaming list's initial events always carries its metadata.
+      type === "BOOKMARK" && table.request.includeObject === "Object" &&
+        v.item.metadata?.annotations?.["k8s.io/initial-events-end"] === "true"
+        ? { ...table.request, includeObject: "Metadata" }
+        : table.request,
       this.#ctx.env.clock.now(),
     );
     const meta = `{"resourceVersion":${JSON.stringify(v.item.metadata?.resourceVersion ?? "")}}`;
