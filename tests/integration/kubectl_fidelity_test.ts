@@ -2,160 +2,24 @@
 // list-then-watch) must see exactly what the simulator holds and does.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { configmaps, deployments, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
-import { ManualClock } from "../../src/testing/manual_clock.ts";
-import type {
-  SimulatedCluster,
-  SimulatedClusterOptions,
-} from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { defineResource } from "../../src/client/define_resource.ts";
 import { deploymentFixture } from "../../src/testing/fixtures.ts";
 import { widgets } from "../../src/testing/widgets.ts";
-import { serveCluster } from "../_serve.ts";
-import { KUBECTL, kubectlVersion } from "./_kubectl.ts";
-
-const TOKEN = "kubectl-fidelity-token";
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** A kubectl started in the background: its output so far, its end, and a way to stop it. */
-interface RunningKubectl {
-  stdout(): string;
-  done: Promise<Run>;
-  kill(): Promise<Run>;
-}
-
-/** Splits concatenated (pretty-printed) JSON documents. */
-function splitJsonDocuments(text: string): unknown[] {
-  const docs: unknown[] = [];
-  let depth = 0;
-  let start = -1;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (inString) {
-      if (ch === "\\") i++;
-      else if (ch === '"') inString = false;
-      continue;
-    }
-    if (ch === '"') inString = true;
-    else if (ch === "{") {
-      if (depth++ === 0) start = i;
-    } else if (ch === "}") {
-      if (--depth === 0) docs.push(JSON.parse(text.slice(start, i + 1)));
-    }
-  }
-  return docs;
-}
+import { kubectlVersion, setupKubectl as setup, splitJsonDocuments } from "./_kubectl.ts";
 
 const version = await kubectlVersion();
 const available = version !== undefined;
 console.log(
-  `kubectl_fidelity_test: ${available ? `kubectl ${version} (${KUBECTL})` : "skipped, no kubectl"}`,
+  `kubectl_fidelity_test: ${available ? `kubectl ${version}` : "skipped, no kubectl"}`,
 );
 
 describe(
   "kubectl against the simulated cluster",
   { skip: !available && "kubectl not found" },
   () => {
-    async function setup(options: SimulatedClusterOptions = {}): Promise<{
-      c: SimulatedCluster;
-      clock: ManualClock;
-      kubectl: (args: string[]) => Promise<Run>;
-      start: (args: string[]) => RunningKubectl;
-      file: (name: string, text: string) => Promise<string>;
-      close: () => Promise<void>;
-    }> {
-      const clock = new ManualClock();
-      // client-go reads a kubeconfig's credentials only for TLS servers, so kubectl sends no
-      // Authorization header to this http:// URL; the cluster therefore does not demand one.
-      const { cluster: c, server, close } = await serveCluster({ clock, seed: 42, ...options });
-      const dir = await mkdtemp(join(tmpdir(), "kinformer-kubectl-"));
-      const kubeconfig = join(dir, "config");
-      await writeFile(
-        kubeconfig,
-        [
-          "apiVersion: v1",
-          "kind: Config",
-          "clusters:",
-          "- name: sim",
-          "  cluster:",
-          `    server: ${server.url}`,
-          "users:",
-          "- name: sim",
-          "  user:",
-          `    token: ${TOKEN}`,
-          "contexts:",
-          "- name: sim",
-          "  context:",
-          "    cluster: sim",
-          "    user: sim",
-          "    namespace: default",
-          "current-context: sim",
-          "",
-        ].join("\n"),
-      );
-      const base = [
-        "--kubeconfig",
-        kubeconfig,
-        "--cache-dir",
-        join(dir, "cache"),
-        "--request-timeout",
-        "20s",
-      ];
-      const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
-      const start = (args: string[]) => {
-        const child = spawn(KUBECTL, [...base, ...args], {
-          env,
-          stdio: ["ignore", "pipe", "pipe"],
-        });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (d: Uint8Array) => (stdout += new TextDecoder().decode(d)));
-        child.stderr.on("data", (d: Uint8Array) => (stderr += new TextDecoder().decode(d)));
-        const done = new Promise<Run>((resolve, reject) => {
-          child.on("error", reject);
-          child.on("close", (code) => resolve({ code, stdout, stderr }));
-        });
-        return {
-          stdout: () => stdout,
-          done,
-          kill: async () => {
-            if (child.exitCode === null) child.kill("SIGTERM");
-            return await done;
-          },
-        };
-      };
-      return {
-        c,
-        clock,
-        kubectl: async (args) => {
-          const run = await start(args).done;
-          assert.equal(run.code, 0, `kubectl ${args.join(" ")} failed: ${run.stderr}`);
-          return run;
-        },
-        start,
-        file: async (name, text) => {
-          const path = join(dir, name);
-          await writeFile(path, text);
-          return path;
-        },
-        close: async () => {
-          await close();
-          await rm(dir, { recursive: true, force: true });
-        },
-      };
-    }
-
     test("extra resources (option resources) are discovered and served to kubectl", async () => {
       const services = defineResource({
         version: "v1",
@@ -216,8 +80,7 @@ describe(
           names,
           c.list(pods, { namespace: "team-0" }).map((p) => `pod/${p.metadata.name}`).sort(),
         );
-        // The default asks for a server-side Table; the simulator offers JSON instead, and
-        // kubectl prints its own table from it.
+        // The default asks for a server-side Table (kubectl_tables_test.ts checks its columns).
         const table = (await kubectl(["get", "pods", "-n", "team-1"])).stdout;
         assert.match(table, /^NAME\s/);
         assert.match(table, /x-1/);
@@ -293,7 +156,6 @@ describe(
         const created = await kubectl([
           "apply",
           "--server-side",
-          "--validate=false", // the simulator serves no OpenAPI documents
           "-f",
           await file("fast.yaml", manifest("fast")),
         ]);
@@ -318,7 +180,6 @@ describe(
         const refused = await start([
           "apply",
           "--server-side",
-          "--validate=false",
           "--field-manager",
           "other",
           "-f",
@@ -338,7 +199,6 @@ describe(
         await kubectl([
           "apply",
           "--server-side",
-          "--validate=false",
           "--field-manager",
           "other",
           "--force-conflicts",
@@ -350,7 +210,6 @@ describe(
         await kubectl([
           "apply",
           "--server-side",
-          "--validate=false",
           "--field-manager",
           "other",
           "--force-conflicts",

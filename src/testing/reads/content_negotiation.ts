@@ -1,17 +1,42 @@
 /**
- * Content negotiation of the simulated API server: plain JSON, or the metadata-only
- * `PartialObjectMetadata(List)` transformation (`Accept: application/json;as=...;g=meta.k8s.io;
- * v=v1`). Other transformations (`as=Table`, what kubectl asks for by default) are skipped in
- * favour of the next acceptable type; nothing acceptable is a 406, as on a real server.
+ * Content negotiation of the simulated API server: plain JSON, the metadata-only
+ * `PartialObjectMetadata(List)` transformation, or a server-side `Table` (`Accept:
+ * application/json;as=Table;g=meta.k8s.io;v=v1`, what kubectl asks for by default; `v1beta1`
+ * too), each where the real server offers it. The ranges of `Accept` are tried in order, and a
+ * transformation the request cannot have is skipped in favour of the next range; nothing
+ * acceptable is a 406, as on a real server.
  * @module
  */
 import { fail, status } from "../serving/status.ts";
 
-/** How to render objects: whole, or as `PartialObjectMetadata`. */
-export type Rendering = "object" | "metadata";
+/** A server-side Table, in `meta.k8s.io/v1` or `v1beta1` (the same shape). */
+export interface TableRendering {
+  /** Discriminant. */
+  readonly kind: "table";
+  /** `meta.k8s.io/v1` or `meta.k8s.io/v1beta1`: the Table's (and its rows' metadata) apiVersion. */
+  readonly apiVersion: string;
+}
+
+/** How to render objects: whole, as `PartialObjectMetadata`, or as a Table. */
+export type Rendering = "object" | "metadata" | TableRendering;
+
+/** What the request may be answered with besides plain JSON. */
+export interface NegotiateOptions {
+  /** Whether a Table may be answered (list, get and watch of a resource). @default false */
+  readonly table?: boolean;
+}
+
+/** Whether `rendering` is a Table. */
+export function isTable(rendering: Rendering | undefined): rendering is TableRendering {
+  return typeof rendering === "object";
+}
 
 /** The rendering a request asks for with `Accept` (`list`: the LIST form is wanted). */
-export function negotiate(accept: string | null, list: boolean): Rendering {
+export function negotiate(
+  accept: string | null,
+  list: boolean,
+  options?: NegotiateOptions,
+): Rendering {
   if (accept === null || accept.trim() === "") return "object";
   const wanted = list ? "PartialObjectMetadataList" : "PartialObjectMetadata";
   for (const range of accept.split(",")) {
@@ -25,14 +50,22 @@ export function negotiate(accept: string | null, list: boolean): Rendering {
     }
     const as = p.get("as");
     if (as === undefined) return "object";
-    if (as === wanted && p.get("g") === "meta.k8s.io" && (p.get("v") ?? "v1") === "v1") {
-      return "metadata";
+    if (p.get("g") !== "meta.k8s.io") continue;
+    const version = p.get("v") ?? "v1";
+    if (as === wanted && version === "v1") return "metadata";
+    if (as === "Table" && options?.table && (version === "v1" || version === "v1beta1")) {
+      return { kind: "table", apiVersion: `meta.k8s.io/${version}` };
     }
-    // Another transformation (Table, another version): try the next range.
+    // Another transformation, or one this request cannot have: try the next range.
   }
+  const offered = [
+    "application/json",
+    `application/json;as=${wanted};g=meta.k8s.io;v=v1`,
+    ...(options?.table ? ["application/json;as=Table;g=meta.k8s.io;v=v1"] : []),
+  ];
   fail(status(
     406,
     "NotAcceptable",
-    `only the following media types are accepted: application/json, application/json;as=${wanted};g=meta.k8s.io;v=v1`,
+    `only the following media types are accepted: ${offered.join(", ")}`,
   ));
 }

@@ -5,6 +5,8 @@
 import type { BodyChannel, ChannelEnv } from "./response_body.ts";
 import type { Store } from "../store/object_store.ts";
 import type { ResourceState } from "../store/resource_state.ts";
+import type { ResourceInfo } from "../store/served_resources.ts";
+import type { ServedView } from "./served_view.ts";
 import type { WatchEventFault, WatchFaults } from "../faults/cluster_faults.ts";
 
 /** An open watch, as the cluster reaches it (faults drop it, `close()` shuts it down). */
@@ -31,6 +33,8 @@ export interface HandlerContext {
   readonly omitInitialEventsEnd: boolean;
   /** Lists at resourceVersion "0" are served whole from the watch cache (`limit` ignored). */
   readonly watchCache: boolean;
+  /** The served view of a resource (its storage, and conversions for a view of another's). */
+  view(info: ResourceInfo): ServedView;
   /** Consumes the faults armed for a new watch of `state` (drop/close after N, bad line). */
   takeWatchFaults(state: ResourceState): WatchFaults;
   /** Consumes the fault armed for one event of `state` about to be sent (lose or corrupt it). */

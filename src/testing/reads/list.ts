@@ -1,10 +1,13 @@
 /**
  * LIST: selectors, `limit`/`continue` paging from a stable snapshot, and the
  * `resourceVersion` / `resourceVersionMatch` semantics of the real API server. Bodies are built
- * by concatenating each object's cached JSON and streamed in large batches.
+ * by concatenating each object's cached JSON (or, for a Table, each row as it is printed) and
+ * streamed in large batches.
  * @module
  */
-import type { Rendering } from "./content_negotiation.ts";
+import { isTable, type Rendering } from "./content_negotiation.ts";
+import type { ServedView } from "./served_view.ts";
+import { columnsJson, rowJson, tableHead, tableRequest } from "../tables/table_rendering.ts";
 import { decodeContinue, encodeContinue } from "./continue_token.ts";
 import type { HandlerContext } from "./handler_context.ts";
 import {
@@ -17,7 +20,7 @@ import {
 } from "./list_options.ts";
 import { BodyChannel } from "./response_body.ts";
 import type { Version } from "../store/object_version.ts";
-import { lowerBound, namespaceRange, type ResourceState } from "../store/resource_state.ts";
+import { lowerBound, namespaceRange } from "../store/resource_state.ts";
 import {
   badRequest,
   COMMON_HEADERS,
@@ -29,20 +32,21 @@ import {
 
 /** A list request, parsed from the URL. */
 export interface ListRequest {
-  /** Resource state. */
-  readonly state: ResourceState;
+  /** The resource as served, over its storage. */
+  readonly view: ServedView;
   /** Namespace from the path. */
   readonly namespace: string | undefined;
   /** Query parameters. */
   readonly query: URLSearchParams;
-  /** Items as sent: whole, or as `PartialObjectMetadata` (`Accept: ...;as=...List`). */
+  /** Items as sent: whole, as `PartialObjectMetadata` (`Accept: ...;as=...List`), or a Table. */
   readonly rendering?: Rendering;
 }
 
 /** Computes the list (throws KubeApiError for error answers) and streams it. */
 export function handleList(ctx: HandlerContext, req: ListRequest): Response {
-  const { state, namespace, query } = req;
-  const info = state.info;
+  const { view, namespace, query } = req;
+  const state = view.state;
+  const info = view.info;
   const store = ctx.store;
   const rvText = query.get("resourceVersion") ?? "";
   const match = query.get("resourceVersionMatch") ?? "";
@@ -131,7 +135,7 @@ export function handleList(ctx: HandlerContext, req: ListRequest): Response {
   const everything = selectors.label.isEverything() && selectors.field.isEverything();
   for (; i < to; i++) {
     const v = snapshot[i]!;
-    if (!everything && !selected(v, undefined, selectors)) continue;
+    if (!everything && !selected(v, undefined, selectors, view.item(v))) continue;
     items.push(v);
     if (limit > 0 && items.length === limit) {
       if (i + 1 < to) {
@@ -146,18 +150,38 @@ export function handleList(ctx: HandlerContext, req: ListRequest): Response {
   if (next !== undefined) meta += `,"continue":"${next}"`;
   if (remaining !== undefined) meta += `,"remainingItemCount":${remaining}`;
   meta += "}";
-  const metadata = req.rendering === "metadata";
-  let head: string | undefined = metadata
-    ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${meta},"items":[`
-    : `{"kind":"${info.listKind}","apiVersion":"${info.apiVersion}","metadata":${meta},"items":[`;
+  const rendering = req.rendering ?? "object";
+  const metadata = rendering === "metadata";
+  let head: string | undefined;
+  let itemJson: (v: Version) => string;
+  if (isTable(rendering)) {
+    const table = tableRequest(rendering.apiVersion, query);
+    const now = ctx.env.clock.now();
+    head = tableHead(table, meta, columnsJson(info.table));
+    itemJson = (v) =>
+      rowJson(
+        info.table,
+        {
+          stored: v.item,
+          served: () => view.json(v),
+          metadataV1: () => v.metadataJson,
+        },
+        table,
+        now,
+      );
+  } else {
+    head = metadata
+      ? `{"kind":"PartialObjectMetadataList","apiVersion":"meta.k8s.io/v1","metadata":${meta},"items":[`
+      : `{"kind":"${info.listKind}","apiVersion":"${info.apiVersion}","metadata":${meta},"items":[`;
+    itemJson = metadata ? (v) => v.metadataJson : (v) => view.itemJson(v);
+  }
   let index = 0;
   const source = (): string | undefined => {
     if (head === undefined && index > items.length) return undefined;
     let out = head ?? "";
     head = undefined;
     while (index < items.length && out.length < 128 * 1024) {
-      const v = items[index]!;
-      const json = metadata ? v.metadataJson : v.itemJson;
+      const json = itemJson(items[index]!);
       out += index === 0 ? json : "," + json;
       index++;
     }

@@ -12,6 +12,7 @@ import {
 } from "../../client/label_selector.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
 import type { Version } from "../store/object_version.ts";
+import type { KubeObject } from "../../client/types.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
 
 /** Label and field selector of a request. */
@@ -77,9 +78,16 @@ export function notSupported(field: string, value: string, supported: string[]):
   };
 }
 
-/** Whether `v` passes the namespace and selectors. */
-export function selected(v: Version, namespace: string | undefined, s: Selectors): boolean {
-  const item = v.item;
+/**
+ * Whether `v` passes the namespace and selectors (field selectors see `item`, the object as
+ * served, which differs from the stored one for a resource served from another's storage).
+ */
+export function selected(
+  v: Version,
+  namespace: string | undefined,
+  s: Selectors,
+  item: KubeObject = v.item,
+): boolean {
   if (namespace && item.metadata.namespace !== namespace) return false;
   return s.label.matches(item.metadata.labels) && s.field.matches(item);
 }

@@ -5,8 +5,16 @@
  * transitions (an object leaving the selector is DELETED, one entering it ADDED).
  * @module
  */
-import type { Rendering } from "./content_negotiation.ts";
-import type { Status } from "../../client/types.ts";
+import { isTable, type Rendering } from "./content_negotiation.ts";
+import type { ServedView } from "./served_view.ts";
+import {
+  columnsJson,
+  rowJson,
+  tableHead,
+  type TableRequest,
+  tableRequest,
+} from "../tables/table_rendering.ts";
+import type { KubeObject, Status } from "../../client/types.ts";
 import type { TimerHandle } from "../../util/clock.ts";
 import { BodyChannel, networkError } from "./response_body.ts";
 import type { HandlerContext } from "./handler_context.ts";
@@ -19,7 +27,7 @@ import {
   selected,
   type Selectors,
 } from "./list_options.ts";
-import type { Version } from "../store/object_version.ts";
+import { type ChangeType, Version } from "../store/object_version.ts";
 import {
   type ChangeListener,
   namespaceRange,
@@ -38,15 +46,15 @@ import { acceptedHandshake, checkHandshake } from "../serving/websocket_handshak
 
 /** A watch request, parsed from the URL. */
 export interface WatchRequest {
-  /** Resource state. */
-  readonly state: ResourceState;
+  /** The resource as served, over its storage. */
+  readonly view: ServedView;
   /** Namespace from the path. */
   readonly namespace: string | undefined;
   /** Query parameters. */
   readonly query: URLSearchParams;
   /** The request's signal: aborting it ends the watch. */
   readonly signal: AbortSignal | undefined;
-  /** Objects as sent: whole, or as `PartialObjectMetadata` (`Accept: ...;as=...`). */
+  /** Objects as sent: whole, as `PartialObjectMetadata` (`Accept: ...;as=...`), or Tables. */
   readonly rendering?: Rendering;
   /**
    * The (authenticated) WebSocket handshake, when the watch was asked for over one: its Origin
@@ -58,7 +66,10 @@ export interface WatchRequest {
 /** One open watch. */
 class Watch implements ChangeListener {
   readonly #ctx: HandlerContext;
+  readonly #view: ServedView;
   readonly #state: ResourceState;
+  /** Set for a Table watch; `headers` turns false once the first event carried the columns. */
+  readonly #table: { request: TableRequest; headers: boolean } | undefined;
   readonly #namespace: string | undefined;
   readonly #selectors: Selectors;
   readonly #everything: boolean;
@@ -78,14 +89,19 @@ class Watch implements ChangeListener {
 
   constructor(ctx: HandlerContext, req: WatchRequest, selectors: Selectors, bookmarks: boolean) {
     this.#ctx = ctx;
-    this.#state = req.state;
+    this.#view = req.view;
+    this.#state = req.view.state;
+    const rendering = req.rendering ?? "object";
+    this.#table = isTable(rendering)
+      ? { request: tableRequest(rendering.apiVersion, req.query), headers: true }
+      : undefined;
     this.#namespace = req.namespace;
     this.#selectors = selectors;
     this.#everything = selectors.label.isEverything() && selectors.field.isEverything() &&
       !req.namespace;
     this.#bookmarks = bookmarks;
-    this.#metadata = req.rendering === "metadata";
-    const faults = ctx.takeWatchFaults(req.state);
+    this.#metadata = rendering === "metadata";
+    const faults = ctx.takeWatchFaults(this.#state);
     this.#endAfter = faults.endAfter;
     this.channel = new BodyChannel(ctx.env, () => this.#dispose());
     if (faults.corruptLine !== undefined) this.channel.push(faults.corruptLine);
@@ -96,7 +112,36 @@ class Watch implements ChangeListener {
   }
 
   #matches(v: Version): boolean {
-    return this.#everything || selected(v, this.#namespace, this.#selectors);
+    return this.#everything || selected(v, this.#namespace, this.#selectors, this.#view.item(v));
+  }
+
+  /** The event line of `v` as `type`, rendered as the watch asked (whole, metadata, Table). */
+  #line(type: ChangeType | "BOOKMARK", v: Version): string {
+    const table = this.#table;
+    if (table === undefined) {
+      return type === "BOOKMARK"
+        ? `{"type":"BOOKMARK","object":${this.#view.json(v)}}\n`
+        : this.#view.line(type, v, this.#metadata);
+    }
+    const info = this.#view.info;
+    const columns = table.headers ? columnsJson(info.table) : null;
+    table.headers = false;
+    const row = rowJson(
+      info.table,
+      {
+        stored: v.item,
+        served: () => this.#view.json(v),
+        metadataV1: () => v.metadataJson,
+      },
+      // The end of a streaming list's initial events always carries its metadata.
+      type === "BOOKMARK" && table.request.includeObject === "Object" &&
+        v.item.metadata?.annotations?.["k8s.io/initial-events-end"] === "true"
+        ? { ...table.request, includeObject: "Metadata" }
+        : table.request,
+      this.#ctx.env.clock.now(),
+    );
+    const meta = `{"resourceVersion":${JSON.stringify(v.item.metadata?.resourceVersion ?? "")}}`;
+    return `{"type":"${type}","object":${tableHead(table.request, meta, columns)}${row}]}}\n`;
   }
 
   #send(line: string): void {
@@ -120,12 +165,12 @@ class Watch implements ChangeListener {
     const fault = this.#ctx.takeEventFault(this.#state, type);
     if (fault === "lose") return; // later events and bookmarks move the client past it
     if (fault === "old-version" && event.prev !== undefined) {
-      this.#send(event.prev.line("MODIFIED", this.#metadata));
+      this.#send(this.#line("MODIFIED", event.prev));
     } else if (fault === "wrong-uid") {
-      const object = event.version.toObject();
-      object.metadata.uid = `corrupted-${event.rv}`;
-      this.#send(`${JSON.stringify({ type, object })}\n`);
-    } else this.#send(event.version.line(type, this.#metadata));
+      const v = event.version;
+      const item = { ...v.item, metadata: { ...v.item.metadata, uid: `corrupted-${event.rv}` } };
+      this.#send(this.#line(type, new Version(v.info, v.key, v.rv, item)));
+    } else this.#send(this.#line(type, event.version));
   }
 
   /** What this watch sees of a change: an object entering its selectors is ADDED, ... */
@@ -143,19 +188,16 @@ class Watch implements ChangeListener {
     const [from, to] = namespaceRange(snapshot, this.#namespace);
     for (let i = from; i < to && !this.#disposed; i++) {
       const v = snapshot[i]!;
-      if (this.#matches(v)) this.#send(v.line("ADDED", this.#metadata));
+      if (this.#matches(v)) this.#send(this.#line("ADDED", v));
     }
   }
 
   /** A BOOKMARK at `rv`, optionally the end-of-initial-events marker. */
   bookmark(rv: number, initialEventsEnd = false): void {
-    const info = this.#state.info;
-    const annotations = initialEventsEnd
-      ? `,"annotations":{"k8s.io/initial-events-end":"true"}`
-      : "";
-    this.#send(
-      `{"type":"BOOKMARK","object":{"kind":"${info.desc.kind}","apiVersion":"${info.apiVersion}","metadata":{"resourceVersion":"${rv}"${annotations}}}}\n`,
-    );
+    const metadata: KubeObject["metadata"] = { resourceVersion: String(rv) };
+    if (initialEventsEnd) metadata.annotations = { "k8s.io/initial-events-end": "true" };
+    const info = this.#view.info;
+    this.#send(this.#line("BOOKMARK", new Version(info, "", rv, { metadata } as KubeObject)));
   }
 
   /** Sends one ERROR event and ends the watch. */
@@ -222,7 +264,8 @@ class Watch implements ChangeListener {
 
 /** Validates a watch request, opens it and returns the streaming response. */
 export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
-  const { state, query } = req;
+  const { view, query } = req;
+  const state = view.state;
   const store = ctx.store;
   const rvText = query.get("resourceVersion") ?? "";
   const match = query.get("resourceVersionMatch") ?? "";
@@ -257,7 +300,7 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
     }
   }
   if (problems.length > 0) invalidOptions(problems);
-  const selectors = parseSelectors(state.info, query);
+  const selectors = parseSelectors(view.info, query);
   const timeoutText = query.get("timeoutSeconds");
   let timeoutMs: number | undefined;
   if (timeoutText !== null && timeoutText !== "") {

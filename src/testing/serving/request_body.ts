@@ -16,13 +16,13 @@ export interface BodyLimits {
 }
 
 /**
- * The body as text (UTF-8), or a 413 `KubeApiError` as soon as it exceeds `maxBytes`: a
+ * The body's bytes, or a 413 `KubeApiError` as soon as it exceeds `maxBytes`: a
  * `Content-Length` over the limit is refused before reading, and a body without one is read
  * only up to the limit.
  */
-export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   const body = request.body;
-  if (body === null) return "";
+  if (body === null) return new Uint8Array(0);
   const length = Number(request.headers.get("content-length") ?? NaN);
   if (length > maxBytes) {
     await body.cancel().catch(() => {
@@ -55,7 +55,12 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
     bytes.set(c, at);
     at += c.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
+}
+
+/** The body as text (UTF-8), within `maxBytes` (see {@linkcode readBodyBytes}). */
+export async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  return new TextDecoder().decode(await readBodyBytes(request, maxBytes));
 }
 
 /** Parses JSON text of a request body: invalid or too deep JSON is a 400 `KubeApiError`. */

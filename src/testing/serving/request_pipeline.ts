@@ -1,22 +1,28 @@
 /**
  * The simulated cluster's HTTP front: every request goes through CORS, shutdown, routing, the
- * request log, authentication and injected faults before it reaches the list, watch, write
- * or discovery handler; thrown `KubeApiError`s become Status responses.
+ * request log, authentication, authorization and injected faults before it reaches the list,
+ * watch, write, discovery, OpenAPI or self-review handler; thrown `KubeApiError`s become Status
+ * responses.
  * @module
  */
-import { negotiate } from "../reads/content_negotiation.ts";
+import { isTable, negotiate } from "../reads/content_negotiation.ts";
 import { KubeApiError } from "../../client/errors.ts";
+import type { KubeObject } from "../../client/types.ts";
 import { rejectUnauthenticated } from "./authentication.ts";
 import { clientCertUser } from "../_serve_tls.ts";
 import type { HandlerContext } from "../reads/handler_context.ts";
 import type { CorsPolicy } from "./cors.ts";
-import { discovery } from "../reads/discovery.ts";
+import { discovery, type DiscoveryModel } from "../reads/discovery.ts";
+import { aggregatedDiscovery, aggregatedDiscoveryVersion } from "../reads/aggregated_discovery.ts";
 import { handleList } from "../reads/list.ts";
+import type { ServedView } from "../reads/served_view.ts";
 import type { RecordedRequest, RequestLog } from "./request_log.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
 import { route } from "./router.ts";
 import {
+  forbidden,
   internalError,
+  jsonResponse,
   methodNotAllowed,
   pathNotFound,
   serviceUnavailable,
@@ -30,9 +36,24 @@ import {
   isWebSocketUpgrade,
   withoutBearerProtocol,
 } from "./websocket_handshake.ts";
-import { handleWrite, type ResourceRoute, type WriteEnv } from "../writes/single_object.ts";
+import {
+  findObject,
+  handleWrite,
+  type ResourceRoute,
+  type WriteEnv,
+} from "../writes/single_object.ts";
 import type { ClusterFaults, RequestVerb } from "../faults/cluster_faults.ts";
 import { messageOf } from "../../util/values.ts";
+import { handleReview, reviewKindAt } from "../authorization/access_reviews.ts";
+import {
+  type AuthorizationAttributes,
+  type AuthorizationPolicy,
+  forbiddenMessage,
+  type UserInfo,
+} from "../authorization/authorization_policy.ts";
+import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
+import { columnsJson, rowJson, tableHead, tableRequest } from "../tables/table_rendering.ts";
+import { prepareWrite } from "./write_body.ts";
 
 /** What the HTTP front needs from its cluster. */
 export interface HttpEnv {
@@ -42,6 +63,12 @@ export interface HttpEnv {
   readonly writes: WriteEnv;
   /** Served resources. */
   readonly resources: readonly ResourceInfo[];
+  /** What discovery describes. */
+  readonly discovery: DiscoveryModel;
+  /** The OpenAPI documents and schemas. */
+  readonly openapi: OpenApiDocuments;
+  /** Who may do what. */
+  readonly authorization: AuthorizationPolicy;
   /** Fault switches. */
   readonly faults: ClusterFaults;
   /** Where requests are recorded. */
@@ -53,6 +80,9 @@ export interface HttpEnv {
   /** Whether the cluster was closed. */
   isClosed(): boolean;
 }
+
+/** The user a request authenticated as with the cluster's bearer token. */
+const TOKEN_USER = "kinformer";
 
 function shuttingDown(): Response {
   return statusResponse(serviceUnavailable("apiserver is shutting down"), { "Retry-After": "1" });
@@ -80,18 +110,66 @@ export async function handleRequest(env: HttpEnv, request: Request): Promise<Res
   return env.cors.decorate(request, await answer(env, request, method));
 }
 
+/** The authorization attributes of a routed request. */
+function attributesOf(
+  user: UserInfo,
+  method: string,
+  path: string,
+  r: ReturnType<typeof route>,
+  query: URLSearchParams,
+): AuthorizationAttributes {
+  if (r.kind !== "resource") {
+    return {
+      user,
+      verb: method.toLowerCase(),
+      resourceRequest: false,
+      apiGroup: "",
+      apiVersion: "",
+      resource: "",
+      subresource: "",
+      namespace: "",
+      name: "",
+      path,
+    };
+  }
+  let name = r.name ?? "";
+  if (name === "" && (r.verb === "list" || r.verb === "watch")) {
+    // A list or watch of one object by field selector names it, as the API server reads it.
+    const m = /^metadata\.name==?([^,]*)$/.exec(query.get("fieldSelector") ?? "");
+    if (m) name = m[1]!;
+  }
+  return {
+    user,
+    verb: r.verb,
+    resourceRequest: true,
+    apiGroup: r.info.desc.group ?? "",
+    apiVersion: r.info.desc.version,
+    resource: r.info.desc.resource,
+    subresource: r.subresource ?? "",
+    namespace: r.namespace ?? "",
+    name,
+    path,
+  };
+}
+
 async function answer(env: HttpEnv, request: Request, method: string): Promise<Response> {
   if (env.isClosed()) return shuttingDown();
   const url = new URL(request.url);
+  const review = reviewKindAt(url.pathname);
   const r = route(method, url.pathname, url.searchParams, env.resources);
-  const verb: RequestVerb = r.kind === "discovery" ? "discovery" : r.verb;
+  const verb: RequestVerb = review !== undefined
+    ? "create"
+    : r.kind === "discovery"
+    ? "discovery"
+    : r.verb;
   const record: RecordedRequest = {
     method,
     path: url.pathname,
     query: Object.fromEntries(url.searchParams),
     verb,
   };
-  if (r.kind === "resource") {
+  if (review !== undefined) record.resource = review.resource;
+  else if (r.kind === "resource") {
     record.resource = r.info.desc.resource;
     if (r.namespace !== undefined) record.namespace = r.namespace;
     if (r.name !== undefined) record.name = r.name;
@@ -104,6 +182,7 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
 
   let denied = certUser === undefined ? rejectUnauthenticated(request, env.token) : undefined;
   const byHeader = certUser !== undefined || (env.token !== undefined && denied === undefined);
+  let tokenUser = env.token !== undefined && denied === undefined && certUser === undefined;
   if (webSocket && !byHeader) {
     // The bearer-protocol authenticator, for a handshake no header or certificate authenticated
     // (without a cluster token every well-formed one is accepted, and removed all the same).
@@ -114,10 +193,32 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
         return statusResponse(unauthorized());
       }
       denied = undefined;
+      tokenUser = env.token !== undefined;
       request = withoutBearerProtocol(request, auth.remaining);
     }
   }
   if (denied) return denied;
+  const user: UserInfo = certUser !== undefined
+    ? { username: certUser, groups: ["system:authenticated"] }
+    : tokenUser
+    ? { username: TOKEN_USER, groups: ["system:authenticated"] }
+    : { username: "system:anonymous", groups: ["system:unauthenticated"] };
+
+  if (review === undefined && r.kind === "resource") {
+    const attributes = attributesOf(user, method, url.pathname, r, url.searchParams);
+    const decision = env.authorization.decide(attributes);
+    if (!decision.allowed) {
+      await request.body?.cancel().catch(() => {
+        // The request is refused whatever its body does.
+      });
+      return statusResponse(forbidden(
+        attributes.resource,
+        attributes.apiGroup,
+        attributes.name,
+        forbiddenMessage(attributes, decision.reason),
+      ));
+    }
+  }
   const failure = injectedFailure(env.faults, verb);
   if (failure) return failure;
   if (env.faults.stalled) {
@@ -125,9 +226,13 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
     if (env.isClosed()) return shuttingDown();
   }
   try {
+    if (review !== undefined) {
+      if (method !== "POST") return statusResponse(methodNotAllowed());
+      return await handleReview(review, request, env.authorization, user, env.writes.limits);
+    }
     switch (r.kind) {
       case "discovery":
-        return discovery(url.pathname, env.resources, url.host) ?? statusResponse(pathNotFound());
+        return discoveryAnswer(env, request, url) ?? statusResponse(pathNotFound());
       case "notFound":
         return statusResponse(pathNotFound());
       case "methodNotAllowed":
@@ -141,6 +246,91 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
   }
 }
 
+function discoveryAnswer(env: HttpEnv, request: Request, url: URL): Response | undefined {
+  const path = url.pathname.length > 1 && url.pathname.endsWith("/")
+    ? url.pathname.slice(0, -1)
+    : url.pathname;
+  const openapi = env.openapi.answer(path);
+  if (openapi !== undefined) return openapi;
+  if (path === "/api" || path === "/apis") {
+    const version = aggregatedDiscoveryVersion(request.headers.get("accept"));
+    if (version !== undefined) return aggregatedDiscovery(env.discovery, path === "/api", version);
+  }
+  return discovery(path, env.discovery, url.host);
+}
+
+/** A response of the storage resource, in the served form of `view` (a view of another's). */
+async function servedResponse(response: Response, view: ServedView): Promise<Response> {
+  if (view.info.view === undefined) return response;
+  const text = await response.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  const item = body as Record<string, unknown> | undefined;
+  if (
+    item === undefined || typeof item !== "object" || item === null ||
+    item.kind === "Status" || item.kind === "Scale" || item.kind === "PartialObjectMetadata"
+  ) {
+    return new Response(text, { status: response.status, headers });
+  }
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = item;
+  const served = JSON.stringify(view.info.view.served(rest as unknown as KubeObject));
+  return new Response(view.info.jsonPrefix + served.slice(1), { status: response.status, headers });
+}
+
+/** Warnings sent with one response at most (the rest are counted in a last one). */
+const MAX_WARNINGS = 50;
+
+/**
+ * `response` with `Warning` headers (code 299, the text quoted, as the API server sends them;
+ * characters a header cannot carry escaped as `\uXXXX`).
+ */
+function withWarnings(response: Response, warnings: readonly string[]): Response {
+  if (warnings.length === 0) return response;
+  const headers = new Headers(response.headers);
+  const sent = warnings.length > MAX_WARNINGS
+    ? [...warnings.slice(0, MAX_WARNINGS), `${warnings.length - MAX_WARNINGS} more warnings`]
+    : warnings;
+  for (const w of sent) {
+    const quoted = JSON.stringify(w).replace(
+      /[^\x20-\x7e]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    );
+    headers.append("Warning", `299 - ${quoted}`);
+  }
+  return new Response(response.body, { status: response.status, headers });
+}
+
+/** GET of one object as a Table (`kubectl get pod x`). */
+function tableGet(
+  env: HttpEnv,
+  view: ServedView,
+  r: ResourceRoute,
+  apiVersion: string,
+  query: URLSearchParams,
+): Response {
+  const v = findObject(view.state, r.namespace, r.name!);
+  const table = tableRequest(apiVersion, query);
+  const info = view.info;
+  const row = rowJson(
+    info.table,
+    {
+      stored: v.item,
+      served: () => view.json(v),
+      metadataV1: () => v.metadataJson,
+    },
+    table,
+    env.ctx.env.clock.now(),
+  );
+  const meta = `{"resourceVersion":${JSON.stringify(v.item.metadata?.resourceVersion ?? "")}}`;
+  return jsonResponse(`${tableHead(table, meta, columnsJson(info.table))}${row}]}`, 200);
+}
+
 async function resource(
   env: HttpEnv,
   request: Request,
@@ -148,15 +338,17 @@ async function resource(
   r: ResourceRoute,
 ): Promise<Response> {
   const ctx = env.ctx;
-  const state = ctx.store.state(r.info.id)!;
+  const view = ctx.view(r.info);
   const query = url.searchParams;
+  const accept = request.headers.get("accept");
+  const main = r.subresource === undefined;
   switch (r.verb) {
     case "list":
       return handleList(ctx, {
-        state,
+        view,
         namespace: r.namespace,
         query,
-        rendering: negotiate(request.headers.get("accept"), true),
+        rendering: negotiate(accept, true, { table: true }),
       });
     case "watch": {
       let q = query;
@@ -166,15 +358,36 @@ async function resource(
         q.set("fieldSelector", `${fs ? fs + "," : ""}metadata.name=${r.name}`);
       }
       return handleWatch(ctx, {
-        state,
+        view,
         namespace: r.namespace,
         query: q,
         signal: request.signal ?? undefined,
-        rendering: negotiate(request.headers.get("accept"), false),
+        rendering: negotiate(accept, false, { table: true }),
         handshake: isWebSocketUpgrade(request) ? request : undefined,
       });
     }
-    default:
-      return await handleWrite(env.writes, state, request, { ...r, verb: r.verb });
+    case "get": {
+      const rendering = negotiate(accept, false, { table: main });
+      if (isTable(rendering)) return tableGet(env, view, r, rendering.apiVersion, query);
+      const stored = { ...r, info: view.state.info, verb: "get" as const };
+      return await servedResponse(await handleWrite(env.writes, view.state, request, stored), view);
+    }
+    default: {
+      const prepared = await prepareWrite(
+        request,
+        {
+          info: r.info,
+          verb: r.verb,
+          name: r.name,
+          subresource: r.subresource,
+          current: () => view.toObject(findObject(view.state, r.namespace, r.name!)),
+        },
+        env.writes.limits,
+        env.openapi,
+      );
+      const stored = { ...r, info: view.state.info, verb: r.verb };
+      const response = await handleWrite(env.writes, view.state, prepared.request, stored);
+      return withWarnings(await servedResponse(response, view), prepared.warnings);
+    }
   }
 }

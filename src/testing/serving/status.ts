@@ -223,6 +223,42 @@ export function unsupportedMediaType(contentType: string): Status {
   );
 }
 
+/**
+ * 415 for a protobuf request body: the simulated cluster reads JSON (and YAML for apply) only.
+ * kubectl sends protobuf from its typed commands (`kubectl create configmap`, `create
+ * namespace`); `kubectl apply`, `create -f` and `edit` send JSON.
+ */
+export function protobufNotSupported(): Status {
+  return status(
+    415,
+    "UnsupportedMediaType",
+    'the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/strategic-merge-patch+json, application/json-patch+json, application/apply-patch+yaml; the simulated cluster does not decode "application/vnd.kubernetes.protobuf": send the object as JSON (kubectl apply -f and kubectl create -f do)',
+  );
+}
+
+/**
+ * 403 Forbidden for `resource` (`pods`, `deployments.apps`; empty for a non-resource path) and
+ * `name` (empty when the request names no object), worded as kube-apiserver's.
+ */
+export function forbidden(
+  resource: string,
+  group: string,
+  name: string,
+  message: string,
+): Status {
+  const qualified = qualifiedResource(resource, group);
+  const text = resource === ""
+    ? `forbidden: ${message}`
+    : name === ""
+    ? `${qualified} is forbidden: ${message}`
+    : `${qualified} ${JSON.stringify(name)} is forbidden: ${message}`;
+  const details: StatusDetails = {};
+  if (name !== "") details.name = name;
+  if (group !== "") details.group = group;
+  if (resource !== "") details.kind = resource;
+  return status(403, "Forbidden", text, details);
+}
+
 /** The plain-text 429 of the API server's rate limiter. */
 export function tooManyRequests(retryAfter: number | string): Response {
   return new Response("Too many requests, please try again later.\n", {

@@ -1,20 +1,48 @@
 /**
  * What the simulated cluster knows about each resource it serves: discovery facts, the field
- * selectors the real API server supports for it, and write behaviour.
+ * selectors the real API server supports for it, its Table columns, its schema, write behaviour,
+ * and, for a resource served from another's storage (`events.k8s.io/v1` Events are core/v1
+ * Events; a CRD's other versions are its storage version), how its objects convert.
  * @module
  */
 import {
   type AnyResourceDescriptor,
   configmaps,
+  coreEvents,
   deployments,
   leases,
   namespaces,
   pods,
 } from "../../client/resource.ts";
+import type { KubeObject } from "../../client/types.ts";
 import { defineResource } from "../../client/define_resource.ts";
-import { describeValue } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
+import { builtinFacts } from "../kinds/builtin_catalog.ts";
+import { crdServedResources, isCustomResourceDefinition } from "../kinds/custom_resources.ts";
+import { coreEventField, toCoreEvent, toEventsV1 } from "../kinds/event_conversion.ts";
+import { checkEvent } from "../kinds/event_validation.ts";
+import { checkPrinterColumns, type PrinterColumn } from "../tables/printer_columns.ts";
+import { BUILTIN_GROUPS, tableConvertorFor } from "../tables/table_convertors.ts";
+import type { TableConvertor } from "../tables/table_convertor.ts";
 import { checkLease } from "./lease_validation.ts";
 import { widgets } from "../widgets.ts";
+
+/**
+ * How a resource served from another resource's storage converts its objects (the API server
+ * stores one form and converts per request).
+ */
+export interface StorageView {
+  /** `id` of the resource whose state holds the objects. */
+  readonly storage: string;
+  /** A stored item (no kind/apiVersion) in this resource's form. */
+  served(item: KubeObject): KubeObject;
+  /** An object, merge patch or apply configuration in this resource's form, in stored terms. */
+  stored(obj: Record<string, unknown>): Record<string, unknown>;
+  /** The stored name of a top-level field (for JSON patch paths). */
+  storedField(name: string): string;
+  /** Checks of a written object in this resource's form (throw a Status via `fail`), if any. */
+  readonly check?: (obj: Record<string, unknown>, name: string, create: boolean) => void;
+}
 
 /** Server-side facts of one served resource. */
 export interface ResourceInfo {
@@ -28,6 +56,8 @@ export interface ResourceInfo {
   readonly singular: string;
   /** Short names for discovery (`po`). */
   readonly shortNames: readonly string[];
+  /** Categories for discovery (`all`). */
+  readonly categories: readonly string[];
   /** Field paths a field selector may use (anything else is a 400, as on a real server). */
   readonly fieldSelectors: ReadonlySet<string>;
   /** Whether `/status` is a subresource (main-resource writes keep the old status). */
@@ -40,6 +70,14 @@ export interface ResourceInfo {
   readonly jsonPrefix: string;
   /** Stable map key: `group/version/resource`. */
   readonly id: string;
+  /** Whether kube-apiserver serves it itself (else it is a custom resource). */
+  readonly builtin: boolean;
+  /** How its objects print as Table rows (printed from their stored form). */
+  readonly table: TableConvertor;
+  /** A custom resource's `openAPIV3Schema`, if given. */
+  readonly schema?: Record<string, unknown>;
+  /** Set when it is served from another resource's storage. */
+  readonly view?: StorageView;
   /** Kind-specific checks of a written object (throw a Status via `fail`), if any. */
   readonly check?: (obj: Record<string, unknown>, name: string) => void;
 }
@@ -49,100 +87,87 @@ export function resourceId(desc: AnyResourceDescriptor): string {
   return `${desc.group ?? ""}/${desc.version}/${desc.resource}`;
 }
 
-/** What {@linkcode info} needs besides the descriptor. */
+/** What {@linkcode info} needs besides the descriptor (catalog facts fill the rest). */
 interface InfoOptions {
-  /** Singular name for discovery. */
-  singular: string;
-  /** Short names for discovery. @default [] */
-  shortNames?: string[];
-  /** Field selectors besides `metadata.name` (and `metadata.namespace`). @default [] */
-  fields?: string[];
-  /** A `/status` subresource. */
-  statusSubresource: boolean;
-  /** A `/scale` subresource. @default false */
+  singular?: string;
+  shortNames?: readonly string[];
+  categories?: readonly string[];
+  statusSubresource?: boolean;
   scaleSubresource?: boolean;
-  /** DELETE answers with the object (else a Status `Success`). */
-  deleteReturnsObject: boolean;
-  /** Kind-specific checks of a written object. @default undefined */
+  deleteReturnsObject?: boolean;
+  printerColumns?: readonly PrinterColumn[];
+  schema?: Record<string, unknown>;
+  view?: StorageView;
   check?: (obj: Record<string, unknown>, name: string) => void;
 }
 
-function info(desc: AnyResourceDescriptor, o: InfoOptions): ResourceInfo {
-  const apiVersion = desc.group ? `${desc.group}/${desc.version}` : desc.version;
+function info(desc: AnyResourceDescriptor, o: InfoOptions = {}): ResourceInfo {
+  const id = resourceId(desc);
+  const group = desc.group ?? "";
+  const builtin = BUILTIN_GROUPS.has(group);
+  const facts = builtin ? builtinFacts(id) : undefined;
+  const apiVersion = group ? `${group}/${desc.version}` : desc.version;
   const fields = ["metadata.name", ...(desc.namespaced ? ["metadata.namespace"] : [])];
   return Object.freeze({
     desc,
     apiVersion,
     listKind: `${desc.kind}List`,
-    singular: o.singular,
-    shortNames: Object.freeze(o.shortNames ?? []),
-    fieldSelectors: new Set([...fields, ...(o.fields ?? [])]),
-    statusSubresource: o.statusSubresource,
-    scaleSubresource: o.scaleSubresource ?? false,
-    deleteReturnsObject: o.deleteReturnsObject,
+    singular: o.singular ?? facts?.singular ?? desc.kind.toLowerCase(),
+    shortNames: Object.freeze([...(o.shortNames ?? facts?.shortNames ?? [])]),
+    categories: Object.freeze([...(o.categories ?? facts?.categories ?? [])]),
+    fieldSelectors: new Set([...fields, ...(facts?.fields ?? [])]),
+    statusSubresource: o.statusSubresource ?? facts?.statusSubresource ?? true,
+    scaleSubresource: o.scaleSubresource ?? facts?.scaleSubresource ?? false,
+    deleteReturnsObject: o.deleteReturnsObject ?? facts?.deleteReturnsObject ?? !builtin,
     jsonPrefix: `{"kind":${JSON.stringify(desc.kind)},"apiVersion":${JSON.stringify(apiVersion)},`,
-    id: resourceId(desc),
+    id,
+    builtin,
+    table: tableConvertorFor(group, desc.kind, o.printerColumns),
+    ...(o.schema === undefined ? {} : { schema: o.schema }),
+    ...(o.view === undefined ? {} : { view: o.view }),
     ...(o.check === undefined ? {} : { check: o.check }),
   });
 }
 
+/** `events.k8s.io/v1` Events: a view of the core/v1 Events storage. */
+const eventsV1 = defineResource({
+  group: "events.k8s.io",
+  version: "v1",
+  resource: "events",
+  kind: "Event",
+  namespaced: true,
+});
+
+const EVENTS_VIEW: StorageView = Object.freeze({
+  storage: resourceId(coreEvents),
+  served: toEventsV1,
+  stored: toCoreEvent,
+  storedField: coreEventField,
+  check: (obj: Record<string, unknown>, name: string, create: boolean) =>
+    checkEvent(obj, name, "events", create),
+});
+
 /** The resources the simulated cluster serves. */
 export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
-  info(pods, {
-    singular: "pod",
-    shortNames: ["po"],
-    fields: [
-      "spec.nodeName",
-      "spec.restartPolicy",
-      "spec.schedulerName",
-      "spec.serviceAccountName",
-      "spec.hostNetwork",
-      "status.phase",
-      "status.podIP",
-      "status.nominatedNodeName",
-    ],
-    statusSubresource: true,
-    deleteReturnsObject: true,
-  }),
-  info(configmaps, {
-    singular: "configmap",
-    shortNames: ["cm"],
-    statusSubresource: false,
-    deleteReturnsObject: false,
-  }),
-  info(namespaces, {
-    singular: "namespace",
-    shortNames: ["ns"],
-    fields: ["status.phase"],
-    statusSubresource: true,
-    deleteReturnsObject: true,
-  }),
-  info(widgets, {
-    singular: "widget",
-    shortNames: ["wg"],
-    statusSubresource: true,
-    deleteReturnsObject: true,
-  }),
-  info(deployments, {
-    singular: "deployment",
-    shortNames: ["deploy"],
-    statusSubresource: true,
-    scaleSubresource: true,
-    deleteReturnsObject: false,
-  }),
-  info(leases, {
-    singular: "lease",
-    statusSubresource: false,
-    deleteReturnsObject: false,
-    check: checkLease,
-  }),
+  info(pods),
+  info(configmaps),
+  info(namespaces),
+  info(widgets, { singular: "widget", shortNames: ["wg"], statusSubresource: true }),
+  info(deployments),
+  info(leases, { check: checkLease }),
+  info(coreEvents, { check: (obj, name) => checkEvent(obj, name, "core", true) }),
+  info(eventsV1, { view: EVENTS_VIEW }),
 ]);
 
 /**
  * One more resource for the simulated cluster to serve (option `resources`): a custom resource
  * as its CRD would define it, or a built-in one the cluster does not serve by default (services,
- * secrets, ...). Given as a bare descriptor, it gets a `status` subresource, no `scale`
- * subresource and no short names.
+ * secrets, ...). Given as a bare descriptor, a built-in resource gets the short names,
+ * categories, field selectors and subresources kube-apiserver gives it, a custom resource a
+ * `status` subresource, no `scale` subresource, no short names and an `Age` column. A
+ * `CustomResourceDefinition` object (`apiextensions.k8s.io/v1`, as in its manifest) may be given
+ * instead: every served version is served (the others converted from the storage version, as
+ * with `conversion: None`), with its names, scope, subresources, printer columns and schema.
  *
  * @example
  * ```ts
@@ -170,20 +195,47 @@ export interface ServedResource {
   /**
    * Whether `/status` is a subresource: main-resource writes keep the old `status`, and
    * `metadata.generation` counts spec changes only (a CRD's `subresources.status`).
-   * @default true
+   * @default true for custom resources, as kube-apiserver for built-in ones
    */
   readonly statusSubresource?: boolean;
   /**
    * Whether `/scale` is a subresource, as an `autoscaling/v1` Scale of `spec.replicas`
    * (a CRD's `subresources.scale` with the usual paths).
-   * @default false
+   * @default false for custom resources, as kube-apiserver for built-in ones
    */
   readonly scaleSubresource?: boolean;
   /**
    * Short names for discovery, so that `kubectl get <short>` works.
-   * @default []
+   * @default [] for custom resources, as kube-apiserver for built-in ones
    */
   readonly shortNames?: readonly string[];
+  /**
+   * Categories for discovery (`kubectl get all` lists the `all` category).
+   * @default [] for custom resources, as kube-apiserver for built-in ones
+   */
+  readonly categories?: readonly string[];
+  /**
+   * A custom resource's `additionalPrinterColumns` (as in its CRD version): the columns of its
+   * server-side Table (`kubectl get`), after `Name`. Without them it prints `Name` and `Age`.
+   * @default []
+   */
+  readonly printerColumns?: readonly PrinterColumn[];
+  /**
+   * A custom resource's `openAPIV3Schema` (as in its CRD version): published in the OpenAPI v3
+   * document of its group version and used for server-side field validation. Without it, the
+   * resource is described with `x-kubernetes-preserve-unknown-fields` below the top level.
+   * @default undefined
+   */
+  readonly schema?: Record<string, unknown>;
+}
+
+function checkStrings(value: unknown, at: string): void {
+  if (
+    value !== undefined &&
+    (!Array.isArray(value) || value.some((n) => typeof n !== "string" || n === ""))
+  ) {
+    throw new TypeError(`${at} must be an array of non-empty strings`);
+  }
 }
 
 function servedResource(entry: unknown, at: string): ServedResource {
@@ -204,13 +256,31 @@ function servedResource(entry: unknown, at: string): ServedResource {
       throw new TypeError(`${at}.${flag} must be a boolean, got ${describeValue(e[flag])}`);
     }
   }
-  if (
-    e.shortNames !== undefined &&
-    (!Array.isArray(e.shortNames) || e.shortNames.some((n) => typeof n !== "string" || n === ""))
-  ) {
-    throw new TypeError(`${at}.shortNames must be an array of non-empty strings`);
+  checkStrings(e.shortNames, `${at}.shortNames`);
+  checkStrings(e.categories, `${at}.categories`);
+  if (e.schema !== undefined && !isRecord(e.schema)) {
+    throw new TypeError(`${at}.schema must be an object (an openAPIV3Schema)`);
   }
+  if (e.printerColumns !== undefined) checkPrinterColumns(e.printerColumns, `${at}.printerColumns`);
   return e;
+}
+
+function entryInfo(e: ServedResource, at: string, view: StorageView | undefined): ResourceInfo {
+  let desc: AnyResourceDescriptor;
+  try {
+    desc = defineResource(e.resource);
+  } catch (err) {
+    throw new TypeError(`${at}: ${(err as Error).message}`);
+  }
+  return info(desc, {
+    ...(e.shortNames === undefined ? {} : { shortNames: e.shortNames }),
+    ...(e.categories === undefined ? {} : { categories: e.categories }),
+    ...(e.statusSubresource === undefined ? {} : { statusSubresource: e.statusSubresource }),
+    ...(e.scaleSubresource === undefined ? {} : { scaleSubresource: e.scaleSubresource }),
+    ...(e.printerColumns === undefined ? {} : { printerColumns: e.printerColumns }),
+    ...(e.schema === undefined ? {} : { schema: e.schema }),
+    ...(view === undefined ? {} : { view }),
+  });
 }
 
 /**
@@ -224,25 +294,20 @@ export function servedResources(extra: unknown): readonly ResourceInfo[] {
   }
   const out = [...SERVED_RESOURCES];
   const ids = new Set(out.map((r) => r.id));
+  const add = (i: ResourceInfo, at: string) => {
+    if (ids.has(i.id)) throw new TypeError(`${at}: ${i.id} is already served`);
+    ids.add(i.id);
+    out.push(i);
+  };
   extra.forEach((entry, i) => {
     const at = `options.resources[${i}]`;
-    const e = servedResource(entry, at);
-    let desc: AnyResourceDescriptor;
-    try {
-      desc = defineResource(e.resource);
-    } catch (err) {
-      throw new TypeError(`${at}: ${(err as Error).message}`);
+    if (isCustomResourceDefinition(entry)) {
+      for (const version of crdServedResources(entry, at)) {
+        add(entryInfo(version.resource, at, version.view), at);
+      }
+      return;
     }
-    const id = resourceId(desc);
-    if (ids.has(id)) throw new TypeError(`${at}: ${id} is already served`);
-    ids.add(id);
-    out.push(info(desc, {
-      singular: desc.kind.toLowerCase(),
-      shortNames: [...(e.shortNames ?? [])],
-      statusSubresource: e.statusSubresource ?? true,
-      scaleSubresource: e.scaleSubresource ?? false,
-      deleteReturnsObject: true,
-    }));
+    add(entryInfo(servedResource(entry, at), at, undefined), at);
   });
   return Object.freeze(out);
 }

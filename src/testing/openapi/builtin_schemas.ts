@@ -1,0 +1,305 @@
+/**
+ * The OpenAPI v3 schemas the simulated cluster publishes for built-in kinds. Small on purpose,
+ * and truthful for what they cover: `ObjectMeta` (with the merge keys of `ownerReferences` and
+ * `finalizers`) and the whole of `ConfigMap`, `Secret`, `Namespace`, `ServiceAccount`, `Lease`
+ * and both Event kinds are described field by field; every other built-in kind is described in
+ * its `metadata` only (its other fields are accepted as they come:
+ * `x-kubernetes-preserve-unknown-fields`), so server-side field validation reports unknown
+ * fields only where a schema describes them.
+ * @module
+ */
+
+/** An OpenAPI v3 schema object (JSON). */
+export type Schema = Record<string, unknown>;
+
+/** Component schemas by name. */
+export type Components = Record<string, Schema>;
+
+const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
+const CORE = "io.k8s.api.core.v1";
+
+/** A reference to component `name`, as kube-apiserver writes them (`allOf` with `$ref`). */
+export function ref(name: string, extra: Schema = {}): Schema {
+  return { allOf: [{ $ref: `#/components/schemas/${name}` }], ...extra };
+}
+
+const str: Schema = { type: "string" };
+const int32: Schema = { type: "integer", format: "int32" };
+const int64: Schema = { type: "integer", format: "int64" };
+const bool: Schema = { type: "boolean" };
+const time: Schema = { type: "string", format: "date-time" };
+const stringMap: Schema = { type: "object", additionalProperties: { type: "string", default: "" } };
+const array = (items: Schema, extra: Schema = {}): Schema => ({ type: "array", items, ...extra });
+const object = (properties: Record<string, Schema>, extra: Schema = {}): Schema => ({
+  type: "object",
+  properties,
+  ...extra,
+});
+
+/** The schemas of `ObjectMeta` and what it uses. */
+export function metaComponents(): Components {
+  return {
+    [`${META}.ObjectMeta`]: object({
+      annotations: stringMap,
+      creationTimestamp: ref(`${META}.Time`),
+      deletionGracePeriodSeconds: int64,
+      deletionTimestamp: ref(`${META}.Time`),
+      finalizers: array({ type: "string", default: "" }, {
+        "x-kubernetes-list-type": "set",
+        "x-kubernetes-patch-strategy": "merge",
+      }),
+      generateName: str,
+      generation: int64,
+      labels: stringMap,
+      managedFields: array(ref(`${META}.ManagedFieldsEntry`, { default: {} }), {
+        "x-kubernetes-list-type": "atomic",
+      }),
+      name: str,
+      namespace: str,
+      ownerReferences: array(ref(`${META}.OwnerReference`, { default: {} }), {
+        "x-kubernetes-list-map-keys": ["uid"],
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-patch-merge-key": "uid",
+        "x-kubernetes-patch-strategy": "merge",
+      }),
+      resourceVersion: str,
+      selfLink: str,
+      uid: str,
+    }, { description: "Standard object metadata." }),
+    [`${META}.OwnerReference`]: object({
+      apiVersion: { ...str, default: "" },
+      blockOwnerDeletion: bool,
+      controller: bool,
+      kind: { ...str, default: "" },
+      name: { ...str, default: "" },
+      uid: { ...str, default: "" },
+    }, { required: ["apiVersion", "kind", "name", "uid"], "x-kubernetes-map-type": "atomic" }),
+    [`${META}.ManagedFieldsEntry`]: object({
+      apiVersion: str,
+      fieldsType: str,
+      fieldsV1: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
+      manager: str,
+      operation: str,
+      subresource: str,
+      time: ref(`${META}.Time`),
+    }),
+    [`${META}.Time`]: { ...time },
+    [`${META}.MicroTime`]: { type: "string", format: "date-time" },
+  };
+}
+
+const conditionList = (name: string): Schema =>
+  array(ref(name, { default: {} }), {
+    "x-kubernetes-list-map-keys": ["type"],
+    "x-kubernetes-list-type": "map",
+    "x-kubernetes-patch-merge-key": "type",
+    "x-kubernetes-patch-strategy": "merge",
+  });
+
+const objectReference: Schema = object({
+  apiVersion: str,
+  fieldPath: str,
+  kind: str,
+  name: str,
+  namespace: str,
+  resourceVersion: str,
+  uid: str,
+}, { "x-kubernetes-map-type": "atomic" });
+
+/** Fully described core kinds: the kind's own properties and the components they use. */
+const DESCRIBED: Record<
+  string,
+  () => { properties: Record<string, Schema>; components: Components }
+> = {
+  "/v1/ConfigMap": () => ({
+    properties: {
+      binaryData: { type: "object", additionalProperties: { type: "string", format: "byte" } },
+      data: stringMap,
+      immutable: bool,
+    },
+    components: {},
+  }),
+  "/v1/Secret": () => ({
+    properties: {
+      data: { type: "object", additionalProperties: { type: "string", format: "byte" } },
+      immutable: bool,
+      stringData: stringMap,
+      type: str,
+    },
+    components: {},
+  }),
+  "/v1/Namespace": () => ({
+    properties: {
+      spec: ref(`${CORE}.NamespaceSpec`, { default: {} }),
+      status: ref(`${CORE}.NamespaceStatus`, { default: {} }),
+    },
+    components: {
+      [`${CORE}.NamespaceSpec`]: object({
+        finalizers: array({ type: "string", default: "" }, { "x-kubernetes-list-type": "atomic" }),
+      }),
+      [`${CORE}.NamespaceStatus`]: object({
+        conditions: conditionList(`${CORE}.NamespaceCondition`),
+        phase: str,
+      }),
+      [`${CORE}.NamespaceCondition`]: object({
+        lastTransitionTime: ref(`${META}.Time`),
+        message: str,
+        reason: str,
+        status: { ...str, default: "" },
+        type: { ...str, default: "" },
+      }, { required: ["type", "status"] }),
+    },
+  }),
+  "/v1/ServiceAccount": () => ({
+    properties: {
+      automountServiceAccountToken: bool,
+      imagePullSecrets: array(ref(`${CORE}.LocalObjectReference`, { default: {} }), {
+        "x-kubernetes-list-type": "atomic",
+      }),
+      secrets: array(ref(`${CORE}.ObjectReference`, { default: {} }), {
+        "x-kubernetes-list-map-keys": ["name"],
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-patch-merge-key": "name",
+        "x-kubernetes-patch-strategy": "merge",
+      }),
+    },
+    components: {
+      [`${CORE}.LocalObjectReference`]: object({ name: { ...str, default: "" } }, {
+        "x-kubernetes-map-type": "atomic",
+      }),
+      [`${CORE}.ObjectReference`]: objectReference,
+    },
+  }),
+  "/v1/Event": () => ({
+    properties: {
+      action: str,
+      count: int32,
+      eventTime: ref(`${META}.MicroTime`),
+      firstTimestamp: ref(`${META}.Time`),
+      involvedObject: ref(`${CORE}.ObjectReference`, { default: {} }),
+      lastTimestamp: ref(`${META}.Time`),
+      message: str,
+      reason: str,
+      related: ref(`${CORE}.ObjectReference`),
+      reportingComponent: { ...str, default: "" },
+      reportingInstance: { ...str, default: "" },
+      series: ref(`${CORE}.EventSeries`),
+      source: ref(`${CORE}.EventSource`, { default: {} }),
+      type: str,
+    },
+    components: {
+      [`${CORE}.ObjectReference`]: objectReference,
+      [`${CORE}.EventSource`]: object({ component: str, host: str }),
+      [`${CORE}.EventSeries`]: object({ count: int32, lastObservedTime: ref(`${META}.MicroTime`) }),
+    },
+  }),
+  "events.k8s.io/v1/Event": () => ({
+    properties: {
+      action: str,
+      deprecatedCount: int32,
+      deprecatedFirstTimestamp: ref(`${META}.Time`),
+      deprecatedLastTimestamp: ref(`${META}.Time`),
+      deprecatedSource: ref(`${CORE}.EventSource`, { default: {} }),
+      eventTime: ref(`${META}.MicroTime`),
+      note: str,
+      reason: str,
+      regarding: ref(`${CORE}.ObjectReference`, { default: {} }),
+      related: ref(`${CORE}.ObjectReference`),
+      reportingController: str,
+      reportingInstance: str,
+      series: ref("io.k8s.api.events.v1.EventSeries"),
+      type: str,
+    },
+    components: {
+      [`${CORE}.ObjectReference`]: objectReference,
+      [`${CORE}.EventSource`]: object({ component: str, host: str }),
+      "io.k8s.api.events.v1.EventSeries": object({
+        count: { ...int32, default: 0 },
+        lastObservedTime: ref(`${META}.MicroTime`),
+      }, { required: ["count", "lastObservedTime"] }),
+    },
+  }),
+  "coordination.k8s.io/v1/Lease": () => ({
+    properties: { spec: ref("io.k8s.api.coordination.v1.LeaseSpec", { default: {} }) },
+    components: {
+      "io.k8s.api.coordination.v1.LeaseSpec": object({
+        acquireTime: ref(`${META}.MicroTime`),
+        holderIdentity: str,
+        leaseDurationSeconds: int32,
+        leaseTransitions: int32,
+        preferredHolder: str,
+        renewTime: ref(`${META}.MicroTime`),
+        strategy: str,
+      }),
+    },
+  }),
+};
+
+/** Package segments of built-in groups in schema names (`io.k8s.api.<pkg>.<version>.<Kind>`). */
+const PACKAGES: Readonly<Record<string, string>> = {
+  "": "core",
+  "networking.k8s.io": "networking",
+  "coordination.k8s.io": "coordination",
+  "events.k8s.io": "events",
+  "rbac.authorization.k8s.io": "rbac",
+  "storage.k8s.io": "storage",
+  "discovery.k8s.io": "discovery",
+  "scheduling.k8s.io": "scheduling",
+  "certificates.k8s.io": "certificates",
+  "admissionregistration.k8s.io": "admissionregistration",
+  "authentication.k8s.io": "authentication",
+  "authorization.k8s.io": "authorization",
+  "node.k8s.io": "node",
+  "flowcontrol.apiserver.k8s.io": "flowcontrol",
+  "resource.k8s.io": "resource",
+};
+
+/** The component name of a built-in kind's schema (`io.k8s.api.core.v1.ConfigMap`). */
+export function builtinSchemaName(group: string, version: string, kind: string): string {
+  if (group === "apiextensions.k8s.io") {
+    return `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}.${kind}`;
+  }
+  const pkg = Object.hasOwn(PACKAGES, group) ? PACKAGES[group] : group.split(".")[0];
+  return `io.k8s.api.${pkg}.${version}.${kind}`;
+}
+
+/** The top-level properties every kind has. */
+function envelope(): Record<string, Schema> {
+  return { apiVersion: str, kind: str, metadata: ref(`${META}.ObjectMeta`, { default: {} }) };
+}
+
+/** Whether a built-in kind is described field by field (else only at its top level). */
+export function isFullyDescribed(group: string, version: string, kind: string): boolean {
+  return Object.hasOwn(DESCRIBED, `${group}/${version}/${kind}`);
+}
+
+/**
+ * The schema of a built-in kind and the components it uses (besides {@linkcode metaComponents}),
+ * with its `x-kubernetes-group-version-kind`.
+ */
+export function builtinSchema(
+  group: string,
+  version: string,
+  kind: string,
+): { schema: Schema; components: Components } {
+  const gvk = { "x-kubernetes-group-version-kind": [{ group, kind, version }] };
+  const described = DESCRIBED[`${group}/${version}/${kind}`];
+  if (described !== undefined) {
+    const { properties, components } = described();
+    return { schema: object({ ...envelope(), ...properties }, gvk), components };
+  }
+  const open: Schema = {
+    type: "object",
+    description: "Not described by the simulated cluster: any fields are accepted.",
+    "x-kubernetes-preserve-unknown-fields": true,
+  };
+  return {
+    schema: object({ ...envelope(), spec: open, status: open }, {
+      description:
+        "Described by the simulated cluster in its metadata only: any other fields are accepted.",
+      "x-kubernetes-preserve-unknown-fields": true,
+      ...gvk,
+    }),
+    components: {},
+  };
+}

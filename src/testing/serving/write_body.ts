@@ -1,0 +1,259 @@
+/**
+ * A write's body as kube-apiserver decodes it, before the write handlers see it: a protobuf body
+ * is a 415; `fieldValidation` (`Strict`, `Warn` (the default) or `Ignore`) finds the fields the
+ * resource's schema does not declare and those a JSON body gives twice, answers 400 for them
+ * (Strict) or drops them, with `Warning` headers (Warn); and a resource served from another's
+ * storage (`events.k8s.io/v1` Events) has its body checked and converted to the stored form.
+ * The handlers then get a request with the body as decoded.
+ * @module
+ */
+import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
+import { isRecord } from "../../util/values.ts";
+import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
+import { duplicateFields, pruneUnknownFields } from "../openapi/field_validation.ts";
+import type { ResourceInfo } from "../store/served_resources.ts";
+import { jsonPatch } from "../writes/json_patch.ts";
+import { type BodyLimits, readBodyText } from "./request_body.ts";
+import { badRequest, fail, invalid, protobufNotSupported } from "./status.ts";
+
+/** The media type of a protobuf body. */
+const PROTOBUF = "application/vnd.kubernetes.protobuf";
+
+/** A write's request as the handlers should see it, and the warnings to answer with. */
+export interface PreparedWrite {
+  /** The request, its body decoded (and converted, for a view). */
+  readonly request: Request;
+  /** `Warning` header texts (unknown and duplicate fields under `fieldValidation=Warn`). */
+  readonly warnings: readonly string[];
+}
+
+/** What a write is. */
+export interface WriteTarget {
+  /**
+   * The object as stored now, in the served form (for a JSON patch, which is validated by its
+   * result); throws when there is none.
+   */
+  readonly current: () => unknown;
+  /** The resource as served on the path. */
+  readonly info: ResourceInfo;
+  /** `create`, `update`, `patch` or `delete`. */
+  readonly verb: "create" | "update" | "patch" | "delete";
+  /** Object name from the path. */
+  readonly name: string | undefined;
+  /** Subresource from the path. */
+  readonly subresource: string | undefined;
+}
+
+/** The media type of a request's body, without parameters. */
+export function mediaType(request: Request): string {
+  return (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+}
+
+const VERB_OPTIONS = {
+  create: "CreateOptions",
+  update: "UpdateOptions",
+  patch: "PatchOptions",
+  delete: "DeleteOptions",
+} as const;
+
+function directive(
+  query: URLSearchParams,
+  verb: WriteTarget["verb"],
+): "Strict" | "Warn" | "Ignore" {
+  const value = query.get("fieldValidation") ?? "";
+  if (value === "") return "Warn";
+  if (value === "Strict" || value === "Warn" || value === "Ignore") return value;
+  fail(invalid(VERB_OPTIONS[verb], "meta.k8s.io", "", [{
+    reason: "FieldValueNotSupported",
+    field: "fieldValidation",
+    message: `Unsupported value: ${
+      JSON.stringify(value)
+    }: supported values: "Ignore", "Strict", "Warn"`,
+  }]));
+}
+
+type Kind = "object" | "merge" | "json-patch" | "apply" | "other";
+
+function bodyKind(verb: WriteTarget["verb"], type: string): Kind {
+  if (verb === "create" || verb === "update") return "object";
+  if (verb !== "patch") return "other";
+  switch (type) {
+    case "application/merge-patch+json":
+    case "application/strategic-merge-patch+json":
+      return "merge";
+    case "application/json-patch+json":
+      return "json-patch";
+    case "application/apply-patch+yaml":
+      return "apply";
+  }
+  return "other";
+}
+
+function parse(text: string, kind: Kind): unknown {
+  if (kind === "apply" && !/^\s*[{[]/.test(text)) return parseKubeconfigYaml(text);
+  return JSON.parse(text) as unknown;
+}
+
+function strictError(
+  target: WriteTarget,
+  kind: Kind,
+  unknown: string[],
+  duplicates: string[],
+): never {
+  const info = target.info;
+  const group = info.desc.group ?? "";
+  if (kind === "apply") {
+    fail(badRequest(
+      `failed to create typed patch object (${group}/${info.desc.version}, Kind=${info.desc.kind}): ${
+        unknown.map((p) => `.${p}: field not declared in schema`).join(", ")
+      }`,
+    ));
+  }
+  const errors = [
+    ...unknown.map((p) => `unknown field ${JSON.stringify(p)}`),
+    ...duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`),
+  ].join(", ");
+  if (kind === "object") {
+    fail(badRequest(
+      `${info.desc.kind} in version ${
+        JSON.stringify(info.desc.version)
+      } cannot be handled as a ${info.desc.kind}: strict decoding error: ${errors}`,
+    ));
+  }
+  fail(badRequest(`strict decoding error: ${errors}`));
+}
+
+/** JSON patch operations with their paths' first segment renamed to stored names. */
+function storedJsonPatch(ops: unknown, rename: (name: string) => string): unknown {
+  if (!Array.isArray(ops)) return ops;
+  const fix = (path: unknown) => {
+    if (typeof path !== "string" || !path.startsWith("/")) return path;
+    const rest = path.slice(1);
+    const end = rest.indexOf("/");
+    const first = end < 0 ? rest : rest.slice(0, end);
+    const name = first.replace(/~1/g, "/").replace(/~0/g, "~");
+    return `/${rename(name).replace(/~/g, "~0").replace(/\//g, "~1")}${
+      end < 0 ? "" : rest.slice(end)
+    }`;
+  };
+  return ops.map((op) => {
+    if (!isRecord(op)) return op;
+    const out: Record<string, unknown> = { ...op, path: fix(op.path) };
+    if (op.from !== undefined) out.from = fix(op.from);
+    return out;
+  });
+}
+
+/**
+ * Decodes a write's body as the API server does (see the module doc) and returns the request
+ * the handlers should serve. Bodies that do not parse are passed on untouched: the handlers
+ * answer them with the server's errors.
+ */
+export async function prepareWrite(
+  request: Request,
+  target: WriteTarget,
+  limits: BodyLimits,
+  openapi: OpenApiDocuments,
+): Promise<PreparedWrite> {
+  const type = mediaType(request);
+  if (type === PROTOBUF) {
+    await request.body?.cancel().catch(() => {
+      // Nothing more to read from a body that failed already.
+    });
+    fail(protobufNotSupported());
+  }
+  const query = new URL(request.url).searchParams;
+  const view = target.info.view;
+  const kind = bodyKind(target.verb, type);
+  if (kind === "other") return { request, warnings: [] };
+  const mode = directive(query, target.verb);
+  const text = await readBodyText(request, limits.maxRequestBodyBytes);
+  let body: unknown;
+  try {
+    body = parse(text, kind);
+  } catch {
+    return { request: rebuild(request, text), warnings: [] };
+  }
+  const warnings: string[] = [];
+  let changed = false;
+  if (target.subresource !== "scale" && kind === "json-patch" && Array.isArray(body)) {
+    // Like the API server, judge a JSON patch by the object it makes: its unknown fields are a
+    // 400 (Strict), or are removed by operations appended to the patch (Warn, Ignore).
+    const { schema, components } = openapi.kindSchema(target.info);
+    let result: unknown;
+    try {
+      result = jsonPatch(target.current(), body);
+    } catch {
+      result = undefined; // no object, or a bad patch: the handler answers it
+    }
+    if (isRecord(result)) {
+      const found = pruneUnknownFields(result, schema, components, "object");
+      const duplicates = duplicateFields(text);
+      if (mode === "Strict" && (found.unknown.length > 0 || duplicates.length > 0)) {
+        strictError(target, kind, [...found.unknown], duplicates);
+      }
+      if (mode === "Warn") {
+        for (const p of found.unknown) warnings.push(`unknown field ${JSON.stringify(p)}`);
+        for (const p of duplicates) warnings.push(`duplicate field ${JSON.stringify(p)}`);
+      }
+      if (found.pointers.length > 0) {
+        body = [...body, ...found.pointers.map((path) => ({ op: "remove", path }))];
+        changed = true;
+      }
+    }
+  }
+  if (target.subresource !== "scale" && kind !== "json-patch" && isRecord(body)) {
+    const { schema, components } = openapi.kindSchema(target.info);
+    const found = pruneUnknownFields(
+      body,
+      schema,
+      components,
+      kind === "merge" ? "patch" : "object",
+    );
+    const duplicates = kind === "apply" && !/^\s*[{[]/.test(text) ? [] : duplicateFields(text);
+    const unknown = [...found.unknown];
+    if (mode === "Strict" && (unknown.length > 0 || duplicates.length > 0)) {
+      strictError(target, kind, unknown, duplicates);
+    }
+    if (mode === "Warn") {
+      for (const p of unknown) warnings.push(`unknown field ${JSON.stringify(p)}`);
+      for (const p of duplicates) warnings.push(`duplicate field ${JSON.stringify(p)}`);
+    }
+    if (found.value !== body) {
+      body = found.value;
+      changed = true;
+    }
+  }
+  if (view !== undefined) {
+    if (kind === "object" && isRecord(body)) {
+      view.check?.(body, target.name ?? nameOf(body), target.verb === "create");
+    }
+    body = kind === "json-patch"
+      ? storedJsonPatch(body, view.storedField)
+      : isRecord(body)
+      ? view.stored(body)
+      : body;
+    changed = true;
+  }
+  return {
+    request: changed ? rebuild(request, JSON.stringify(body)) : rebuild(request, text),
+    warnings,
+  };
+}
+
+function nameOf(body: Record<string, unknown>): string {
+  const metadata = body.metadata;
+  return isRecord(metadata) && typeof metadata.name === "string" ? metadata.name : "";
+}
+
+/** `request` with `text` as its body (the original was read). */
+function rebuild(request: Request, text: string): Request {
+  const headers = new Headers(request.headers);
+  headers.delete("content-length");
+  return new Request(request.url, {
+    method: request.method,
+    headers,
+    body: text,
+    signal: request.signal,
+  });
+}
