@@ -1,10 +1,11 @@
 // `npm start` is the first thing a new user runs: prove it works and ends with a consistent cache.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pods } from "../../src/client/resource.ts";
-import { serveCluster } from "../_serve.ts";
+import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { serve } from "../../src/testing/serve_node.ts";
 import { bin, missingBinary, ROOT, runProcess, withTempDir } from "../_runtime_process.ts";
 
 const deno = bin("deno");
@@ -35,11 +36,23 @@ test(
 );
 
 test(
-  "npm start -- --kubeconfig PATH watches the cluster the kubeconfig names (token auth)",
+  "npm start -- --kubeconfig PATH watches the cluster the kubeconfig names (token auth over TLS)",
   { skip, timeout: 60_000 },
   async () => {
-    const { cluster, server, close } = await serveCluster({ token: "demo-token" });
+    // A kubeconfig's credentials go only to https servers (as kubectl's), so serve TLS.
+    const certs = join(ROOT, "tests", "fixtures", "kubeconfig", "certs");
+    const cluster = new SimulatedCluster({ token: "demo-token" });
     cluster.seed(pods, 7);
+    const server = await serve(cluster.fetch, {
+      tls: {
+        cert: await readFile(join(certs, "server.crt"), "utf8"),
+        key: await readFile(join(certs, "server.key"), "utf8"),
+      },
+    });
+    const close = async () => {
+      cluster.close();
+      await server.close();
+    };
     try {
       await withTempDir("demo", async (dir) => {
         const path = join(dir, "kubeconfig.yaml");
@@ -49,7 +62,9 @@ test(
             "apiVersion: v1",
             "kind: Config",
             "clusters:",
-            `- {name: sim, cluster: {server: "${server.url}"}}`,
+            `- {name: sim, cluster: {server: "${server.url}", certificate-authority: "${
+              join(certs, "ca.crt")
+            }"}}`,
             "users:",
             "- {name: u, user: {token: demo-token}}",
             "contexts:",
