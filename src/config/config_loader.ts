@@ -9,7 +9,7 @@ import { ClusterConfigError, KubeconfigParseError } from "./errors.ts";
 import type { ExecCredentialSource } from "./exec_credential.ts";
 import type { ExecCredential } from "./exec_credential.ts";
 import { startExec, withExecCertificates } from "./_exec_connect.ts";
-import { buildFetch, featuresOf } from "./_transport_build.ts";
+import { buildFetch, checkProxyUrl, envProxyFor, featuresOf } from "./_transport_build.ts";
 import { loadInClusterConfig } from "./in_cluster.ts";
 import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
 import type { ResolvedClusterConfig } from "./kubeconfig.ts";
@@ -153,10 +153,13 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     exec?: { source: ExecCredentialSource; first: ExecCredential },
   ): ClusterClientOptions => {
     const https = new URL(server).protocol === "https:";
-    // TLS settings mean nothing for an http:// server; a proxy still applies.
-    const effective = https
-      ? transport
-      : (transport.proxyUrl === undefined ? {} : { proxyUrl: transport.proxyUrl });
+    // TLS settings mean nothing for an http:// server; a proxy and compression still apply.
+    const effective: TransportConfig = https ? { ...transport } : {};
+    if (!https && transport.proxyUrl !== undefined) effective.proxyUrl = transport.proxyUrl;
+    if (!https && transport.disableCompression) effective.disableCompression = true;
+    // A kubeconfig proxy-url wins over the environment (as in client-go).
+    const envProxy = effective.proxyUrl === undefined ? envProxyFor(server, host.env) : undefined;
+    if (envProxy !== undefined) effective.proxyUrl = envProxy;
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
     if (featuresOf(effective).length > 0) result.transport = effective;
     const execCert = https && exec?.first.clientCertificateData !== undefined;
@@ -223,7 +226,14 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     if (key !== undefined) transport.keyData = key;
     if (resolved.insecureSkipTlsVerify === true) transport.insecureSkipTlsVerify = true;
     if (resolved.tlsServerName !== undefined) transport.tlsServerName = resolved.tlsServerName;
-    if (resolved.proxyUrl !== undefined) transport.proxyUrl = resolved.proxyUrl;
+    if (resolved.proxyUrl !== undefined) {
+      transport.proxyUrl = checkProxyUrl(resolved.proxyUrl, "proxy-url", {
+        code: "InvalidKubeconfig",
+        subject: `clusters[${resolved.clusterName}].cluster.proxy-url`,
+        path,
+      });
+    }
+    if (resolved.disableCompression === true) transport.disableCompression = true;
     options.signal?.throwIfAborted();
 
     const base: Omit<ClusterClientOptions, "server" | "close" | "fetch" | "transport"> = {

@@ -30,6 +30,8 @@ export interface KubeconfigCluster {
   tlsServerName?: string;
   /** HTTP(S) or SOCKS5 proxy to reach the server through (`proxy-url`). */
   proxyUrl?: string;
+  /** Do not ask the server for compressed (gzip) responses (`disable-compression`). */
+  disableCompression?: boolean;
 }
 
 /** An exec credential plugin (`users[].user.exec`), run by the loaders (`ExecCredentialSource`). */
@@ -289,6 +291,11 @@ function readCluster(m: YamlMapping, name: string, field: string): KubeconfigClu
   );
   put(cluster, "tlsServerName", s("tls-server-name"));
   put(cluster, "proxyUrl", s("proxy-url"));
+  put(
+    cluster,
+    "disableCompression",
+    optBool(m, "disable-compression", `${field}.disable-compression`),
+  );
   return cluster;
 }
 

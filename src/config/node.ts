@@ -29,6 +29,7 @@ import process from "node:process";
 import { createConfigLoader } from "./config_loader.ts";
 import { createNodeFetch } from "./node_fetch.ts";
 import { runNodeCommand } from "./_node_run_command.ts";
+import { envFlag, proxyVariablesSet } from "../util/env.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -58,8 +59,19 @@ export const nodeHost: ConfigHost = {
   env: (name) => process.env[name],
   pathListSeparator: process.platform === "win32" ? ";" : ":",
   transport: {
-    supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
+    supports: [
+      "ca",
+      "clientCert",
+      "insecureSkipTlsVerify",
+      "tlsServerName",
+      "proxy",
+      "disableCompression",
+    ],
     create: createNodeFetch,
+    // Node's global fetch takes proxies from the environment only when asked to.
+    readsProxyEnv: () =>
+      (envFlag("NODE_USE_ENV_PROXY") || process.execArgv.includes("--use-env-proxy")) &&
+      proxyVariablesSet(),
   },
   runCommand: runNodeCommand,
 };

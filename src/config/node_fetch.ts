@@ -15,7 +15,11 @@
  *   chunks under `RESPONSE_BYTES` (see `responseBytes` in `@kinformer/kinformer/watch`), which
  *   the informer's watch reads without a Web stream in between.
  * - Request bodies are read whole and sent with `Content-Length` (Kubernetes writes are small
- *   JSON documents). Redirects are not followed; gzip, deflate and br answers are decoded.
+ *   JSON documents). Redirects are not followed.
+ * - Compression: requests ask for gzip (`Accept-Encoding: gzip`, as Go's transport does; the
+ *   API server compresses LIST and GET answers over 128 KiB), or `identity` with
+ *   `disableCompression`, unless the request sets the header itself. gzip, deflate and br
+ *   answers are decoded as they stream (`node:zlib`), for `body` and `RESPONSE_BYTES` alike.
  * - Failures reject with a `TypeError` (as `fetch` does) whose message says what went wrong,
  *   e.g. which certificate check failed, with the Node error as `cause`.
  * @module
@@ -31,11 +35,12 @@ import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
 import {
   bareHost,
   openTunnel,
-  parseProxyUrl,
   proxyAuthorization,
   proxyPort,
   servernameFor,
 } from "./_node_proxy.ts";
+import { checkTlsMaterial } from "./_node_tls.ts";
+import { parseProxyUrl } from "./_proxy_url.ts";
 
 /** Statuses whose responses have no body (`Response` refuses one). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -61,7 +66,8 @@ const UNTRUSTED_CODES = new Set([
  * included.
  *
  * @throws {TypeError} when `insecureSkipTlsVerify` comes with a CA, a client certificate
- * comes without its key (or the reverse), or `proxyUrl` is not an http(s)/socks5 URL.
+ * comes without its key (or the reverse), the CA, certificate or key is not usable PEM (or
+ * the key does not match the certificate), or `proxyUrl` is not an http(s)/socks5 URL.
  *
  * @example
  * ```ts
@@ -99,15 +105,24 @@ export function createNodeFetch(transport: TransportConfig = {}): HostFetch {
   if (transport.certData !== undefined) secure.cert = transport.certData;
   if (transport.keyData !== undefined) secure.key = transport.keyData;
   if (transport.tlsServerName !== undefined) secure.servername = transport.tlsServerName;
+  // A bad CA, certificate or key fails now, not every request (an informer would retry forever).
+  checkTlsMaterial(transport);
   const proxy = transport.proxyUrl === undefined ? undefined : parseProxyUrl(transport.proxyUrl);
+  const acceptEncoding = transport.disableCompression === true ? "identity" : "gzip";
+  // TLS to an https: proxy is verified as Go's transport does it: with the cluster's CA (or
+  // not at all with insecure-skip-tls-verify).
+  const proxyTls: tls.ConnectionOptions = { rejectUnauthorized: secure.rejectUnauthorized };
+  if (secure.ca !== undefined) proxyTls.ca = secure.ca;
 
   const agents = {
-    http: proxy === undefined || proxy.protocol.startsWith("http")
+    http: proxy === undefined || proxy.protocol === "http:"
       ? new http.Agent({ keepAlive: true })
-      : new TunnelAgent(proxy, undefined),
+      : proxy.protocol === "https:"
+      ? new https.Agent({ keepAlive: true, ...proxyTls })
+      : new TunnelAgent(proxy, proxyTls, undefined),
     https: proxy === undefined
       ? new https.Agent({ keepAlive: true, ...secure })
-      : new TunnelAgent(proxy, secure),
+      : new TunnelAgent(proxy, proxyTls, secure),
   };
   let closed = false;
   return {
@@ -115,7 +130,7 @@ export function createNodeFetch(transport: TransportConfig = {}): HostFetch {
       if (closed) {
         return Promise.reject(new TypeError("this fetch was closed (close() was called)"));
       }
-      return send(request, agents, secure, proxy);
+      return send(request, { agents, secure, proxy, acceptEncoding });
     },
     close: () => {
       if (closed) return;
@@ -132,11 +147,17 @@ export function createNodeFetch(transport: TransportConfig = {}): HostFetch {
  */
 class TunnelAgent extends https.Agent {
   readonly #proxy: URL;
+  readonly #proxyTls: tls.ConnectionOptions;
   readonly #secure: tls.ConnectionOptions | undefined;
 
-  constructor(proxy: URL, secure: tls.ConnectionOptions | undefined) {
+  constructor(
+    proxy: URL,
+    proxyTls: tls.ConnectionOptions,
+    secure: tls.ConnectionOptions | undefined,
+  ) {
     super({ keepAlive: true, ...secure });
     this.#proxy = proxy;
+    this.#proxyTls = proxyTls;
     this.#secure = secure;
     // Serves http: requests too when there is no TLS on top (a SOCKS5 proxy to an http server).
     if (secure === undefined) (this as unknown as { protocol: string }).protocol = "http:";
@@ -148,7 +169,7 @@ class TunnelAgent extends https.Agent {
   ): Duplex | null | undefined {
     const host = bareHost(options.host ?? options.hostname ?? "localhost");
     const port = Number(options.port ?? (this.#secure === undefined ? 80 : 443));
-    openTunnel(this.#proxy, host, port).then((socket) => {
+    openTunnel(this.#proxy, { host, port, tls: this.#proxyTls }).then((socket) => {
       if (this.#secure === undefined) {
         // The handshake left the socket paused; nothing arrives before the request is sent.
         // (Node's HTTP client reads the handle itself, Deno's needs the stream flowing.)
@@ -165,13 +186,18 @@ class TunnelAgent extends https.Agent {
   }
 }
 
+/** What every request of one `createNodeFetch` shares. */
+interface SendContext {
+  agents: { http: http.Agent; https: http.Agent };
+  secure: tls.ConnectionOptions;
+  proxy: URL | undefined;
+  /** `Accept-Encoding` for requests that do not set it. */
+  acceptEncoding: string;
+}
+
 /** Sends one request; resolves its Response once the head has arrived. */
-async function send(
-  request: Request,
-  agents: { http: http.Agent; https: http.Agent },
-  secure: tls.ConnectionOptions,
-  proxy: URL | undefined,
-): Promise<Response> {
+async function send(request: Request, context: SendContext): Promise<Response> {
+  const { agents, secure, proxy } = context;
   const signal = request.signal;
   signal.throwIfAborted();
   const url = new URL(request.url);
@@ -183,6 +209,7 @@ async function send(
   request.headers.forEach((value, name) => {
     headers[name] = value;
   });
+  headers["accept-encoding"] ??= context.acceptEncoding;
   let body: Uint8Array | undefined;
   if (request.body !== null) {
     body = new Uint8Array(await request.arrayBuffer());
@@ -198,17 +225,23 @@ async function send(
     agent: isHttps ? agents.https : agents.http,
   };
   if (isHttps && secure.servername !== undefined) options.servername = secure.servername;
-  if (!isHttps && proxy !== undefined && proxy.protocol.startsWith("http")) {
-    // A plain-HTTP server through an HTTP proxy: ask the proxy for the absolute URL.
+  const viaProxy = !isHttps && proxy !== undefined && proxy.protocol.startsWith("http");
+  if (viaProxy) {
+    // A plain-HTTP server through an HTTP(S) proxy: ask the proxy for the absolute URL.
     options.host = bareHost(proxy.hostname);
     options.port = proxyPort(proxy);
     options.path = url.href;
+    if (proxy.protocol === "https:") {
+      const servername = servernameFor(options.host);
+      if (servername !== undefined) options.servername = servername;
+    }
     headers["host"] = url.host;
     const auth = proxyAuthorization(proxy);
     if (auth !== undefined) headers["proxy-authorization"] = auth;
   }
   return await new Promise<Response>((resolve, reject) => {
-    const req = (isHttps ? https : http).request(options);
+    const req = (isHttps || (viaProxy && proxy.protocol === "https:") ? https : http)
+      .request(options);
     let bytes: NodeBodyBytes | undefined;
     const onAbort = (): void => {
       const reason: unknown = signal.reason;
@@ -254,12 +287,14 @@ async function send(
 /** The body as sent, or decoded when the server compressed it. */
 function decoded(res: IncomingMessage): Readable {
   const encoding = (res.headers["content-encoding"] ?? "").trim().toLowerCase();
+  // 64 KiB output chunks (the default is 16 KiB): a quarter of the chunks for the decoder.
+  const chunkSize = 64 * 1024;
   const decoder = encoding === "gzip" || encoding === "x-gzip"
-    ? zlib.createGunzip()
+    ? zlib.createGunzip({ chunkSize })
     : encoding === "deflate"
-    ? zlib.createInflate()
+    ? zlib.createInflate({ chunkSize })
     : encoding === "br"
-    ? zlib.createBrotliDecompress()
+    ? zlib.createBrotliDecompress({ chunkSize })
     : undefined;
   if (decoder === undefined) return res;
   res.on("error", (error) => decoder.destroy(error));

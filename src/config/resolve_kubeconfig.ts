@@ -63,6 +63,8 @@ export interface ResolvedClusterConfig {
   tlsServerName?: string;
   /** Proxy URL. */
   proxyUrl?: string;
+  /** Do not ask for gzip-compressed responses (`disable-compression: true`). */
+  disableCompression?: boolean;
   /** Impersonation (`as`, `as-uid`, `as-groups`, `as-user-extra`), sent as headers. */
   impersonate?: Impersonation;
   /** Exec credential plugin of the user (the loaders run it). */
@@ -194,6 +196,7 @@ export function resolveKubeconfig(
   }
   if (cluster.tlsServerName) resolved.tlsServerName = cluster.tlsServerName;
   if (cluster.proxyUrl) resolved.proxyUrl = cluster.proxyUrl;
+  if (cluster.disableCompression === true) resolved.disableCompression = true;
 
   if (user !== undefined) resolveUser(user, resolved);
   return resolved;

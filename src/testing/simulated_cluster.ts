@@ -18,6 +18,7 @@ import { resolveClusterOptions, type SimulatedClusterOptions } from "./_cluster_
 import type { HandlerContext, OpenWatch } from "./_context.ts";
 import { CorsPolicy } from "./_cors.ts";
 import { handleRequest, type HttpEnv } from "./_http.ts";
+import { gzipIfAsked } from "./_gzip.ts";
 import { InProcessWebSocket } from "./_in_process_websocket.ts";
 import { mergePatch } from "./_patch.ts";
 import { type RecordedRequest, RequestLog } from "./_request_log.ts";
@@ -208,7 +209,8 @@ export class SimulatedCluster implements Disposable {
       token: o.token,
       isClosed: () => this.#closed,
     };
-    this.fetch = (request: Request): Promise<Response> => handleRequest(http, request);
+    this.fetch = (request: Request): Promise<Response> =>
+      gzipIfAsked(request, handleRequest(http, request));
     this.webSocket = (url, init) => new InProcessWebSocket(url, init, this.fetch);
   }
 
