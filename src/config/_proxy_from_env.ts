@@ -160,7 +160,7 @@ function useProxy(host: string, port: string, matchers: Matcher[]): boolean {
 
 /** A host name in its ASCII form (punycode), as URLs hold it; unchanged when it has no form. */
 function asciiName(dotted: string): string {
-  if (/^[\x00-\x7f]*$/.test(dotted)) return dotted;
+  if (!/[^\x20-\x7e]/.test(dotted)) return dotted;
   const url = tryUrl(`http://x${dotted}`);
   return url === undefined ? dotted : url.hostname.slice(1);
 }

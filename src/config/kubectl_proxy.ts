@@ -48,5 +48,12 @@ export function kubectlProxy(url: string = KUBECTL_PROXY_URL): ClusterClientOpti
       `kubectlProxy: url must be an http(s) URL, got ${JSON.stringify(redactUrl(url))}`,
     );
   }
+  // An "@" past the host is a password with an unencoded "/", "?" or "#".
+  if (
+    parsed.username !== "" || parsed.password !== "" ||
+    `${parsed.pathname}${parsed.search}${parsed.hash}`.includes("@")
+  ) {
+    throw new TypeError("kubectlProxy: url must not carry credentials (kubectl proxy needs none)");
+  }
   return { server: trimEnd(url, "/"), source: "kubectl-proxy", close: () => {} };
 }
