@@ -10,6 +10,8 @@ import type { ExecCredentialSource } from "./exec_credential.ts";
 import type { ExecCredential } from "./exec_credential.ts";
 import { startExec, withExecCertificates } from "./_exec_connect.ts";
 import { buildFetch, checkProxyUrl, envProxyFor, featuresOf } from "./_transport_build.ts";
+import { rotatingClientCertificate } from "./_cert_rotation.ts";
+import { systemClock } from "../util/clock.ts";
 import { loadInClusterConfig } from "./in_cluster.ts";
 import { parseKubeconfig, resolveKubeconfig } from "./kubeconfig.ts";
 import type { ResolvedClusterConfig } from "./kubeconfig.ts";
@@ -151,6 +153,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     options: ConnectOptions,
     base: Omit<ClusterClientOptions, "server" | "close" | "fetch" | "transport">,
     exec?: { source: ExecCredentialSource; first: ExecCredential },
+    readCertFiles?: () => Promise<{ certData: string; keyData: string }>,
   ): ClusterClientOptions => {
     const https = new URL(server).protocol === "https:";
     // TLS settings mean nothing for an http:// server; a proxy and compression still apply.
@@ -174,7 +177,21 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       result.fetch = options.fetch;
       return result;
     }
-    const plain = buildFetch(host, base.source, server, effective, options);
+    const plain = https && readCertFiles !== undefined
+      ? rotatingClientCertificate({
+        transport: effective,
+        read: readCertFiles,
+        build: (settings) => buildFetch(host, base.source, server, settings, options),
+        clock: options.clock ?? systemClock,
+        onError: options.onTokenError ?? ((error) => {
+          console.warn(
+            "kinformer: the client certificate files changed but cannot be used yet; " +
+              "the previous certificate stays in use",
+            error,
+          );
+        }),
+      })
+      : buildFetch(host, base.source, server, effective, options);
     if (plain !== undefined) {
       result.fetch = plain.fetch;
       result.close = plain.close;
@@ -214,15 +231,17 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
         ? undefined
         : await readPem(file(resolved.caFile), "certificate-authority"));
     if (ca !== undefined) transport.caData = ca;
-    const cert = resolved.clientCertData ??
-      (resolved.clientCertFile === undefined
-        ? undefined
-        : await readPem(file(resolved.clientCertFile), "client-certificate"));
+    // Certificate and key FILES are read again as they rotate (see _cert_rotation.ts).
+    const readPair = async (): Promise<{ certData: string; keyData: string }> => ({
+      certData: resolved.clientCertData ??
+        await readPem(file(resolved.clientCertFile!), "client-certificate"),
+      keyData: resolved.clientKeyData ?? await readPem(file(resolved.clientKeyFile!), "client-key"),
+    });
+    const certFiles = resolved.clientCertFile !== undefined || resolved.clientKeyFile !== undefined;
+    const pair = resolved.clientCertData !== undefined || certFiles ? await readPair() : undefined;
+    const cert = pair?.certData;
     if (cert !== undefined) transport.certData = cert;
-    const key = resolved.clientKeyData ??
-      (resolved.clientKeyFile === undefined
-        ? undefined
-        : await readPem(file(resolved.clientKeyFile), "client-key"));
+    const key = pair?.keyData;
     if (key !== undefined) transport.keyData = key;
     if (resolved.insecureSkipTlsVerify === true) transport.insecureSkipTlsVerify = true;
     if (resolved.tlsServerName !== undefined) transport.tlsServerName = resolved.tlsServerName;
@@ -266,7 +285,14 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     }
     if (Object.keys(headers).length > 0) base.headers = headers;
     options.signal?.throwIfAborted();
-    return connect(resolved.server, transport, options, base, exec);
+    return connect(
+      resolved.server,
+      transport,
+      options,
+      base,
+      exec,
+      certFiles ? readPair : undefined,
+    );
   };
 
   const loadKubeconfig = async (

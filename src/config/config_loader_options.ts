@@ -175,7 +175,8 @@ export interface ConnectOptions {
    */
   ignoreUnsupportedTls?: boolean | undefined;
   /**
-   * Time source for re-reading token files and for the expiry of exec plugin credentials.
+   * Time source for re-reading token files and client certificate files (every 5 minutes,
+   * as client-go), and for the expiry of exec plugin credentials.
    * @default systemClock
    */
   clock?: Clock | undefined;
@@ -185,7 +186,9 @@ export interface ConnectOptions {
    */
   tokenRefreshIntervalMs?: number | undefined;
   /**
-   * Told when re-reading a token file fails (the cached token keeps being used).
+   * Told when re-reading a token file fails (the cached token keeps being used), and when
+   * client certificate and key files changed into a pair that cannot be used yet (the
+   * previous pair keeps being used).
    * @default a `console.warn`
    */
   onTokenError?: ((error: unknown) => void) | undefined;

@@ -32,6 +32,7 @@ import { createConfigLoader } from "./config_loader.ts";
 import type { ExecCommand, ExecCommandResult } from "./exec_credential.ts";
 import { createNodeFetch } from "./node_fetch.ts";
 import { withoutCompression } from "./_transport_build.ts";
+import { checkTlsMaterial } from "./_node_tls.ts";
 import { noProxySet, proxyVariablesSet } from "../util/env.ts";
 import type {
   ClusterClientOptions,
@@ -95,6 +96,7 @@ async function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult> 
  * do other than what the loader decided (`transport.proxyUrl`, or a direct connection).
  */
 function createDenoFetch(transport: TransportConfig): HostFetch {
+  checkTlsMaterial(transport); // clearer messages than Deno.createHttpClient's own checks
   const options: Parameters<DenoApi["createHttpClient"]>[0] = {};
   if (transport.caData !== undefined) options.caCerts = [transport.caData];
   if (transport.certData !== undefined) options.cert = transport.certData;
