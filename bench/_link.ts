@@ -131,9 +131,11 @@ export async function startLink(options: LinkOptions): Promise<Link> {
     for (const socket of [client, upstream]) {
       socket.setNoDelay(true);
       sockets.add(socket);
-      socket.on("close", () => {
+      // An orderly end is carried across (after what is queued) by the Direction; a failed
+      // connection takes the other side down at once.
+      socket.on("close", (hadError: boolean) => {
         sockets.delete(socket);
-        (socket === client ? upstream : client).destroy();
+        if (hadError) (socket === client ? upstream : client).destroy();
       });
       socket.on("error", () => socket.destroy());
     }
