@@ -273,6 +273,23 @@ describe(`proxy-url schemes with the ${runtime} loader: each works or is refused
     });
   });
 
+  test("tls-server-name through a proxy: the server is checked against that name", async () => {
+    await withCluster({}, async (cluster) => {
+      // The URL names 127.0.0.1, the certificate only kinformer.test.
+      await withProxies([httpProxy({ route: toLoopback(cluster.port) })], async (proxy) => {
+        await withEnv(NO_PROXY_VARS, async () => {
+          const options = await load(`https://127.0.0.1:${cluster.port}`, {
+            "proxy-url": proxy.url,
+            "tls-server-name": "kinformer.test",
+          });
+          assert.equal(await listWith(options), 3);
+        });
+        assert.ok(proxy.seen.length >= 1);
+        for (const line of proxy.seen) assert.match(line, connectLine(cluster.port, "127.0.0.1"));
+      });
+    });
+  });
+
   test("a scheme no transport speaks is refused at load, not at every request", async () => {
     await withEnv(NO_PROXY_VARS, async () => {
       const error = await failure(
