@@ -3,7 +3,12 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { proxyFromEnv } from "../../src/config/_proxy_from_env.ts";
-import { ClusterConfigError } from "../../src/config/mod.ts";
+import {
+  ClusterConfigError,
+  type ConfigHost,
+  createConfigLoader,
+  type TransportConfig,
+} from "../../src/config/mod.ts";
 
 const P = "http://proxy.corp:3128";
 const S = "http://secure-proxy.corp:3129";
@@ -210,5 +215,70 @@ describe("proxyFromEnv (Go's httpproxy rules)", () => {
       proxyFromEnv(new URL("https://kube.example.com"), (n) => env[n])?.url.href,
       `${S}/`,
     );
+  });
+});
+
+describe("the loader applies the environment's proxy (any host, in-cluster too)", () => {
+  const CA = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
+  function host(env: Record<string, string>, files: Record<string, string>) {
+    const built: TransportConfig[] = [];
+    const configHost: ConfigHost = {
+      runtime: "test",
+      readFile: (path) =>
+        files[path] === undefined
+          ? Promise.reject(Object.assign(new Error("no"), { code: "ENOENT" }))
+          : Promise.resolve(files[path]!),
+      isNotFound: (error) => (error as { code?: string }).code === "ENOENT",
+      env: (name) => env[name],
+      pathListSeparator: ":",
+      transport: {
+        supports: ["ca", "proxy", "disableCompression"],
+        create: (transport) => {
+          built.push(transport);
+          return { fetch: () => Promise.reject(new TypeError("not here")), close: () => {} };
+        },
+      },
+    };
+    return { configHost, built };
+  }
+  const sa = {
+    "/sa/token": "t",
+    "/sa/ca.crt": CA,
+    "/sa/namespace": "default",
+  };
+  const pod = { KUBERNETES_SERVICE_HOST: "10.96.0.1", KUBERNETES_SERVICE_PORT: "443" };
+
+  test("in-cluster: HTTPS_PROXY applies, unless NO_PROXY names the service address", async () => {
+    const proxied = host({ ...pod, HTTPS_PROXY: S }, sa);
+    const options = await createConfigLoader(proxied.configHost).loadInCluster({
+      serviceAccountDir: "/sa",
+    });
+    assert.equal(options.transport?.proxyUrl, `${S}/`);
+    assert.deepEqual(proxied.built, [{ caData: CA, proxyUrl: `${S}/` }]);
+
+    const direct = host({ ...pod, HTTPS_PROXY: S, NO_PROXY: "10.96.0.0/12" }, sa);
+    const inCidr = await createConfigLoader(direct.configHost).loadInCluster({
+      serviceAccountDir: "/sa",
+    });
+    assert.equal(inCidr.transport?.proxyUrl, undefined);
+    assert.deepEqual(direct.built, [{ caData: CA }]);
+  });
+
+  test("a kubeconfig: the environment's proxy reaches createFetch in TransportConfig", async () => {
+    const config = JSON.stringify({
+      clusters: [{ name: "c", cluster: { server: "http://kube.example:8080" } }],
+      contexts: [{ name: "c", context: { cluster: "c" } }],
+      "current-context": "c",
+    });
+    const { configHost } = host({ HTTP_PROXY: P }, { "/k": config });
+    const seen: TransportConfig[] = [];
+    await createConfigLoader(configHost).loadKubeconfig({
+      path: "/k",
+      createFetch: (transport) => {
+        seen.push(transport);
+        return () => Promise.reject(new TypeError("not here"));
+      },
+    });
+    assert.deepEqual(seen, [{ proxyUrl: `${P}/` }]);
   });
 });
