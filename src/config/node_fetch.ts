@@ -8,8 +8,10 @@
  *   against), and `insecure-skip-tls-verify` only when the configuration says so, never
  *   together with a CA.
  * - Connections are kept alive and reused (one pool per `createNodeFetch`); `close()` ends them.
- * - `proxy-url`: `http:`/`https:` proxies (`CONNECT` for https servers, absolute URLs for http
- *   ones) and `socks5:`/`socks5h:`, with credentials from the URL.
+ * - `proxyUrl`: `http:`/`https:` proxies (`CONNECT` for https servers, absolute URLs for http
+ *   ones; TLS to an `https:` proxy is verified with the CA, as Go's transport does) and
+ *   `socks5:`/`socks5h:`, with credentials from the URL. Proxy variables in the environment
+ *   are not read here: the loaders decide (see `TransportConfig.proxyUrl`).
  * - The request's `AbortSignal` aborts the request and its body at once, releasing the socket.
  * - Response bodies stream. Besides the standard `body`, the `Response` carries the socket's
  *   chunks under `RESPONSE_BYTES` (see `responseBytes` in `@kinformer/kinformer/watch`), which

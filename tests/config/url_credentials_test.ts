@@ -5,7 +5,11 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { redactUrl } from "../../src/client/http.ts";
 import { KubeClient } from "../../src/client/mod.ts";
-import { createConfigLoader, kubectlProxy } from "../../src/config/mod.ts";
+import {
+  type ClusterClientOptions,
+  createConfigLoader,
+  kubectlProxy,
+} from "../../src/config/mod.ts";
 import { createNodeFetch } from "../../src/config/node_fetch.ts";
 
 /** Passwords that URL parsers cut short. */
@@ -94,12 +98,13 @@ describe("URL errors never echo credentials", () => {
         env: (name) => env[name],
         pathListSeparator: ":",
       });
-      const result = await loader.loadKubeconfig({ path: "/k" }).then(
-        (options) => options,
-        (e: unknown) => e,
-      );
+      const result: ClusterClientOptions | unknown = await loader.loadKubeconfig({ path: "/k" })
+        .then((options) => options, (e: unknown) => e);
       if (result instanceof Error) assertNoSecret(result, password);
-      else assert.fail(`accepted ${password}: proxy ${result.transport?.proxyUrl}`);
+      else {
+        const proxy = (result as ClusterClientOptions).transport?.proxyUrl;
+        assert.fail(`accepted ${password}: proxy ${proxy}`);
+      }
     }
   });
 
