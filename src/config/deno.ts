@@ -7,8 +7,10 @@
  * Deno runs), and so does every connection while proxy variables are set (`HTTPS_PROXY`,
  * `NO_PROXY`, ...): Deno's client applies them by rules other than kubectl's (it proxies
  * loopback, ignores ports in `NO_PROXY`, and lets `NO_PROXY` bypass a kubeconfig `proxy-url`),
- * so the loader decides with kubectl's rules and `node:https` does what it decided. Needs
- * `--allow-read`, `--allow-env` and `--allow-net`, and `--allow-run` for exec plugins.
+ * so the loader decides with kubectl's rules and `node:https` does what it decided (this needs
+ * env access to those variables: without it the loader cannot see them, while Deno's client
+ * still applies them its own way). Needs `--allow-read`, `--allow-env` and `--allow-net`, and
+ * `--allow-run` for exec plugins.
  *
  * @example
  * ```ts
