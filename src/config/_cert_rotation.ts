@@ -32,8 +32,11 @@ export interface RotatingCertificateOptions {
   build(transport: TransportConfig): HostFetch | undefined;
   /** Time source of the periodic check. */
   clock: Clock;
-  /** Told when a new pair cannot be read or used (the previous pair stays in use). */
-  onError(error: unknown): void;
+  /**
+   * Told when a new pair cannot be read or used (the previous pair stays in use).
+   * @default a `console.warn`
+   */
+  onError?: ((error: unknown) => void) | undefined;
 }
 
 /** One pair and the `fetch` built for it. */
@@ -84,7 +87,14 @@ export function rotatingClientCertificate(
       );
       previous.built?.close();
     } catch (error) {
-      options.onError(error);
+      if (options.onError !== undefined) options.onError(error);
+      else {
+        console.warn(
+          "kinformer: the client certificate files changed but cannot be used yet; the " +
+            "previous certificate stays in use",
+          error,
+        );
+      }
     }
   };
 

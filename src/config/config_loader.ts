@@ -160,8 +160,11 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     const effective: TransportConfig = https ? { ...transport } : {};
     if (!https && transport.proxyUrl !== undefined) effective.proxyUrl = transport.proxyUrl;
     if (!https && transport.disableCompression) effective.disableCompression = true;
-    // A kubeconfig proxy-url wins over the environment (as in client-go).
-    const envProxy = effective.proxyUrl === undefined ? envProxyFor(server, host.env) : undefined;
+    // A kubeconfig proxy-url wins over the environment (as in client-go). A `fetch` of the
+    // caller's own does its own proxying.
+    const envProxy = effective.proxyUrl === undefined && options.fetch === undefined
+      ? envProxyFor(server, host.env)
+      : undefined;
     if (envProxy !== undefined) effective.proxyUrl = envProxy;
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
     if (featuresOf(effective).length > 0) result.transport = effective;
@@ -183,13 +186,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
         read: readCertFiles,
         build: (settings) => buildFetch(host, base.source, server, settings, options),
         clock: options.clock ?? systemClock,
-        onError: options.onTokenError ?? ((error) => {
-          console.warn(
-            "kinformer: the client certificate files changed but cannot be used yet; " +
-              "the previous certificate stays in use",
-            error,
-          );
-        }),
+        onError: options.onTokenError,
       })
       : buildFetch(host, base.source, server, effective, options);
     if (plain !== undefined) {
