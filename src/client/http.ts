@@ -8,10 +8,16 @@ import { describeValue, trimEnd } from "../util/values.ts";
 
 /**
  * A URL fit for a message: no userinfo, no query, no fragment (any of which may hold a
- * credential, e.g. `?access_token=`). Works on text that does not parse as a URL too.
+ * credential, e.g. `?access_token=`). Works on text that does not parse as a URL too. The
+ * userinfo is taken to end at the LAST `@`: a password may hold `/`, `?`, `#` or `@`
+ * unencoded, which a URL parser reads as the end of the host.
  */
 export function redactUrl(text: string): string {
-  return text.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, "$1").replace(/[?#].*$/s, "");
+  const at = text.lastIndexOf("@");
+  const bare = at < 0
+    ? text
+    : (/^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? "") + text.slice(at + 1);
+  return bare.replace(/[?#].*$/s, "");
 }
 
 /**
@@ -38,7 +44,10 @@ export function parseServer(server: unknown): string {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new TypeError(`options.server must be an http: or https: URL, got ${url.protocol}`);
   }
-  if (url.username !== "" || url.password !== "") {
+  // An "@" past the host is a password with an unencoded "/", "?" or "#" (the parser ended
+  // the host there): refused like any credential in the URL.
+  const afterHost = url.pathname + url.search + url.hash;
+  if (url.username !== "" || url.password !== "" || afterHost.includes("@")) {
     throw new TypeError(
       "options.server must not carry credentials in the URL; use options.token or options.headers",
     );

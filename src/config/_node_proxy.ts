@@ -11,28 +11,6 @@ import { messageOf } from "../util/values.ts";
 import { redactUrl } from "../client/http.ts";
 import { basicAuthorization } from "./_user_auth.ts";
 
-/** Proxy URL schemes the Node transport understands. */
-const PROXY_PROTOCOLS = ["http:", "https:", "socks5:", "socks5h:"];
-
-/**
- * Parses a kubeconfig `proxy-url`; throws a TypeError naming it when it is not an `http:`,
- * `https:`, `socks5:` or `socks5h:` URL.
- */
-export function parseProxyUrl(text: string): URL {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch (cause) {
-    throw new TypeError(`proxy-url ${JSON.stringify(redactUrl(text))} is not a URL`, { cause });
-  }
-  if (!PROXY_PROTOCOLS.includes(url.protocol)) {
-    throw new TypeError(
-      `proxy-url must be an http:, https:, socks5: or socks5h: URL, got ${url.protocol}`,
-    );
-  }
-  return url;
-}
-
 /** The proxy's port, with each scheme's default. */
 export function proxyPort(proxy: URL): number {
   if (proxy.port !== "") return Number(proxy.port);
@@ -51,15 +29,24 @@ export function bareHost(host: string): string {
 }
 
 /**
- * Opens a connection to `host:port` through `proxy` and resolves the raw socket (TLS to the
- * target, if any, is the caller's). Rejects with an Error naming the proxy (without its
- * credentials) and what it answered.
+ * Opens a connection to `target.host:target.port` through `proxy` and resolves the raw socket
+ * (TLS to the target, if any, is the caller's; `target.tls` verifies an `https:` proxy).
+ * Rejects with an Error naming the proxy (without its credentials) and what it answered.
  */
-export function openTunnel(proxy: URL, host: string, port: number): Promise<net.Socket> {
+export function openTunnel(
+  proxy: URL,
+  target: { host: string; port: number; tls: tls.ConnectionOptions },
+): Promise<net.Socket> {
+  const { host, port } = target;
   const proxyHost = bareHost(proxy.hostname);
   const tunnelPort = proxyPort(proxy);
   const socket: net.Socket = proxy.protocol === "https:"
-    ? tls.connect({ host: proxyHost, port: tunnelPort, servername: servernameFor(proxyHost) })
+    ? tls.connect({
+      ...target.tls,
+      host: proxyHost,
+      port: tunnelPort,
+      servername: servernameFor(proxyHost),
+    })
     : net.connect({ host: proxyHost, port: tunnelPort });
   const where = `proxy ${redactUrl(proxy.href)}`;
   const handshake = proxy.protocol === "http:" || proxy.protocol === "https:"

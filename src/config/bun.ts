@@ -1,8 +1,13 @@
 /**
  * Cluster configuration loading on Bun: files through `Bun.file`, the environment through
  * `process.env`, the CA, client certificate, `insecure-skip-tls-verify`, `tls-server-name`
- * and proxy applied through the `tls` and `proxy` options of Bun's `fetch`, and exec
- * credential plugins run through Bun's `node:child_process`.
+ * and http(s) proxies applied through the `tls` and `proxy` options of Bun's `fetch`, and exec
+ * credential plugins run through Bun's `node:child_process`. SOCKS5 proxies, which Bun's
+ * `fetch` refuses, go through `createNodeFetch` (`node:net`/`node:tls`, which Bun runs), and
+ * so does every connection while proxy variables are set (`HTTPS_PROXY`, `NO_PROXY`, ...):
+ * Bun's `fetch` applies them by rules other than kubectl's (it proxies loopback and lets
+ * `NO_PROXY` bypass a kubeconfig `proxy-url`), so the loader decides with kubectl's rules and
+ * `node:https` does what it decided.
  *
  * @example
  * ```ts
@@ -26,9 +31,14 @@ import { createConfigLoader } from "./config_loader.ts";
 import { runNodeCommand } from "./_node_run_command.ts";
 import { withRepeatedHeaderLines } from "./_node_header_lines_fetch.ts";
 import { isatty } from "node:tty";
+import { createNodeFetch } from "./node_fetch.ts";
+import { checkTlsMaterial } from "./_node_tls.ts";
+import { withoutCompression } from "./_transport_build.ts";
+import { noProxySet, proxyVariablesSet } from "../util/env.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
+  FetchFunction,
   HostFetch,
   LoadFromDefaultOptions,
   LoadInClusterOptions,
@@ -63,8 +73,21 @@ function bun(): BunApi {
   return api;
 }
 
-/** Builds a `fetch` passing the TLS and proxy settings as Bun `fetch` options. */
+/**
+ * Builds a `fetch` passing the TLS and proxy settings as Bun `fetch` options; the `node:http`
+ * transport instead for a SOCKS5 proxy, and when proxy variables in the environment would make
+ * Bun's `fetch` do other than what the loader decided (`transport.proxyUrl`, or a direct
+ * connection).
+ */
 function createBunFetch(transport: TransportConfig): HostFetch {
+  // Bun's fetch checks TLS options at each request: check them now, so that a bad CA,
+  // certificate or key fails the load instead of every request.
+  checkTlsMaterial(transport);
+  const proxy = transport.proxyUrl;
+  const envDisagrees = proxy === undefined ? proxyVariablesSet() : noProxySet();
+  if (envDisagrees || (proxy !== undefined && /^socks5h?:/i.test(proxy))) {
+    return createNodeFetch(transport);
+  }
   const init: BunRequestInit = {};
   const tls: NonNullable<BunRequestInit["tls"]> = {};
   if (transport.caData !== undefined) tls.ca = transport.caData;
@@ -73,8 +96,12 @@ function createBunFetch(transport: TransportConfig): HostFetch {
   if (transport.insecureSkipTlsVerify === true) tls.rejectUnauthorized = false;
   if (transport.tlsServerName !== undefined) tls.serverName = transport.tlsServerName;
   if (Object.keys(tls).length > 0) init.tls = tls;
-  if (transport.proxyUrl !== undefined) init.proxy = transport.proxyUrl;
-  return { fetch: (request) => fetch(request, init), close: () => {} };
+  if (proxy !== undefined) init.proxy = proxy;
+  const withInit: FetchFunction = (request) => fetch(request, init);
+  return {
+    fetch: transport.disableCompression === true ? withoutCompression(withInit) : withInit,
+    close: () => {},
+  };
 }
 
 /**
@@ -96,8 +123,16 @@ export const bunHost: ConfigHost = {
   env: (name) => process.env[name],
   pathListSeparator: process.platform === "win32" ? ";" : ":",
   transport: {
-    supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
+    supports: [
+      "ca",
+      "clientCert",
+      "insecureSkipTlsVerify",
+      "tlsServerName",
+      "proxy",
+      "disableCompression",
+    ],
     create: (transport) => withRepeatedHeaderLines(createBunFetch(transport), transport),
+    readsProxyEnv: proxyVariablesSet,
   },
   runCommand: runNodeCommand,
   stdinIsTerminal: () => isatty(0),

@@ -15,7 +15,9 @@ import {
   readKubeconfigFiles,
   withPath,
 } from "./_kubeconfig_files.ts";
-import { buildFetch, featuresOf } from "./_transport_build.ts";
+import { buildFetch, checkProxyUrl, envProxyFor, featuresOf } from "./_transport_build.ts";
+import { rotatingClientCertificate } from "./_cert_rotation.ts";
+import { systemClock } from "../util/clock.ts";
 import {
   basicAuthorization,
   impersonationLines,
@@ -78,6 +80,8 @@ interface ConnectExtras {
   exec?: { source: ExecCredentialSource; user: string } | undefined;
   /** Header lines that repeat a name (impersonated groups, extra values). */
   lines?: readonly HeaderLine[] | undefined;
+  /** Reads the client certificate and key files again (they rotate; see _cert_rotation.ts). */
+  readCertFiles?: (() => Promise<{ certData: string; keyData: string }>) | undefined;
 }
 
 /**
@@ -149,16 +153,31 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     extras: ConnectExtras = {},
   ): ClusterClientOptions => {
     const https = new URL(server).protocol === "https:";
-    // TLS settings mean nothing for an http:// server; a proxy still applies.
-    const effective = https
-      ? transport
-      : (transport.proxyUrl === undefined ? {} : { proxyUrl: transport.proxyUrl });
+    // TLS settings mean nothing for an http:// server; a proxy and compression still apply.
+    const effective: TransportConfig = https ? { ...transport } : {};
+    if (!https && transport.proxyUrl !== undefined) effective.proxyUrl = transport.proxyUrl;
+    if (!https && transport.disableCompression) effective.disableCompression = true;
+    // A kubeconfig proxy-url wins over the environment (as in client-go). A `fetch` of the
+    // caller's own does its own proxying.
+    const envProxy = effective.proxyUrl === undefined && options.fetch === undefined
+      ? envProxyFor(server, host.env)
+      : undefined;
+    if (envProxy !== undefined) effective.proxyUrl = envProxy;
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
     if (featuresOf(effective).length > 0) result.transport = effective;
     const given = options.fetch;
     const lines = extras.lines;
+    const readCertFiles = extras.readCertFiles;
     let plain = given === undefined
-      ? buildFetch(host, base.source, server, effective, options)
+      ? (https && readCertFiles !== undefined
+        ? rotatingClientCertificate({
+          transport: effective,
+          read: readCertFiles,
+          build: (settings) => buildFetch(host, base.source, server, settings, options),
+          clock: options.clock ?? systemClock,
+          onError: options.onTokenError,
+        })
+        : buildFetch(host, base.source, server, effective, options))
       : undefined;
     // Repeated header lines need a transport that can send them (the runtime's fetch joins
     // them): the host's, even with no TLS setting to apply.
@@ -223,7 +242,14 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
       if (names.size < lines.length) extras.lines = lines;
     }
     const transport: TransportConfig = {};
-    if (resolved.proxyUrl !== undefined) transport.proxyUrl = resolved.proxyUrl;
+    if (resolved.proxyUrl !== undefined) {
+      transport.proxyUrl = checkProxyUrl(resolved.proxyUrl, "proxy-url", {
+        code: "InvalidKubeconfig",
+        subject: `clusters[${resolved.clusterName}].cluster.proxy-url`,
+        path: clusterFile,
+      });
+    }
+    if (resolved.disableCompression === true) transport.disableCompression = true;
     // As clientcmd does: the cluster's TLS settings and the user's credentials are applied
     // only when the server is https, so no credential goes out in clear text.
     if (new URL(resolved.server).protocol !== "https:") {
@@ -241,16 +267,22 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     if (resolved.insecureSkipTlsVerify === true) transport.insecureSkipTlsVerify = true;
     if (resolved.tlsServerName !== undefined) transport.tlsServerName = resolved.tlsServerName;
     if (resolved.userName !== undefined) {
-      const cert = resolved.clientCertData ??
-        (resolved.clientCertFile === undefined
-          ? undefined
-          : await readPem(resolved.clientCertFile, "client-certificate"));
+      // Certificate and key FILES are read again as they rotate (see _cert_rotation.ts).
+      const readPair = async (): Promise<{ certData: string; keyData: string }> => ({
+        certData: resolved.clientCertData ??
+          await readPem(resolved.clientCertFile!, "client-certificate"),
+        keyData: resolved.clientKeyData ?? await readPem(resolved.clientKeyFile!, "client-key"),
+      });
+      const certFiles = resolved.clientCertFile !== undefined ||
+        resolved.clientKeyFile !== undefined;
+      const pair = resolved.clientCertData !== undefined || certFiles
+        ? await readPair()
+        : undefined;
+      const cert = pair?.certData;
       if (cert !== undefined) transport.certData = cert;
-      const key = resolved.clientKeyData ??
-        (resolved.clientKeyFile === undefined
-          ? undefined
-          : await readPem(resolved.clientKeyFile, "client-key"));
+      const key = pair?.keyData;
       if (key !== undefined) transport.keyData = key;
+      if (certFiles) extras.readCertFiles = readPair;
       if (resolved.token !== undefined) base.token = resolved.token;
       else if (resolved.tokenFile !== undefined) {
         const token = tokenFileSource(resolved.tokenFile, {

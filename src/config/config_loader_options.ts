@@ -39,8 +39,19 @@ export interface TransportConfig {
   insecureSkipTlsVerify?: boolean;
   /** Name to verify the server certificate against, instead of the URL's host. */
   tlsServerName?: string;
-  /** Proxy to connect through. */
+  /**
+   * Proxy to connect through (`http:`, `https:`, `socks5:` or `socks5h:`): the kubeconfig's
+   * `proxy-url`, else the one `HTTPS_PROXY`/`HTTP_PROXY` give this server (`NO_PROXY` and
+   * loopback excluded, by Go's rules). Absent: connect directly. A `fetch` built for this
+   * config must not take a proxy from the environment itself: the loader has decided.
+   */
   proxyUrl?: string;
+  /**
+   * Do not ask for compressed responses (the kubeconfig's `disable-compression: true`):
+   * requests say `Accept-Encoding: identity`. Otherwise transports ask for gzip and decode it
+   * as the body streams.
+   */
+  disableCompression?: boolean;
 }
 
 /** One capability a runtime's `fetch` may lack. */
@@ -49,7 +60,8 @@ export type TransportFeature =
   | "clientCert"
   | "insecureSkipTlsVerify"
   | "tlsServerName"
-  | "proxy";
+  | "proxy"
+  | "disableCompression";
 
 /** A `fetch` built for a {@linkcode TransportConfig}, and how to release it. */
 export interface HostFetch {
@@ -65,6 +77,14 @@ export interface HostTransport {
   supports: readonly TransportFeature[];
   /** Builds a `fetch` applying `transport` (which only holds supported settings). */
   create(transport: TransportConfig): HostFetch;
+  /**
+   * Whether the runtime's own `fetch` would take a proxy from the environment now
+   * (`HTTPS_PROXY`, `NO_PROXY`, ... are set) by rules other than kubectl's. The loader then
+   * builds every `fetch` with `create`, also when there is no setting to apply, and `create`
+   * must connect directly when `proxyUrl` is absent.
+   * @default () => false
+   */
+  readsProxyEnv?: (() => boolean) | undefined;
 }
 
 /** What a loader needs from a runtime. Each runtime entry point exports one. */
@@ -172,8 +192,9 @@ export interface ConnectOptions {
    */
   ignoreUnsupportedTls?: boolean | undefined;
   /**
-   * Time source for re-reading token files, for the expiry of exec plugin credentials and
-   * for the exec plugin's time limit.
+   * Time source for re-reading token files and client certificate files (every 5 minutes,
+   * as client-go), for the expiry of exec plugin credentials and for the exec plugin's time
+   * limit.
    * @default systemClock
    */
   clock?: Clock | undefined;
@@ -197,7 +218,9 @@ export interface ConnectOptions {
    */
   tokenRefreshIntervalMs?: number | undefined;
   /**
-   * Told when re-reading a token file fails (the cached token keeps being used).
+   * Told when re-reading a token file fails (the cached token keeps being used), and when
+   * client certificate and key files changed into a pair that cannot be used yet (the
+   * previous pair keeps being used).
    * @default a `console.warn`
    */
   onTokenError?: ((error: unknown) => void) | undefined;

@@ -4,8 +4,13 @@
  * applied through `Deno.createHttpClient`, and exec credential plugins run with
  * `Deno.Command`. `tls-server-name` and `insecure-skip-tls-verify`, which
  * `Deno.createHttpClient` cannot apply, go through `createNodeFetch` (`node:https`, which
- * Deno runs). Needs `--allow-read`, `--allow-env` and `--allow-net`, and `--allow-run` for
- * exec plugins.
+ * Deno runs), and so does every connection while proxy variables are set (`HTTPS_PROXY`,
+ * `NO_PROXY`, ...): Deno's client applies them by rules other than kubectl's (it proxies
+ * loopback, ignores ports in `NO_PROXY`, and lets `NO_PROXY` bypass a kubeconfig `proxy-url`),
+ * so the loader decides with kubectl's rules and `node:https` does what it decided (this needs
+ * env access to those variables: without it the loader cannot see them, while Deno's client
+ * still applies them its own way). Needs `--allow-read`, `--allow-env` and `--allow-net`, and
+ * `--allow-run` for exec plugins.
  *
  * @example
  * ```ts
@@ -29,9 +34,13 @@ import { createConfigLoader } from "./config_loader.ts";
 import { runDenoCommand } from "./_deno_run_command.ts";
 import { withRepeatedHeaderLines } from "./_node_header_lines_fetch.ts";
 import { createNodeFetch } from "./node_fetch.ts";
+import { withoutCompression } from "./_transport_build.ts";
+import { checkTlsMaterial } from "./_node_tls.ts";
+import { noProxySet, proxyVariablesSet } from "../util/env.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
+  FetchFunction,
   HostFetch,
   LoadFromDefaultOptions,
   LoadInClusterOptions,
@@ -67,22 +76,32 @@ function deno(): DenoApi {
 
 /**
  * Builds a `fetch` that uses a `Deno.HttpClient` with the CA, client certificate and proxy;
- * with `tls-server-name` or `insecure-skip-tls-verify`, which it cannot apply, the
- * `node:https` transport instead.
+ * the `node:https` transport instead with `tls-server-name` or `insecure-skip-tls-verify`,
+ * which it cannot apply, and when proxy variables in the environment would make Deno's client
+ * do other than what the loader decided (`transport.proxyUrl`, or a direct connection).
  */
 function createDenoFetch(transport: TransportConfig): HostFetch {
-  if (transport.tlsServerName !== undefined || transport.insecureSkipTlsVerify === true) {
-    return createNodeFetch(transport);
-  }
+  checkTlsMaterial(transport); // clearer messages than Deno.createHttpClient's own checks
   const options: Parameters<DenoApi["createHttpClient"]>[0] = {};
   if (transport.caData !== undefined) options.caCerts = [transport.caData];
   if (transport.certData !== undefined) options.cert = transport.certData;
   if (transport.keyData !== undefined) options.key = transport.keyData;
   if (transport.proxyUrl !== undefined) options.proxy = { url: transport.proxyUrl };
+  // Deno checks the CA, certificate and key here: a bad one fails the load, not every request
+  // (node:tls on Deno does not check them).
   const client = deno().createHttpClient(options);
+  const envDisagrees = transport.proxyUrl === undefined ? proxyVariablesSet() : noProxySet();
+  if (
+    transport.tlsServerName !== undefined || transport.insecureSkipTlsVerify === true ||
+    envDisagrees
+  ) {
+    client.close();
+    return createNodeFetch(transport);
+  }
   let closed = false;
+  const viaClient: FetchFunction = (request) => fetch(request, { client } as RequestInit);
   return {
-    fetch: (request) => fetch(request, { client } as RequestInit),
+    fetch: transport.disableCompression === true ? withoutCompression(viaClient) : viaClient,
     close: () => {
       if (closed) return;
       closed = true;
@@ -113,8 +132,16 @@ export const denoHost: ConfigHost = {
     return deno().build.os === "windows" ? ";" : ":";
   },
   transport: {
-    supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
+    supports: [
+      "ca",
+      "clientCert",
+      "insecureSkipTlsVerify",
+      "tlsServerName",
+      "proxy",
+      "disableCompression",
+    ],
     create: (transport) => withRepeatedHeaderLines(createDenoFetch(transport), transport),
+    readsProxyEnv: proxyVariablesSet,
   },
   runCommand: runDenoCommand,
   stdinIsTerminal: () => deno().stdin.isTerminal(),

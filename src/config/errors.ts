@@ -91,7 +91,9 @@ export class KubeconfigParseError extends YamlSyntaxError {
  * - `ContextNotFound` / `ClusterNotFound` / `UserNotFound`: a name that is not in the file.
  * - `UnsupportedAuth`: the user authenticates with an auth-provider, or with an exec plugin on
  *   a host that cannot run programs.
- * - `UnsupportedTls`: TLS settings this runtime's `fetch` cannot apply (pass a `fetch`).
+ * - `UnsupportedTls`: TLS or proxy settings this runtime's `fetch` cannot apply (pass a
+ *   `fetch`), or a proxy from `HTTPS_PROXY`/`HTTP_PROXY` that no transport can use (`subject`
+ *   names the variable).
  * - `FileNotFound`: a kubeconfig or a file it names does not exist.
  * - `InvalidFile`: a file it names is empty or not what it should be (token, PEM).
  * - `NotInCluster`: in-cluster loading outside a pod (no `KUBERNETES_SERVICE_HOST`).

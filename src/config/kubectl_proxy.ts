@@ -5,6 +5,7 @@
  */
 import type { ClusterClientOptions } from "./config_loader_options.ts";
 import { trimEnd } from "../util/values.ts";
+import { redactUrl } from "../client/http.ts";
 
 /**
  * Where `kubectl proxy` listens by default.
@@ -36,16 +37,23 @@ export const KUBECTL_PROXY_URL = "http://127.0.0.1:8001";
  * ```
  */
 export function kubectlProxy(url: string = KUBECTL_PROXY_URL): ClusterClientOptions {
-  let parsed: URL;
+  let parsed: URL | undefined;
   try {
     parsed = new URL(url);
-  } catch (cause) {
-    throw new TypeError(`kubectlProxy: url must be an http(s) URL, got ${JSON.stringify(url)}`, {
-      cause,
-    });
+  } catch {
+    parsed = undefined; // the parser's message may quote the URL, credentials and all
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new TypeError(`kubectlProxy: url must be an http(s) URL, got ${JSON.stringify(url)}`);
+  if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
+    throw new TypeError(
+      `kubectlProxy: url must be an http(s) URL, got ${JSON.stringify(redactUrl(url))}`,
+    );
+  }
+  // An "@" past the host is a password with an unencoded "/", "?" or "#".
+  if (
+    parsed.username !== "" || parsed.password !== "" ||
+    `${parsed.pathname}${parsed.search}${parsed.hash}`.includes("@")
+  ) {
+    throw new TypeError("kubectlProxy: url must not carry credentials (kubectl proxy needs none)");
   }
   return { server: trimEnd(url, "/"), source: "kubectl-proxy", close: () => {} };
 }

@@ -30,6 +30,7 @@ import { createConfigLoader } from "./config_loader.ts";
 import { createNodeFetch } from "./node_fetch.ts";
 import { runNodeCommand } from "./_node_run_command.ts";
 import { isatty } from "node:tty";
+import { envFlag, proxyVariablesSet } from "../util/env.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -59,8 +60,19 @@ export const nodeHost: ConfigHost = {
   env: (name) => process.env[name],
   pathListSeparator: process.platform === "win32" ? ";" : ":",
   transport: {
-    supports: ["ca", "clientCert", "insecureSkipTlsVerify", "tlsServerName", "proxy"],
+    supports: [
+      "ca",
+      "clientCert",
+      "insecureSkipTlsVerify",
+      "tlsServerName",
+      "proxy",
+      "disableCompression",
+    ],
     create: createNodeFetch,
+    // Node's global fetch takes proxies from the environment only when asked to.
+    readsProxyEnv: () =>
+      (envFlag("NODE_USE_ENV_PROXY") || process.execArgv.includes("--use-env-proxy")) &&
+      proxyVariablesSet(),
   },
   runCommand: runNodeCommand,
   stdinIsTerminal: () => isatty(0),

@@ -8,14 +8,20 @@
  *   against), and `insecure-skip-tls-verify` only when the configuration says so, never
  *   together with a CA.
  * - Connections are kept alive and reused (one pool per `createNodeFetch`); `close()` ends them.
- * - `proxy-url`: `http:`/`https:` proxies (`CONNECT` for https servers, absolute URLs for http
- *   ones) and `socks5:`/`socks5h:`, with credentials from the URL.
+ * - `proxyUrl`: `http:`/`https:` proxies (`CONNECT` for https servers, absolute URLs for http
+ *   ones; TLS to an `https:` proxy is verified with the CA, as Go's transport does) and
+ *   `socks5:`/`socks5h:`, with credentials from the URL. Proxy variables in the environment
+ *   are not read here: the loaders decide (see `TransportConfig.proxyUrl`).
  * - The request's `AbortSignal` aborts the request and its body at once, releasing the socket.
  * - Response bodies stream. Besides the standard `body`, the `Response` carries the socket's
  *   chunks under `RESPONSE_BYTES` (see `responseBytes` in `@kinformer/kinformer/watch`), which
  *   the informer's watch reads without a Web stream in between.
  * - Request bodies are read whole and sent with `Content-Length` (Kubernetes writes are small
- *   JSON documents). Redirects are not followed; gzip, deflate and br answers are decoded.
+ *   JSON documents). Redirects are not followed.
+ * - Compression: requests ask for gzip (`Accept-Encoding: gzip`, as Go's transport does; the
+ *   API server compresses LIST and GET answers over 128 KiB), or `identity` with
+ *   `disableCompression`, unless the request sets the header itself. gzip, deflate and br
+ *   answers are decoded as they stream (`node:zlib`), for `body` and `RESPONSE_BYTES` alike.
  * - Failures reject with a `TypeError` (as `fetch` does) whose message says what went wrong,
  *   e.g. which certificate check failed, with the Node error as `cause`.
  * @module
@@ -32,11 +38,12 @@ import { headerLinesOf } from "./_header_lines.ts";
 import {
   bareHost,
   openTunnel,
-  parseProxyUrl,
   proxyAuthorization,
   proxyPort,
   servernameFor,
 } from "./_node_proxy.ts";
+import { checkTlsMaterial } from "./_node_tls.ts";
+import { parseProxyUrl } from "./_proxy_url.ts";
 
 /** Statuses whose responses have no body (`Response` refuses one). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -62,7 +69,8 @@ const UNTRUSTED_CODES = new Set([
  * included.
  *
  * @throws {TypeError} when `insecureSkipTlsVerify` comes with a CA, a client certificate
- * comes without its key (or the reverse), or `proxyUrl` is not an http(s)/socks5 URL.
+ * comes without its key (or the reverse), the CA, certificate or key is not usable PEM (or
+ * the key does not match the certificate), or `proxyUrl` is not an http(s)/socks5 URL.
  *
  * @example
  * ```ts
@@ -100,15 +108,24 @@ export function createNodeFetch(transport: TransportConfig = {}): HostFetch {
   if (transport.certData !== undefined) secure.cert = transport.certData;
   if (transport.keyData !== undefined) secure.key = transport.keyData;
   if (transport.tlsServerName !== undefined) secure.servername = transport.tlsServerName;
+  // A bad CA, certificate or key fails now, not every request (an informer would retry forever).
+  checkTlsMaterial(transport);
   const proxy = transport.proxyUrl === undefined ? undefined : parseProxyUrl(transport.proxyUrl);
+  const acceptEncoding = transport.disableCompression === true ? "identity" : "gzip";
+  // TLS to an https: proxy is verified as Go's transport does it: with the cluster's CA (or
+  // not at all with insecure-skip-tls-verify).
+  const proxyTls: tls.ConnectionOptions = { rejectUnauthorized: secure.rejectUnauthorized };
+  if (secure.ca !== undefined) proxyTls.ca = secure.ca;
 
   const agents = {
-    http: proxy === undefined || proxy.protocol.startsWith("http")
+    http: proxy === undefined || proxy.protocol === "http:"
       ? new http.Agent({ keepAlive: true })
-      : new TunnelAgent(proxy, undefined),
+      : proxy.protocol === "https:"
+      ? new https.Agent({ keepAlive: true, ...proxyTls })
+      : new TunnelAgent(proxy, proxyTls, undefined),
     https: proxy === undefined
       ? new https.Agent({ keepAlive: true, ...secure })
-      : new TunnelAgent(proxy, secure),
+      : new TunnelAgent(proxy, proxyTls, secure),
   };
   let closed = false;
   return {
@@ -116,7 +133,7 @@ export function createNodeFetch(transport: TransportConfig = {}): HostFetch {
       if (closed) {
         return Promise.reject(new TypeError("this fetch was closed (close() was called)"));
       }
-      return send(request, agents, secure, proxy);
+      return send(request, { agents, secure, proxy, acceptEncoding });
     },
     close: () => {
       if (closed) return;
@@ -133,11 +150,17 @@ export function createNodeFetch(transport: TransportConfig = {}): HostFetch {
  */
 class TunnelAgent extends https.Agent {
   readonly #proxy: URL;
+  readonly #proxyTls: tls.ConnectionOptions;
   readonly #secure: tls.ConnectionOptions | undefined;
 
-  constructor(proxy: URL, secure: tls.ConnectionOptions | undefined) {
+  constructor(
+    proxy: URL,
+    proxyTls: tls.ConnectionOptions,
+    secure: tls.ConnectionOptions | undefined,
+  ) {
     super({ keepAlive: true, ...secure });
     this.#proxy = proxy;
+    this.#proxyTls = proxyTls;
     this.#secure = secure;
     // Serves http: requests too when there is no TLS on top (a SOCKS5 proxy to an http server).
     if (secure === undefined) (this as unknown as { protocol: string }).protocol = "http:";
@@ -149,7 +172,7 @@ class TunnelAgent extends https.Agent {
   ): Duplex | null | undefined {
     const host = bareHost(options.host ?? options.hostname ?? "localhost");
     const port = Number(options.port ?? (this.#secure === undefined ? 80 : 443));
-    openTunnel(this.#proxy, host, port).then((socket) => {
+    openTunnel(this.#proxy, { host, port, tls: this.#proxyTls }).then((socket) => {
       if (this.#secure === undefined) {
         // The handshake left the socket paused; nothing arrives before the request is sent.
         // (Node's HTTP client reads the handle itself, Deno's needs the stream flowing.)
@@ -166,13 +189,18 @@ class TunnelAgent extends https.Agent {
   }
 }
 
+/** What every request of one `createNodeFetch` shares. */
+interface SendContext {
+  agents: { http: http.Agent; https: http.Agent };
+  secure: tls.ConnectionOptions;
+  proxy: URL | undefined;
+  /** `Accept-Encoding` for requests that do not set it. */
+  acceptEncoding: string;
+}
+
 /** Sends one request; resolves its Response once the head has arrived. */
-async function send(
-  request: Request,
-  agents: { http: http.Agent; https: http.Agent },
-  secure: tls.ConnectionOptions,
-  proxy: URL | undefined,
-): Promise<Response> {
+async function send(request: Request, context: SendContext): Promise<Response> {
+  const { agents, secure, proxy } = context;
   const signal = request.signal;
   signal.throwIfAborted();
   const url = new URL(request.url);
@@ -186,6 +214,7 @@ async function send(
   });
   // Names the caller sends once per value (`Headers` joined them into one line).
   for (const [name, values] of headerLinesOf(request)) headers[name] = values;
+  headers["accept-encoding"] ??= context.acceptEncoding;
   let body: Uint8Array | undefined;
   if (request.body !== null) {
     body = new Uint8Array(await request.arrayBuffer());
@@ -201,17 +230,23 @@ async function send(
     agent: isHttps ? agents.https : agents.http,
   };
   if (isHttps && secure.servername !== undefined) options.servername = secure.servername;
-  if (!isHttps && proxy !== undefined && proxy.protocol.startsWith("http")) {
-    // A plain-HTTP server through an HTTP proxy: ask the proxy for the absolute URL.
+  const viaProxy = !isHttps && proxy !== undefined && proxy.protocol.startsWith("http");
+  if (viaProxy) {
+    // A plain-HTTP server through an HTTP(S) proxy: ask the proxy for the absolute URL.
     options.host = bareHost(proxy.hostname);
     options.port = proxyPort(proxy);
     options.path = url.href;
+    if (proxy.protocol === "https:") {
+      const servername = servernameFor(options.host);
+      if (servername !== undefined) options.servername = servername;
+    }
     headers["host"] = url.host;
     const auth = proxyAuthorization(proxy);
     if (auth !== undefined) headers["proxy-authorization"] = auth;
   }
   return await new Promise<Response>((resolve, reject) => {
-    const req = (isHttps ? https : http).request(options);
+    const req = (isHttps || (viaProxy && proxy.protocol === "https:") ? https : http)
+      .request(options);
     let bytes: NodeBodyBytes | undefined;
     const onAbort = (): void => {
       const reason: unknown = signal.reason;
@@ -257,12 +292,14 @@ async function send(
 /** The body as sent, or decoded when the server compressed it. */
 function decoded(res: IncomingMessage): Readable {
   const encoding = (res.headers["content-encoding"] ?? "").trim().toLowerCase();
+  // 64 KiB output chunks (the default is 16 KiB): a quarter of the chunks for the decoder.
+  const chunkSize = 64 * 1024;
   const decoder = encoding === "gzip" || encoding === "x-gzip"
-    ? zlib.createGunzip()
+    ? zlib.createGunzip({ chunkSize })
     : encoding === "deflate"
-    ? zlib.createInflate()
+    ? zlib.createInflate({ chunkSize })
     : encoding === "br"
-    ? zlib.createBrotliDecompress()
+    ? zlib.createBrotliDecompress({ chunkSize })
     : undefined;
   if (decoder === undefined) return res;
   res.on("error", (error) => decoder.destroy(error));

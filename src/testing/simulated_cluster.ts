@@ -18,6 +18,7 @@ import { resolveClusterOptions, type SimulatedClusterOptions } from "./cluster_o
 import type { HandlerContext, OpenWatch } from "./reads/handler_context.ts";
 import { CorsPolicy } from "./serving/cors.ts";
 import { handleRequest, type HttpEnv } from "./serving/request_pipeline.ts";
+import { gzipIfAsked } from "./serving/gzip.ts";
 import { InProcessWebSocket } from "./_in_process_websocket.ts";
 import { mergePatch } from "./writes/merge_patch.ts";
 import { type RecordedRequest, RequestLog } from "./serving/request_log.ts";
@@ -231,7 +232,8 @@ export class SimulatedCluster implements Disposable {
       token: o.token,
       isClosed: () => this.#closed,
     };
-    this.fetch = (request: Request): Promise<Response> => handleRequest(http, request);
+    this.fetch = (request: Request): Promise<Response> =>
+      gzipIfAsked(request, handleRequest(http, request));
     this.webSocket = (url, init) => new InProcessWebSocket(url, init, this.fetch);
   }
 

@@ -34,3 +34,19 @@ export function envFlag(name: string): boolean {
   const value = envVar(name)?.toLowerCase();
   return value === "1" || value === "true";
 }
+
+/** Proxy variables a runtime's own `fetch` may read (Deno and Bun do; Node's does not). */
+const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY"];
+
+/**
+ * Whether a proxy variable a runtime's `fetch` may follow by itself is set to a non-empty
+ * value (`HTTPS_PROXY`, `HTTP_PROXY`, `ALL_PROXY`, either case).
+ */
+export function proxyVariablesSet(): boolean {
+  return [...PROXY_VARIABLES, "all_proxy"].some((name) => (envVar(name) ?? "") !== "");
+}
+
+/** Whether `NO_PROXY` or `no_proxy` is set to a non-empty value. */
+export function noProxySet(): boolean {
+  return (envVar("NO_PROXY") ?? "") !== "" || (envVar("no_proxy") ?? "") !== "";
+}

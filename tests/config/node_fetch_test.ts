@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import net from "node:net";
-import { gzipSync } from "node:zlib";
+import { createGzip, gzipSync } from "node:zlib";
 import { createInformer } from "../../src/cache/mod.ts";
 import { KubeClient, KubeNetworkError, pods } from "../../src/client/mod.ts";
 import { createNodeFetch } from "../../src/config/node_fetch.ts";
@@ -15,6 +15,7 @@ import { RESPONSE_BYTES, responseBytes } from "../../src/watch/response_bytes.ts
 import { serve } from "../../src/testing/serve_node.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { fixture, runtime } from "../fixtures/kubeconfig/helpers.ts";
+import { httpProxy, socksProxy } from "./_proxies.ts";
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -301,6 +302,153 @@ describe("createNodeFetch over HTTP", () => {
     assert.throws(() => createNodeFetch({ certData: "x" }), /certData and keyData/);
     assert.throws(() => createNodeFetch({ proxyUrl: "ftp://proxy" }), /proxy-url must be/);
   });
+
+  test("a CA, certificate or key that cannot work is refused up front, not at every request", async () => {
+    const garbled = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n";
+    const refused = (transport: Parameters<typeof createNodeFetch>[0], what: RegExp): void => {
+      assert.throws(() => createNodeFetch(transport), (error: unknown) => {
+        assert.ok(error instanceof TypeError);
+        assert.match(error.message, what);
+        assert.doesNotMatch(error.message, /BEGIN|bm90IGEgY2VydA/); // never the PEM itself
+        return true;
+      });
+    };
+    refused({ caData: garbled }, /^caData \(certificate-authority\) cannot be used/);
+    refused({ caData: "no pem here" }, /caData \(certificate-authority\) holds no PEM/);
+    const cert = await fixture("certs/client.crt");
+    const key = await fixture("certs/client.key");
+    refused({ certData: garbled, keyData: key }, /^certData \(client-certificate\) cannot be used/);
+    refused(
+      { certData: cert, keyData: await fixture("certs/second-client.key") },
+      /keyData \(client-key\) is not the key of certData/,
+    );
+    createNodeFetch({ caData: await fixture("certs/ca.crt"), certData: cert, keyData: key })
+      .close();
+  });
+});
+
+describe("createNodeFetch and compression", () => {
+  /** A cluster of `n` pods served over HTTP, recording each request's Accept-Encoding and the
+   * answer's Content-Encoding. */
+  async function recordedCluster(n: number) {
+    const cluster = new SimulatedCluster();
+    cluster.seed(pods, n);
+    const asked: (string | null)[] = [];
+    const sent: (string | null)[] = [];
+    const server = await serve(async (request) => {
+      asked.push(request.headers.get("accept-encoding"));
+      const response = await cluster.fetch(request);
+      sent.push(response.headers.get("content-encoding"));
+      return response;
+    });
+    return {
+      url: server.url,
+      asked,
+      sent,
+      close: async () => {
+        cluster.close();
+        await server.close();
+      },
+    };
+  }
+
+  test("asks for gzip and decodes a compressed LIST as it streams", async () => {
+    const cluster = await recordedCluster(1500); // well over the server's 128 KiB threshold
+    const transport = createNodeFetch();
+    try {
+      const client = new KubeClient({ server: cluster.url, fetch: transport.fetch });
+      const list = await client.list(pods);
+      assert.equal(list.items.length, 1500);
+      assert.deepEqual(cluster.asked, ["gzip"]);
+      assert.deepEqual(cluster.sent, ["gzip"]);
+    } finally {
+      transport.close();
+      await cluster.close();
+    }
+  });
+
+  test("disableCompression asks for identity; a request's own Accept-Encoding is kept", async () => {
+    const cluster = await recordedCluster(1500);
+    const transport = createNodeFetch({ disableCompression: true });
+    try {
+      const client = new KubeClient({ server: cluster.url, fetch: transport.fetch });
+      assert.equal((await client.list(pods)).items.length, 1500);
+      const own = await transport.fetch(
+        new Request(`${cluster.url}/api/v1/pods`, { headers: { "accept-encoding": "gzip" } }),
+      );
+      assert.equal(((await own.json()) as { items: unknown[] }).items.length, 1500);
+      assert.deepEqual(cluster.asked, ["identity", "gzip"]);
+      assert.deepEqual(cluster.sent, [null, "gzip"]);
+    } finally {
+      transport.close();
+      await cluster.close();
+    }
+  });
+
+  test("a gzip-encoded watch is decoded on the informer's fast path (RESPONSE_BYTES)", async () => {
+    const list = JSON.stringify({
+      kind: "PodList",
+      apiVersion: "v1",
+      metadata: { resourceVersion: "10" },
+      items: [],
+    });
+    const event = (name: string, rv: number): string =>
+      JSON.stringify({
+        type: "ADDED",
+        object: {
+          kind: "Pod",
+          apiVersion: "v1",
+          metadata: { name, namespace: "default", resourceVersion: String(rv), uid: name },
+        },
+      }) + "\n";
+    const server = await httpServer((req, res) => {
+      if (!new URL(req.url!, "http://x").searchParams.has("watch")) {
+        res.end(list);
+        return;
+      }
+      // A proxy in front may compress a watch (kube-apiserver does not): flushed per event.
+      res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip" });
+      const gzip = createGzip();
+      gzip.pipe(res);
+      let rv = 11;
+      for (const name of ["a", "b", "c"]) {
+        gzip.write(event(name, rv++));
+        gzip.flush();
+      }
+    });
+    const transport = createNodeFetch();
+    let taken = 0;
+    const spied = async (request: Request): Promise<Response> => {
+      const response = await transport.fetch(request);
+      const take = (response as unknown as Record<symbol, () => unknown>)[RESPONSE_BYTES]!;
+      Object.defineProperty(response, RESPONSE_BYTES, {
+        value: () => {
+          if (new URL(request.url).searchParams.has("watch")) taken++;
+          return take();
+        },
+      });
+      return response;
+    };
+    const informer = createInformer(new KubeClient({ server: server.url, fetch: spied }), {
+      resource: pods,
+    });
+    const controller = new AbortController();
+    try {
+      informer.start(controller.signal);
+      const names: string[] = [];
+      for await (const e of informer.events({ signal: controller.signal })) {
+        if (e.type === "add") names.push(e.object.metadata?.name ?? "");
+        if (names.length === 3) break;
+      }
+      assert.deepEqual(names, ["a", "b", "c"]);
+      assert.equal(taken, 1, "the watch body was read through RESPONSE_BYTES");
+    } finally {
+      controller.abort();
+      await informer.stop();
+      transport.close();
+      await server.close();
+    }
+  });
 });
 
 describe("an informer on the Node transport", () => {
@@ -356,118 +504,6 @@ describe("an informer on the Node transport", () => {
 });
 
 describe("createNodeFetch through a proxy", () => {
-  /** A CONNECT and absolute-URL HTTP proxy that records what it was asked. */
-  async function httpProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-    const seen: string[] = [];
-    const sockets = new Set<net.Socket>();
-    const server = createServer((req, res) => {
-      // A plain-HTTP request through the proxy: forward it.
-      seen.push(`${req.method} ${req.url} auth=${req.headers["proxy-authorization"] ?? "-"}`);
-      const target = new URL(req.url!);
-      const upstream = net.connect(Number(target.port), target.hostname, () => {
-        upstream.write(
-          `${req.method} ${target.pathname} HTTP/1.1\r\nHost: ${target.host}\r\n` +
-            "Connection: close\r\n\r\n",
-        );
-      });
-      let raw = "";
-      upstream.on("data", (d: Buffer) => (raw += d.toString()));
-      upstream.on("end", () => {
-        const body = raw.slice(raw.indexOf("\r\n\r\n") + 4);
-        res.end(body.includes("\r\n") ? body.split("\r\n")[1] : body);
-      });
-    });
-    server.on("connect", (req: IncomingMessage, client: net.Socket) => {
-      seen.push(`CONNECT ${req.url} auth=${req.headers["proxy-authorization"] ?? "-"}`);
-      sockets.add(client);
-      const [host, port] = [
-        req.url!.slice(0, req.url!.lastIndexOf(":")),
-        req.url!.split(":").pop(),
-      ];
-      const upstream = net.connect(Number(port), host!.replace(/^\[|\]$/g, ""), () => {
-        client.write("HTTP/1.1 200 Connection Established\r\n\r\n");
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      sockets.add(upstream);
-      upstream.on("error", () => client.destroy());
-      client.on("error", () => upstream.destroy());
-    });
-    server.on("connection", (s: net.Socket) => sockets.add(s));
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as net.AddressInfo;
-    return {
-      url: `http://user:p%40ss@127.0.0.1:${port}`,
-      seen,
-      close: () =>
-        new Promise<void>((resolve) => {
-          for (const s of sockets) s.destroy();
-          server.close(() => resolve());
-        }),
-    };
-  }
-
-  /** A SOCKS5 proxy (no auth, or user/password) that records the targets asked for. */
-  async function socksProxy(): Promise<{ url: string; seen: string[]; close(): Promise<void> }> {
-    const seen: string[] = [];
-    const sockets = new Set<net.Socket>();
-    const server = net.createServer((client) => {
-      sockets.add(client);
-      let buffer = Buffer.alloc(0);
-      let stage = 0;
-      client.on("data", (d: Buffer) => {
-        buffer = Buffer.concat([buffer, d]);
-        if (stage === 0 && buffer.length >= 2 && buffer.length >= 2 + buffer[1]!) {
-          const methods = [...buffer.subarray(2, 2 + buffer[1]!)];
-          buffer = buffer.subarray(2 + buffer[1]!);
-          const method = methods.includes(2) ? 2 : 0;
-          client.write(Uint8Array.from([5, method]));
-          stage = method === 2 ? 1 : 2;
-        }
-        if (stage === 1 && buffer.length >= 2) {
-          const ulen = buffer[1]!;
-          if (buffer.length < 3 + ulen || buffer.length < 3 + ulen + buffer[2 + ulen]!) return;
-          const user = buffer.subarray(2, 2 + ulen).toString();
-          const pass = buffer.subarray(3 + ulen, 3 + ulen + buffer[2 + ulen]!).toString();
-          seen.push(`auth ${user}:${pass}`);
-          buffer = buffer.subarray(3 + ulen + buffer[2 + ulen]!);
-          client.write(Uint8Array.from([1, 0]));
-          stage = 2;
-        }
-        if (stage === 2 && buffer.length >= 5) {
-          const type = buffer[3]!;
-          const length = type === 1 ? 4 : type === 4 ? 16 : 1 + buffer[4]!;
-          if (buffer.length < 4 + length + 2) return;
-          const host = type === 1
-            ? [...buffer.subarray(4, 8)].join(".")
-            : buffer.subarray(5, 5 + buffer[4]!).toString();
-          const port = buffer.readUInt16BE(4 + length);
-          seen.push(`connect ${host}:${port}`);
-          stage = 3;
-          const upstream = net.connect(port, host, () => {
-            client.write(Uint8Array.from([5, 0, 0, 1, 127, 0, 0, 1, 0, 0]));
-            upstream.pipe(client);
-            client.pipe(upstream);
-          });
-          sockets.add(upstream);
-          upstream.on("error", () => client.destroy());
-        }
-      });
-      client.on("error", () => {});
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    const { port } = server.address() as net.AddressInfo;
-    return {
-      url: `socks5://kin:former@127.0.0.1:${port}`,
-      seen,
-      close: () =>
-        new Promise<void>((resolve) => {
-          for (const s of sockets) s.destroy();
-          server.close(() => resolve());
-        }),
-    };
-  }
-
   async function httpsCluster() {
     const cluster = new SimulatedCluster({ token: "t0k3n" });
     cluster.seed(pods, 2);

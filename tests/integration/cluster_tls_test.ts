@@ -181,6 +181,45 @@ describe(`HTTPS to the simulated cluster with the ${runtime} loader`, () => {
     });
   });
 
+  test("a CA, certificate or key no request could use fails the load, not every request", async () => {
+    await withHttpsCluster(async ({ load }) => {
+      const garbled = "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydA==\n-----END CERTIFICATE-----\n";
+      const cert = b64(await fixture("certs/client.crt"));
+      const cases: [string, Record<string, unknown>, Record<string, unknown>, RegExp][] = [
+        ["a garbled CA", { "certificate-authority-data": b64(garbled) }, {}, /caData/],
+        [
+          "a garbled client certificate",
+          {},
+          {
+            "client-certificate-data": b64(garbled),
+            "client-key-data": b64(await fixture("certs/client.key")),
+          },
+          /certData/,
+        ],
+        [
+          "a key that is not the certificate's",
+          {},
+          {
+            "client-certificate-data": cert,
+            "client-key-data": b64(await fixture("certs/second-client.key")),
+          },
+          /not the key of certData/,
+        ],
+      ];
+      for (const [what, cluster, user, reason] of cases) {
+        const error = await failure(
+          load(
+            { "certificate-authority-data": b64(await fixture("certs/ca.crt")), ...cluster },
+            user,
+          ),
+        );
+        assert.ok(error instanceof TypeError, `${what}: ${String(error)}`);
+        assert.match(error.message, reason, what);
+        assert.doesNotMatch(messages(error), /BEGIN|bm90IGEgY2VydA/, what);
+      }
+    });
+  });
+
   test("an informer syncs and watches over HTTPS with a client certificate", async () => {
     await withHttpsCluster(async ({ cluster, load }) => {
       const options = await load(

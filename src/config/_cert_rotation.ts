@@ -1,0 +1,137 @@
+/**
+ * Client certificate rotation for a kubeconfig whose user names `client-certificate` and
+ * `client-key` FILES (internal, portable). As client-go does it: the files are read again when
+ * they may have changed, new connections use the new pair, and the connections made with the
+ * old pair are closed (an open watch then reconnects with the new one).
+ *
+ * When: at the next request once {@linkcode CERT_REFRESH_MS} has passed since the last check on
+ * the injected clock (no timer: nothing to leak, and an informer makes a request at least every
+ * watch timeout), and at the next request after one that failed to connect (a failed TLS
+ * handshake: the server no longer takes the old certificate) or was answered 401.
+ *
+ * How: each pair gets its own `fetch` built by the runtime (Node: new agents; Deno: a new
+ * `Deno.HttpClient`; Bun: new per-request `tls` options). On a change the previous one is
+ * closed, and requests still running on it are aborted, so that no connection keeps the old
+ * certificate. A pair that cannot be used (a file missing or half-written, the key not
+ * matching the certificate) is reported and the previous pair kept until the next check.
+ * @module
+ */
+import type { Clock } from "../util/clock.ts";
+import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
+
+/** How often client certificate files are checked for a new pair (client-go: 5 minutes). */
+export const CERT_REFRESH_MS = 5 * 60_000;
+
+/** Options of {@linkcode rotatingClientCertificate}. */
+export interface RotatingCertificateOptions {
+  /** The transport settings with the pair read at load (`certData`, `keyData`). */
+  transport: TransportConfig;
+  /** Reads the certificate and key files again (PEM text). */
+  read(): Promise<{ certData: string; keyData: string }>;
+  /** Builds a `fetch` for settings (throws when the runtime cannot use them). */
+  build(transport: TransportConfig): HostFetch | undefined;
+  /** Time source of the periodic check. */
+  clock: Clock;
+  /**
+   * Told when a new pair cannot be read or used (the previous pair stays in use).
+   * @default a `console.warn`
+   */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/** One pair and the `fetch` built for it. */
+interface Generation {
+  certData: string | undefined;
+  keyData: string | undefined;
+  built: HostFetch | undefined;
+  /** Aborts the requests made on this generation when it is replaced. */
+  retire: AbortController;
+}
+
+/**
+ * A {@linkcode HostFetch} over `options.build(options.transport)` that re-reads the client
+ * certificate files and rebuilds itself as the module documentation says. The first pair is
+ * built now, so that settings the runtime cannot apply fail the load. Undefined when `build`
+ * gives no `fetch` (the runtime's own applies).
+ */
+export function rotatingClientCertificate(
+  options: RotatingCertificateOptions,
+): HostFetch | undefined {
+  const { clock } = options;
+  const generationOf = (transport: TransportConfig): Generation => ({
+    certData: transport.certData,
+    keyData: transport.keyData,
+    built: options.build(transport),
+    retire: new AbortController(),
+  });
+  let current = generationOf(options.transport);
+  if (current.built === undefined) return undefined;
+  let checkedAt = clock.now();
+  let stale = false;
+  let pending: Promise<void> | undefined;
+  let closed = false;
+
+  const reload = async (): Promise<void> => {
+    try {
+      const pair = await options.read();
+      if (closed || (pair.certData === current.certData && pair.keyData === current.keyData)) {
+        return;
+      }
+      const next = generationOf({ ...options.transport, ...pair });
+      const previous = current;
+      current = next;
+      previous.retire.abort(
+        new TypeError(
+          "the client certificate changed: connections made with the old one are closed",
+        ),
+      );
+      previous.built?.close();
+    } catch (error) {
+      if (options.onError !== undefined) options.onError(error);
+      else {
+        console.warn(
+          "kinformer: the client certificate files changed but cannot be used yet; the " +
+            "previous certificate stays in use",
+          error,
+        );
+      }
+    }
+  };
+
+  const check = (): Promise<void> | undefined => {
+    if (!stale && clock.now() - checkedAt < CERT_REFRESH_MS) return pending;
+    stale = false;
+    checkedAt = clock.now();
+    pending ??= reload().finally(() => {
+      pending = undefined;
+    });
+    return pending;
+  };
+
+  return {
+    fetch: async (request) => {
+      if (closed) throw new TypeError("these client options were closed (close() was called)");
+      const checking = check();
+      if (checking !== undefined) await checking;
+      request.signal.throwIfAborted();
+      const generation = current;
+      const signal = AbortSignal.any([request.signal, generation.retire.signal]);
+      try {
+        const response = await generation.built!.fetch(new Request(request, { signal }));
+        if (response.status === 401) stale = true;
+        return response;
+      } catch (error) {
+        // A request that could not connect (the server may refuse the old certificate now):
+        // the files are read again before the next one.
+        if (!request.signal.aborted && !generation.retire.signal.aborted) stale = true;
+        throw error;
+      }
+    },
+    close: () => {
+      if (closed) return;
+      closed = true;
+      current.retire.abort(new TypeError("these client options were closed"));
+      current.built?.close();
+    },
+  };
+}
