@@ -35,15 +35,23 @@
  * ```
  * @module
  */
-export {
-  type InformerEventHandlerLike,
-  type InformerLike,
-  type InformerRegistrationLike,
-  type ReconcileContext,
-  type ReconcileResult,
-  runController,
-  type RunControllerOptions,
-} from "./run_controller.ts";
+export type {
+  InformerEventHandlerLike,
+  InformerLike,
+  InformerRegistrationLike,
+} from "./informer_like.ts";
+export { runController } from "./run_controller.ts";
+export { Controller, type ControllerHealth } from "./controller.ts";
+export type {
+  ControllerErrorContext,
+  ControllerMetricsHooks,
+  ControllerOptions,
+  ReconcileContext,
+  ReconcileOutcome,
+  ReconcileResult,
+  RunControllerOptions,
+} from "./controller_options.ts";
+export type { CoordinationErrorContext } from "./_observers.ts";
 export {
   type ControllerSource,
   type OwnerResource,

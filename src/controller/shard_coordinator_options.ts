@@ -6,6 +6,7 @@
 import type { KubeClient } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
 import type { LeaseTimingOptions } from "./lease_timing.ts";
+import type { CoordinationErrorContext } from "./_observers.ts";
 
 /**
  * The label that names the group on every Lease of a {@linkcode ShardCoordinator}.
@@ -84,10 +85,11 @@ export interface ShardCoordinatorOptions extends LeaseTimingOptions, ShardCallba
   /** Random source in [0, 1) for jitter. @default Math.random */
   random?: (() => number) | undefined;
   /**
-   * Told about failed requests and throwing callbacks; conflicts are normal and not reported.
+   * Told about failed requests (kind `request`) and throwing callbacks (kind `callback`);
+   * conflicts are normal and not reported. If it throws, that error is rethrown on a microtask.
    * @default logs with `console.error`
    */
-  onError?: ((error: unknown) => void) | undefined;
+  onError?: ((error: unknown, context: CoordinationErrorContext) => void) | undefined;
 }
 
 /**
@@ -122,7 +124,7 @@ export interface ShardPermit {
  * ```
  */
 export interface ShardCoordinatorHealth {
-  /** `idle` before `run`, `running`, `stopped` after. */
+  /** `idle` before `start`, `running`, `stopped` once stopped. */
   state: "idle" | "running" | "stopped";
   /** This replica's identity. */
   identity: string;
