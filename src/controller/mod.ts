@@ -92,3 +92,21 @@ export {
 } from "./shard_coordinator_options.ts";
 export { assignShards, shardOf } from "./shard_assignment.ts";
 export { formatMicroTime, parseMicroTime } from "../util/micro_time.ts";
+export {
+  type Condition,
+  type ConditionInput,
+  findCondition,
+  hasCondition,
+  removeCondition,
+  setCondition,
+  type SetConditionOptions,
+} from "./conditions.ts";
+export {
+  isConflict,
+  type RetryBackoff,
+  retryOnConflict,
+  type RetryOnConflictOptions,
+  updateWithRetry,
+  type UpdateWithRetryOptions,
+} from "./retry_on_conflict.ts";
+export { finalizer, FinalizerError, type FinalizerOptions } from "./finalizer.ts";
