@@ -110,3 +110,12 @@ export {
   type UpdateWithRetryOptions,
 } from "./retry_on_conflict.ts";
 export { finalizer, FinalizerError, type FinalizerOptions } from "./finalizer.ts";
+export {
+  type EventInput,
+  EventRecorder,
+  type EventRecorderErrorContext,
+  type EventRecorderHealth,
+  type EventRecorderOptions,
+  type ObjectReference,
+} from "./event_recorder.ts";
+export { eventsV1 } from "./_event_sink.ts";
