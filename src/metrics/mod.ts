@@ -23,3 +23,10 @@
  */
 export { PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "./prometheus.ts";
 export type { PrometheusMetrics, PrometheusMetricsOptions } from "./prometheus.ts";
+export {
+  type ControllerRuntimeHooks,
+  type ControllerRuntimeMetrics,
+  controllerRuntimeMetrics,
+  type ControllerRuntimeMetricsOptions,
+  type LeaderElectionMetricsHooks,
+} from "./controller_runtime.ts";
