@@ -119,3 +119,10 @@ export {
   type ObjectReference,
 } from "./event_recorder.ts";
 export { eventsV1 } from "./_event_sink.ts";
+export {
+  Manager,
+  type ManagerErrorContext,
+  type ManagerHealth,
+  type ManagerOptions,
+  type Runnable,
+} from "./manager.ts";
