@@ -238,7 +238,13 @@ export function createOperator(options: OperatorOptions): Operator {
       },
     } as Deployment, { fieldManager: MANAGER, force: true });
     if (!hadChildren) {
-      event(site, "Normal", "Provisioned", "Apply", `created ConfigMap ${name}-content and Deployment ${name}`);
+      event(
+        site,
+        "Normal",
+        "Provisioned",
+        "Apply",
+        `created ConfigMap ${name}-content and Deployment ${name}`,
+      );
     } else if (site.status?.observedGeneration !== generation) {
       event(site, "Normal", "Updated", "Apply", `applied generation ${generation}`);
     }
@@ -267,7 +273,8 @@ export function createOperator(options: OperatorOptions): Operator {
           observedGeneration: fresh.metadata.generation,
         }, common.clock === undefined ? {} : { clock: common.clock });
         if (
-          conditions === status.conditions && status.observedGeneration === fresh.metadata.generation &&
+          conditions === status.conditions &&
+          status.observedGeneration === fresh.metadata.generation &&
           status.url === url && status.readyReplicas === ready
         ) return false;
         becameReady = available && condition(status.conditions)?.status !== "True";

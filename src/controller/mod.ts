@@ -6,6 +6,15 @@
  * {@linkcode ShardCoordinator} (the keys are split among them), both usable through
  * `runController({ leaderElection })` / `runController({ sharding })`.
  *
+ * What an operator needs besides, each usable on its own: {@linkcode EventRecorder}
+ * (Kubernetes Events as client-go writes them: series, rate limit, background writes),
+ * {@linkcode finalizer} (cleanup before deletion), conditions ({@linkcode setCondition} and
+ * friends), {@linkcode retryOnConflict} / {@linkcode updateWithRetry} (read-modify-write), and
+ * {@linkcode Manager}: several controllers sharing informers and one leader election, with
+ * `/healthz`, `/readyz` and `/metrics` (controller-runtime's metric names) as a `fetch` handler.
+ * `runManager` from `@kinformer/kinformer/controller/deno`, `/bun` or `/node` serves it and stops
+ * it gracefully on SIGTERM. `examples/operator/` puts it all together.
+ *
  * @example
  * ```ts
  * import { runController, type InformerLike } from "@kinformer/kinformer/controller";

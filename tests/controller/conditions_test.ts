@@ -115,7 +115,10 @@ describe("conditions", () => {
       [{ type: "Ready", status: "True", reason: "" }, /reason/],
       [{ type: "Ready", status: "True", reason: "has space" }, /reason/],
       [{ type: "Ready", status: "True", reason: "Ok", message: 3 }, /message/],
-      [{ type: "Ready", status: "True", reason: "Ok", observedGeneration: -1 }, /observedGeneration/],
+      [
+        { type: "Ready", status: "True", reason: "Ok", observedGeneration: -1 },
+        /observedGeneration/,
+      ],
     ] as const;
     for (const [input, message] of bad) {
       assert.throws(() => setCondition([], input as never), { message }, JSON.stringify(input));

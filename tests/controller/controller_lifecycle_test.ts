@@ -10,6 +10,7 @@ import {
   type InformerLike,
   LeaderElector,
   type ReconcileOutcome,
+  type ReconcileResult,
   ShardCoordinator,
 } from "../../src/controller/mod.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
@@ -142,7 +143,7 @@ describe("Controller", () => {
     const outcomes: [ReconcileOutcome, number][] = [];
     const active: number[] = [];
     let workers = 0;
-    const results: Record<string, () => unknown> = {
+    const results: Record<string, () => ReconcileResult | undefined> = {
       "default/ok": () => undefined,
       "default/fail": () => {
         throw new Error("nope");
@@ -205,7 +206,9 @@ describe("Controller", () => {
     controller.start();
     await clock.flush();
     await controller.stop();
-    const kinds = errors.map(([key, c]) => `${c.kind}:${key ?? "-"}:${c.key ?? "-"}:${c.controller}`);
+    const kinds = errors.map(([key, c]) =>
+      `${c.kind}:${key ?? "-"}:${c.key ?? "-"}:${c.controller}`
+    );
     assert.ok(kinds.includes("handler:-:-:kinds"), kinds.join(" "));
     assert.ok(kinds.includes("callback:-:-:kinds"), kinds.join(" "));
     assert.ok(kinds.includes("reconcile:default/a:default/a:kinds"), kinds.join(" "));

@@ -176,7 +176,10 @@ describe("EventRecorder", () => {
     e.recorder.record(e.pod, { ...backOff, action: "Pull" });
     e.recorder.record(db, backOff);
     e.recorder.record(e.pod, { ...backOff, related: db, relatedResource: pods });
-    e.recorder.record({ apiVersion: "v1", kind: "Pod", namespace: "default", name: "web" }, backOff);
+    e.recorder.record(
+      { apiVersion: "v1", kind: "Pod", namespace: "default", name: "web" },
+      backOff,
+    );
     await e.recorder.flush();
     assert.equal(eventsOf(e).length, 7);
     assert.ok(eventsOf(e).every((ev) => ev.series === undefined));
@@ -355,7 +358,12 @@ describe("EventRecorder", () => {
       message: /action/,
     });
     assert.throws(
-      () => e.recorder.record({ metadata: { name: "x" } }, { type: "Normal", reason: "R", action: "A" }),
+      () =>
+        e.recorder.record({ metadata: { name: "x" } }, {
+          type: "Normal",
+          reason: "R",
+          action: "A",
+        }),
       /resource/,
     );
     assert.throws(

@@ -26,7 +26,10 @@ const NS = "kinformer-system";
 const SITE = { namespace: "default", name: "web" };
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };
-type Deployment = KubeObject & { spec?: { replicas?: number }; status?: { readyReplicas?: number } };
+type Deployment = KubeObject & {
+  spec?: { replicas?: number };
+  status?: { readyReplicas?: number };
+};
 type Event = KubeObject & {
   reason: string;
   action: string;
@@ -119,7 +122,10 @@ describe("examples/operator", () => {
     await w.clock.advance(2_000);
     await a.operator.recorder.flush();
     assert.deepEqual(w.site()?.metadata.finalizers, [FINALIZER]);
-    const content = w.cluster.get<ConfigMap>(configmaps, { namespace: "default", name: "web-content" });
+    const content = w.cluster.get<ConfigMap>(configmaps, {
+      namespace: "default",
+      name: "web-content",
+    });
     assert.match(content?.data?.["index.html"] ?? "", /<h1>hello &#60;world&#62;<\/h1>/);
     assert.equal(w.deployment()?.spec?.replicas, 2);
     for (const child of [content!, w.deployment()!]) {
@@ -136,7 +142,9 @@ describe("examples/operator", () => {
     assert.equal(w.site()?.status?.observedGeneration, 1);
     const firstTransition = ready?.lastTransitionTime;
     assert.deepEqual(w.events().map((e) => e.reason).sort(), ["Provisioned", "Registered"]);
-    assert.ok(w.events().every((e) => e.regarding.kind === "StaticSite" && e.regarding.name === "web"));
+    assert.ok(
+      w.events().every((e) => e.regarding.kind === "StaticSite" && e.regarding.name === "web"),
+    );
     assert.ok(w.events().every((e) => e.reportingInstance === "operator-a"));
 
     // 2. The Deployment becomes ready: an owned object's change wakes the site.
@@ -170,8 +178,14 @@ describe("examples/operator", () => {
       metricsA,
       /^controller_runtime_reconcile_total\{controller="staticsite",result="success"\} [1-9]\d*$/m,
     );
-    assert.match(metricsA, /^workqueue_adds_total\{controller="staticsite",name="staticsite"\} [1-9]/m);
-    assert.match(await scrape(b), /^leader_election_master_status\{name="static-site-operator"\} 0$/m);
+    assert.match(
+      metricsA,
+      /^workqueue_adds_total\{controller="staticsite",name="staticsite"\} [1-9]/m,
+    );
+    assert.match(
+      await scrape(b),
+      /^leader_election_master_status\{name="static-site-operator"\} 0$/m,
+    );
     assert.match(
       await scrape(b),
       /^controller_runtime_reconcile_total\{controller="staticsite",result="success"\} 0$/m,
@@ -188,8 +202,13 @@ describe("examples/operator", () => {
     assert.equal(w.holder(), "operator-b");
     await b.operator.recorder.flush();
     assert.equal(w.ready()?.status, "True", "the new leader reconciled the change");
-    assert.match(await scrape(b), /^leader_election_master_status\{name="static-site-operator"\} 1$/m);
-    assert.ok(w.events().some((e) => e.reason === "Available" && e.reportingInstance === "operator-b"));
+    assert.match(
+      await scrape(b),
+      /^leader_election_master_status\{name="static-site-operator"\} 1$/m,
+    );
+    assert.ok(
+      w.events().some((e) => e.reason === "Available" && e.reportingInstance === "operator-b"),
+    );
 
     // 5. Deletion: the finalizer holds the site until the registry entry is gone.
     w.cluster.delete(staticSites, SITE);

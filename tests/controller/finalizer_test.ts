@@ -165,9 +165,11 @@ describe("finalizer()", () => {
       server: "http://sim",
       fetch: (request) =>
         request.method === "PATCH"
-          ? Promise.resolve(Response.json({ kind: "Status", code: 503, reason: "ServiceUnavailable" }, {
-            status: 503,
-          }))
+          ? Promise.resolve(
+            Response.json({ kind: "Status", code: 503, reason: "ServiceUnavailable" }, {
+              status: 503,
+            }),
+          )
           : cluster.fetch(request),
     });
     const w = cluster.create(widgets, { metadata: ref });

@@ -61,7 +61,11 @@ for (const adapter of await adapters()) {
     test("serves /healthz, /readyz and /metrics; the signal stops the manager and the server", async () => {
       const manager = new Manager();
       let reconciled = 0;
-      manager.addController({ name: "web", informers: [informer], reconcile: () => void reconciled++ });
+      manager.addController({
+        name: "web",
+        informers: [informer],
+        reconcile: () => void reconciled++,
+      });
       const stop = new AbortController();
       const { port, done } = run(adapter.runManager, manager, stop.signal);
       const base = `http://127.0.0.1:${await port}`;
@@ -74,7 +78,10 @@ for (const adapter of await adapters()) {
       assert.match(await ready.text(), /\[\+\]informers-synced-web ok/);
       const metrics = await fetch(`${base}/metrics`);
       assert.equal(metrics.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
-      assert.match(await metrics.text(), /^workqueue_adds_total\{controller="web",name="web"\} 1$/m);
+      assert.match(
+        await metrics.text(),
+        /^workqueue_adds_total\{controller="web",name="web"\} 1$/m,
+      );
       const head = await fetch(`${base}/metrics`, { method: "HEAD" });
       assert.equal(head.status, 200);
       await head.body?.cancel();

@@ -126,9 +126,18 @@ describe("Manager", () => {
     const metricsB = (await get(b.manager, "/metrics")).text;
     assert.match(metricsA, /^leader_election_master_status\{name="pod-controller"\} 1$/m);
     assert.match(metricsB, /^leader_election_master_status\{name="pod-controller"\} 0$/m);
-    assert.match(metricsA, /^controller_runtime_reconcile_total\{controller="pods",result="success"\} 3$/m);
-    assert.match(metricsA, /^controller_runtime_reconcile_total\{controller="audit",result="success"\} 3$/m);
-    assert.match(metricsB, /^controller_runtime_reconcile_total\{controller="pods",result="success"\} 0$/m);
+    assert.match(
+      metricsA,
+      /^controller_runtime_reconcile_total\{controller="pods",result="success"\} 3$/m,
+    );
+    assert.match(
+      metricsA,
+      /^controller_runtime_reconcile_total\{controller="audit",result="success"\} 3$/m,
+    );
+    assert.match(
+      metricsB,
+      /^controller_runtime_reconcile_total\{controller="pods",result="success"\} 0$/m,
+    );
 
     // a stops: its in-flight reconcile finishes, then the lease is released; b leads at once.
     w.costMs = 2_000;
@@ -198,7 +207,10 @@ describe("Manager", () => {
     assert.deepEqual(errors.map((c) => c.kind), ["fatal"]);
     const health = await get(manager, "/healthz?verbose");
     assert.equal(health.status, 500);
-    assert.equal(health.text, "[+]ping ok\n[-]controllers failed: reason withheld\nhealthz check failed\n");
+    assert.equal(
+      health.text,
+      "[+]ping ok\n[-]controllers failed: reason withheld\nhealthz check failed\n",
+    );
     w.cluster.close();
   });
 
@@ -210,9 +222,13 @@ describe("Manager", () => {
     await a.manager.waitForSync();
     assert.deepEqual(await get(a.manager, "/readyz?verbose"), {
       status: 200,
-      text: "[+]started ok\n[+]informers-synced-pods ok\n[+]informers-synced-audit ok\nreadyz check passed\n",
+      text:
+        "[+]started ok\n[+]informers-synced-pods ok\n[+]informers-synced-audit ok\nreadyz check passed\n",
     });
-    assert.deepEqual(await get(a.manager, "/readyz/informers-synced-pods"), { status: 200, text: "ok" });
+    assert.deepEqual(await get(a.manager, "/readyz/informers-synced-pods"), {
+      status: 200,
+      text: "ok",
+    });
     assert.deepEqual(await get(a.manager, "/healthz/ping"), { status: 200, text: "ok" });
     assert.equal((await get(a.manager, "/healthz/nope")).status, 404);
     assert.equal((await get(a.manager, "/other")).status, 404);
@@ -268,7 +284,10 @@ describe("Manager", () => {
   test("addController and add are checked", () => {
     const manager = new Manager({
       leaderElection: {
-        client: new KubeClient({ server: "http://sim", fetch: () => Promise.reject(new Error("x")) }),
+        client: new KubeClient({
+          server: "http://sim",
+          fetch: () => Promise.reject(new Error("x")),
+        }),
         namespace: "default",
         name: "l",
         identity: "a",
@@ -291,7 +310,10 @@ describe("Manager", () => {
       /applies to every controller/,
     );
     assert.throws(() => manager.add({} as never), /start\(\) and stop\(\)/);
-    assert.throws(() => new Manager({ gracefulShutdownTimeoutMs: -1 }), /gracefulShutdownTimeoutMs/);
+    assert.throws(
+      () => new Manager({ gracefulShutdownTimeoutMs: -1 }),
+      /gracefulShutdownTimeoutMs/,
+    );
     assert.throws(() => new Manager({ extraMetrics: [{}] as never }), /extraMetrics/);
   });
 });

@@ -47,7 +47,11 @@ for (const rt of RUNTIMES) {
           process.kill(child.child.pid!, signal);
           const exit = await child.exited;
           // The child printed its last line after a graceful stop: it was not killed.
-          assert.match(child.stdout, /reconciled default\/slow\n[^]*stopped holder=\n/, child.output);
+          assert.match(
+            child.stdout,
+            /reconciled default\/slow\n[^]*stopped holder=\n/,
+            child.output,
+          );
           // Deno's node:child_process reports the signal it sent instead of the exit code.
           if (runtime !== "deno") assert.equal(exit.code, 0, child.output);
         } finally {

@@ -47,7 +47,7 @@ function parse(text: string): Map<string, { type: string; help: string; samples:
 }
 
 describe("controllerRuntimeMetrics", () => {
-  test("the families, label sets and help texts of controller-runtime, in client_golang's order", async () => {
+  test("the families, label sets and help texts of controller-runtime, in client_golang's order", () => {
     const clock = new ManualClock(0);
     const registry = controllerRuntimeMetrics({ clock });
     registry.controller("widgets");
@@ -77,7 +77,10 @@ describe("controllerRuntimeMetrics", () => {
       'controller_runtime_reconcile_total{controller="widgets",result="requeue_after"} 0',
       'controller_runtime_reconcile_total{controller="widgets",result="success"} 0',
     ]);
-    assert.equal(f("controller_runtime_reconcile_total").help, "Total number of reconciliations per controller");
+    assert.equal(
+      f("controller_runtime_reconcile_total").help,
+      "Total number of reconciliations per controller",
+    );
     assert.equal(f("controller_runtime_reconcile_total").type, "counter");
     assert.equal(
       f("controller_runtime_reconcile_errors_total").help,
@@ -101,7 +104,10 @@ describe("controllerRuntimeMetrics", () => {
       f("workqueue_work_duration_seconds").help,
       "How long in seconds processing an item from workqueue takes.",
     );
-    assert.match(f("workqueue_retries_total").help, /^Total number of items added to the workqueue/);
+    assert.match(
+      f("workqueue_retries_total").help,
+      /^Total number of items added to the workqueue/,
+    );
     assert.deepEqual(f("leader_election_master_status").samples, [
       'leader_election_master_status{name="widget-controller"} 0',
     ]);
@@ -189,20 +195,60 @@ describe("controllerRuntimeMetrics", () => {
     ]);
     // Reconcile times: 1.5 s three times, 30 s once.
     const time = sample("controller_runtime_reconcile_time_seconds");
-    assert.ok(time.includes('controller_runtime_reconcile_time_seconds_bucket{controller="widgets",le="1.5"} 3'));
-    assert.ok(time.includes('controller_runtime_reconcile_time_seconds_bucket{controller="widgets",le="25"} 3'));
-    assert.ok(time.includes('controller_runtime_reconcile_time_seconds_bucket{controller="widgets",le="30"} 4'));
-    assert.ok(time.includes('controller_runtime_reconcile_time_seconds_bucket{controller="widgets",le="+Inf"} 4'));
-    assert.ok(time.includes('controller_runtime_reconcile_time_seconds_sum{controller="widgets"} 34.5'));
-    assert.ok(time.includes('controller_runtime_reconcile_time_seconds_count{controller="widgets"} 4'));
+    assert.ok(
+      time.includes(
+        'controller_runtime_reconcile_time_seconds_bucket{controller="widgets",le="1.5"} 3',
+      ),
+    );
+    assert.ok(
+      time.includes(
+        'controller_runtime_reconcile_time_seconds_bucket{controller="widgets",le="25"} 3',
+      ),
+    );
+    assert.ok(
+      time.includes(
+        'controller_runtime_reconcile_time_seconds_bucket{controller="widgets",le="30"} 4',
+      ),
+    );
+    assert.ok(
+      time.includes(
+        'controller_runtime_reconcile_time_seconds_bucket{controller="widgets",le="+Inf"} 4',
+      ),
+    );
+    assert.ok(
+      time.includes('controller_runtime_reconcile_time_seconds_sum{controller="widgets"} 34.5'),
+    );
+    assert.ok(
+      time.includes('controller_runtime_reconcile_time_seconds_count{controller="widgets"} 4'),
+    );
     assert.equal(time.filter((l) => l.includes("_bucket")).length, 41, "40 buckets and +Inf");
     // Queue latency: c waited 1.5 s for a worker; a, b and b's retry none.
     const latency = sample("workqueue_queue_duration_seconds");
-    assert.ok(latency.includes('workqueue_queue_duration_seconds_bucket{controller="widgets",le="0.001",name="widgets"} 3'));
-    assert.ok(latency.includes('workqueue_queue_duration_seconds_bucket{controller="widgets",le="1",name="widgets"} 3'));
-    assert.ok(latency.includes('workqueue_queue_duration_seconds_bucket{controller="widgets",le="10",name="widgets"} 4'));
-    assert.ok(latency.includes('workqueue_queue_duration_seconds_sum{controller="widgets",name="widgets"} 1.5'));
-    assert.ok(latency.includes('workqueue_queue_duration_seconds_count{controller="widgets",name="widgets"} 4'));
+    assert.ok(
+      latency.includes(
+        'workqueue_queue_duration_seconds_bucket{controller="widgets",le="0.001",name="widgets"} 3',
+      ),
+    );
+    assert.ok(
+      latency.includes(
+        'workqueue_queue_duration_seconds_bucket{controller="widgets",le="1",name="widgets"} 3',
+      ),
+    );
+    assert.ok(
+      latency.includes(
+        'workqueue_queue_duration_seconds_bucket{controller="widgets",le="10",name="widgets"} 4',
+      ),
+    );
+    assert.ok(
+      latency.includes(
+        'workqueue_queue_duration_seconds_sum{controller="widgets",name="widgets"} 1.5',
+      ),
+    );
+    assert.ok(
+      latency.includes(
+        'workqueue_queue_duration_seconds_count{controller="widgets",name="widgets"} 4',
+      ),
+    );
     await controller.stop();
   });
 
@@ -224,11 +270,18 @@ describe("controllerRuntimeMetrics", () => {
   test("a standalone queue's hooks", async () => {
     const clock = new ManualClock(0);
     const registry = controllerRuntimeMetrics({ clock });
-    const queue = new RateLimitingQueue<string>({ clock, name: "jobs", metrics: registry.workqueue("jobs") });
+    const queue = new RateLimitingQueue<string>({
+      clock,
+      name: "jobs",
+      metrics: registry.workqueue("jobs"),
+    });
     queue.add("a");
     queue.add("a");
     queue.add("b");
-    assert.match(registry.render(), /^workqueue_depth\{controller="jobs",name="jobs",priority=""\} 2$/m);
+    assert.match(
+      registry.render(),
+      /^workqueue_depth\{controller="jobs",name="jobs",priority=""\} 2$/m,
+    );
     await queue.get();
     await clock.advance(4_000);
     assert.match(
