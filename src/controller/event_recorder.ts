@@ -53,7 +53,7 @@ export interface EventRecorderOptions {
    * write).
    * @default "auto"
    */
-  api?: "auto" | EventsApi | undefined;
+  api?: "auto" | "events.k8s.io/v1" | "v1" | undefined;
   /**
    * Writes waiting at most; a write beyond is dropped (and reported to `onError`). client-go
    * keeps 1000.
@@ -156,7 +156,7 @@ export interface EventRecorderHealth {
   /** `idle` before `start`, `running`, `stopping`, `stopped`. */
   state: "idle" | "running" | "stopping" | "stopped";
   /** The API written to, once known. */
-  api: EventsApi | undefined;
+  api: "events.k8s.io/v1" | "v1" | undefined;
   /** Writes waiting. */
   queued: number;
   /** Writes in flight. */
