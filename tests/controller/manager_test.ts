@@ -281,6 +281,42 @@ describe("Manager", () => {
     w.cluster.close();
   });
 
+  test("one sharding group for every controller: each key is reconciled by one replica", async () => {
+    const w = new World();
+    for (let i = 0; i < 40; i++) {
+      w.cluster.create(pods, { metadata: { namespace: `ns-${i % 4}`, name: `p${i}` } });
+    }
+    const replicas = ["a", "b"].map((id) => {
+      const link = new Link(w.cluster.fetch, w.clock);
+      const client = new KubeClient({ server: "http://sim", fetch: link.fetch });
+      const informer = createInformer<KubeObject>(client, { resource: pods, clock: w.clock });
+      const manager = new Manager({
+        clock: w.clock,
+        sharding: { client, namespace: "default", name: "pods", identity: id, shards: 8 },
+      });
+      const done: string[] = [];
+      for (const name of ["pods", "audit"]) {
+        manager.addController({
+          name,
+          informers: [informer],
+          reconcile: (key) => void done.push(`${name} ${key}`),
+        });
+      }
+      manager.start();
+      return { manager, done };
+    });
+    await w.clock.advance(20_000);
+    const [a, b] = replicas as [typeof replicas[0], typeof replicas[0]];
+    assert.ok(a.done.length > 0 && b.done.length > 0, "both replicas own shards");
+    assert.equal(new Set([...a.done, ...b.done]).size, 80, "both controllers reconciled every key");
+    for (const r of replicas) {
+      assert.equal((await get(r.manager, "/readyz")).status, 200);
+      assert.equal(r.manager.isLeading(), true, "each owns some shards");
+    }
+    await Promise.all(replicas.map((r) => r.manager.stop()));
+    w.cluster.close();
+  });
+
   test("addController and add are checked", () => {
     const manager = new Manager({
       leaderElection: {
