@@ -41,8 +41,11 @@ export interface EventEntry {
   readonly reason: string;
   /** What was done or failed (CamelCase). */
   readonly action: string;
-  /** Human-readable note of the latest occurrence. */
-  note: string;
+  /**
+   * Human-readable note of the first occurrence: the API server refuses to change an
+   * `events.k8s.io/v1` Event's note, so a series keeps it (as client-go's does).
+   */
+  readonly note: string;
   /** The object the event is about. */
   readonly regarding: ObjectReference;
   /** A second object involved. */
@@ -90,7 +93,7 @@ function refKey(ref: ObjectReference | undefined): string {
 /**
  * client-go's `getKey`: type, action, reason, reporting controller and instance, regarding
  * and related (whole references). The note is not part of it: an event repeated with another
- * note is the same event, and the series keeps the latest note.
+ * note is the same event, and the series keeps the first note.
  */
 export function seriesKey(e: EventIdentity): string {
   return [
@@ -156,7 +159,6 @@ export class EventCache {
   observe(
     key: string,
     now: number,
-    note: string,
     fresh: () => EventEntry,
     evicted: (entry: EventEntry) => void,
   ): Observation {
@@ -174,7 +176,6 @@ export class EventCache {
     // Most recently observed last, so eviction drops the stalest.
     this.#entries.delete(key);
     this.#entries.set(key, entry);
-    entry.note = note;
     if (entry.series === undefined) {
       entry.series = { count: 2, lastObservedTime: now };
       return { write: "series", entry };

@@ -99,12 +99,9 @@ function seriesOf(e: EventEntry): Record<string, unknown> {
 
 /** The merge patch that brings the stored Event of `e` to its current series. */
 function seriesPatch(e: EventEntry, api: EventsApi): Record<string, unknown> {
-  if (api === "events.k8s.io/v1") return { series: seriesOf(e), note: e.note };
-  return {
-    count: e.series!.count,
-    lastTimestamp: formatTime(e.series!.lastObservedTime),
-    message: e.note,
-  };
+  // Only the series changes: the rest of an events.k8s.io/v1 Event is immutable.
+  if (api === "events.k8s.io/v1") return { series: seriesOf(e) };
+  return { count: e.series!.count, lastTimestamp: formatTime(e.series!.lastObservedTime) };
 }
 
 /**

@@ -254,7 +254,8 @@ function checkWord(value: unknown, field: string): asserts value is string {
  *   regarding and related object; not the note) within about 6 minutes are one Event: the
  *   second occurrence makes it a series (`series.count: 2`, patched), later ones only count,
  *   and the count is written when the series ends (6 minutes without an occurrence), every
- *   30 minutes while it goes on, and on `stop()`;
+ *   30 minutes while it goes on, and on `stop()`. The Event keeps its first note (the API
+ *   server refuses to change it);
  * - per regarding object, at most `burst` writes at once, then one per `refillIntervalMs`;
  * - a write that cannot reach the server, or gets 5xx/429, is tried again every ~10 s, up to 12
  *   times; one the server refuses (4xx) is dropped and reported;
@@ -332,12 +333,14 @@ export class EventRecorder implements AsyncDisposable {
   constructor(options: EventRecorderOptions) {
     checkOptionsObject(options, "EventRecorder");
     if (options === undefined) throw new TypeError("EventRecorder: options are required");
+    const controllerName = options.reportingController;
     if (
-      typeof options.reportingController !== "string" ||
-      options.reportingController.length > 128 || !QUALIFIED_NAME.test(options.reportingController)
+      typeof controllerName !== "string" || !QUALIFIED_NAME.test(controllerName) ||
+      controllerName.slice(controllerName.indexOf("/") + 1).length > 63 ||
+      controllerName.indexOf("/") > 253
     ) {
       throw new TypeError(
-        `reportingController must be a qualified name such as "example.com/my-controller" (at most 128 characters), got ${
+        `reportingController must be a qualified name such as "example.com/my-controller", got ${
           describeValue(options.reportingController)
         }`,
       );
@@ -438,7 +441,6 @@ export class EventRecorder implements AsyncDisposable {
     const observed = this.#cache.observe(
       key,
       now,
-      note,
       () => ({
         ...identity,
         key,

@@ -155,7 +155,7 @@ describe("EventRecorder", () => {
     await e.recorder.flush();
     [event] = eventsOf(e);
     assert.equal(event?.series?.count, 10);
-    assert.equal(event?.note, "attempt 10");
+    assert.equal(event?.note, "attempt 1", "the note is immutable: the first one stays");
     assert.equal(parseMicroTime(event!.series!.lastObservedTime), T0 + 90_000);
     assert.deepEqual(writes(e), ["POST", "PATCH", "PATCH"]);
     // Outside the window, the same event is a new Event.
@@ -320,7 +320,7 @@ describe("EventRecorder", () => {
     assert.ok(event);
     assert.equal(event.involvedObject.name, "web");
     assert.equal(event.involvedObject.kind, "Pod");
-    assert.equal(event.message, "n2");
+    assert.equal(event.message, "n0");
     assert.equal(event.count, 3);
     assert.equal(event.source.component, "example.com/web-controller");
     assert.equal(event.firstTimestamp, "2026-06-01T08:00:00Z");
