@@ -360,7 +360,9 @@ export class Manager implements AsyncDisposable {
 
   /**
    * Stops (see the class) and resolves once every controller, the lease, the informers and the
-   * runnables are released. Idempotent; never rejects.
+   * runnables are released. Idempotent; never rejects. A reconcile that ignores its aborted
+   * `ctx.signal` holds the stop, and the lease, until it returns: the lease is never released
+   * under work it guards (`runManager` exits at once on a second signal).
    */
   stop(): Promise<void> {
     this.#stopping ??= this.#stop();
