@@ -20,13 +20,13 @@ import {
 } from "../util/validate.ts";
 import { linkedController } from "../util/abort.ts";
 import { describeValue } from "../util/values.ts";
-import { hash32 } from "./_hash.ts";
 import { LeaseClaim } from "./_lease_claim.ts";
 import { jittered, type LeaseTimings, resolveTimings } from "./lease_timing.ts";
 import { LeaseTerm } from "./_lease_term.ts";
 import { LeaseLock, leaseSnapshot } from "./lease_lock.ts";
 import { assignShards, SHARD_COUNT, shardOf } from "./shard_assignment.ts";
 import {
+  memberLeaseName,
   SHARD_GROUP_LABEL,
   SHARD_ROLE_LABEL,
   type ShardCallbacks,
@@ -34,7 +34,7 @@ import {
   type ShardCoordinatorOptions,
   type ShardPermit,
 } from "./shard_coordinator_options.ts";
-import { isDnsLabel, isDnsSubdomain } from "../util/dns_names.ts";
+import { isDnsLabel } from "../util/dns_names.ts";
 
 interface Slot {
   readonly index: number;
@@ -593,11 +593,4 @@ export class ShardCoordinator implements AsyncDisposable {
   ): Promise<T | undefined> {
     return this.#observers.request(signal, withinMs, `${what} (${this.identity})`, fn);
   }
-}
-
-/** `<group>-member-<identity>` when that is a valid name, else with a hash of the identity. */
-function memberLeaseName(group: string, identity: string): string {
-  const readable = `${group}-member-${identity}`;
-  if (isDnsSubdomain(readable)) return readable;
-  return `${group}-member-${hash32(identity).toString(16).padStart(8, "0")}`;
 }

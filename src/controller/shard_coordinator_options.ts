@@ -7,6 +7,8 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
 import type { LeaseTimingOptions } from "./lease_timing.ts";
 import type { CoordinationErrorContext } from "./_observers.ts";
+import { hash32 } from "./_hash.ts";
+import { isDnsSubdomain } from "../util/dns_names.ts";
 
 /**
  * The label that names the group on every Lease of a {@linkcode ShardCoordinator}.
@@ -136,4 +138,14 @@ export interface ShardCoordinatorHealth {
   members: string[];
   /** The newest error, with its time. */
   lastError?: { message: string; at: number };
+}
+
+/**
+ * The member Lease of `identity` in `group`: `<group>-member-<identity>` when that is a valid
+ * name, else with a hash of the identity. Internal (not exported from the module).
+ */
+export function memberLeaseName(group: string, identity: string): string {
+  const readable = `${group}-member-${identity}`;
+  if (isDnsSubdomain(readable)) return readable;
+  return `${group}-member-${hash32(identity).toString(16).padStart(8, "0")}`;
 }
