@@ -6,19 +6,42 @@
 import type { Clock } from "../util/clock.ts";
 import { withDeadline } from "./lease_timing.ts";
 import { messageOf } from "../util/values.ts";
+import { reportError } from "../util/report_error.ts";
+
+/**
+ * What the `onError` of a {@linkcode LeaderElector} or a {@linkcode ShardCoordinator} learns
+ * besides the error: `request` for a failed Lease request (network, server, timeout), `callback`
+ * for a callback of yours that threw (or whose promise rejected).
+ *
+ * @example
+ * ```ts
+ * import type { CoordinationErrorContext } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
+ * const context: CoordinationErrorContext = { kind: "callback" };
+ * assert.equal(context.kind, "callback");
+ * ```
+ */
+export interface CoordinationErrorContext {
+  /** Where the error comes from. */
+  kind: "request" | "callback";
+}
 
 /**
  * Observers of one coordinator: each is called synchronously and not awaited; a throw, or the
- * rejection of an async callback, goes to `onError` (and `lastError`), never further.
+ * rejection of an async callback, goes to `onError` (kind `callback`) and `lastError`. An
+ * `onError` that throws is rethrown on a microtask (reported as uncaught), never swallowed.
  */
 export class Observers<C> {
   readonly #clock: Clock;
-  readonly #onError: (error: unknown) => void;
+  readonly #onError: (error: unknown, context: CoordinationErrorContext) => void;
   readonly #set = new Set<C>();
   /** The last error reported, for `health()`. */
   lastError: { message: string; at: number } | undefined;
 
-  constructor(clock: Clock, onError: (error: unknown) => void) {
+  constructor(
+    clock: Clock,
+    onError: (error: unknown, context: CoordinationErrorContext) => void,
+  ) {
     this.#clock = clock;
     this.#onError = onError;
   }
@@ -34,9 +57,9 @@ export class Observers<C> {
     for (const o of [...this.#set]) {
       try {
         const r = call(o);
-        if (r instanceof Promise) r.catch((error: unknown) => this.report(error));
+        if (r instanceof Promise) r.catch((error: unknown) => this.report(error, "callback"));
       } catch (error) {
-        this.report(error);
+        this.report(error, "callback");
       }
     }
   }
@@ -56,21 +79,24 @@ export class Observers<C> {
     try {
       return await withDeadline(signal, this.#clock, at, what, fn);
     } catch (error) {
-      if (!signal.aborted) this.report(error);
+      if (!signal.aborted) this.report(error, "request");
       return undefined;
     }
   }
 
-  /** Records `error` and hands it to `onError` (whose own throw goes nowhere). */
-  report(error: unknown): void {
+  /**
+   * Records `error` and hands it to `onError`; an `onError` that throws is rethrown on a
+   * microtask (the coordinator keeps running).
+   */
+  report(error: unknown, kind: CoordinationErrorContext["kind"]): void {
     this.lastError = {
       message: messageOf(error),
       at: this.#clock.now(),
     };
     try {
-      this.#onError(error);
-    } catch {
-      // An onError that throws has nowhere else to go; the coordinator keeps running.
+      this.#onError(error, { kind });
+    } catch (thrown) {
+      reportError(thrown);
     }
   }
 }

@@ -9,7 +9,7 @@ import type { Clock } from "../util/clock.ts";
 import { LeaderElector, type LeaderElectorOptions } from "./leader_election.ts";
 import { ShardCoordinator } from "./shard_coordinator.ts";
 import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
-import type { InformerLike, InformerRegistrationLike } from "./run_controller.ts";
+import type { InformerLike, InformerRegistrationLike } from "./informer_like.ts";
 import { waitUntilSynced } from "./_synced.ts";
 
 /** Permission to reconcile one key. */
@@ -28,10 +28,14 @@ interface Ownership {
   enter(key: string): KeyPermit | undefined;
   /** Lease duration: deletions seen this recently are replayed to a new owner (twice it). */
   readonly leaseDurationMs: number;
-  /** Runs until `signal` aborts (then releases). */
-  run(signal: AbortSignal): Promise<void>;
+  /** Starts campaigning (idempotent). */
+  start(): void;
+  /** Stops and releases; resolves once released. */
+  stop(): Promise<void>;
   /** Calls `cb(owns)` whenever this replica starts owning keys; returns an unsubscribe. */
   onAcquired(cb: (owns: (key: string) => boolean) => void): () => void;
+  /** What this replica owns now, as one `owns` per term (leadership, or each shard). */
+  current(): ((key: string) => boolean)[];
 }
 
 function electorOwnership(elector: LeaderElector): Ownership {
@@ -42,8 +46,10 @@ function electorOwnership(elector: LeaderElector): Ownership {
       return signal === undefined ? undefined : { signal, exit: () => {} };
     },
     leaseDurationMs: elector.timings.leaseDurationMs,
-    run: (signal) => elector.run(signal),
+    start: () => elector.start(),
+    stop: () => elector.stop(),
     onAcquired: (cb) => elector.observe({ onStartedLeading: () => cb(() => true) }),
+    current: () => elector.isLeader() ? [() => true] : [],
   };
 }
 
@@ -52,11 +58,14 @@ function shardOwnership(coordinator: ShardCoordinator): Ownership {
     owns: (key) => coordinator.owns(key),
     enter: (key) => coordinator.enter(key),
     leaseDurationMs: coordinator.timings.leaseDurationMs,
-    run: (signal) => coordinator.run(signal),
+    start: () => coordinator.start(),
+    stop: () => coordinator.stop(),
     onAcquired: (cb) =>
       coordinator.observe({
         onShardStarted: (shard) => cb((key) => coordinator.shardOf(key) === shard),
       }),
+    current: () =>
+      coordinator.ownedShards().map((shard) => (key: string) => coordinator.shardOf(key) === shard),
   };
 }
 
@@ -147,19 +156,28 @@ export class OwnershipGate<O> {
   }
 
   /**
-   * Takes part in the election (or the group) until `signal` aborts, replaying keys whenever
-   * ownership starts; resolves once released and every replay ended.
+   * Follows the election (or the group) until `signal` aborts, replaying keys whenever
+   * ownership starts (and at once for what this replica already owns); with `start`, also
+   * starts it, and stops it (releasing its Leases) once `signal` aborts. Resolves once
+   * released (with `start`) and every replay ended.
    */
-  async run(signal: AbortSignal): Promise<void> {
-    const unsubscribe = this.#ownership.onAcquired((owns) => {
-      const replay = this.#replay(owns, signal).catch((error: unknown) => {
+  async run(signal: AbortSignal, { start }: { start: boolean }): Promise<void> {
+    const replay = (owns: (key: string) => boolean): void => {
+      const running = this.#replay(owns, signal).catch((error: unknown) => {
         if (!signal.aborted) this.#env.report(error);
       });
-      this.#replays.add(replay);
-      void replay.finally(() => this.#replays.delete(replay));
-    });
+      this.#replays.add(running);
+      void running.finally(() => this.#replays.delete(running));
+    };
+    const unsubscribe = this.#ownership.onAcquired(replay);
     try {
-      await this.#ownership.run(signal);
+      if (start) this.#ownership.start();
+      else for (const owns of this.#ownership.current()) replay(owns);
+      await new Promise<void>((resolve) => {
+        if (signal.aborted) resolve();
+        else signal.addEventListener("abort", () => resolve(), { once: true });
+      });
+      if (start) await this.#ownership.stop();
     } finally {
       unsubscribe();
       await Promise.all([...this.#replays]);

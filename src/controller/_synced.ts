@@ -5,7 +5,7 @@
  */
 import { abortable } from "../util/abort.ts";
 import { type Clock, sleep } from "../util/clock.ts";
-import type { InformerLike, InformerRegistrationLike } from "./run_controller.ts";
+import type { InformerLike, InformerRegistrationLike } from "./informer_like.ts";
 
 /** How {@linkcode waitUntilSynced} waits. */
 export interface SyncWait {

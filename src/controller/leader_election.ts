@@ -4,7 +4,7 @@
  * one believes it leads at any time, and a new one leads soon after the leader crashes.
  * @module
  */
-import { Observers } from "./_observers.ts";
+import { type CoordinationErrorContext, Observers } from "./_observers.ts";
 import type { KubeClient } from "../client/kube_client.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
 import {
@@ -12,9 +12,11 @@ import {
   checkClock,
   checkFunction,
   checkOptionsObject,
+  checkSignal,
   requireNonEmptyString,
   requireSignal,
 } from "../util/validate.ts";
+import { linkedController } from "../util/abort.ts";
 import { type AttemptResult, LeaseClaim } from "./_lease_claim.ts";
 import {
   jittered,
@@ -86,11 +88,12 @@ export interface LeaderElectorOptions extends LeaseTimingOptions, LeaderElection
    */
   random?: (() => number) | undefined;
   /**
-   * Told about failed attempts (network errors, server errors, timeouts) and throwing callbacks.
-   * Conflicts (another candidate wrote first) are normal and not reported.
+   * Told about failed attempts (network errors, server errors, timeouts: kind `request`) and
+   * throwing callbacks (kind `callback`). Conflicts (another candidate wrote first) are normal
+   * and not reported. If it throws, that error is rethrown on a microtask.
    * @default logs with `console.error`
    */
-  onError?: ((error: unknown) => void) | undefined;
+  onError?: ((error: unknown, context: CoordinationErrorContext) => void) | undefined;
 }
 
 /**
@@ -105,7 +108,7 @@ export interface LeaderElectorOptions extends LeaseTimingOptions, LeaderElection
  * ```
  */
 export interface LeaderElectorHealth {
-  /** `idle` before `run`, `candidate`, `leading`, `stopped` after `run` ended. */
+  /** `idle` before `start`, `candidate`, `leading`, `stopped` once stopped. */
   state: "idle" | "candidate" | "leading" | "stopped";
   /** This replica's identity. */
   identity: string;
@@ -165,25 +168,21 @@ function defaultOnError(error: unknown): void {
  *   });
  * const a = elector("a");
  * const b = elector("b");
- * const stopA = new AbortController();
- * const stopB = new AbortController();
- * const runA = a.run(stopA.signal);
+ * a.start();
  * await clock.advance(100);
- * const runB = b.run(stopB.signal);
+ * b.start();
  * await clock.advance(4_000);
  * assert.deepEqual(started, ["a"]);
  * assert.equal(b.leader, "a");
  *
- * stopA.abort(); // a stops leading and releases the lease: b takes over on its next poll
- * await runA;
+ * await a.stop(); // a stops leading and releases the lease: b takes over on its next poll
  * await clock.advance(2_000);
  * assert.deepEqual(started, ["a", "b"]);
- * stopB.abort();
- * await runB;
+ * await b.stop();
  * cluster.close();
  * ```
  */
-export class LeaderElector {
+export class LeaderElector implements AsyncDisposable {
   /** This replica's identity. */
   readonly identity: string;
   /** The validated timings. */
@@ -196,6 +195,8 @@ export class LeaderElector {
   #state: LeaderElectorHealth["state"] = "idle";
   #term: LeaseTerm | undefined;
   #reported = "";
+  /** The running campaign (from `start` until it has released), and what stops it. */
+  #running: { promise: Promise<void>; stop: AbortController } | undefined;
 
   /** Validates the options; starts no I/O. */
   constructor(options: LeaderElectorOptions) {
@@ -271,25 +272,72 @@ export class LeaderElector {
   }
 
   /**
-   * Campaigns until `signal` aborts: tries to lead, leads while it can renew, campaigns again
-   * after losing the lease. On abort it stops leading, releases the lease (`releaseOnStop`)
-   * and resolves. Never rejects for a failed request (those go to `onError`).
+   * Starts campaigning in the background and returns at once: tries to lead, leads while it
+   * can renew, campaigns again after losing the lease. Idempotent while running (the first
+   * call's `signal` counts); aborting `signal` is the same as {@linkcode LeaderElector.stop}.
+   * An elector that has stopped can be started again. Failed requests never stop it (they go
+   * to `onError`).
    *
+   * @throws {TypeError} when `options.signal` is not an AbortSignal.
+   */
+  start(options: { signal?: AbortSignal | undefined } = {}): void {
+    checkOptionsObject(options, "LeaderElector.start");
+    checkSignal(options.signal, "signal");
+    if (this.#running !== undefined) return;
+    const link = linkedController(options.signal);
+    const stop = link.controller;
+    this.#state = "candidate";
+    const promise = (async () => {
+      try {
+        await this.#campaign(stop.signal);
+      } finally {
+        this.#endTerm("the elector stopped");
+        if (this.#releaseOnStop) await this.#release();
+        this.#state = "stopped";
+        link.release();
+        this.#running = undefined;
+      }
+    })();
+    this.#running = { promise, stop };
+  }
+
+  /**
+   * Stops: stops leading (the term's signal aborts), releases the lease (`releaseOnStop`), and
+   * resolves once every request and timer is done. Idempotent; resolves at once when not
+   * running.
+   */
+  async stop(): Promise<void> {
+    const running = this.#running;
+    if (running === undefined) return;
+    if (!running.stop.signal.aborted) running.stop.abort(new Error("the elector stopped"));
+    await running.promise;
+  }
+
+  /** Same as {@linkcode LeaderElector.stop}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  /** Whether the elector runs now (between `start` and the end of `stop`). */
+  get running(): boolean {
+    return this.#running !== undefined;
+  }
+
+  /**
+   * Campaigns until `signal` aborts, then releases; never rejects for a failed request.
+   *
+   * @deprecated Use {@linkcode LeaderElector.start} with `{ signal }` and
+   * {@linkcode LeaderElector.stop}. `run(signal)` starts the elector and resolves once it
+   * has stopped.
    * @throws {TypeError} when `signal` is not an AbortSignal or the elector is already running.
    */
   async run(signal: AbortSignal): Promise<void> {
     requireSignal(signal, "signal");
-    if (this.#state === "candidate" || this.#state === "leading") {
+    if (this.#running !== undefined) {
       throw new TypeError("LeaderElector.run: already running");
     }
-    this.#state = "candidate";
-    try {
-      await this.#campaign(signal);
-    } finally {
-      this.#endTerm("the elector stopped");
-      if (this.#releaseOnStop) await this.#release();
-      this.#state = "stopped";
-    }
+    this.start({ signal });
+    await this.#running!.promise;
   }
 
   async #campaign(signal: AbortSignal): Promise<void> {

@@ -6,6 +6,15 @@
  * {@linkcode ShardCoordinator} (the keys are split among them), both usable through
  * `runController({ leaderElection })` / `runController({ sharding })`.
  *
+ * What an operator needs besides, each usable on its own: {@linkcode EventRecorder}
+ * (Kubernetes Events as client-go writes them: series, rate limit, background writes),
+ * {@linkcode finalizer} (cleanup before deletion), conditions ({@linkcode setCondition} and
+ * friends), {@linkcode retryOnConflict} / {@linkcode updateWithRetry} (read-modify-write), and
+ * {@linkcode Manager}: several controllers sharing informers and one leader election, with
+ * `/healthz`, `/readyz` and `/metrics` (controller-runtime's metric names) as a `fetch` handler.
+ * `runManager` from `@kinformer/kinformer/controller/deno`, `/bun` or `/node` serves it and stops
+ * it gracefully on SIGTERM. `examples/operator/` puts it all together.
+ *
  * @example
  * ```ts
  * import { runController, type InformerLike } from "@kinformer/kinformer/controller";
@@ -35,15 +44,23 @@
  * ```
  * @module
  */
-export {
-  type InformerEventHandlerLike,
-  type InformerLike,
-  type InformerRegistrationLike,
-  type ReconcileContext,
-  type ReconcileResult,
-  runController,
-  type RunControllerOptions,
-} from "./run_controller.ts";
+export type {
+  InformerEventHandlerLike,
+  InformerLike,
+  InformerRegistrationLike,
+} from "./informer_like.ts";
+export { runController } from "./run_controller.ts";
+export { Controller, type ControllerHealth } from "./controller.ts";
+export type {
+  ControllerErrorContext,
+  ControllerMetricsHooks,
+  ControllerOptions,
+  ReconcileContext,
+  ReconcileOutcome,
+  ReconcileResult,
+  RunControllerOptions,
+} from "./controller_options.ts";
+export type { CoordinationErrorContext } from "./_observers.ts";
 export {
   type ControllerSource,
   type OwnerResource,
@@ -84,3 +101,37 @@ export {
 } from "./shard_coordinator_options.ts";
 export { assignShards, shardOf } from "./shard_assignment.ts";
 export { formatMicroTime, parseMicroTime } from "../util/micro_time.ts";
+export {
+  type Condition,
+  type ConditionInput,
+  findCondition,
+  hasCondition,
+  removeCondition,
+  setCondition,
+  type SetConditionOptions,
+} from "./conditions.ts";
+export {
+  isConflict,
+  type RetryBackoff,
+  retryOnConflict,
+  type RetryOnConflictOptions,
+  updateWithRetry,
+  type UpdateWithRetryOptions,
+} from "./retry_on_conflict.ts";
+export { finalizer, FinalizerError, type FinalizerOptions } from "./finalizer.ts";
+export {
+  type EventInput,
+  EventRecorder,
+  type EventRecorderErrorContext,
+  type EventRecorderHealth,
+  type EventRecorderOptions,
+  type ObjectReference,
+} from "./event_recorder.ts";
+export { eventsV1 } from "./_event_sink.ts";
+export {
+  Manager,
+  type ManagerErrorContext,
+  type ManagerHealth,
+  type ManagerOptions,
+  type Runnable,
+} from "./manager.ts";

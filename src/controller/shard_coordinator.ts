@@ -14,17 +14,19 @@ import {
   checkFunction,
   checkNumber,
   checkOptionsObject,
+  checkSignal,
   requireNonEmptyString,
   requireSignal,
 } from "../util/validate.ts";
+import { linkedController } from "../util/abort.ts";
 import { describeValue } from "../util/values.ts";
-import { hash32 } from "./_hash.ts";
 import { LeaseClaim } from "./_lease_claim.ts";
 import { jittered, type LeaseTimings, resolveTimings } from "./lease_timing.ts";
 import { LeaseTerm } from "./_lease_term.ts";
 import { LeaseLock, leaseSnapshot } from "./lease_lock.ts";
 import { assignShards, SHARD_COUNT, shardOf } from "./shard_assignment.ts";
 import {
+  memberLeaseName,
   SHARD_GROUP_LABEL,
   SHARD_ROLE_LABEL,
   type ShardCallbacks,
@@ -32,7 +34,7 @@ import {
   type ShardCoordinatorOptions,
   type ShardPermit,
 } from "./shard_coordinator_options.ts";
-import { isDnsLabel, isDnsSubdomain } from "../util/dns_names.ts";
+import { isDnsLabel } from "../util/dns_names.ts";
 
 interface Slot {
   readonly index: number;
@@ -81,19 +83,18 @@ function defaultOnError(error: unknown): void {
  *   new ShardCoordinator({ client, namespace: "default", name: "ctl", identity, shards: 8, clock });
  * const a = replica("a");
  * const b = replica("b");
- * const stop = new AbortController();
- * const runs = [a.run(stop.signal), b.run(stop.signal)];
+ * a.start();
+ * b.start();
  * await clock.advance(10_000);
  * assert.equal(a.ownedShards().length + b.ownedShards().length, 8);
  * assert.deepEqual(a.ownedShards().filter((s) => b.ownedShards().includes(s)), []);
  * const permit = a.enter("default/web-1") ?? b.enter("default/web-1"); // exactly one owns it
  * permit?.exit();
- * stop.abort();
- * await Promise.all(runs);
+ * await Promise.all([a.stop(), b.stop()]);
  * cluster.close();
  * ```
  */
-export class ShardCoordinator {
+export class ShardCoordinator implements AsyncDisposable {
   /** This replica's identity. */
   readonly identity: string;
   /** Group name. */
@@ -113,6 +114,8 @@ export class ShardCoordinator {
   readonly #slots: Slot[] = [];
   #members: string[] = [];
   #state: ShardCoordinatorHealth["state"] = "idle";
+  /** The running group membership (from `start` until released), and what stops it. */
+  #running: { promise: Promise<void>; stop: AbortController } | undefined;
 
   /** Validates the options; starts no I/O. */
   constructor(options: ShardCoordinatorOptions) {
@@ -249,32 +252,84 @@ export class ShardCoordinator {
   }
 
   /**
-   * Takes part in the group until `signal` aborts; then stops every owned shard, waits for
-   * their permits (at most until each shard's deadline), releases the shard Leases and deletes
-   * this replica's member Lease. Never rejects for a failed request (those go to `onError`).
+   * Starts taking part in the group in the background and returns at once. Idempotent while
+   * running (the first call's `signal` counts); aborting `signal` is the same as
+   * {@linkcode ShardCoordinator.stop}. A stopped coordinator can be started again. Failed
+   * requests never stop it (they go to `onError`).
    *
+   * @throws {TypeError} when `options.signal` is not an AbortSignal.
+   */
+  start(options: { signal?: AbortSignal | undefined } = {}): void {
+    checkOptionsObject(options, "ShardCoordinator.start");
+    checkSignal(options.signal, "signal");
+    if (this.#running !== undefined) return;
+    const link = linkedController(options.signal);
+    const stop = link.controller;
+    this.#state = "running";
+    const promise = (async () => {
+      try {
+        await this.#loop(stop.signal);
+      } finally {
+        await this.#shutdown();
+        this.#state = "stopped";
+        link.release();
+        this.#running = undefined;
+      }
+    })();
+    this.#running = { promise, stop };
+  }
+
+  /**
+   * Stops every owned shard, waits for their permits (at most until each shard's deadline),
+   * releases the shard Leases, deletes this replica's member Lease, and resolves once every
+   * request and timer is done. Idempotent; resolves at once when not running.
+   */
+  async stop(): Promise<void> {
+    const running = this.#running;
+    if (running === undefined) return;
+    if (!running.stop.signal.aborted) running.stop.abort(new Error("the coordinator stopped"));
+    await running.promise;
+  }
+
+  /** Same as {@linkcode ShardCoordinator.stop}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  /** Whether the coordinator runs now (between `start` and the end of `stop`). */
+  get running(): boolean {
+    return this.#running !== undefined;
+  }
+
+  /**
+   * Takes part in the group until `signal` aborts, then stops as
+   * {@linkcode ShardCoordinator.stop} does.
+   *
+   * @deprecated Use {@linkcode ShardCoordinator.start} with `{ signal }` and
+   * {@linkcode ShardCoordinator.stop}.
    * @throws {TypeError} when `signal` is not an AbortSignal or the coordinator is running.
    */
   async run(signal: AbortSignal): Promise<void> {
     requireSignal(signal, "signal");
-    if (this.#state === "running") throw new TypeError("ShardCoordinator.run: already running");
-    this.#state = "running";
-    try {
-      while (!signal.aborted) {
-        const ok = await this.#tick(signal);
-        if (signal.aborted) break;
-        try {
-          await sleep(ok ? this.#nextWait() : jittered(this.timings, this.#random), {
-            clock: this.#clock,
-            signal,
-          });
-        } catch {
-          break;
-        }
+    if (this.#running !== undefined) {
+      throw new TypeError("ShardCoordinator.run: already running");
+    }
+    this.start({ signal });
+    await this.#running!.promise;
+  }
+
+  async #loop(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      const ok = await this.#tick(signal);
+      if (signal.aborted) break;
+      try {
+        await sleep(ok ? this.#nextWait() : jittered(this.timings, this.#random), {
+          clock: this.#clock,
+          signal,
+        });
+      } catch {
+        break;
       }
-    } finally {
-      await this.#shutdown();
-      this.#state = "stopped";
     }
   }
 
@@ -538,11 +593,4 @@ export class ShardCoordinator {
   ): Promise<T | undefined> {
     return this.#observers.request(signal, withinMs, `${what} (${this.identity})`, fn);
   }
-}
-
-/** `<group>-member-<identity>` when that is a valid name, else with a hash of the identity. */
-function memberLeaseName(group: string, identity: string): string {
-  const readable = `${group}-member-${identity}`;
-  if (isDnsSubdomain(readable)) return readable;
-  return `${group}-member-${hash32(identity).toString(16).padStart(8, "0")}`;
 }

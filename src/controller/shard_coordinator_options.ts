@@ -6,6 +6,9 @@
 import type { KubeClient } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
 import type { LeaseTimingOptions } from "./lease_timing.ts";
+import type { CoordinationErrorContext } from "./_observers.ts";
+import { hash32 } from "./_hash.ts";
+import { isDnsSubdomain } from "../util/dns_names.ts";
 
 /**
  * The label that names the group on every Lease of a {@linkcode ShardCoordinator}.
@@ -84,10 +87,11 @@ export interface ShardCoordinatorOptions extends LeaseTimingOptions, ShardCallba
   /** Random source in [0, 1) for jitter. @default Math.random */
   random?: (() => number) | undefined;
   /**
-   * Told about failed requests and throwing callbacks; conflicts are normal and not reported.
+   * Told about failed requests (kind `request`) and throwing callbacks (kind `callback`);
+   * conflicts are normal and not reported. If it throws, that error is rethrown on a microtask.
    * @default logs with `console.error`
    */
-  onError?: ((error: unknown) => void) | undefined;
+  onError?: ((error: unknown, context: CoordinationErrorContext) => void) | undefined;
 }
 
 /**
@@ -122,7 +126,7 @@ export interface ShardPermit {
  * ```
  */
 export interface ShardCoordinatorHealth {
-  /** `idle` before `run`, `running`, `stopped` after. */
+  /** `idle` before `start`, `running`, `stopped` once stopped. */
   state: "idle" | "running" | "stopped";
   /** This replica's identity. */
   identity: string;
@@ -134,4 +138,14 @@ export interface ShardCoordinatorHealth {
   members: string[];
   /** The newest error, with its time. */
   lastError?: { message: string; at: number };
+}
+
+/**
+ * The member Lease of `identity` in `group`: `<group>-member-<identity>` when that is a valid
+ * name, else with a hash of the identity. Internal (not exported from the module).
+ */
+export function memberLeaseName(group: string, identity: string): string {
+  const readable = `${group}-member-${identity}`;
+  if (isDnsSubdomain(readable)) return readable;
+  return `${group}-member-${hash32(identity).toString(16).padStart(8, "0")}`;
 }

@@ -8,7 +8,7 @@ import type { KubeObjectLike } from "../client/types.ts";
 import { checkFunction } from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
 import type { UpdatePredicate } from "./predicates.ts";
-import type { InformerLike } from "./run_controller.ts";
+import type { InformerLike } from "./informer_like.ts";
 
 /** Keys a source maps one object to: one, several, or none (`undefined`). */
 export type SourceKeys = string | readonly string[] | undefined;

@@ -1,7 +1,10 @@
 /**
- * Metrics exposition for informers, with no dependency: {@linkcode prometheusMetrics} turns an
- * informer's `metrics` hooks and `health()` into the Prometheus text format, served by a
- * web-standard handler `(request: Request) => Response` you mount wherever you like.
+ * Metrics exposition, with no dependency, in the Prometheus text format, each served by a
+ * web-standard handler `(request: Request) => Response` you mount wherever you like:
+ * {@linkcode prometheusMetrics} turns an informer's `metrics` hooks and `health()` into
+ * `kinformer_*` metrics; {@linkcode controllerRuntimeMetrics} gives controllers, work queues and
+ * leader election controller-runtime's metrics (`controller_runtime_*`, `workqueue_*`,
+ * `leader_election_master_status`), names, labels and buckets included.
  *
  * ```ts
  * import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
@@ -23,3 +26,10 @@
  */
 export { PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "./prometheus.ts";
 export type { PrometheusMetrics, PrometheusMetricsOptions } from "./prometheus.ts";
+export {
+  type ControllerRuntimeHooks,
+  type ControllerRuntimeMetrics,
+  controllerRuntimeMetrics,
+  type ControllerRuntimeMetricsOptions,
+  type LeaderElectionMetricsHooks,
+} from "./controller_runtime.ts";

@@ -7,6 +7,7 @@
 import type { InformerHealth, InformerMetrics } from "../cache/informer.ts";
 import type { ReflectorState } from "../cache/reflector.ts";
 import { checkFunction, checkString } from "../util/validate.ts";
+import { Exposition as Writer, type Labels, type MetricType } from "./_exposition.ts";
 
 /** Options of {@linkcode prometheusMetrics}. */
 export interface PrometheusMetricsOptions {
@@ -267,43 +268,32 @@ function renderHealth(out: Exposition, h: InformerHealth): void {
   }
 }
 
-/** Builds one exposition: `# HELP` and `# TYPE` lines, then the family's samples. */
+/** The informer's families: a prefix on every name, constant labels on every sample. */
 class Exposition {
-  #prefix: string;
-  #constant: string;
-  #lines: string[] = [];
+  readonly #prefix: string;
+  readonly #constant: Labels;
+  readonly #writer = new Writer({ clientGolang: false });
+  #current: { name: string; type: MetricType; help: string } | undefined;
 
-  constructor(prefix: string, constant: Record<string, string>) {
+  constructor(prefix: string, constant: Labels) {
     this.#prefix = prefix;
-    this.#constant = Object.entries(constant).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`).join(
-      ",",
-    );
+    this.#constant = constant;
   }
 
-  family(name: string, type: "counter" | "gauge" | "summary", help: string): void {
-    const full = this.#prefix + name;
-    this.#lines.push(`# HELP ${full} ${help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}`);
-    this.#lines.push(`# TYPE ${full} ${type}`);
+  family(name: string, type: MetricType, help: string): void {
+    this.#current = { name: this.#prefix + name, type, help };
+    this.#writer.declare(this.#current.name, type, help);
   }
 
-  sample(name: string, value: number, labels: Record<string, string> = {}): void {
-    const own = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
-    const all = [this.#constant, ...own].filter((s) => s !== "").join(",");
-    this.#lines.push(`${this.#prefix}${name}${all === "" ? "" : `{${all}}`} ${formatValue(value)}`);
+  sample(name: string, value: number, labels: Labels = {}): void {
+    const family = this.#current!;
+    this.#writer.sample(this.#prefix + name, family.type, family.help, {
+      ...this.#constant,
+      ...labels,
+    }, value);
   }
 
   text(): string {
-    return this.#lines.join("\n") + "\n";
+    return this.#writer.text();
   }
-}
-
-function escapeLabelValue(value: string): string {
-  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
-}
-
-function formatValue(value: number): string {
-  if (Number.isNaN(value)) return "NaN";
-  if (value === Infinity) return "+Inf";
-  if (value === -Infinity) return "-Inf";
-  return String(value);
 }

@@ -4,13 +4,13 @@
  */
 import { type Clock, systemClock, timerDelay, type TimerHandle } from "../util/clock.ts";
 import { _ReadyHeap } from "./_min_heap.ts";
-import { reportError } from "../util/report_error.ts";
 import { checkNumber } from "../util/validate.ts";
 import {
+  emitRetry,
   WorkQueue,
   type WorkQueueMetrics,
-  type WorkQueueMetricsHooks,
   type WorkQueueOptions,
+  type WorkQueueStopOptions,
 } from "./work_queue.ts";
 
 /** Options of {@linkcode DelayingQueue}: the same as {@linkcode WorkQueueOptions}. */
@@ -28,7 +28,7 @@ export interface DelayingQueueMetrics extends WorkQueueMetrics {
  * A {@linkcode WorkQueue} with {@linkcode DelayingQueue.addAfter}. Waiting items sit in a
  * binary min-heap ordered by ready time; an item added again while waiting keeps the earlier
  * of its two ready times. The queue holds at most one clock timer, set for the earliest
- * waiting item, and clears it on shutdown.
+ * waiting item, and clears it on `stop()`.
  *
  * @example
  * ```ts
@@ -37,12 +37,11 @@ export interface DelayingQueueMetrics extends WorkQueueMetrics {
  * queue.addAfter("default/web", 20);
  * const next = await queue.get(); // resolves about 20 ms later
  * if (!next.shutdown) queue.done(next.item);
- * queue.shutDown();
+ * await queue.stop();
  * ```
  */
 export class DelayingQueue<T> extends WorkQueue<T> {
   readonly #clock: Clock;
-  readonly #hooks: WorkQueueMetricsHooks<T> | undefined;
   readonly #waiting = new _ReadyHeap<T>();
   #timer: TimerHandle | undefined;
   /** Time the current timer is set for; meaningful only while #timer is set. */
@@ -53,7 +52,6 @@ export class DelayingQueue<T> extends WorkQueue<T> {
   constructor(options: DelayingQueueOptions<T> = {}) {
     super(options);
     this.#clock = options.clock ?? systemClock;
-    this.#hooks = options.metrics;
   }
 
   /** Number of items waiting for their delay to pass (not counted in `len`). */
@@ -70,13 +68,7 @@ export class DelayingQueue<T> extends WorkQueue<T> {
     checkNumber(delayMs, "delayMs");
     if (this.shuttingDown) return;
     this.#retries++;
-    if (this.#hooks?.onRetry !== undefined) {
-      try {
-        this.#hooks.onRetry(item);
-      } catch (error) {
-        reportError(error);
-      }
-    }
+    emitRetry(this, item);
     if (delayMs <= 0) {
       this.add(item);
       return;
@@ -84,11 +76,12 @@ export class DelayingQueue<T> extends WorkQueue<T> {
     if (this.#waiting.upsert(item, this.#clock.now() + delayMs)) this.#arm();
   }
 
-  /** Shuts down like {@linkcode WorkQueue.shutDown}, dropping waiting items and the timer. */
-  override shutDown(): void {
-    super.shutDown();
+  /** Stops like {@linkcode WorkQueue.stop}, dropping waiting items and the timer at once. */
+  override stop(options: WorkQueueStopOptions = {}): Promise<void> {
+    const stopped = super.stop(options);
     this.#waiting.clear();
     this.#disarm();
+    return stopped;
   }
 
   /** Counters and gauges at this moment, including retries and waiting items. */

@@ -27,7 +27,7 @@
  * }
  * assert.deepEqual(reconciled, ["default/web"]);
  * assert.equal(queue.metrics().adds, 1);
- * await queue.shutDownWithDrain();
+ * await queue.stop({ drain: true });
  * ```
  * @module
  */
@@ -35,11 +35,13 @@ export {
   type DurationSummary,
   WorkQueue,
   type WorkQueueDrainOptions,
+  type WorkQueueErrorContext,
   type WorkQueueGetOptions,
   type WorkQueueGetResult,
   type WorkQueueMetrics,
   type WorkQueueMetricsHooks,
   type WorkQueueOptions,
+  type WorkQueueStopOptions,
 } from "./work_queue.ts";
 export {
   DelayingQueue,

@@ -40,7 +40,7 @@ export interface RateLimitingQueueOptions<T> extends DelayingQueueOptions<T> {
  *     queue.done(next.item);
  *   }
  * }
- * queue.shutDown();
+ * await queue.stop();
  * ```
  */
 export class RateLimitingQueue<T> extends DelayingQueue<T> {

@@ -11,8 +11,7 @@ import { checkClock, checkFunction, checkOptionsObject, checkString } from "../u
 /**
  * Callbacks a queue calls as items move through it, for feeding a metrics system without a
  * dependency. They run synchronously after the queue's state is updated; an error thrown by
- * one is rethrown on a microtask (reported as uncaught, like a throwing event listener) and
- * never leaves the queue half-updated.
+ * one goes to the queue's `onError` (kind `callback`) and never leaves the queue half-updated.
  *
  * @example
  * ```ts
@@ -54,6 +53,20 @@ export interface WorkQueueOptions<T> {
    * @default undefined
    */
   metrics?: WorkQueueMetricsHooks<T>;
+  /**
+   * Told when a `metrics` hook throws (the queue goes on). If it throws too, that error is
+   * rethrown on a microtask (reported as uncaught, like a throwing event listener).
+   * @default rethrows the hook's error on a microtask
+   */
+  onError?: (error: unknown, context: WorkQueueErrorContext) => void;
+}
+
+/** What a queue's `onError` learns besides the error. */
+export interface WorkQueueErrorContext {
+  /** Always `callback`: a user callback (a metrics hook) threw. */
+  kind: "callback";
+  /** The hook that threw. */
+  hook: keyof WorkQueueMetricsHooks<unknown>;
 }
 
 /** Options of {@linkcode WorkQueue.get} and {@linkcode WorkQueue.items}. */
@@ -65,7 +78,23 @@ export interface WorkQueueGetOptions {
   signal?: AbortSignal;
 }
 
-/** Options of {@linkcode WorkQueue.shutDownWithDrain}. */
+/** Options of {@linkcode WorkQueue.stop}. */
+export interface WorkQueueStopOptions {
+  /**
+   * Also wait until every in-flight item has been marked `done` (items still queued are not
+   * waited for).
+   * @default false
+   */
+  drain?: boolean;
+  /**
+   * Stops waiting for in-flight items (the queue stays stopped); the promise rejects with the
+   * signal's reason.
+   * @default undefined
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of the deprecated {@linkcode WorkQueue.shutDownWithDrain}. */
 export interface WorkQueueDrainOptions {
   /**
    * Stops waiting for in-flight items (the queue stays shut down); the promise rejects with
@@ -113,6 +142,12 @@ export interface WorkQueueMetrics {
   longestRunningProcessorMs: number;
 }
 
+/**
+ * Calls the `onRetry` hook of `queue` as the queue calls its own hooks (a throw goes to its
+ * `onError`); for {@linkcode DelayingQueue}. Internal: not exported from the module.
+ */
+export let emitRetry: <T>(queue: WorkQueue<T>, item: T) => void;
+
 interface Waiter<T> {
   resolve(result: WorkQueueGetResult<T>): void;
   release(): void;
@@ -140,8 +175,9 @@ function observe(s: DurationSummary, ms: number): void {
  *   `"namespace/name"`;
  * - `add` and `get` are O(1).
  *
- * After `shutDown()`, `add` is ignored, pending items can still be taken, and `get` resolves
- * `{ shutdown: true }` once nothing is left.
+ * After `stop()`, `add` is ignored, pending items can still be taken, and `get` resolves
+ * `{ shutdown: true }` once nothing is left; `stop({ drain: true })` also waits for the items
+ * workers hold. A queue has no background work, so it has no `start`.
  *
  * @example
  * ```ts
@@ -151,7 +187,7 @@ function observe(s: DurationSummary, ms: number): void {
  * queue.add("default/web");
  * queue.add("default/web"); // deduplicated
  * queue.add("default/db");
- * queue.shutDown();
+ * await queue.stop();
  * const reconciled: string[] = [];
  * for await (const key of queue) {
  *   reconciled.push(key); // your reconcile(key) here
@@ -161,9 +197,13 @@ function observe(s: DurationSummary, ms: number): void {
  * ```
  */
 export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
+  static {
+    emitRetry = (queue, item) => queue.#emit("onRetry", item);
+  }
   readonly #name: string;
   readonly #clock: Clock;
   readonly #hooks: WorkQueueMetricsHooks<T> | undefined;
+  readonly #onError: ((error: unknown, context: WorkQueueErrorContext) => void) | undefined;
   /** Items ready to be taken, in order. Every one is also in #dirty and not in #processing. */
   readonly #queue = new RingBuffer<T>();
   /** Items that need processing, with the time each became pending. */
@@ -172,7 +212,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
   readonly #processing = new Map<T, number>();
   /** Pending `get` calls, oldest first. Non-empty only while #queue is empty. */
   readonly #waiters = new Set<Waiter<T>>();
-  /** Pending `shutDownWithDrain` calls. */
+  /** Pending `stop({ drain: true })` calls. */
   readonly #drainWaiters = new Set<() => void>();
   #shuttingDown = false;
   #adds = 0;
@@ -192,9 +232,11 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
       checkFunction(hooks.onDone, "metrics.onDone");
       checkFunction(hooks.onRetry, "metrics.onRetry");
     }
+    checkFunction(options.onError, "onError");
     this.#name = options.name ?? "";
     this.#clock = options.clock ?? systemClock;
     this.#hooks = hooks;
+    this.#onError = options.onError;
   }
 
   /** Number of items ready to be taken (not counting in-flight items). */
@@ -202,7 +244,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     return this.#queue.length;
   }
 
-  /** `true` once `shutDown` or `shutDownWithDrain` has been called. */
+  /** `true` once `stop` (or a deprecated `shutDown`) has been called. */
   get shuttingDown(): boolean {
     return this.#shuttingDown;
   }
@@ -267,29 +309,23 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
   }
 
   /**
-   * Stops accepting items. Pending `get` calls resolve `{ shutdown: true }`; items already
-   * queued can still be taken. Idempotent.
+   * Stops accepting items: `add` is ignored from now on, pending `get` calls resolve
+   * `{ shutdown: true }`, items already queued can still be taken. Resolves at once, or with
+   * `drain: true` once every in-flight item has been marked `done` (rejecting with the
+   * signal's reason when it aborts first; the queue stays stopped). Idempotent.
    */
-  shutDown(): void {
-    if (this.#shuttingDown) return;
-    this.#shuttingDown = true;
-    // Waiters exist only while the queue is empty, so each one is told the queue is done.
-    for (const waiter of this.#waiters) {
-      waiter.release();
-      waiter.resolve(SHUT_DOWN);
+  stop(options: WorkQueueStopOptions = {}): Promise<void> {
+    const { drain = false, signal } = options;
+    if (!this.#shuttingDown) {
+      this.#shuttingDown = true;
+      // Waiters exist only while the queue is empty, so each one is told the queue is done.
+      for (const waiter of this.#waiters) {
+        waiter.release();
+        waiter.resolve(SHUT_DOWN);
+      }
+      this.#waiters.clear();
     }
-    this.#waiters.clear();
-  }
-
-  /**
-   * Shuts the queue down, then resolves once every in-flight item has been marked `done`.
-   * Items still queued are not waited for. Rejects with the signal's reason when it aborts
-   * first (the queue stays shut down).
-   */
-  shutDownWithDrain(options: WorkQueueDrainOptions = {}): Promise<void> {
-    const { signal } = options;
-    this.shutDown();
-    if (this.#processing.size === 0) return Promise.resolve();
+    if (!drain || this.#processing.size === 0) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
       const onAbort = (): void => {
@@ -303,6 +339,22 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
       this.#drainWaiters.add(onDrained);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+
+  /**
+   * Stops the queue without waiting.
+   * @deprecated Use {@linkcode WorkQueue.stop}: `shutDown()` is `void queue.stop()`.
+   */
+  shutDown(): void {
+    void this.stop();
+  }
+
+  /**
+   * Stops the queue and waits for in-flight items.
+   * @deprecated Use {@linkcode WorkQueue.stop} with `{ drain: true }`.
+   */
+  shutDownWithDrain(options: WorkQueueDrainOptions = {}): Promise<void> {
+    return this.stop({ drain: true, ...(options.signal ? { signal: options.signal } : {}) });
   }
 
   /**
@@ -345,9 +397,9 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     };
   }
 
-  /** Shuts down with drain, for `await using`. */
+  /** `stop({ drain: true })`, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
-    return this.shutDownWithDrain();
+    return this.stop({ drain: true });
   }
 
   /** Calls a metrics hook; a throwing hook is reported without disturbing the queue. */
@@ -360,7 +412,13 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     try {
       fn.apply(this.#hooks, args);
     } catch (error) {
-      reportError(error);
+      const onError = this.#onError;
+      if (onError === undefined) return reportError(error);
+      try {
+        onError(error, { kind: "callback", hook });
+      } catch (thrown) {
+        reportError(thrown);
+      }
     }
   }
 

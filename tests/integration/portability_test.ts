@@ -15,6 +15,9 @@ const ADAPTERS = [
   "src/config/node_fetch.ts",
   "src/config/_node_proxy.ts",
   "src/config/_node_run_command.ts",
+  "src/controller/manager_deno.ts",
+  "src/controller/manager_bun.ts",
+  "src/controller/manager_node.ts",
 ];
 
 /** Runs tsc with `args`; resolves its exit code and combined output. */

@@ -1,0 +1,25 @@
+/**
+ * The StaticSite operator in a pod (Deno): in-cluster config, this pod's name as its identity,
+ * its namespace for the Lease and the registry, `/healthz`, `/readyz` and `/metrics` on port
+ * 8080, a graceful stop on SIGTERM. See README.md.
+ *
+ * ```sh
+ * deno run --allow-net --allow-read --allow-env examples/operator/main.ts            # in a pod
+ * deno run --allow-net --allow-read --allow-env examples/operator/main.ts --kubeconfig # outside
+ * ```
+ * @module
+ */
+import { KubeClient } from "../../src/client/mod.ts";
+import { loadFromDefault } from "../../src/config/deno.ts";
+import { runManager } from "../../src/controller/manager_deno.ts";
+import { createOperator } from "./operator.ts";
+
+declare const Deno: { env: { get(name: string): string | undefined }; hostname(): string };
+
+const config = await loadFromDefault();
+const identity = Deno.env.get("POD_NAME") ?? `static-site-operator-${Deno.hostname()}`;
+const namespace = Deno.env.get("POD_NAMESPACE") ?? config.namespace ?? "default";
+const { manager } = createOperator({ client: new KubeClient(config), namespace, identity });
+console.log(`static-site-operator ${identity} in ${namespace}: serving :8080`);
+await runManager(manager, { port: Number(Deno.env.get("PORT") ?? 8080) });
+console.log("static-site-operator stopped");

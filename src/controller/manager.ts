@@ -1,0 +1,555 @@
+/**
+ * A manager: several controllers sharing informers and one leader election (or one sharding
+ * group), started and stopped together, with `/healthz`, `/readyz` and `/metrics` answered by a
+ * web-standard `fetch(Request): Response` handler, as controller-runtime's manager does.
+ * Serving it and catching SIGTERM are the runtime's part: `@kinformer/kinformer/controller/deno`,
+ * `/bun` and `/node` (`runManager`).
+ * @module
+ */
+import { type Clock, systemClock } from "../util/clock.ts";
+import { reportError } from "../util/report_error.ts";
+import {
+  checkBoolean,
+  checkClock,
+  checkFunction,
+  checkNumber,
+  checkOptionsObject,
+  checkSignal,
+} from "../util/validate.ts";
+import { describeValue, messageOf } from "../util/values.ts";
+import {
+  type ControllerRuntimeMetrics,
+  controllerRuntimeMetrics,
+} from "../metrics/controller_runtime.ts";
+import { PROMETHEUS_CONTENT_TYPE } from "../metrics/prometheus.ts";
+import { Controller } from "./controller.ts";
+import type { ControllerErrorContext, ControllerOptions } from "./controller_options.ts";
+import type { InformerLike } from "./informer_like.ts";
+import { LeaderElector, type LeaderElectorOptions } from "./leader_election.ts";
+import { ShardCoordinator } from "./shard_coordinator.ts";
+import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
+import { type HealthCheck, healthResponse } from "./_health_endpoints.ts";
+
+/**
+ * Something a manager starts before its controllers and stops after them, such as an
+ * {@linkcode EventRecorder}: anything with the library's lifecycle.
+ *
+ * @example
+ * ```ts
+ * import type { Runnable } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
+ * let running = false;
+ * const runnable: Runnable = { start: () => void (running = true), stop: async () => void (running = false) };
+ * runnable.start();
+ * assert.equal(running, true);
+ * ```
+ */
+export interface Runnable {
+  /** Starts background work; returns at once. */
+  start(options?: { signal?: AbortSignal | undefined }): void;
+  /** Stops and resolves once everything is released. */
+  stop(): Promise<void>;
+}
+
+/** What a manager's `onError` learns besides the error. */
+export interface ManagerErrorContext {
+  /**
+   * `controller` (an error of one of its controllers, with that controller's context),
+   * `coordination` (the shared leader election or sharding), `runnable` (a runnable's `stop`
+   * threw), `fatal` (a controller stopped by itself: the manager stops).
+   */
+  kind: "controller" | "coordination" | "runnable" | "fatal";
+  /** The controller's context, for `controller`. */
+  controller?: ControllerErrorContext;
+}
+
+/** Options of {@linkcode Manager}. */
+export interface ManagerOptions {
+  /**
+   * One leader election for every controller: only the leader's controllers reconcile; every
+   * replica keeps its caches synced and is ready. A {@linkcode LeaderElector}, or its options
+   * (`clock` and `onError` default to the manager's). It campaigns once every controller's
+   * caches have synced and releases the lease after the last reconcile when stopping.
+   * @default undefined (every controller reconciles)
+   */
+  leaderElection?: LeaderElector | LeaderElectorOptions | undefined;
+  /** One sharding group for every controller, instead of `leaderElection`. @default undefined */
+  sharding?: ShardCoordinator | ShardCoordinatorOptions | undefined;
+  /**
+   * The metrics `/metrics` serves; each controller gets `metrics.controller(name)` unless its
+   * options name other hooks. Leader election sets `leader_election_master_status`.
+   * @default controllerRuntimeMetrics({ clock })
+   */
+  metrics?: ControllerRuntimeMetrics | undefined;
+  /**
+   * More expositions appended to `/metrics`, e.g. `prometheusMetrics()` of the informers.
+   * @default []
+   */
+  extraMetrics?: readonly { render(): string }[] | undefined;
+  /**
+   * Start the controllers' informers (each once, however many controllers share it) and stop
+   * them after the controllers. Turn off when they are started elsewhere.
+   * @default true
+   */
+  startInformers?: boolean | undefined;
+  /**
+   * On stop, how long in-flight reconciles may go on before their `ctx.signal` aborts
+   * (controller-runtime's `GracefulShutdownTimeout`). The lease is released only after the
+   * last reconcile returned.
+   * @default 30000
+   */
+  gracefulShutdownTimeoutMs?: number | undefined;
+  /** Time source. @default systemClock */
+  clock?: Clock | undefined;
+  /**
+   * Told about every error of the controllers, the coordination and the runnables. If it
+   * throws, that error is rethrown on a microtask.
+   * @default logs with `console.error`
+   */
+  onError?: ((error: unknown, context: ManagerErrorContext) => void) | undefined;
+}
+
+/**
+ * A snapshot of a {@linkcode Manager}.
+ *
+ * @example
+ * ```ts
+ * import type { ManagerHealth } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
+ * const h: ManagerHealth = { state: "running", synced: true, leading: false, controllers: [] };
+ * assert.equal(h.state, "running");
+ * ```
+ */
+export interface ManagerHealth {
+  /** `idle`, `starting` (caches syncing), `running`, `stopping`, `stopped`. */
+  state: "idle" | "starting" | "running" | "stopping" | "stopped";
+  /** Whether every controller's caches have synced. */
+  synced: boolean;
+  /** Whether this replica reconciles (leads, owns a shard, or has no coordination). */
+  leading: boolean;
+  /** Every controller's health. */
+  controllers: ReturnType<Controller["health"]>[];
+  /** Why the manager stopped by itself, if it did. */
+  failure?: { message: string };
+}
+
+function defaultOnError(error: unknown, context: ManagerErrorContext): void {
+  const where = context.controller === undefined
+    ? context.kind
+    : `${context.controller.controller}${
+      context.controller.key === undefined ? "" : ` ${context.controller.key}`
+    }`;
+  console.error(`kinformer manager ${where}:`, error);
+}
+
+/** The name of a lease from `namespace/name`. */
+function leaseName(lease: string): string {
+  return lease.slice(lease.indexOf("/") + 1);
+}
+
+/**
+ * Runs several controllers as one: shared informers (started once), one leader election or
+ * sharding group, one `/metrics`, and a lifecycle:
+ *
+ * - {@linkcode Manager.start}: starts the runnables, the informers and the controllers; once
+ *   every controller's caches have synced, it is ready and the leader election (or the group)
+ *   starts: a standby replica is ready too, with synced caches;
+ * - {@linkcode Manager.stop}: the controllers stop taking keys at once; in-flight reconciles
+ *   have `gracefulShutdownTimeoutMs` before their signal aborts; once the last one returned,
+ *   the lease is released (the next leader starts at once), then the informers and runnables
+ *   stop;
+ * - a controller that stops by itself (its `onError` threw, an informer failed) stops the
+ *   manager: `/healthz` fails and {@linkcode Manager.whenStopped} rejects.
+ *
+ * {@linkcode Manager.fetch} answers `GET /healthz` (the manager has not failed), `GET /readyz`
+ * (started and every cache synced; 500 while stopping) and `GET /metrics` (controller-runtime's
+ * metrics in the Prometheus text format). Serve it with `runManager` from
+ * `@kinformer/kinformer/controller/deno`, `/bun` or `/node`, which also stop the manager on
+ * SIGTERM/SIGINT, or mount it in any `fetch`-style server.
+ *
+ * @example
+ * ```ts
+ * import { Manager, type InformerLike } from "@kinformer/kinformer/controller";
+ * import assert from "node:assert/strict";
+ *
+ * type Obj = { metadata: { namespace?: string; name?: string } };
+ * const informer: InformerLike<Obj> = {
+ *   addEventHandler(handler) {
+ *     handler.onAdd?.({ metadata: { namespace: "default", name: "web" } }, true);
+ *     return { hasSynced: () => true, remove: () => {} };
+ *   },
+ * };
+ * const reconciled: string[] = [];
+ * const manager = new Manager();
+ * manager.addController({ name: "web", informers: [informer], reconcile: (key) => void reconciled.push(key) });
+ * manager.addController({ name: "audit", informers: [informer], reconcile: () => {} });
+ * manager.start();
+ * await manager.waitForSync();
+ * const ready = manager.fetch(new Request("http://localhost/readyz"));
+ * assert.equal(ready.status, 200);
+ * await new Promise((resolve) => setTimeout(resolve, 10));
+ * const metrics = await manager.fetch(new Request("http://localhost/metrics")).text();
+ * assert.match(metrics, /^controller_runtime_reconcile_total\{controller="web",result="success"\} 1$/m);
+ * await manager.stop();
+ * assert.deepEqual(reconciled, ["default/web"]);
+ * ```
+ */
+export class Manager implements AsyncDisposable {
+  /** The metrics `/metrics` serves. */
+  readonly metrics: ControllerRuntimeMetrics;
+  readonly #clock: Clock;
+  readonly #onError: (error: unknown, context: ManagerErrorContext) => void;
+  readonly #extraMetrics: readonly { render(): string }[];
+  readonly #startInformers: boolean;
+  readonly #graceMs: number;
+  readonly #coordination: LeaderElector | ShardCoordinator | undefined;
+  readonly #controllers: Controller<never>[] = [];
+  readonly #runnables: Runnable[] = [];
+  readonly #informers = new Set<InformerLike<unknown>>();
+  readonly #informersStop = new AbortController();
+  #state: ManagerHealth["state"] = "idle";
+  #failure: { error: unknown } | undefined;
+  #stopping: Promise<void> | undefined;
+  #unlinkStart: (() => void) | undefined;
+  #synced = false;
+  #markStopped!: () => void;
+  readonly #stopped = new Promise<void>((resolve) => (this.#markStopped = resolve));
+
+  /** Validates the options; starts nothing. */
+  constructor(options: ManagerOptions = {}) {
+    checkOptionsObject(options, "Manager");
+    checkClock(options.clock, "clock");
+    checkFunction(options.onError, "onError");
+    checkBoolean(options.startInformers, "startInformers");
+    checkNumber(options.gracefulShutdownTimeoutMs, "gracefulShutdownTimeoutMs", { min: 0 });
+    const extra = options.extraMetrics ?? [];
+    if (!Array.isArray(extra) || extra.some((e) => typeof e?.render !== "function")) {
+      throw new TypeError(
+        `extraMetrics must be an array of objects with render(), got ${describeValue(extra)}`,
+      );
+    }
+    if (options.metrics !== undefined && typeof options.metrics.render !== "function") {
+      throw new TypeError(
+        `metrics must come from controllerRuntimeMetrics(), got ${describeValue(options.metrics)}`,
+      );
+    }
+    this.#clock = options.clock ?? systemClock;
+    this.#onError = options.onError ?? defaultOnError;
+    this.#extraMetrics = extra;
+    this.#startInformers = options.startInformers ?? true;
+    this.#graceMs = options.gracefulShutdownTimeoutMs ?? 30_000;
+    this.metrics = options.metrics ?? controllerRuntimeMetrics({ clock: this.#clock });
+    this.#coordination = this.#coordinationFrom(options);
+    if (this.#coordination instanceof LeaderElector) {
+      this.#coordination.observe(
+        this.metrics.leaderElection(leaseName(this.#coordination.lease)),
+      );
+    }
+  }
+
+  /**
+   * Adds a controller (before `start`): it shares the manager's leader election or sharding,
+   * its informers are started by the manager, and its metrics go to the manager's `/metrics`
+   * under its `name`, which must be unique. Returns the controller (not to be started or
+   * stopped by hand).
+   *
+   * @throws {TypeError} after `start`, for a duplicate name, or for a controller that has
+   * its own `leaderElection`/`sharding` while the manager has one.
+   */
+  addController<O>(options: ControllerOptions<O>): Controller<O> {
+    if (this.#state !== "idle") {
+      throw new TypeError("Manager.addController: controllers are added before start()");
+    }
+    checkOptionsObject(options, "Manager.addController");
+    const name = options?.name ?? "controller";
+    if (this.#controllers.some((c) => c.name === name)) {
+      throw new TypeError(`Manager.addController: a controller named ${name} exists already`);
+    }
+    if (
+      this.#coordination !== undefined &&
+      (options.leaderElection !== undefined || options.sharding !== undefined)
+    ) {
+      throw new TypeError(
+        "Manager.addController: the manager's leaderElection/sharding applies to every controller; give none to the controller",
+      );
+    }
+    const userOnError = options.onError;
+    const controller = new Controller<O>({
+      ...options,
+      name,
+      clock: options.clock ?? this.#clock,
+      metrics: options.metrics ?? this.metrics.controller(name),
+      startInformers: false,
+      shutdownGracePeriodMs: options.shutdownGracePeriodMs ?? this.#graceMs,
+      ...(this.#coordination instanceof LeaderElector
+        ? { leaderElection: this.#coordination, startCoordination: false }
+        : this.#coordination instanceof ShardCoordinator
+        ? { sharding: this.#coordination, startCoordination: false }
+        : {}),
+      onError: (error, key, context) => {
+        if (userOnError !== undefined) userOnError(error, key, context);
+        else this.#report(error, { kind: "controller", controller: context });
+      },
+    });
+    for (const informer of options.informers) {
+      this.#informers.add(informer as InformerLike<unknown>);
+    }
+    for (const source of options.sources ?? []) {
+      this.#informers.add(source.informer as InformerLike<unknown>);
+    }
+    this.#controllers.push(controller as unknown as Controller<never>);
+    return controller;
+  }
+
+  /**
+   * Adds something started before the controllers and stopped after them (before `start`),
+   * e.g. an {@linkcode EventRecorder}, so its last events are written when the manager stops.
+   */
+  add(runnable: Runnable): void {
+    if (this.#state !== "idle") {
+      throw new TypeError("Manager.add: runnables are added before start()");
+    }
+    if (typeof runnable?.start !== "function" || typeof runnable.stop !== "function") {
+      throw new TypeError(`runnable must have start() and stop(), got ${describeValue(runnable)}`);
+    }
+    this.#runnables.push(runnable);
+  }
+
+  /**
+   * Starts everything in the background (see the class) and returns at once; idempotent.
+   * Aborting `signal` is the same as {@linkcode Manager.stop}. A manager runs once.
+   */
+  start(options: { signal?: AbortSignal | undefined } = {}): void {
+    checkOptionsObject(options, "Manager.start");
+    checkSignal(options.signal, "signal");
+    if (this.#state !== "idle") return;
+    this.#state = "starting";
+    for (const runnable of this.#runnables) runnable.start();
+    if (this.#startInformers) {
+      for (const informer of this.#informers) {
+        const started = informer.start?.(this.#informersStop.signal);
+        if (started !== undefined) {
+          Promise.resolve(started).then(undefined, (error: unknown) => {
+            if (!this.#informersStop.signal.aborted) this.#fatal(error);
+          });
+        }
+      }
+    }
+    for (const controller of this.#controllers) {
+      controller.start();
+      controller.whenStopped().then(
+        () => {
+          if (this.#state === "starting" || this.#state === "running") {
+            this.#fatal(new Error(`controller ${controller.name} stopped`));
+          }
+        },
+        (error: unknown) => this.#fatal(error),
+      );
+    }
+    void this.#whenSynced();
+    const signal = options.signal;
+    if (signal !== undefined) {
+      const onAbort = (): void => void this.stop();
+      if (signal.aborted) onAbort();
+      else {
+        signal.addEventListener("abort", onAbort, { once: true });
+        this.#unlinkStart = () => signal.removeEventListener("abort", onAbort);
+      }
+    }
+  }
+
+  /**
+   * Stops (see the class) and resolves once every controller, the lease, the informers and the
+   * runnables are released. Idempotent; never rejects. A reconcile that ignores its aborted
+   * `ctx.signal` holds the stop, and the lease, until it returns: the lease is never released
+   * under work it guards (`runManager` exits at once on a second signal).
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  /** Same as {@linkcode Manager.stop}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  /**
+   * Resolves once every controller's caches have synced; rejects with the signal's reason when
+   * it aborts, or when the manager stops first.
+   */
+  async waitForSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    checkOptionsObject(options, "Manager.waitForSync");
+    checkSignal(options.signal, "signal");
+    await Promise.all(this.#controllers.map((c) => c.waitForSync(options)));
+  }
+
+  /** Resolves once stopped; rejects with the error that stopped the manager by itself. */
+  async whenStopped(): Promise<void> {
+    await this.#stopped;
+    if (this.#failure !== undefined) throw this.#failure.error;
+  }
+
+  /** Whether this replica reconciles now (leads, owns a shard, or has no coordination). */
+  isLeading(): boolean {
+    const c = this.#coordination;
+    if (c === undefined) return this.#state === "running";
+    return c instanceof LeaderElector ? c.isLeader() : c.ownedShards().length > 0;
+  }
+
+  /** A snapshot for health checks and dashboards. */
+  health(): ManagerHealth {
+    const h: ManagerHealth = {
+      state: this.#state,
+      synced: this.#synced,
+      leading: this.isLeading(),
+      controllers: this.#controllers.map((c) => c.health()),
+    };
+    if (this.#failure !== undefined) h.failure = { message: messageOf(this.#failure.error) };
+    return h;
+  }
+
+  /**
+   * The endpoints, as a web-standard handler: `GET`/`HEAD` `/healthz`, `/readyz` (also
+   * `?verbose`, and `/healthz/<check>`, `/readyz/<check>`) and `/metrics`; 404 elsewhere, 405
+   * for other methods.
+   */
+  readonly fetch = (request: Request): Response => {
+    const url = new URL(request.url);
+    const method = request.method;
+    const known = url.pathname === "/metrics" ||
+      /^\/(healthz|readyz)(\/[^/]+)?$/.test(url.pathname);
+    if (!known) return new Response("404 page not found\n", { status: 404 });
+    if (method !== "GET" && method !== "HEAD") {
+      return new Response("method not allowed\n", { status: 405, headers: { Allow: "GET, HEAD" } });
+    }
+    if (url.pathname === "/metrics") {
+      const text = method === "HEAD"
+        ? null
+        : [this.metrics.render(), ...this.#extraMetrics.map((m) => m.render())].join("");
+      return new Response(text, { headers: { "Content-Type": PROMETHEUS_CONTENT_TYPE } });
+    }
+    if (url.pathname.startsWith("/healthz")) {
+      return healthResponse("healthz", url, method, this.#livenessChecks());
+    }
+    return healthResponse("readyz", url, method, this.#readinessChecks());
+  };
+
+  #livenessChecks(): HealthCheck[] {
+    return [
+      { name: "ping", check: () => undefined },
+      {
+        name: "controllers",
+        check: () => this.#failure === undefined ? undefined : messageOf(this.#failure.error),
+      },
+    ];
+  }
+
+  #readinessChecks(): HealthCheck[] {
+    return [
+      {
+        name: "started",
+        check: () =>
+          (this.#state === "starting" || this.#state === "running")
+            ? undefined
+            : `the manager is ${this.#state}`,
+      },
+      ...this.#controllers.map((c) => ({
+        name: `informers-synced-${c.name}`,
+        check: () => c.hasSynced() ? undefined : "caches not synced",
+      })),
+    ];
+  }
+
+  #coordinationFrom(options: ManagerOptions): LeaderElector | ShardCoordinator | undefined {
+    const { leaderElection, sharding } = options;
+    if (leaderElection !== undefined && sharding !== undefined) {
+      throw new TypeError("leaderElection and sharding cannot both be set");
+    }
+    const onError = (error: unknown): void => this.#report(error, { kind: "coordination" });
+    if (leaderElection !== undefined) {
+      if (typeof leaderElection !== "object" || leaderElection === null) {
+        throw new TypeError("leaderElection must be a LeaderElector or LeaderElector options");
+      }
+      return leaderElection instanceof LeaderElector
+        ? leaderElection
+        : new LeaderElector({ clock: this.#clock, onError, ...leaderElection });
+    }
+    if (sharding !== undefined) {
+      if (typeof sharding !== "object" || sharding === null) {
+        throw new TypeError("sharding must be a ShardCoordinator or ShardCoordinator options");
+      }
+      return sharding instanceof ShardCoordinator
+        ? sharding
+        : new ShardCoordinator({ clock: this.#clock, onError, ...sharding });
+    }
+    return undefined;
+  }
+
+  /** Once every controller synced: ready, and the election (or the group) starts. */
+  async #whenSynced(): Promise<void> {
+    try {
+      await this.waitForSync();
+    } catch {
+      return; // stopped first
+    }
+    if (this.#state !== "starting") return;
+    this.#synced = true;
+    this.#state = "running";
+    this.#coordination?.start();
+  }
+
+  #report(error: unknown, context: ManagerErrorContext): void {
+    try {
+      this.#onError(error, context);
+    } catch (thrown) {
+      reportError(thrown);
+    }
+  }
+
+  /** A controller (or an informer) failed: report it and stop everything. */
+  #fatal(error: unknown): void {
+    if (this.#state === "stopping" || this.#state === "stopped") return;
+    this.#failure ??= { error };
+    this.#report(error, { kind: "fatal" });
+    void this.stop();
+  }
+
+  async #stop(): Promise<void> {
+    const wasStarted = this.#state !== "idle";
+    this.#state = "stopping";
+    this.#unlinkStart?.();
+    const deadline = this.#clock.now() + this.#graceMs;
+    // Stop taking keys everywhere at once; reconciles get what is left of the grace period.
+    await Promise.all(
+      this.#controllers.map((c) =>
+        c.stop({ gracePeriodMs: Math.max(0, deadline - this.#clock.now()) })
+      ),
+    );
+    // The lease is released only after the last reconcile returned.
+    await this.#coordination?.stop();
+    if (wasStarted && this.#startInformers) {
+      this.#informersStop.abort(new Error("manager stopped"));
+      await Promise.all(
+        [...this.#informers].map(async (informer) => {
+          try {
+            await informer.stop?.();
+          } catch (error) {
+            this.#report(error, { kind: "runnable" });
+          }
+        }),
+      );
+    }
+    if (wasStarted) {
+      for (const runnable of [...this.#runnables].reverse()) {
+        try {
+          await runnable.stop();
+        } catch (error) {
+          this.#report(error, { kind: "runnable" });
+        }
+      }
+    }
+    this.#state = "stopped";
+    this.#markStopped();
+  }
+}

@@ -1,0 +1,361 @@
+// The one lifecycle in the controller layer: Controller (start/stop/waitForSync/whenStopped,
+// grace period, metrics hooks, error contexts), LeaderElector and ShardCoordinator
+// (start/stop/asyncDispose, the deprecated run), and a coordinator shared by two controllers.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  Controller,
+  type ControllerErrorContext,
+  type InformerEventHandlerLike,
+  type InformerLike,
+  LeaderElector,
+  type ReconcileOutcome,
+  type ReconcileResult,
+  ShardCoordinator,
+} from "../../src/controller/mod.ts";
+import { KubeClient } from "../../src/client/kube_client.ts";
+import { leases } from "../../src/client/resource.ts";
+import { sleep } from "../../src/util/clock.ts";
+import { ManualClock } from "../../src/testing/manual_clock.ts";
+import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+
+type Obj = { metadata: { namespace?: string; name?: string } };
+
+/** A synced informer holding `names` in namespace default; objects can be added later. */
+function informerOf(...names: string[]): InformerLike<Obj> & { add(name: string): void } {
+  const handlers = new Set<InformerEventHandlerLike<Obj>>();
+  return {
+    addEventHandler(handler) {
+      handlers.add(handler);
+      for (const name of names) handler.onAdd?.({ metadata: { namespace: "default", name } }, true);
+      return { hasSynced: () => true, remove: () => void handlers.delete(handler) };
+    },
+    add(name: string) {
+      for (const h of handlers) h.onAdd?.({ metadata: { namespace: "default", name } }, false);
+    },
+  };
+}
+
+describe("Controller", () => {
+  test("start, waitForSync, stop, whenStopped, health; it runs once", async () => {
+    const clock = new ManualClock(0);
+    const reconciled: string[] = [];
+    const controller = new Controller({
+      name: "web",
+      informers: [informerOf("a")],
+      clock,
+      reconcile: (key) => void reconciled.push(key),
+    });
+    assert.equal(controller.health().state, "idle");
+    controller.start();
+    controller.start(); // idempotent
+    await controller.waitForSync();
+    await clock.flush();
+    assert.deepEqual(reconciled, ["default/a"]);
+    assert.deepEqual(controller.health(), {
+      name: "web",
+      state: "running",
+      synced: true,
+      workers: 1,
+      activeWorkers: 0,
+    });
+    await controller.stop();
+    await controller.stop();
+    await controller.whenStopped();
+    assert.equal(controller.health().state, "stopped");
+    controller.start(); // a stopped controller does not start again
+    assert.equal(controller.health().state, "stopped");
+    assert.equal(clock.pendingTimers, 0);
+  });
+
+  test("aborting the start signal stops it; stop before start stops it for good", async () => {
+    const abort = new AbortController();
+    const controller = new Controller({ informers: [informerOf()], reconcile: () => {} });
+    controller.start({ signal: abort.signal });
+    await controller.waitForSync();
+    abort.abort();
+    await controller.whenStopped();
+    assert.equal(controller.health().state, "stopped");
+
+    const never = new Controller({ informers: [informerOf()], reconcile: () => {} });
+    await never.stop();
+    await never.whenStopped();
+    await assert.rejects(never.waitForSync(), /stopped before it synced/);
+  });
+
+  test("stop lets in-flight reconciles run for the grace period, then aborts their signal", async () => {
+    const clock = new ManualClock(0);
+    const informer = informerOf("slow");
+    const signals: AbortSignal[] = [];
+    let finished = false;
+    const controller = new Controller({
+      informers: [informer],
+      clock,
+      shutdownGracePeriodMs: 5_000,
+      reconcile: async (_key, ctx) => {
+        signals.push(ctx.signal);
+        try {
+          await sleep(60_000, { clock, signal: ctx.signal });
+        } finally {
+          finished = true;
+        }
+      },
+    });
+    controller.start();
+    await clock.flush();
+    assert.equal(signals.length, 1);
+    const stopping = controller.stop();
+    informer.add("late"); // not taken any more
+    await clock.advance(4_999);
+    assert.equal(signals[0]!.aborted, false, "still within the grace period");
+    assert.equal(controller.health().state, "running");
+    await clock.advance(1);
+    await stopping;
+    assert.equal(signals[0]!.aborted, true);
+    assert.equal(finished, true);
+    assert.equal(signals.length, 1, "no key was taken after stop");
+    assert.equal(clock.pendingTimers, 0);
+  });
+
+  test("a reconcile that finishes within the grace period ends the stop early", async () => {
+    const clock = new ManualClock(0);
+    let aborted: boolean | undefined;
+    const controller = new Controller({
+      informers: [informerOf("a")],
+      clock,
+      shutdownGracePeriodMs: 30_000,
+      reconcile: async (_key, ctx) => {
+        await sleep(1_000, { clock });
+        aborted = ctx.signal.aborted;
+      },
+    });
+    controller.start();
+    await clock.flush();
+    const stopping = controller.stop();
+    await clock.advance(1_000);
+    await stopping;
+    assert.equal(aborted, false);
+    assert.equal(clock.pendingTimers, 0, "the grace timer is cleared");
+  });
+
+  test("metrics hooks see every outcome and the busy workers", async () => {
+    const clock = new ManualClock(0);
+    const outcomes: [ReconcileOutcome, number][] = [];
+    const active: number[] = [];
+    let workers = 0;
+    const results: Record<string, () => ReconcileResult | undefined> = {
+      "default/ok": () => undefined,
+      "default/fail": () => {
+        throw new Error("nope");
+      },
+      "default/now": () => ({ requeueAfterMs: 0 }),
+      "default/later": () => ({ requeueAfterMs: 60_000 }),
+    };
+    const seen = new Set<string>();
+    const controller = new Controller({
+      informers: [informerOf("ok", "fail", "now", "later")],
+      clock,
+      workers: 2,
+      onError: () => {},
+      metrics: {
+        onStart: (n) => void (workers = n),
+        onReconcile: (outcome, ms) => void outcomes.push([outcome, ms]),
+        onActiveWorkers: (n) => void active.push(n),
+      },
+      reconcile: async (key, ctx) => {
+        await sleep(100, { clock, signal: ctx.signal });
+        if (seen.has(key)) return;
+        seen.add(key);
+        return results[key]!();
+      },
+    });
+    controller.start();
+    await clock.advance(250);
+    await controller.stop();
+    assert.equal(workers, 2);
+    assert.deepEqual(
+      outcomes.slice(0, 4).map(([o, ms]) => [o, ms]),
+      [["success", 100], ["error", 100], ["requeue", 100], ["requeue_after", 100]],
+    );
+    assert.equal(active[0], 0);
+    assert.ok(Math.max(...active) === 2);
+    assert.equal(active.at(-1), 0);
+  });
+
+  test("onError learns the kind: reconcile (with key), handler, callback", async () => {
+    const clock = new ManualClock(0);
+    const errors: [string | undefined, ControllerErrorContext][] = [];
+    const controller = new Controller<Obj>({
+      name: "kinds",
+      informers: [informerOf("a", "b")],
+      clock,
+      keyFor: (o) => {
+        if (o.metadata.name === "b") throw new Error("bad key");
+        return `default/${o.metadata.name}`;
+      },
+      metrics: {
+        onReconcile: () => {
+          throw new Error("hook broke");
+        },
+      },
+      onError: (_error, key, context) => void errors.push([key, context]),
+      reconcile: () => {
+        throw new Error("failed");
+      },
+    });
+    controller.start();
+    await clock.flush();
+    await controller.stop();
+    const kinds = errors.map(([key, c]) =>
+      `${c.kind}:${key ?? "-"}:${c.key ?? "-"}:${c.controller}`
+    );
+    assert.ok(kinds.includes("handler:-:-:kinds"), kinds.join(" "));
+    assert.ok(kinds.includes("callback:-:-:kinds"), kinds.join(" "));
+    assert.ok(kinds.includes("reconcile:default/a:default/a:kinds"), kinds.join(" "));
+  });
+
+  test("options are checked up front, naming the option", () => {
+    const base = { informers: [], reconcile: () => {} };
+    assert.throws(() => new Controller({ ...base, name: "" }), /name/);
+    assert.throws(() => new Controller({ ...base, shutdownGracePeriodMs: -1 }), {
+      name: "RangeError",
+      message: /shutdownGracePeriodMs/,
+    });
+    assert.throws(() => new Controller({ ...base, metrics: { onReconcile: 1 as never } }), {
+      name: "TypeError",
+      message: /metrics.onReconcile/,
+    });
+    assert.throws(() => new Controller({ ...base, startCoordination: "yes" as never }), {
+      name: "TypeError",
+      message: /startCoordination/,
+    });
+  });
+});
+
+describe("LeaderElector and ShardCoordinator lifecycle", () => {
+  function cluster(clock: ManualClock): { cluster: SimulatedCluster; client: KubeClient } {
+    const c = new SimulatedCluster({ clock });
+    return { cluster: c, client: new KubeClient({ server: "http://sim", fetch: c.fetch }) };
+  }
+
+  test("LeaderElector: start is idempotent, stop releases, it starts again, asyncDispose stops", async () => {
+    const clock = new ManualClock();
+    const { cluster: c, client } = cluster(clock);
+    const elector = new LeaderElector({
+      client,
+      namespace: "default",
+      name: "ctl",
+      identity: "a",
+      clock,
+    });
+    elector.start();
+    elector.start();
+    assert.equal(elector.running, true);
+    await clock.advance(100);
+    assert.equal(elector.isLeader(), true);
+    await elector.stop();
+    assert.equal(elector.running, false);
+    assert.equal(elector.isLeader(), false);
+    const lease = c.get(leases, { namespace: "default", name: "ctl" }) as {
+      spec: { holderIdentity?: string };
+    };
+    assert.equal(lease.spec.holderIdentity ?? "", "", "released");
+    assert.equal(clock.pendingTimers, 0);
+    {
+      await using again = elector;
+      again.start();
+      await clock.advance(100);
+      assert.equal(again.isLeader(), true);
+    }
+    assert.equal(elector.running, false);
+    assert.equal(elector.health().state, "stopped");
+    c.close();
+  });
+
+  test("the deprecated run(signal) still works and still refuses a second run", async () => {
+    const clock = new ManualClock();
+    const { cluster: c, client } = cluster(clock);
+    const elector = new LeaderElector({
+      client,
+      namespace: "default",
+      name: "ctl",
+      identity: "a",
+      clock,
+    });
+    const abort = new AbortController();
+    const run = elector.run(abort.signal);
+    await assert.rejects(elector.run(new AbortController().signal), /already running/);
+    await clock.advance(100);
+    assert.equal(elector.isLeader(), true);
+    abort.abort();
+    await run;
+    assert.equal(elector.running, false);
+    c.close();
+  });
+
+  test("ShardCoordinator: start/stop/asyncDispose, the start signal stops it", async () => {
+    const clock = new ManualClock();
+    const { cluster: c, client } = cluster(clock);
+    const coordinator = new ShardCoordinator({
+      client,
+      namespace: "default",
+      name: "ctl",
+      identity: "a",
+      shards: 4,
+      clock,
+    });
+    const abort = new AbortController();
+    coordinator.start({ signal: abort.signal });
+    await clock.advance(5_000);
+    assert.deepEqual(coordinator.ownedShards(), [0, 1, 2, 3]);
+    abort.abort();
+    await coordinator.stop();
+    assert.equal(coordinator.running, false);
+    assert.deepEqual(coordinator.ownedShards(), []);
+    {
+      await using again = coordinator;
+      again.start();
+      await clock.advance(5_000);
+      assert.deepEqual(again.ownedShards(), [0, 1, 2, 3]);
+    }
+    assert.equal(coordinator.running, false);
+    c.close();
+  });
+
+  test("one elector shared by two controllers (startCoordination: false): both follow it", async () => {
+    const clock = new ManualClock();
+    const { cluster: c, client } = cluster(clock);
+    const elector = new LeaderElector({
+      client,
+      namespace: "default",
+      name: "ctl",
+      identity: "a",
+      clock,
+    });
+    const done: string[] = [];
+    const make = (name: string) =>
+      new Controller({
+        name,
+        informers: [informerOf("x")],
+        clock,
+        leaderElection: elector,
+        startCoordination: false,
+        reconcile: (key) => void done.push(`${name} ${key}`),
+      });
+    const one = make("one");
+    one.start();
+    await clock.advance(1_000);
+    assert.deepEqual(done, [], "nobody leads yet: nothing is reconciled");
+    elector.start();
+    await clock.advance(1_000);
+    const two = make("two"); // starts while the elector already leads: it replays at once
+    two.start();
+    await clock.advance(1_000);
+    assert.deepEqual(done.sort(), ["one default/x", "two default/x"]);
+    await one.stop();
+    assert.equal(elector.isLeader(), true, "a controller does not stop a shared elector");
+    await two.stop();
+    await elector.stop();
+    c.close();
+  });
+});
