@@ -78,7 +78,7 @@ export type {
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock(Date.UTC(2026, 0, 1));
- * const cluster = new SimulatedCluster({ clock, resources: [eventsV1] });
+ * const cluster = new SimulatedCluster({ clock });
  * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
  * const pod = cluster.create(pods, { metadata: { namespace: "default", name: "web" } });
  *

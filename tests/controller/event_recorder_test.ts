@@ -49,16 +49,24 @@ function env(
 ): Env {
   const clock = new ManualClock(T0);
   const { servesEventsV1 = true, ...recorderOptions } = options;
-  const cluster = new SimulatedCluster({
-    clock,
-    resources: servesEventsV1 ? [eventsV1, coreEvents] : [coreEvents],
-  });
+  // The simulated cluster serves both Event APIs; a server without events.k8s.io/v1 answers
+  // its paths as kube-apiserver answers a group it does not serve: 404 "page not found".
+  const cluster = new SimulatedCluster({ clock });
+  const missing = (request: Request): Promise<Response> | undefined =>
+    !servesEventsV1 && new URL(request.url).pathname.startsWith("/apis/events.k8s.io/")
+      ? Promise.resolve(
+        new Response("404 page not found\n", {
+          status: 404,
+          headers: { "content-type": "text/plain; charset=utf-8" },
+        }),
+      )
+      : undefined;
   const e = {} as Env;
   e.intercept = undefined;
   const client = new KubeClient({
     server: "http://sim",
     clock,
-    fetch: (request) => e.intercept?.(request) ?? cluster.fetch(request),
+    fetch: (request) => e.intercept?.(request) ?? missing(request) ?? cluster.fetch(request),
   });
   const errors: [unknown, EventRecorderErrorContext][] = [];
   const recorder = new EventRecorder({

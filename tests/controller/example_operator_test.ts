@@ -15,7 +15,7 @@ import {
 } from "../../examples/operator/operator.ts";
 import { type Condition, eventsV1 } from "../../src/controller/mod.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
-import { configmaps, coreEvents, deployments, leases } from "../../src/client/resource.ts";
+import { configmaps, deployments, leases } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
@@ -50,7 +50,7 @@ class World {
   readonly clock = new ManualClock(Date.UTC(2026, 6, 1));
   readonly cluster = new SimulatedCluster({
     clock: this.clock,
-    resources: [staticSites, eventsV1, coreEvents],
+    resources: [staticSites],
   });
 
   replica(id: string): Replica {

@@ -30,7 +30,7 @@ interface Replica {
 
 class World {
   readonly clock = new ManualClock();
-  readonly cluster = new SimulatedCluster({ clock: this.clock, resources: [eventsV1] });
+  readonly cluster = new SimulatedCluster({ clock: this.clock });
   /** How long a reconcile takes (simulated time). */
   costMs = 100;
 
