@@ -110,6 +110,16 @@ export interface SimulatedClusterOptions {
    * @default 10000
    */
   requestLogLimit?: number;
+  /**
+   * Create a missing namespace when an object is created in it, over HTTP and through the
+   * control API, as kube-apiserver does with the `NamespaceAutoProvision` admission plugin
+   * enabled. Off, the default, the cluster behaves as a standard one: `default`, `kube-system`,
+   * `kube-public` and `kube-node-lease` exist from the start, and a create in any other
+   * namespace that was not created first is a 404 `namespaces "x" not found`. A dry run never
+   * creates a namespace. (`seed` and `churn` always create the namespaces they fill.)
+   * @default false
+   */
+  autoCreateNamespaces?: boolean;
 }
 
 /** Options after validation, defaults applied. */
@@ -142,6 +152,8 @@ export interface ResolvedClusterOptions {
   readonly maxJsonDepth: number;
   /** Requests kept in the log. */
   readonly requestLogLimit: number;
+  /** Whether a create provisions its missing namespace. */
+  readonly autoCreateNamespaces: boolean;
 }
 
 function positiveInteger(option: string, value: unknown): number {
@@ -171,6 +183,7 @@ export function resolveClusterOptions(
   );
   checkBoolean(o.watchList, "options.watchList");
   checkBoolean(o.watchCache, "options.watchCache");
+  checkBoolean(o.autoCreateNamespaces, "options.autoCreateNamespaces");
   return {
     clock: o.clock ?? systemClock,
     resources: servedResources(o.resources),
@@ -192,5 +205,6 @@ export function resolveClusterOptions(
       min: 0,
       integer: true,
     }),
+    autoCreateNamespaces: o.autoCreateNamespaces ?? false,
   };
 }

@@ -37,6 +37,8 @@ import {
 } from "./faults/churn.ts";
 import { type Chunking, ClusterFaults } from "./faults/cluster_faults.ts";
 import { fixtureFor } from "./_fixture_for_kind.ts";
+import { ClusterControllers } from "./controllers/cluster_controllers.ts";
+import type { PropagationPolicy } from "./store/deletion.ts";
 
 export type { SimulatedClusterOptions } from "./cluster_options.ts";
 export type { ServedResource } from "./store/served_resources.ts";
@@ -59,6 +61,19 @@ export interface ClusterListOptions {
   labelSelector?: string;
   /** Field selector text. @default "" */
   fieldSelector?: string;
+}
+
+/** Options of {@linkcode SimulatedCluster.delete}. */
+export interface ClusterDeleteOptions {
+  /**
+   * What becomes of the object's dependents (objects whose `metadata.ownerReferences` name it):
+   * `Background` deletes the object now and its dependents after it, `Foreground` keeps it
+   * (with a `deletionTimestamp` and the `foregroundDeletion` finalizer) until the dependents
+   * that block it (`blockOwnerDeletion: true`) are gone, `Orphan` keeps the dependents and
+   * removes their references to it.
+   * @default undefined (the object's GC finalizers, else the resource's default: `Background`, `Orphan` for jobs and replication controllers)
+   */
+  propagationPolicy?: PropagationPolicy;
 }
 
 /** Builds objects for {@linkcode SimulatedCluster.seed}. */
@@ -143,6 +158,7 @@ export class SimulatedCluster implements Disposable {
   readonly #channels = new Set<BodyChannel>();
   readonly #watches = new Set<OpenWatch>();
   readonly #churns = new Set<ChurnHandle>();
+  readonly #controllers: ClusterControllers;
   #closed = false;
 
   /** Creates an empty cluster (no I/O, no timers). */
@@ -156,7 +172,10 @@ export class SimulatedCluster implements Disposable {
     this.#store = new Store(this.#clock, this.#rng, this.#resources, {
       historyLimit: o.historyLimit,
       maxJsonDepth: o.maxJsonDepth,
+      autoCreateNamespaces: o.autoCreateNamespaces,
+      bootstrapRng: new Rng(o.seed ^ 0x6e5),
     });
+    this.#controllers = new ClusterControllers(this.#store, this.#clock);
     this.faults = new ClusterFaults({
       dropOpenWatches: () => {
         const open = [...this.#watches];
@@ -255,6 +274,7 @@ export class SimulatedCluster implements Disposable {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#controllers.close();
     for (const churn of [...this.#churns]) churn.stop();
     for (const w of [...this.#watches]) w.shutdown();
     for (const c of [...this.#channels]) c.shutdown();
@@ -342,19 +362,33 @@ export class SimulatedCluster implements Disposable {
   }
 
   /**
-   * Deletes an object and returns its last state. An object with finalizers only gets a
-   * `deletionTimestamp`; it goes once an update empties `metadata.finalizers`.
+   * Deletes an object as a DELETE would and returns its last state. An object with finalizers
+   * only gets a `deletionTimestamp`; it goes once an update empties `metadata.finalizers`. The
+   * garbage collector then handles its dependents as `options.propagationPolicy` says, and a
+   * deleted namespace is emptied and removed by the namespace controller: both run in the
+   * cluster's turn 10 ms later (their reaction time; on a `ManualClock`, when the test advances
+   * it that far: `await clock.advance(10)`).
    *
-   * @throws {KubeApiError} 404 NotFound.
+   * @throws {KubeApiError} 404 NotFound; 403 Forbidden for `default`, `kube-system`, `kube-public`.
    */
   delete<T extends KubeObjectLike = KubeObject>(
     resource: ResourceDescriptor<T>,
     ref: ObjectRef,
+    options?: ClusterDeleteOptions,
   ): T {
     this.#checkOpen();
     const state = this.#state(resource);
     checkRef(ref);
-    return this.#store.delete(state, ref.namespace, ref.name).version.toObject() as unknown as T;
+    const policy = options?.propagationPolicy;
+    if (policy !== undefined && policy !== "Background" && policy !== "Foreground" && policy !== "Orphan") {
+      throw new TypeError(
+        `options.propagationPolicy must be "Background", "Foreground" or "Orphan", got ${
+          describeValue(policy)
+        }`,
+      );
+    }
+    return this.#store.delete(state, ref.namespace, ref.name, { propagationPolicy: policy })
+      .version.toObject() as unknown as T;
   }
 
   /** One object (a copy), or undefined. */
@@ -398,8 +432,18 @@ export class SimulatedCluster implements Disposable {
     const make = factory ?? fixtureFor(state.info.desc.kind);
     const start = state.objects.size;
     for (let i = 0; i < count; i++) {
-      this.#store.create(state, make(start + i), { writer: "control", adopt: true });
+      this.#store.create(state, make(start + i), {
+        writer: "control",
+        adopt: true,
+        provisionNamespace: true,
+      });
     }
+  }
+
+  /** Creates the namespaces a churn fills (the Churner has checked its options). */
+  #provision(options: ChurnOptions): void {
+    if (!this.#state(options.resource).info.desc.namespaced) return;
+    for (const ns of options.namespaces ?? ["default"]) this.#store.provisionNamespace(ns);
   }
 
   /** Runs `steps` random mutations now (seeded, deterministic) and returns what ran. */
@@ -407,6 +451,7 @@ export class SimulatedCluster implements Disposable {
     this.#checkOpen();
     requireNumber(steps, "steps", { min: 0, integer: true });
     const churner = new Churner(this.#store, this.#state(options.resource), this.#rng, options);
+    this.#provision(options);
     for (let i = 0; i < steps; i++) churner.step();
     return { ...churner.stats };
   }
@@ -422,6 +467,7 @@ export class SimulatedCluster implements Disposable {
       minExclusive: true,
     });
     const churner = new Churner(this.#store, this.#state(options.resource), this.#rng, options);
+    this.#provision(options);
     const handle = startChurn(churner, this.#clock, rate, options.signal, (h) => {
       this.#churns.delete(h);
     });

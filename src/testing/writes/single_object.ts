@@ -34,6 +34,7 @@ import { rfc3339, type Store } from "../store/object_store.ts";
 import { objectKey, type Version } from "../store/object_version.ts";
 import type { ResourceState } from "../store/resource_state.ts";
 import { scopeOf, updateTracker, type WriteParams, writeParams, writerOf } from "./write_params.ts";
+import { deletionRequest } from "./delete_options.ts";
 
 /** A routed request for a served resource. */
 export type ResourceRoute = Extract<Route, { kind: "resource" }>;
@@ -344,24 +345,13 @@ async function remove(
   const info = state.info;
   const params = writeParams(request, "delete", false);
   const text = await readBodyText(request, env.limits.maxRequestBodyBytes);
-  let preconditions: { uid?: string; resourceVersion?: string } | undefined;
-  let dryRun = params.dryRun;
-  if (text.trim() !== "") {
-    const parsed = parseJsonBody(text, env.limits.maxJsonDepth);
-    if (isRecord(parsed) && isRecord(parsed.preconditions)) {
-      preconditions = parsed.preconditions as typeof preconditions;
-    }
-    if (isRecord(parsed) && Array.isArray(parsed.dryRun) && parsed.dryRun.includes("All")) {
-      dryRun = true;
-    }
-  }
-  const { version, removed } = env.store.delete(
-    state,
-    r.namespace,
-    r.name!,
-    preconditions,
-    dryRun,
+  const deletion = deletionRequest(
+    new URL(request.url),
+    text,
+    env.limits.maxJsonDepth,
+    params.dryRun,
   );
+  const { version, removed } = env.store.delete(state, r.namespace, r.name!, deletion);
   if (removed && !info.deleteReturnsObject) {
     const details = objectDetails(r.name!, info.desc.resource, info.desc.group);
     details.uid = version.item.metadata.uid!;
@@ -374,5 +364,6 @@ async function remove(
     };
     return jsonResponse(JSON.stringify(s), 200);
   }
-  return jsonResponse(version.json, 200);
+  // As kube-apiserver: 202 when a cascading delete (`orphanDependents: false`) has to wait.
+  return jsonResponse(version.json, !removed && deletion.orphanDependents === false ? 202 : 200);
 }
