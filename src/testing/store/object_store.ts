@@ -99,7 +99,10 @@ export interface StoreOptions {
   readonly maxJsonDepth: number;
   /** Create a missing namespace on a namespaced create (the NamespaceAutoProvision plugin). */
   readonly autoCreateNamespaces?: boolean;
-  /** Uids of the initial namespaces (kept apart from `rng`, so its sequence stays as it was). */
+  /**
+   * Uids of the namespaces the store creates itself, initial and provisioned (kept apart from
+   * `rng`, so its sequence is the same with or without them).
+   */
   readonly bootstrapRng?: Rng;
 }
 
@@ -113,6 +116,8 @@ export class Store {
   readonly #autoCreateNamespaces: boolean;
   readonly #states = new Map<string, ResourceState>();
   readonly #namespaces: ResourceState | undefined;
+  /** Uids of the namespaces the store makes itself (initial, provisioned): not `#rng`'s. */
+  readonly #namespaceUids: Rng;
 
   constructor(clock: Clock, rng: Rng, resources: readonly ResourceInfo[], options: StoreOptions) {
     this.#clock = clock;
@@ -124,21 +129,22 @@ export class Store {
       this.#states.set(info.id, state);
       if (isNamespaceResource(info)) this.#namespaces = state;
     }
-    this.#bootstrap(options.bootstrapRng ?? new Rng(0x6e73));
+    this.#namespaceUids = options.bootstrapRng ?? new Rng(0x6e73);
+    this.#bootstrap();
   }
 
   /**
    * The namespaces every cluster starts with, at resourceVersion 1 (the cluster's first), as
    * objects that were there before any history: a watch from "1" does not replay them.
    */
-  #bootstrap(uids: Rng): void {
+  #bootstrap(): void {
     const state = this.#namespaces;
     if (state === undefined) return;
     for (const name of INITIAL_NAMESPACES) {
       const item = {
         metadata: {
           name,
-          uid: uids.uuid(),
+          uid: this.#namespaceUids.uuid(),
           resourceVersion: String(this.rv),
           creationTimestamp: rfc3339(this.#clock.now()),
         },
@@ -160,7 +166,11 @@ export class Store {
   provisionNamespace(name: string): void {
     const state = this.#namespaces;
     if (state === undefined || state.objects.has(name) || !isDnsLabel(name)) return;
-    this.create(state, { metadata: { name } }, { writer: "control", trusted: true });
+    this.create(state, { metadata: { name } }, {
+      writer: "control",
+      trusted: true,
+      uids: this.#namespaceUids,
+    });
   }
 
   /**
@@ -316,6 +326,8 @@ export class Store {
       trusted?: boolean;
       /** Create the object's namespace when it is missing (bulk loading: `seed`). */
       provisionNamespace?: boolean;
+      /** Where the uid comes from. @default the store's random source */
+      uids?: Rng;
     } & WriteExtras,
   ): Version {
     const info = state.info;
@@ -354,7 +366,7 @@ export class Store {
     const meta: Record<string, unknown> = { name };
     if (typeof generateName === "string" && generateName) meta.generateName = generateName;
     if (checked.namespace !== undefined) meta.namespace = checked.namespace;
-    meta.uid = this.#rng.uuid();
+    meta.uid = (options.uids ?? this.#rng).uuid();
     if (!options.dryRun) meta.resourceVersion = String(rv);
     if (Object.hasOwn(obj, "spec")) meta.generation = 1;
     meta.creationTimestamp = rfc3339(this.#clock.now());
