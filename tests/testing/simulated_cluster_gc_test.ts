@@ -19,7 +19,7 @@ function setup(): { c: SimulatedCluster; clock: ManualClock } {
 }
 
 /** An owner reference to `owner`. */
-function ownedBy(owner: KubeObject, block = true): Record<string, unknown> {
+function ownedBy(owner: { kind?: string; apiVersion?: string; metadata: { name?: string; uid?: string } }, block = true): Record<string, unknown> {
   return {
     apiVersion: owner.apiVersion,
     kind: owner.kind,
@@ -148,7 +148,7 @@ describe("garbage collection in the simulated cluster", () => {
     const owner = await res.json() as KubeObject;
     assert.deepEqual(owner.metadata.finalizers, ["foregroundDeletion"]);
     assert.ok(owner.metadata.deletionTimestamp);
-    assert.equal(owner.metadata.deletionGracePeriodSeconds, 0);
+    assert.equal((owner.metadata as Record<string, unknown>).deletionGracePeriodSeconds, 0);
 
     await clock.advance(CONTROLLER_DELAY_MS);
     // The blocking dependent with a finalizer holds the owner; the others are gone.

@@ -129,7 +129,7 @@ describe("namespaces in the simulated cluster", () => {
     const { c } = setup();
     c.seed(pods, 12);
     assert.deepEqual(
-      c.list(namespaces).map((n) => n.metadata.name).filter((n) => n.startsWith("ns-")),
+      c.list(namespaces).map((n) => n.metadata.name).filter((n) => n?.startsWith("ns-")),
       ["ns-0", "ns-1", "ns-2", "ns-3", "ns-4", "ns-5", "ns-6", "ns-7", "ns-8", "ns-9"],
     );
     c.churn(5, { resource: configmaps, namespaces: ["shop"] });
@@ -198,7 +198,7 @@ describe("namespaces in the simulated cluster", () => {
     assert.equal(res.status, 200);
     const meta = res.json.metadata as KubeObject["metadata"];
     assert.equal(meta.deletionTimestamp, "2023-11-14T22:13:20Z");
-    assert.equal(meta.deletionGracePeriodSeconds, undefined);
+    assert.equal((meta as Record<string, unknown>).deletionGracePeriodSeconds, undefined);
     assert.deepEqual(res.json.spec, { finalizers: ["kubernetes"] });
     assert.deepEqual(res.json.status, { phase: "Terminating" });
     // Nothing more happens until the controllers' turn.
