@@ -121,7 +121,7 @@ function removeDirectives(value: Json): [Json, boolean] {
     if (Object.hasOwn(value, PATCH)) return [undefined, false];
     for (const k of Object.keys(value)) {
       const [kept, keep] = removeDirectives(value[k]);
-      if (keep) value[k] = kept;
+      if (keep) setOwn(value, k, kept);
       else delete value[k];
     }
   }
