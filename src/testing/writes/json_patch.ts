@@ -14,7 +14,7 @@
 import { isRecord } from "../../util/values.ts";
 import { getOwn, setOwn } from "../store/own_properties.ts";
 import { fail, status } from "../serving/status.ts";
-import { sameJson } from "./managed_fields.ts";
+import { sameJson } from "./field_set.ts";
 import { metered, spend, WorkMeter } from "./work_meter.ts";
 import { utf8Length } from "./_utf8_length.ts";
 
