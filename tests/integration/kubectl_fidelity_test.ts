@@ -78,7 +78,13 @@ describe(
       const clock = new ManualClock();
       // client-go reads a kubeconfig's credentials only for TLS servers, so kubectl sends no
       // Authorization header to this http:// URL; the cluster therefore does not demand one.
-      const { cluster: c, server, close } = await serveCluster({ clock, seed: 42, ...options });
+      // These tests are about reads: objects go into any namespace (NamespaceAutoProvision).
+      const { cluster: c, server, close } = await serveCluster({
+        clock,
+        seed: 42,
+        autoCreateNamespaces: true,
+        ...options,
+      });
       const dir = await mkdtemp(join(tmpdir(), "kinformer-kubectl-"));
       const kubeconfig = join(dir, "config");
       await writeFile(
