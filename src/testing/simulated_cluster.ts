@@ -38,7 +38,6 @@ import {
 import { type Chunking, ClusterFaults } from "./faults/cluster_faults.ts";
 import { fixtureFor } from "./_fixture_for_kind.ts";
 import { ClusterControllers } from "./controllers/cluster_controllers.ts";
-import type { PropagationPolicy } from "./store/deletion.ts";
 
 export type { SimulatedClusterOptions } from "./cluster_options.ts";
 export type { ServedResource } from "./store/served_resources.ts";
@@ -73,7 +72,7 @@ export interface ClusterDeleteOptions {
    * removes their references to it.
    * @default undefined (the object's GC finalizers, else the resource's default: `Background`, `Orphan` for jobs and replication controllers)
    */
-  propagationPolicy?: PropagationPolicy;
+  propagationPolicy?: "Background" | "Foreground" | "Orphan";
 }
 
 /** Builds objects for {@linkcode SimulatedCluster.seed}. */
@@ -380,7 +379,10 @@ export class SimulatedCluster implements Disposable {
     const state = this.#state(resource);
     checkRef(ref);
     const policy = options?.propagationPolicy;
-    if (policy !== undefined && policy !== "Background" && policy !== "Foreground" && policy !== "Orphan") {
+    if (
+      policy !== undefined && policy !== "Background" && policy !== "Foreground" &&
+      policy !== "Orphan"
+    ) {
       throw new TypeError(
         `options.propagationPolicy must be "Background", "Foreground" or "Orphan", got ${
           describeValue(policy)

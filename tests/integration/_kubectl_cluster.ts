@@ -49,7 +49,9 @@ export interface KubectlCluster {
 }
 
 /** Serves a new simulated cluster and writes a kubeconfig for it, default namespace `default`. */
-export async function kubectlCluster(options: SimulatedClusterOptions = {}): Promise<KubectlCluster> {
+export async function kubectlCluster(
+  options: SimulatedClusterOptions = {},
+): Promise<KubectlCluster> {
   const clock = new ManualClock();
   const { cluster, server, close } = await serveCluster({ seed: 7, clock, ...options });
   const dir = await mkdtemp(join(tmpdir(), "kinformer-kubectl-"));
@@ -76,7 +78,14 @@ export async function kubectlCluster(options: SimulatedClusterOptions = {}): Pro
       "",
     ].join("\n"),
   );
-  const base = ["--kubeconfig", kubeconfig, "--cache-dir", join(dir, "cache"), "--request-timeout", "20s"];
+  const base = [
+    "--kubeconfig",
+    kubeconfig,
+    "--cache-dir",
+    join(dir, "cache"),
+    "--request-timeout",
+    "20s",
+  ];
   const env = { ...process.env, HOME: dir, KUBECONFIG: kubeconfig };
   const run = async (args: string[], runOptions: RunOptions = {}): Promise<KubectlRun> => {
     let ended = false;

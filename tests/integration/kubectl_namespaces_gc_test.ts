@@ -10,7 +10,9 @@ import { kubectlVersion } from "./_kubectl.ts";
 import { kubectlCluster } from "./_kubectl_cluster.ts";
 
 const version = await kubectlVersion();
-console.log(`kubectl_namespaces_gc_test: ${version ? `kubectl ${version}` : "skipped, no kubectl"}`);
+console.log(
+  `kubectl_namespaces_gc_test: ${version ? `kubectl ${version}` : "skipped, no kubectl"}`,
+);
 
 const manifest = (kind: string, name: string, extra: string[] = []) =>
   [`apiVersion: v1`, `kind: ${kind}`, "metadata:", `  name: ${name}`, ...extra, ""].join("\n");
@@ -46,19 +48,36 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
     try {
       // `kubectl create namespace` sends a protobuf body, which the simulator does not decode;
       // the manifest goes as JSON (without client-side validation: no OpenAPI is served).
-      await k.kubectl(["create", "--validate=false", "-f", await k.file("ns.yaml", manifest("Namespace", "team"))]);
-      const ns = JSON.parse((await k.kubectl(["get", "ns", "team", "-o", "json"])).stdout) as KubeObject;
+      await k.kubectl([
+        "create",
+        "--validate=false",
+        "-f",
+        await k.file("ns.yaml", manifest("Namespace", "team")),
+      ]);
+      const ns = JSON.parse(
+        (await k.kubectl(["get", "ns", "team", "-o", "json"])).stdout,
+      ) as KubeObject;
       assert.deepEqual(ns.status, { phase: "Active" });
       assert.deepEqual(ns.spec, { finalizers: ["kubernetes"] });
       assert.equal(ns.metadata.labels?.["kubernetes.io/metadata.name"], "team");
-      await k.kubectl(["create", "--validate=false", "-n", "team", "-f", await k.file("a.yaml", manifest("ConfigMap", "a"))]);
       await k.kubectl([
         "create",
         "--validate=false",
         "-n",
         "team",
         "-f",
-        await k.file("held.yaml", manifest("ConfigMap", "held", ["  finalizers: [example.com/hold]"])),
+        await k.file("a.yaml", manifest("ConfigMap", "a")),
+      ]);
+      await k.kubectl([
+        "create",
+        "--validate=false",
+        "-n",
+        "team",
+        "-f",
+        await k.file(
+          "held.yaml",
+          manifest("ConfigMap", "held", ["  finalizers: [example.com/hold]"]),
+        ),
       ]);
 
       // Without waiting, and with the controllers held: the namespace is Terminating.
@@ -70,7 +89,14 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
       assert.equal((terminating.status as { phase: string }).phase, "Terminating");
       assert.ok(terminating.metadata.deletionTimestamp);
       const refused = await k.run(
-        ["create", "--validate=false", "-n", "team", "-f", await k.file("b.yaml", manifest("ConfigMap", "b"))],
+        [
+          "create",
+          "--validate=false",
+          "-n",
+          "team",
+          "-f",
+          await k.file("b.yaml", manifest("ConfigMap", "b")),
+        ],
         { hold: true },
       );
       assert.match(
@@ -80,8 +106,13 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
 
       // The controller deletes what it can; the finalizer holds the rest, and the namespace.
       await k.settle();
-      assert.deepEqual(k.cluster.list(configmaps, { namespace: "team" }).map((c) => c.metadata.name), ["held"]);
-      const held = JSON.parse((await k.kubectl(["get", "ns", "team", "-o", "json"])).stdout) as KubeObject;
+      assert.deepEqual(
+        k.cluster.list(configmaps, { namespace: "team" }).map((c) => c.metadata.name),
+        ["held"],
+      );
+      const held = JSON.parse(
+        (await k.kubectl(["get", "ns", "team", "-o", "json"])).stdout,
+      ) as KubeObject;
       const conditions = (held.status as { conditions: Array<{ type: string; status: string }> })
         .conditions;
       assert.deepEqual(
@@ -89,7 +120,17 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
         ["NamespaceContentRemaining", "NamespaceFinalizersRemaining"],
       );
 
-      await k.kubectl(["patch", "cm", "held", "-n", "team", "--type", "merge", "-p", '{"metadata":{"finalizers":null}}']);
+      await k.kubectl([
+        "patch",
+        "cm",
+        "held",
+        "-n",
+        "team",
+        "--type",
+        "merge",
+        "-p",
+        '{"metadata":{"finalizers":null}}',
+      ]);
       await k.kubectl(["wait", "--for=delete", "ns/team", "--timeout=20s"]);
       assert.equal(k.cluster.get(namespaces, { name: "team" }), undefined);
       assert.deepEqual(k.cluster.list(configmaps, { namespace: "team" }), []);
@@ -132,8 +173,12 @@ describe("kubectl delete --cascade", { skip: version === undefined && "kubectl n
       controller: true,
       blockOwnerDeletion: block,
     }];
-    cluster.create(configmaps, { metadata: { name: "web-config", namespace: "default", ownerReferences: ref(true) } });
-    cluster.create(pods, { metadata: { name: "web-pod", namespace: "default", ownerReferences: ref(false) } });
+    cluster.create(configmaps, {
+      metadata: { name: "web-config", namespace: "default", ownerReferences: ref(true) },
+    });
+    cluster.create(pods, {
+      metadata: { name: "web-pod", namespace: "default", ownerReferences: ref(false) },
+    });
     return d;
   }
 
@@ -165,11 +210,21 @@ describe("kubectl delete --cascade", { skip: version === undefined && "kubectl n
       });
       await k.kubectl(["delete", "deployment", "web", "--cascade=foreground", "--wait=false"]);
       await k.settle();
-      const owner = JSON.parse((await k.kubectl(["get", "deployment", "web", "-o", "json"])).stdout) as KubeObject;
+      const owner = JSON.parse(
+        (await k.kubectl(["get", "deployment", "web", "-o", "json"])).stdout,
+      ) as KubeObject;
       assert.deepEqual(owner.metadata.finalizers, ["foregroundDeletion"]);
       assert.ok(owner.metadata.deletionTimestamp);
       assert.deepEqual(k.cluster.list(pods), [], "the non-blocking dependent is gone");
-      await k.kubectl(["patch", "cm", "web-config", "--type", "json", "-p", '[{"op":"remove","path":"/metadata/finalizers"}]']);
+      await k.kubectl([
+        "patch",
+        "cm",
+        "web-config",
+        "--type",
+        "json",
+        "-p",
+        '[{"op":"remove","path":"/metadata/finalizers"}]',
+      ]);
       await k.kubectl(["wait", "--for=delete", "deployment/web", "--timeout=20s"]);
       assert.deepEqual(k.cluster.list(deployments), []);
     } finally {

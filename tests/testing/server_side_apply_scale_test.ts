@@ -33,9 +33,19 @@ function config(prefix: string): Record<string, unknown> {
   };
 }
 
-async function send(c: SimulatedCluster, method: string, path: string, body: unknown, contentType: string): Promise<number> {
+async function send(
+  c: SimulatedCluster,
+  method: string,
+  path: string,
+  body: unknown,
+  contentType: string,
+): Promise<number> {
   const res = await c.fetch(
-    new Request(`http://sim${path}`, { method, headers: { "Content-Type": contentType }, body: JSON.stringify(body) }),
+    new Request(`http://sim${path}`, {
+      method,
+      headers: { "Content-Type": contentType },
+      body: JSON.stringify(body),
+    }),
   );
   await res.body?.cancel();
   return res.status;
@@ -44,28 +54,47 @@ async function send(c: SimulatedCluster, method: string, path: string, body: unk
 /** The object after manager "a" applied its fields and "b" wrote its own by an update. */
 async function setup(): Promise<{ c: SimulatedCluster; stored: KubeObject }> {
   const c = new SimulatedCluster();
-  assert.equal(await send(c, "PATCH", `${PATH}?fieldManager=a`, config("a"), "application/apply-patch+yaml"), 201);
+  assert.equal(
+    await send(c, "PATCH", `${PATH}?fieldManager=a`, config("a"), "application/apply-patch+yaml"),
+    201,
+  );
   return { c, stored: c.get(configmaps, { namespace: "default", name: "big" })! };
 }
 
 describe("server-side apply at scale", () => {
   test(`applying ${FIELDS} fields over ${FIELDS} of another manager costs about what a replace does (time)`, async () => {
     const { c, stored } = await setup();
-    const replaceBody = { ...stored, data: { ...(stored.data as Record<string, string>), ...data("b") } };
+    const replaceBody = {
+      ...stored,
+      data: { ...(stored.data as Record<string, string>), ...data("b") },
+    };
     const times = { apply: Infinity, replace: Infinity };
     for (let round = 0; round < 3; round++) {
       let t0 = performance.now();
-      assert.equal(await send(c, "PUT", `${PATH}?fieldManager=b&dryRun=All`, replaceBody, "application/json"), 200);
+      assert.equal(
+        await send(c, "PUT", `${PATH}?fieldManager=b&dryRun=All`, replaceBody, "application/json"),
+        200,
+      );
       times.replace = Math.min(times.replace, performance.now() - t0);
       t0 = performance.now();
       assert.equal(
-        await send(c, "PATCH", `${PATH}?fieldManager=b&dryRun=All`, config("b"), "application/apply-patch+yaml"),
+        await send(
+          c,
+          "PATCH",
+          `${PATH}?fieldManager=b&dryRun=All`,
+          config("b"),
+          "application/apply-patch+yaml",
+        ),
         200,
       );
       times.apply = Math.min(times.apply, performance.now() - t0);
     }
     const ratio = times.apply / times.replace;
-    console.log(`apply ${times.apply.toFixed(1)} ms, replace ${times.replace.toFixed(1)} ms, ratio ${ratio.toFixed(2)}`);
+    console.log(
+      `apply ${times.apply.toFixed(1)} ms, replace ${times.replace.toFixed(1)} ms, ratio ${
+        ratio.toFixed(2)
+      }`,
+    );
     assert.ok(ratio < 10, `apply took ${ratio.toFixed(1)}x a replace`);
     c.close();
   });
@@ -79,7 +108,10 @@ describe("server-side apply at scale", () => {
       apiVersion: "v1",
       time: "2026-01-01T00:00:00Z",
     });
-    const replaced = { ...stored, data: { ...(stored.data as Record<string, string>), ...data("b") } } as KubeObject;
+    const replaced = {
+      ...stored,
+      data: { ...(stored.data as Record<string, string>), ...data("b") },
+    } as KubeObject;
     const replace = new WorkMeter();
     metered(replace, () => updateTracker(writer("Update"), "all")(stored, replaced));
     const apply = new WorkMeter();

@@ -11,7 +11,13 @@ import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { widgets } from "../../src/testing/widgets.ts";
 
-const jobs = defineResource({ group: "batch", version: "v1", resource: "jobs", kind: "Job", namespaced: true });
+const jobs = defineResource({
+  group: "batch",
+  version: "v1",
+  resource: "jobs",
+  kind: "Job",
+  namespaced: true,
+});
 
 function setup(): { c: SimulatedCluster; clock: ManualClock } {
   const clock = new ManualClock();
@@ -19,7 +25,10 @@ function setup(): { c: SimulatedCluster; clock: ManualClock } {
 }
 
 /** An owner reference to `owner`. */
-function ownedBy(owner: { kind?: string; apiVersion?: string; metadata: { name?: string; uid?: string } }, block = true): Record<string, unknown> {
+function ownedBy(
+  owner: { kind?: string; apiVersion?: string; metadata: { name?: string; uid?: string } },
+  block = true,
+): Record<string, unknown> {
   return {
     apiVersion: owner.apiVersion,
     kind: owner.kind,
@@ -79,7 +88,10 @@ async function del(c: SimulatedCluster, path: string, body?: unknown): Promise<R
 describe("garbage collection in the simulated cluster", () => {
   test("Background: the owner goes at once, its dependents (and theirs) a moment later", async () => {
     const { c, clock } = setup();
-    const w = c.create(widgets, { metadata: { name: "w", namespace: "default" }, spec: { size: 1 } });
+    const w = c.create(widgets, {
+      metadata: { name: "w", namespace: "default" },
+      spec: { size: 1 },
+    });
     const cm = c.create(configmaps, child("cm", [ownedBy(w)]));
     c.create(pods, child("p", [ownedBy(cm)]));
     c.create(configmaps, child("other", []));
@@ -95,7 +107,10 @@ describe("garbage collection in the simulated cluster", () => {
     });
     assert.equal(res.status, 200);
     assert.equal(c.get(widgets, { namespace: "default", name: "w" }), undefined);
-    assert.ok(c.get(configmaps, { namespace: "default", name: "cm" }), "dependents go after the owner");
+    assert.ok(
+      c.get(configmaps, { namespace: "default", name: "cm" }),
+      "dependents go after the owner",
+    );
     await clock.advance(CONTROLLER_DELAY_MS);
     assert.equal(c.get(configmaps, { namespace: "default", name: "cm" }), undefined);
     assert.equal(c.get(pods, { namespace: "default", name: "p" }), undefined);
@@ -134,7 +149,10 @@ describe("garbage collection in the simulated cluster", () => {
 
   test("Foreground: the owner waits with foregroundDeletion until its blocking dependents are gone", async () => {
     const { c, clock } = setup();
-    const w = c.create(widgets, { metadata: { name: "w", namespace: "default" }, spec: { size: 1 } });
+    const w = c.create(widgets, {
+      metadata: { name: "w", namespace: "default" },
+      spec: { size: 1 },
+    });
     c.create(configmaps, child("blocks", [ownedBy(w)]));
     c.create(configmaps, child("held", [ownedBy(w)], ["example.com/hold"]));
     c.create(pods, child("loose", [ownedBy(w, false)]));
@@ -143,7 +161,10 @@ describe("garbage collection in the simulated cluster", () => {
       "/api/v1/configmaps",
       "/api/v1/pods",
     ]);
-    const res = await del(c, "/apis/example.com/v1/namespaces/default/widgets/w?propagationPolicy=Foreground");
+    const res = await del(
+      c,
+      "/apis/example.com/v1/namespaces/default/widgets/w?propagationPolicy=Foreground",
+    );
     assert.equal(res.status, 200);
     const owner = await res.json() as KubeObject;
     assert.deepEqual(owner.metadata.finalizers, ["foregroundDeletion"]);
@@ -173,7 +194,10 @@ describe("garbage collection in the simulated cluster", () => {
 
   test("Foreground cascades: a dependent with dependents of its own is deleted in the foreground", async () => {
     const { c, clock } = setup();
-    const w = c.create(widgets, { metadata: { name: "w", namespace: "default" }, spec: { size: 1 } });
+    const w = c.create(widgets, {
+      metadata: { name: "w", namespace: "default" },
+      spec: { size: 1 },
+    });
     const d = c.create(deployments, { ...child("d", [ownedBy(w)]), spec: { replicas: 1 } });
     c.create(pods, child("p", [ownedBy(d)]));
     const events = await recorder(c, [
@@ -195,8 +219,14 @@ describe("garbage collection in the simulated cluster", () => {
 
   test("Orphan: dependents lose the reference and stay; then the owner goes", async () => {
     const { c, clock } = setup();
-    const w = c.create(widgets, { metadata: { name: "w", namespace: "default" }, spec: { size: 1 } });
-    const other = c.create(widgets, { metadata: { name: "o", namespace: "default" }, spec: { size: 1 } });
+    const w = c.create(widgets, {
+      metadata: { name: "w", namespace: "default" },
+      spec: { size: 1 },
+    });
+    const other = c.create(widgets, {
+      metadata: { name: "o", namespace: "default" },
+      spec: { size: 1 },
+    });
     c.create(configmaps, child("cm", [ownedBy(w), ownedBy(other, false)]));
     const events = await recorder(c, ["/apis/example.com/v1/widgets", "/api/v1/configmaps"]);
     const res = await del(c, "/apis/example.com/v1/namespaces/default/widgets/w", {
@@ -207,7 +237,10 @@ describe("garbage collection in the simulated cluster", () => {
     assert.equal(c.get(widgets, { namespace: "default", name: "w" }), undefined);
     const cm = c.get(configmaps, { namespace: "default", name: "cm" })!;
     assert.deepEqual(cm.metadata.ownerReferences?.map((r) => r.name), ["o"]);
-    assert.deepEqual(cm.metadata.managedFields?.map((m) => m.manager).includes("kube-controller-manager"), true);
+    assert.deepEqual(
+      cm.metadata.managedFields?.map((m) => m.manager).includes("kube-controller-manager"),
+      true,
+    );
     assert.deepEqual(await events(), [
       "MODIFIED Widget/w [orphan]",
       "MODIFIED ConfigMap/cm",
@@ -225,32 +258,51 @@ describe("garbage collection in the simulated cluster", () => {
     c.delete(widgets, { namespace: "default", name: "w" });
     await clock.advance(CONTROLLER_DELAY_MS);
     assert.equal(c.get(widgets, { namespace: "default", name: "w" }), undefined);
-    assert.equal(c.get(configmaps, { namespace: "default", name: "cm" })!.metadata.ownerReferences, undefined);
+    assert.equal(
+      c.get(configmaps, { namespace: "default", name: "cm" })!.metadata.ownerReferences,
+      undefined,
+    );
     // orphanDependents=false (the deprecated field) cascades, answered 202 while it waits.
     const x = c.create(widgets, {
       metadata: { name: "x", namespace: "default", finalizers: ["example.com/keep"] },
       spec: { size: 1 },
     });
     c.create(configmaps, child("cx", [ownedBy(x)]));
-    const res = await del(c, "/apis/example.com/v1/namespaces/default/widgets/x", { orphanDependents: false });
+    const res = await del(c, "/apis/example.com/v1/namespaces/default/widgets/x", {
+      orphanDependents: false,
+    });
     assert.equal(res.status, 202);
     c.close();
   });
 
   test("a dependent whose owner does not exist, or has another uid, is collected", async () => {
     const { c, clock } = setup();
-    const w = c.create(widgets, { metadata: { name: "w", namespace: "default" }, spec: { size: 1 } });
-    c.create(configmaps, child("stale", [{ ...ownedBy(w), uid: "00000000-0000-4000-8000-000000000000" }]));
+    const w = c.create(widgets, {
+      metadata: { name: "w", namespace: "default" },
+      spec: { size: 1 },
+    });
+    c.create(
+      configmaps,
+      child("stale", [{ ...ownedBy(w), uid: "00000000-0000-4000-8000-000000000000" }]),
+    );
     c.create(configmaps, child("gone", [{ ...ownedBy(w), name: "nobody" }]));
     c.create(configmaps, child("fine", [ownedBy(w)]));
     // Owners of kinds the cluster does not serve cannot be looked up: kept, as by a real GC.
-    c.create(configmaps, child("unknown", [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: "u-1" }]));
+    c.create(
+      configmaps,
+      child("unknown", [{ apiVersion: "apps/v1", kind: "ReplicaSet", name: "rs", uid: "u-1" }]),
+    );
     // One live owner keeps it: it only loses the reference to the missing one.
-    c.create(configmaps, child("half", [ownedBy(w), { ...ownedBy(w), name: "nobody", uid: "u-2" }]));
+    c.create(
+      configmaps,
+      child("half", [ownedBy(w), { ...ownedBy(w), name: "nobody", uid: "u-2" }]),
+    );
     await clock.advance(CONTROLLER_DELAY_MS);
     assert.deepEqual(c.list(configmaps).map((x) => x.metadata.name), ["fine", "half", "unknown"]);
     assert.deepEqual(
-      c.get(configmaps, { namespace: "default", name: "half" })!.metadata.ownerReferences?.map((r) => r.uid),
+      c.get(configmaps, { namespace: "default", name: "half" })!.metadata.ownerReferences?.map((
+        r,
+      ) => r.uid),
       [w.metadata.uid],
     );
     c.close();
@@ -258,7 +310,10 @@ describe("garbage collection in the simulated cluster", () => {
 
   test("a dependent's own finalizers are honoured: it is marked, not removed", async () => {
     const { c, clock } = setup();
-    const w = c.create(widgets, { metadata: { name: "w", namespace: "default" }, spec: { size: 1 } });
+    const w = c.create(widgets, {
+      metadata: { name: "w", namespace: "default" },
+      spec: { size: 1 },
+    });
     c.create(configmaps, child("held", [ownedBy(w)], ["example.com/hold"]));
     c.delete(widgets, { namespace: "default", name: "w" });
     await clock.advance(CONTROLLER_DELAY_MS);
@@ -270,7 +325,10 @@ describe("garbage collection in the simulated cluster", () => {
 
   test("a foreground cycle (each blocks the other) still completes", async () => {
     const { c, clock } = setup();
-    const a = c.create(widgets, { metadata: { name: "a", namespace: "default" }, spec: { size: 1 } });
+    const a = c.create(widgets, {
+      metadata: { name: "a", namespace: "default" },
+      spec: { size: 1 },
+    });
     const b = c.create(widgets, { ...child("b", [ownedBy(a)]), spec: { size: 1 } });
     c.patch(widgets, { namespace: "default", name: "a" }, {
       metadata: { ownerReferences: [ownedBy(b)] },
@@ -296,19 +354,25 @@ describe("garbage collection in the simulated cluster", () => {
     });
     assert.equal(both.status, 422);
     assert.throws(
-      () => c.delete(configmaps, { namespace: "default", name: "cm" }, { propagationPolicy: "x" as never }),
+      () =>
+        c.delete(configmaps, { namespace: "default", name: "cm" }, {
+          propagationPolicy: "x" as never,
+        }),
       TypeError,
     );
     assert.ok(c.get(configmaps, { namespace: "default", name: "cm" }));
     c.close();
   });
 
-  test("nothing is scheduled while nothing needs collecting, and close() cancels a pending pass", async () => {
+  test("nothing is scheduled while nothing needs collecting, and close() cancels a pending pass", () => {
     const { c, clock } = setup();
     c.seed(pods, 5); // fixtures owned by ReplicaSets, a kind the cluster does not serve
     c.create(configmaps, child("cm", []));
     assert.equal(clock.pendingTimers, 0);
-    const w = c.create(widgets, { metadata: { name: "w", namespace: "default" }, spec: { size: 1 } });
+    const w = c.create(widgets, {
+      metadata: { name: "w", namespace: "default" },
+      spec: { size: 1 },
+    });
     c.create(configmaps, child("dep", [ownedBy(w)]));
     assert.equal(clock.pendingTimers, 0);
     c.delete(widgets, { namespace: "default", name: "w" });

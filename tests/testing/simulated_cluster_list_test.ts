@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { configmaps, namespaces, pods } from "../../src/client/resource.ts";
+import { configmaps, pods } from "../../src/client/resource.ts";
 import type { KubeList, Status } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";

@@ -35,14 +35,20 @@ async function call(
 }
 
 /** Every watch line of `path` from `rv` until the cluster closes. */
-async function watchAll(c: SimulatedCluster, path: string, rv: string): Promise<() => Promise<string[]>> {
+async function watchAll(
+  c: SimulatedCluster,
+  path: string,
+  rv: string,
+): Promise<() => Promise<string[]>> {
   const res = await c.fetch(new Request(`http://sim${path}?watch=1&resourceVersion=${rv}`));
   const text = res.text();
   return async () => {
     c.close();
     return (await text).trim().split("\n").filter((l) => l !== "").map((l) => {
       const e = JSON.parse(l) as { type: string; object: KubeObject };
-      return `${e.type} ${e.object.metadata.namespace ? e.object.metadata.namespace + "/" : ""}${e.object.metadata.name}`;
+      return `${e.type} ${
+        e.object.metadata.namespace ? e.object.metadata.namespace + "/" : ""
+      }${e.object.metadata.name}`;
     });
   };
 }
@@ -67,13 +73,14 @@ describe("namespaces in the simulated cluster", () => {
     // They are there before any history: the first change is still resourceVersion 2.
     assert.equal(c.resourceVersion, "1");
     assert.equal(
-      c.create(configmaps, { metadata: { name: "a", namespace: "default" } }).metadata.resourceVersion,
+      c.create(configmaps, { metadata: { name: "a", namespace: "default" } }).metadata
+        .resourceVersion,
       "2",
     );
     c.close();
   });
 
-  test("a create in a namespace that does not exist is 404 namespaces \"x\" not found", async () => {
+  test('a create in a namespace that does not exist is 404 namespaces "x" not found', async () => {
     const { c } = setup();
     const res = await call(c, "POST", "/api/v1/namespaces/nope/configmaps", {
       metadata: { name: "a" },
@@ -92,7 +99,9 @@ describe("namespaces in the simulated cluster", () => {
     // The control API and server-side apply say the same; nothing was stored.
     assert.throws(
       () => c.create(pods, { metadata: { name: "p", namespace: "nope" } }),
-      (e: unknown) => e instanceof KubeApiError && e.code === 404 && e.message.includes('namespaces "nope" not found'),
+      (e: unknown) =>
+        e instanceof KubeApiError && e.code === 404 &&
+        e.message.includes('namespaces "nope" not found'),
     );
     const apply = await c.fetch(
       new Request("http://sim/api/v1/namespaces/nope/configmaps/a?fieldManager=m", {
@@ -113,7 +122,9 @@ describe("namespaces in the simulated cluster", () => {
       metadata: { name: "a" },
     });
     assert.equal(dry.status, 404);
-    const res = await call(c, "POST", "/api/v1/namespaces/team/configmaps", { metadata: { name: "a" } });
+    const res = await call(c, "POST", "/api/v1/namespaces/team/configmaps", {
+      metadata: { name: "a" },
+    });
     assert.equal(res.status, 201);
     const ns = c.get(namespaces, { name: "team" })!;
     assert.equal((ns.status as { phase: string }).phase, "Active");
@@ -172,7 +183,10 @@ describe("namespaces in the simulated cluster", () => {
       const res = await call(c, "DELETE", `/api/v1/namespaces/${name}`);
       assert.equal(res.status, 403);
       assert.equal(res.json.reason, "Forbidden");
-      assert.equal(res.json.message, `namespaces "${name}" is forbidden: this namespace may not be deleted`);
+      assert.equal(
+        res.json.message,
+        `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+      );
       assert.deepEqual(res.json.details, { name, kind: "namespaces" });
     }
     assert.throws(() => c.delete(namespaces, { name: "default" }), KubeApiError);
@@ -229,7 +243,10 @@ describe("namespaces in the simulated cluster", () => {
     });
     const again = await call(c, "DELETE", "/api/v1/namespaces/team");
     assert.equal(again.status, 200);
-    assert.equal((again.json.metadata as KubeObject["metadata"]).resourceVersion, meta.resourceVersion);
+    assert.equal(
+      (again.json.metadata as KubeObject["metadata"]).resourceVersion,
+      meta.resourceVersion,
+    );
 
     await clock.advance(CONTROLLER_DELAY_MS);
     assert.equal(c.get(namespaces, { name: "team" }), undefined);
@@ -262,7 +279,10 @@ describe("namespaces in the simulated cluster", () => {
       ["NamespaceContentRemaining", "True", "SomeResourcesRemain"],
       ["NamespaceFinalizersRemaining", "True", "SomeFinalizerRemain"],
     ]);
-    assert.equal(status.conditions[3]!.message, "Some resources are remaining: configmaps. has 1 resource instances");
+    assert.equal(
+      status.conditions[3]!.message,
+      "Some resources are remaining: configmaps. has 1 resource instances",
+    );
     assert.equal(
       status.conditions[4]!.message,
       "Some finalizers are remaining: example.com/hold in 1 resource instances",
@@ -276,9 +296,10 @@ describe("namespaces in the simulated cluster", () => {
     ]);
     // An update may drop a finalizer but not add one to an object being deleted.
     assert.throws(
-      () => c.patch(configmaps, { namespace: "team", name: "held" }, {
-        metadata: { finalizers: ["example.com/hold", "example.com/more"] },
-      }),
+      () =>
+        c.patch(configmaps, { namespace: "team", name: "held" }, {
+          metadata: { finalizers: ["example.com/hold", "example.com/more"] },
+        }),
       (e: unknown) =>
         e instanceof KubeApiError && e.code === 422 &&
         e.message.includes(
@@ -301,7 +322,10 @@ describe("namespaces in the simulated cluster", () => {
     assert.equal(res.status, 200);
     assert.deepEqual(res.json.status, { phase: "Terminating" });
     await clock.advance(CONTROLLER_DELAY_MS);
-    assert.equal((c.get(namespaces, { name: "team" })!.status as { phase: string }).phase, "Active");
+    assert.equal(
+      (c.get(namespaces, { name: "team" })!.status as { phase: string }).phase,
+      "Active",
+    );
     assert.equal(c.resourceVersion, rv);
     assert.equal(clock.pendingTimers, 0);
     c.close();

@@ -75,7 +75,10 @@ describe("SimulatedCluster resource versions and continue tokens", () => {
       ["a!b", `${prefix}: illegal base64 data at input byte 1`],
       ["eyJ2Ijo=", `${prefix}: illegal base64 data at input byte 7`],
       ["abc", `${prefix}: invalid character 'i' looking for beginning of value`],
-      [token("[1]"), `${prefix}: json: cannot unmarshal array into Go value of type storage.continueToken`],
+      [
+        token("[1]"),
+        `${prefix}: json: cannot unmarshal array into Go value of type storage.continueToken`,
+      ],
     ];
     for (const [cont, message] of cases) {
       await badRequest(c, `/api/v1/configmaps?limit=1&continue=${cont}`, message);
@@ -104,7 +107,10 @@ describe("SimulatedCluster resource versions and continue tokens", () => {
       ["abc", 'strconv.ParseUint: parsing "abc": invalid syntax'],
       ["-1", 'strconv.ParseUint: parsing "-1": invalid syntax'],
       ["+3", 'strconv.ParseUint: parsing "+3": invalid syntax'],
-      ["18446744073709551616", 'strconv.ParseUint: parsing "18446744073709551616": value out of range'],
+      [
+        "18446744073709551616",
+        'strconv.ParseUint: parsing "18446744073709551616": value out of range',
+      ],
     ];
     for (const [rv, why] of cases) {
       const message = `invalid resource version: resourceVersion: Invalid value: ${

@@ -131,7 +131,10 @@ describe("strategic merge patch", () => {
     });
     assert.deepEqual(containers(out).map((c) => c.name), ["sidecar", "app"]);
     const fin = smp(pod(), {
-      metadata: { "$setElementOrder/finalizers": ["b.io/two", "c.io/new", "a.io/one"], finalizers: ["c.io/new"] },
+      metadata: {
+        "$setElementOrder/finalizers": ["b.io/two", "c.io/new", "a.io/one"],
+        finalizers: ["c.io/new"],
+      },
     });
     assert.deepEqual(fin.metadata.finalizers, ["b.io/two", "c.io/new", "a.io/one"]);
   });
@@ -147,7 +150,12 @@ describe("strategic merge patch", () => {
     }, schema) as { spec: unknown };
     assert.deepEqual(out.spec, { strategy: { type: "Recreate" } });
     apiError(
-      () => strategicMergePatch(deployment, { spec: { strategy: { $retainKeys: ["type"], other: 1 } } }, schema),
+      () =>
+        strategicMergePatch(
+          deployment,
+          { spec: { strategy: { $retainKeys: ["type"], other: 1 } } },
+          schema,
+        ),
       400,
       "invalid patch format of retainKeys",
     );
@@ -201,7 +209,10 @@ describe("strategic merge patch", () => {
     node: fc.dictionary(key, fc.oneof({ depthSize: "small" }, scalar, tie("node"))),
   })).node;
   const patchTree = fc.letrec((tie) => ({
-    node: fc.dictionary(key, fc.oneof({ depthSize: "small" }, scalar, fc.constant(null), tie("node"))),
+    node: fc.dictionary(
+      key,
+      fc.oneof({ depthSize: "small" }, scalar, fc.constant(null), tie("node")),
+    ),
   })).node;
 
   test("property: without lists, it is a JSON merge patch", () => {
@@ -295,20 +306,44 @@ describe("strategic merge patch over HTTP", () => {
       spec: { replicas: 3 },
     });
     assert.equal(scaled.status, 200);
-    assert.equal((c.get(deployments, { namespace: "default", name: "d" })!.spec as { replicas: number }).replicas, 3);
-    const cm = c.create(configmaps, { metadata: { name: "cm", namespace: "default" }, data: { a: "1" } });
-    assert.equal((await patch(c, "/api/v1/namespaces/default/configmaps/cm", { data: { b: "2" } })).status, 200);
-    assert.deepEqual(c.get(configmaps, { namespace: "default", name: "cm" })!.data, { a: "1", b: "2" });
+    assert.equal(
+      (c.get(deployments, { namespace: "default", name: "d" })!.spec as { replicas: number })
+        .replicas,
+      3,
+    );
+    const cm = c.create(configmaps, {
+      metadata: { name: "cm", namespace: "default" },
+      data: { a: "1" },
+    });
+    assert.equal(
+      (await patch(c, "/api/v1/namespaces/default/configmaps/cm", { data: { b: "2" } })).status,
+      200,
+    );
+    assert.deepEqual(c.get(configmaps, { namespace: "default", name: "cm" })!.data, {
+      a: "1",
+      b: "2",
+    });
     assert.ok(cm);
     c.close();
   });
 
   test("a custom resource answers 415 UnsupportedMediaType, as kube-apiserver does", async () => {
-    const gadgets = defineResource({ group: "example.org", version: "v1", resource: "gadgets", kind: "Gadget", namespaced: true });
+    const gadgets = defineResource({
+      group: "example.org",
+      version: "v1",
+      resource: "gadgets",
+      kind: "Gadget",
+      namespaced: true,
+    });
     const c = new SimulatedCluster({ resources: [gadgets] });
     c.create(widgets, { metadata: { name: "w", namespace: "default" }, spec: { size: 1 } });
     c.create(gadgets, { metadata: { name: "g", namespace: "default" } });
-    for (const path of ["/apis/example.com/v1/namespaces/default/widgets/w", "/apis/example.org/v1/namespaces/default/gadgets/g"]) {
+    for (
+      const path of [
+        "/apis/example.com/v1/namespaces/default/widgets/w",
+        "/apis/example.org/v1/namespaces/default/gadgets/g",
+      ]
+    ) {
       const res = await patch(c, path, { metadata: { labels: { a: "b" } } });
       assert.equal(res.status, 415);
       assert.deepEqual(res.json as unknown as Status, {
@@ -325,7 +360,12 @@ describe("strategic merge patch over HTTP", () => {
     }
     // A merge patch still works.
     assert.equal(
-      (await patch(c, "/apis/example.com/v1/namespaces/default/widgets/w", { spec: { size: 2 } }, "application/merge-patch+json")).status,
+      (await patch(
+        c,
+        "/apis/example.com/v1/namespaces/default/widgets/w",
+        { spec: { size: 2 } },
+        "application/merge-patch+json",
+      )).status,
       200,
     );
     c.close();

@@ -52,10 +52,13 @@ const podLike = fc.record({
       fc.record({
         name: fc.constantFrom("a", "b", "c", "d"),
         image: fc.string({ maxLength: 3 }),
-        env: fc.uniqueArray(fc.record({ name: fc.constantFrom("A", "B", "C"), value: fc.string({ maxLength: 2 }) }), {
-          selector: (e) => e.name,
-          maxLength: 3,
-        }),
+        env: fc.uniqueArray(
+          fc.record({ name: fc.constantFrom("A", "B", "C"), value: fc.string({ maxLength: 2 }) }),
+          {
+            selector: (e) => e.name,
+            maxLength: 3,
+          },
+        ),
       }),
       { selector: (c) => c.name, maxLength: 4 },
     ),
@@ -64,9 +67,12 @@ const podLike = fc.record({
   }),
 });
 
-const pointer = fc.array(fc.oneof(key, fc.constantFrom("0", "1", "-", "containers", "spec", "metadata")), {
-  maxLength: 4,
-}).map((t) => (t.length === 0 ? "" : "/" + t.join("/")));
+const pointer = fc.array(
+  fc.oneof(key, fc.constantFrom("0", "1", "-", "containers", "spec", "metadata")),
+  {
+    maxLength: 4,
+  },
+).map((t) => (t.length === 0 ? "" : "/" + t.join("/")));
 
 const jsonPatchOp = fc.oneof(
   fc.record({ op: fc.constantFrom("add", "replace", "test"), path: pointer, value: json }),
@@ -81,10 +87,21 @@ const jsonPatchOp = fc.oneof(
 /** Any write a client may send, relative to nothing in particular: often invalid, which is fine. */
 const write = fc.oneof(
   fc.record({ kind: fc.constant("json"), body: fc.array(jsonPatchOp, { maxLength: 60 }) }),
-  fc.record({ kind: fc.constant("merge"), body: fc.dictionary(key, fc.oneof(json, fc.constant(null)), { maxKeys: 4 }) }),
-  fc.record({ kind: fc.constant("strategic"), body: fc.oneof(podLike.map((p) => p as unknown), json) }),
+  fc.record({
+    kind: fc.constant("merge"),
+    body: fc.dictionary(key, fc.oneof(json, fc.constant(null)), { maxKeys: 4 }),
+  }),
+  fc.record({
+    kind: fc.constant("strategic"),
+    body: fc.oneof(podLike.map((p) => p as unknown), json),
+  }),
   fc.record({ kind: fc.constant("replace"), body: podLike }),
-  fc.record({ kind: fc.constant("apply"), body: podLike, manager: fc.constantFrom("m1", "m2", "m3"), force: fc.boolean() }),
+  fc.record({
+    kind: fc.constant("apply"),
+    body: podLike,
+    manager: fc.constantFrom("m1", "m2", "m3"),
+    force: fc.boolean(),
+  }),
 );
 
 type Write = { kind: string; body: unknown; manager?: string; force?: boolean };
@@ -100,12 +117,24 @@ function run(current: Obj, w: Write): Obj {
       return strategicMergePatch(current, w.body, POD) as Obj;
     case "replace": {
       const after = { ...(w.body as Obj) } as KubeObject;
-      const writer = { manager: "r", operation: "Update" as const, subresource: undefined, apiVersion: "v1", time: "t" };
+      const writer = {
+        manager: "r",
+        operation: "Update" as const,
+        subresource: undefined,
+        apiVersion: "v1",
+        time: "t",
+      };
       const managed = updateTracker(writer, "all")(current as KubeObject, after);
       return { ...after, metadata: { ...after.metadata, managedFields: managed } };
     }
     default: {
-      const writer = { manager: w.manager!, operation: "Apply" as const, subresource: undefined, apiVersion: "v1", time: "t" };
+      const writer = {
+        manager: w.manager!,
+        operation: "Apply" as const,
+        subresource: undefined,
+        apiVersion: "v1",
+        time: "t",
+      };
       const result = applyConfiguration({
         live: current,
         config: w.body as Obj,
@@ -151,8 +180,15 @@ describe("the work of a write is linear in the sizes of the object and the reque
 
   test("the hostile JSON patches of the issue cost little before they are refused", () => {
     // 24 doublings of the document (about 900 bytes) and 10,000 inserts at the head of a list.
-    const doc = { metadata: { name: "a" }, data: { x: "x".repeat(16) }, list: Array(100_000).fill(0) };
-    const doubling = Array.from({ length: 24 }, (_, i) => ({ op: "copy", from: "/data", path: `/data/c${i}` }));
+    const doc = {
+      metadata: { name: "a" },
+      data: { x: "x".repeat(16) },
+      list: Array(100_000).fill(0),
+    };
+    const doubling = Array.from(
+      { length: 24 },
+      (_, i) => ({ op: "copy", from: "/data", path: `/data/c${i}` }),
+    );
     const storm = Array.from({ length: 10_000 }, () => ({ op: "add", path: "/list/0", value: 1 }));
     for (const ops of [doubling, storm]) {
       const meter = new WorkMeter();

@@ -13,8 +13,8 @@
 import { KubeApiError } from "../../client/errors.ts";
 import type { KubeObject } from "../../client/types.ts";
 import {
-  FOREGROUND_FINALIZER,
   finalizersOf,
+  FOREGROUND_FINALIZER,
   ORPHAN_FINALIZER,
   type PropagationPolicy,
   withFinalizers,
@@ -36,7 +36,8 @@ type OwnerState = "solid" | "dangling" | "waiting";
 
 /** Whether `v` is being deleted with `finalizer` still on it. */
 function deletingWith(v: Version, finalizer: string): boolean {
-  return v.item.metadata.deletionTimestamp !== undefined && finalizersOf(v.item).includes(finalizer);
+  return v.item.metadata.deletionTimestamp !== undefined &&
+    finalizersOf(v.item).includes(finalizer);
 }
 
 /** The garbage collector: told of every change, it queues what needs a look. */
@@ -165,7 +166,10 @@ export class GarbageCollector {
     if (v === undefined) return;
     const { namespace, name, uid } = v.item.metadata;
     try {
-      this.#store.delete(state, namespace, name!, { preconditions: { uid }, propagationPolicy: policy });
+      this.#store.delete(state, namespace, name!, {
+        preconditions: { uid },
+        propagationPolicy: policy,
+      });
     } catch (error) {
       if (!(error instanceof KubeApiError)) throw error;
       // Gone or replaced meanwhile: the change that did it queues what is needed.

@@ -33,9 +33,21 @@ interface NamespaceCondition {
 
 /** The condition types the namespace controller keeps, in its order, with their "all is well". */
 const CONDITIONS: ReadonlyArray<readonly [type: string, reason: string, message: string]> = [
-  ["NamespaceDeletionDiscoveryFailure", "ResourcesDiscovered", "All resources successfully discovered"],
-  ["NamespaceDeletionGroupVersionParsingFailure", "ParsedGroupVersions", "All legacy kube types successfully parsed"],
-  ["NamespaceDeletionContentFailure", "ContentDeleted", "All content successfully deleted, may be waiting on finalization"],
+  [
+    "NamespaceDeletionDiscoveryFailure",
+    "ResourcesDiscovered",
+    "All resources successfully discovered",
+  ],
+  [
+    "NamespaceDeletionGroupVersionParsingFailure",
+    "ParsedGroupVersions",
+    "All legacy kube types successfully parsed",
+  ],
+  [
+    "NamespaceDeletionContentFailure",
+    "ContentDeleted",
+    "All content successfully deleted, may be waiting on finalization",
+  ],
   ["NamespaceContentRemaining", "ContentRemoved", "All content successfully removed"],
   ["NamespaceFinalizersRemaining", "ContentRemoved", "All content successfully removed"],
 ];

@@ -87,7 +87,9 @@ function unmarshalToken(text: string): { v: string; rv: number; start: string } 
   const token = { v: "", rv: 0, start: "" };
   if (parsed === null) return token;
   if (!isRecord(parsed)) {
-    return `json: cannot unmarshal ${goJsonType(parsed)} into Go value of type storage.continueToken`;
+    return `json: cannot unmarshal ${
+      goJsonType(parsed)
+    } into Go value of type storage.continueToken`;
   }
   const field = (name: string, type: string, value: unknown) =>
     `json: cannot unmarshal ${value} into Go struct field continueToken.${name} of type ${type}`;

@@ -77,10 +77,17 @@ export function namespaceTerminating(info: ResourceInfo, name: string, namespace
 /** The 403 of a DELETE of `default`, `kube-system` or `kube-public`. */
 export function checkMortal(name: string): void {
   if (!IMMORTAL_NAMESPACES.has(name)) return;
-  fail(status(403, "Forbidden", `namespaces "${name}" is forbidden: this namespace may not be deleted`, {
-    name,
-    kind: "namespaces",
-  }));
+  fail(
+    status(
+      403,
+      "Forbidden",
+      `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+      {
+        name,
+        kind: "namespaces",
+      },
+    ),
+  );
 }
 
 /**

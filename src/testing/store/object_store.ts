@@ -504,7 +504,9 @@ export class Store {
     if (namespaceObject && (!deleting || specFinalizers(old.item).length > 0)) {
       // The first delete starts termination; later ones change at most the GC finalizers.
       if (!deleting) {
-        item = withPhaseTerminating(markDeleting(old.item, rfc3339(this.#clock.now()), finalizers, false));
+        item = withPhaseTerminating(
+          markDeleting(old.item, rfc3339(this.#clock.now()), finalizers, false),
+        );
       } else if (!sameFinalizers(current, finalizers)) {
         item = markDeleting(old.item, "", finalizers, false);
       }
@@ -540,9 +542,10 @@ function checkNoNewFinalizers(info: ResourceInfo, item: KubeObject, before: Kube
   fail(invalid(info.desc.kind, info.desc.group ?? "", item.metadata.name!, [{
     reason: "FieldValueForbidden",
     field: "metadata.finalizers",
-    message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${
-      added.map((f) => JSON.stringify(f)).join(", ")
-    }}`,
+    message:
+      `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${
+        added.map((f) => JSON.stringify(f)).join(", ")
+      }}`,
   }]));
 }
 

@@ -101,7 +101,15 @@ export function leafPaths(object: unknown, scope: Scope): FieldSet {
 /** The leaf fields of `after` in `scope` whose value differs from `before`'s. */
 function changedLeaves(before: unknown, after: unknown, scope: Scope): FieldSet {
   const set = new FieldSet();
-  addLeaves(set.root, after, 0, undefined, scope, (b, a) => b === ABSENT || !sameJson(b, a), before);
+  addLeaves(
+    set.root,
+    after,
+    0,
+    undefined,
+    scope,
+    (b, a) => b === ABSENT || !sameJson(b, a),
+    before,
+  );
   return set;
 }
 
@@ -225,8 +233,11 @@ export function trackUpdate(
   for (const e of entries) {
     const isMine = sameOwner(e, writer);
     // Walk the entry beside `after`, with `before`'s value at each path looked up as we go.
-    const fields = filterPair(e.fields, before, after, (b, a) =>
-      a === ABSENT || (!isMine && !sameJson(b, a))
+    const fields = filterPair(
+      e.fields,
+      before,
+      after,
+      (b, a) => a === ABSENT || (!isMine && !sameJson(b, a)),
     );
     const kept = { ...e, fields };
     if (isMine) mine = kept;

@@ -183,7 +183,11 @@ function elementKind(original: readonly Json[], patch: readonly Json[]): string 
 }
 
 /** Merges `patch` into `original` (both owned by the caller; `original` is changed). */
-function mergeMap(original: JsonMap | undefined, patch: JsonMap, schema: Schema | undefined): JsonMap {
+function mergeMap(
+  original: JsonMap | undefined,
+  patch: JsonMap,
+  schema: Schema | undefined,
+): JsonMap {
   spend();
   if (Object.hasOwn(patch, PATCH)) {
     const directive = patch[PATCH];
@@ -300,7 +304,11 @@ function setElementOrders(original: JsonMap, patch: JsonMap, schema: Schema | un
  * order is then taken from that array as it was left (compacted items, then appended ones,
  * then the values the compaction left behind). Orders of real patches depend on it.
  */
-function serverAfterMerge(original: readonly Json[], patch: readonly Json[], mergeKey: string): Json[] {
+function serverAfterMerge(
+  original: readonly Json[],
+  patch: readonly Json[],
+  mergeKey: string,
+): Json[] {
   const doomed = new Set<string>();
   for (const p of patch) {
     spend();
@@ -387,7 +395,12 @@ function checkOrder(patchList: readonly Json[], order: readonly Json[], mergeKey
 }
 
 /** Merges a list field as its strategy says (a delete list always merges). */
-function mergeList(original: Json[], patch: Json[], field: FieldStrategy, deleteList: boolean): Json[] {
+function mergeList(
+  original: Json[],
+  patch: Json[],
+  field: FieldStrategy,
+  deleteList: boolean,
+): Json[] {
   if (!field.merge && !deleteList) return patch;
   const mergeKey = field.mergeKey ?? "";
   if (original.length === 0 && patch.length === 0) return original;
@@ -471,7 +484,12 @@ function applySpecialItems(original: Json[], patch: Json[], mergeKey: string): [
 }
 
 /** Merges each patch item into the original item with its merge key, or appends it. */
-function mergeItems(original: Json[], patch: Json[], mergeKey: string, schema: Schema | undefined): Json[] {
+function mergeItems(
+  original: Json[],
+  patch: Json[],
+  mergeKey: string,
+  schema: Schema | undefined,
+): Json[] {
   const out = [...original];
   const at = new Map<string, number>();
   out.forEach((item, i) => {
@@ -553,7 +571,11 @@ function normalizeOrder(
  */
 export function strategicMergePatch(target: Json, patch: Json, schema: Schema): Json {
   if (patch !== null && !isRecord(patch)) {
-    const kind = Array.isArray(patch) ? "array" : typeof patch === "boolean" ? "bool" : typeof patch;
+    const kind = Array.isArray(patch)
+      ? "array"
+      : typeof patch === "boolean"
+      ? "bool"
+      : typeof patch;
     badRequest(`json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`);
   }
   const original = structuredCloneJson(target);
