@@ -369,6 +369,31 @@ export class SimulatedCluster implements Disposable {
    * it that far: `await clock.advance(10)`).
    *
    * @throws {KubeApiError} 404 NotFound; 403 Forbidden for `default`, `kube-system`, `kube-public`.
+   *
+   * @example
+   * ```ts
+   * import { configmaps, deployments } from "@kinformer/kinformer/client";
+   * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const clock = new ManualClock();
+   * const cluster = new SimulatedCluster({ clock });
+   * const web = cluster.create(deployments, { metadata: { name: "web", namespace: "default" } });
+   * cluster.create(configmaps, {
+   *   metadata: {
+   *     name: "web-config",
+   *     namespace: "default",
+   *     ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: web.metadata.uid!, blockOwnerDeletion: true }],
+   *   },
+   * });
+   * const owner = cluster.delete(deployments, { namespace: "default", name: "web" }, {
+   *   propagationPolicy: "Foreground",
+   * });
+   * assert.deepEqual(owner.metadata.finalizers, ["foregroundDeletion"]); // waits for its dependents
+   * await clock.advance(10); // the garbage collector's turn
+   * assert.deepEqual(cluster.list(configmaps), []);
+   * assert.deepEqual(cluster.list(deployments), []);
+   * cluster.close();
+   * ```
    */
   delete<T extends KubeObjectLike = KubeObject>(
     resource: ResourceDescriptor<T>,
