@@ -127,6 +127,7 @@ describe("server-side apply at scale", () => {
       return formatManagedFields(r.entries);
     });
     assert.deepEqual(result.map((e) => e.manager), ["a", "b"]);
+    console.log(`work units: apply ${apply.units}, replace ${replace.units}`);
     assert.ok(replace.units > FIELDS, `replace: ${replace.units}`);
     assert.ok(apply.units > FIELDS, `apply: ${apply.units}`);
     assert.ok(
