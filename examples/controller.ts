@@ -179,7 +179,7 @@ function describeError(error: unknown): string {
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import { startPodIndexController } from "./controller.ts";
  *
- * const cluster = new SimulatedCluster();
+ * const cluster = new SimulatedCluster({ autoCreateNamespaces: true });
  * cluster.create(pods, { metadata: { namespace: "shop", name: "web-1" } });
  * const client = new KubeClient({ server: "http://sim.local", fetch: cluster.fetch });
  * const stop = new AbortController();
@@ -493,7 +493,8 @@ function report(cluster: SimulatedCluster): { lines: string[]; wrong: string[] }
 
 /** Runs against an in-process simulated cluster with churn and faults for about 10 s. */
 async function runSimulation(seconds: number): Promise<void> {
-  const cluster = new SimulatedCluster({ seed: 42 });
+  // Namespaces come into being with their first object (as with NamespaceAutoProvision).
+  const cluster = new SimulatedCluster({ seed: 42, autoCreateNamespaces: true });
   const namespaces = ["shop", "search", "billing", "batch"];
   let n = 0;
   for (const ns of namespaces) {

@@ -325,7 +325,8 @@ function sleepMs(ms: number): Promise<void> {
 
 /** Runs against an in-process simulated cluster with churn and faults for a few seconds. */
 async function runSimulation(): Promise<void> {
-  const cluster = new SimulatedCluster({ seed: 7 });
+  // Namespaces come into being with their first object (as with NamespaceAutoProvision).
+  const cluster = new SimulatedCluster({ seed: 7, autoCreateNamespaces: true });
   for (let i = 0; i < 6; i++) {
     cluster.create(widgets, {
       metadata: { name: `w${i}`, namespace: i % 2 ? "shop" : "search" },

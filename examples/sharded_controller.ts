@@ -78,7 +78,7 @@ export interface Replica extends PodIndexController {
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import { startReplica } from "./sharded_controller.ts";
  *
- * const cluster = new SimulatedCluster();
+ * const cluster = new SimulatedCluster({ autoCreateNamespaces: true });
  * cluster.create(pods, { metadata: { namespace: "shop", name: "web-1" } });
  * const stop = new AbortController();
  * const replicas = ["a", "b"].map((identity) =>
@@ -230,7 +230,8 @@ function sleepMs(ms: number): Promise<void> {
 
 /** Three replicas (then a fourth) in this process, with churn and a crash. */
 async function runSimulation(args: Args): Promise<void> {
-  const cluster = new SimulatedCluster({ seed: 7 });
+  // Namespaces come into being with their first object (as with NamespaceAutoProvision).
+  const cluster = new SimulatedCluster({ seed: 7, autoCreateNamespaces: true });
   const namespaces = ["shop", "search", "billing", "batch", "ml", "web", "auth", "mail", "cdn"];
   for (const [i, ns] of namespaces.entries()) {
     cluster.create(pods, { metadata: { namespace: ns, name: `seed-${i}` } });

@@ -38,7 +38,14 @@ export function env(
   } = {},
 ): Env {
   const clock = new ManualClock();
-  const cluster = new SimulatedCluster({ ...options.cluster, clock, seed: options.seed ?? 1 });
+  // Informer tests put objects in whatever namespace suits them: the cluster creates missing
+  // namespaces as one with the NamespaceAutoProvision admission plugin does.
+  const cluster = new SimulatedCluster({
+    autoCreateNamespaces: true,
+    ...options.cluster,
+    clock,
+    seed: options.seed ?? 1,
+  });
   const fetch = options.fetch?.(cluster) ?? cluster.fetch;
   const client = new KubeClient({
     server: "http://sim.test",

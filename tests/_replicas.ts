@@ -48,7 +48,7 @@ export interface FleetOptions {
 
 export class Fleet {
   readonly clock = new ManualClock();
-  readonly cluster = new SimulatedCluster({ clock: this.clock });
+  readonly cluster = new SimulatedCluster({ clock: this.clock, autoCreateNamespaces: true });
   readonly replicas: Replica[] = [];
   readonly violations: string[] = [];
   /** key -> what its last finished reconcile saw in its replica's cache (rv or "deleted"). */

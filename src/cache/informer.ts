@@ -569,7 +569,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
  * const cluster = new SimulatedCluster();
  * const managedFields = [{ manager: "kubectl", operation: "Apply" }];
  * cluster.create(pods, { metadata: { namespace: "default", name: "web-1", managedFields } });
- * cluster.create(pods, { metadata: { namespace: "other", name: "db-1" } });
+ * cluster.create(pods, { metadata: { namespace: "kube-system", name: "db-1" } });
  * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), {
  *   resource: pods,
  *   namespace: "default",

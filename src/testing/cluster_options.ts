@@ -138,6 +138,16 @@ export interface SimulatedClusterOptions {
    * @default undefined (everything is allowed)
    */
   authorization?: ClusterAuthorization;
+  /**
+   * Create a missing namespace when an object is created in it, over HTTP and through the
+   * control API, as kube-apiserver does with the `NamespaceAutoProvision` admission plugin
+   * enabled. Off, the default, the cluster behaves as a standard one: `default`, `kube-system`,
+   * `kube-public` and `kube-node-lease` exist from the start, and a create in any other
+   * namespace that was not created first is a 404 `namespaces "x" not found`. A dry run never
+   * creates a namespace. (`seed` and `churn` always create the namespaces they fill.)
+   * @default false
+   */
+  autoCreateNamespaces?: boolean;
 }
 
 /** Options after validation, defaults applied. */
@@ -172,6 +182,8 @@ export interface ResolvedClusterOptions {
   readonly requestLogLimit: number;
   /** The authorization policy. */
   readonly authorization: AuthorizationPolicy;
+  /** Whether a create provisions its missing namespace. */
+  readonly autoCreateNamespaces: boolean;
 }
 
 function positiveInteger(option: string, value: unknown): number {
@@ -201,6 +213,7 @@ export function resolveClusterOptions(
   );
   checkBoolean(o.watchList, "options.watchList");
   checkBoolean(o.watchCache, "options.watchCache");
+  checkBoolean(o.autoCreateNamespaces, "options.autoCreateNamespaces");
   return {
     clock: o.clock ?? systemClock,
     resources: servedResources(o.resources),
@@ -223,5 +236,6 @@ export function resolveClusterOptions(
       integer: true,
     }),
     authorization: new AuthorizationPolicy(o.authorization),
+    autoCreateNamespaces: o.autoCreateNamespaces ?? false,
   };
 }

@@ -38,6 +38,7 @@ export { ManualClock } from "./manual_clock.ts";
 export { seededRandom } from "./seeded_random.ts";
 export { LOOPBACK_ORIGINS, SimulatedCluster } from "./simulated_cluster.ts";
 export type {
+  ClusterDeleteOptions,
   ClusterListOptions,
   ObjectRef,
   RecordedRequest,

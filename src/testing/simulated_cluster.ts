@@ -42,6 +42,7 @@ import { ServedView } from "./reads/served_view.ts";
 import { discoveryModel } from "./reads/discovery.ts";
 import { REVIEW_KINDS } from "./authorization/access_reviews.ts";
 import { OpenApiDocuments } from "./openapi/openapi_documents.ts";
+import { ClusterControllers } from "./controllers/cluster_controllers.ts";
 
 export type { SimulatedClusterOptions } from "./cluster_options.ts";
 export type { ServedResource } from "./store/served_resources.ts";
@@ -64,6 +65,19 @@ export interface ClusterListOptions {
   labelSelector?: string;
   /** Field selector text. @default "" */
   fieldSelector?: string;
+}
+
+/** Options of {@linkcode SimulatedCluster.delete}. */
+export interface ClusterDeleteOptions {
+  /**
+   * What becomes of the object's dependents (objects whose `metadata.ownerReferences` name it):
+   * `Background` deletes the object now and its dependents after it, `Foreground` keeps it
+   * (with a `deletionTimestamp` and the `foregroundDeletion` finalizer) until the dependents
+   * that block it (`blockOwnerDeletion: true`) are gone, `Orphan` keeps the dependents and
+   * removes their references to it.
+   * @default undefined (the object's GC finalizers, else the resource's default: `Background`, `Orphan` for jobs and replication controllers)
+   */
+  propagationPolicy?: "Background" | "Foreground" | "Orphan";
 }
 
 /** Builds objects for {@linkcode SimulatedCluster.seed}. */
@@ -151,6 +165,7 @@ export class SimulatedCluster implements Disposable {
   readonly #watches = new Set<OpenWatch>();
   readonly #churns = new Set<ChurnHandle>();
   readonly #views = new Map<string, ServedView>();
+  readonly #controllers: ClusterControllers;
   #closed = false;
 
   /** Creates an empty cluster (no I/O, no timers). */
@@ -164,7 +179,10 @@ export class SimulatedCluster implements Disposable {
     this.#store = new Store(this.#clock, this.#rng, this.#resources, {
       historyLimit: o.historyLimit,
       maxJsonDepth: o.maxJsonDepth,
+      autoCreateNamespaces: o.autoCreateNamespaces,
+      bootstrapRng: new Rng(o.seed ^ 0x6e5),
     });
+    this.#controllers = new ClusterControllers(this.#store, this.#clock);
     this.faults = new ClusterFaults({
       dropOpenWatches: () => {
         const open = [...this.#watches];
@@ -272,6 +290,7 @@ export class SimulatedCluster implements Disposable {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
+    this.#controllers.close();
     for (const churn of [...this.#churns]) churn.stop();
     for (const w of [...this.#watches]) w.shutdown();
     for (const c of [...this.#channels]) c.shutdown();
@@ -381,20 +400,62 @@ export class SimulatedCluster implements Disposable {
   }
 
   /**
-   * Deletes an object and returns its last state. An object with finalizers only gets a
-   * `deletionTimestamp`; it goes once an update empties `metadata.finalizers`.
+   * Deletes an object as a DELETE would and returns its last state. An object with finalizers
+   * only gets a `deletionTimestamp`; it goes once an update empties `metadata.finalizers`. The
+   * garbage collector then handles its dependents as `options.propagationPolicy` says, and a
+   * deleted namespace is emptied and removed by the namespace controller: both run in the
+   * cluster's turn 10 ms later (their reaction time; on a `ManualClock`, when the test advances
+   * it that far: `await clock.advance(10)`).
    *
-   * @throws {KubeApiError} 404 NotFound.
+   * @throws {KubeApiError} 404 NotFound; 403 Forbidden for `default`, `kube-system`, `kube-public`.
+   *
+   * @example
+   * ```ts
+   * import { configmaps, deployments } from "@kinformer/kinformer/client";
+   * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const clock = new ManualClock();
+   * const cluster = new SimulatedCluster({ clock });
+   * const web = cluster.create(deployments, { metadata: { name: "web", namespace: "default" } });
+   * cluster.create(configmaps, {
+   *   metadata: {
+   *     name: "web-config",
+   *     namespace: "default",
+   *     ownerReferences: [{ apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: web.metadata.uid!, blockOwnerDeletion: true }],
+   *   },
+   * });
+   * const owner = cluster.delete(deployments, { namespace: "default", name: "web" }, {
+   *   propagationPolicy: "Foreground",
+   * });
+   * assert.deepEqual(owner.metadata.finalizers, ["foregroundDeletion"]); // waits for its dependents
+   * await clock.advance(10); // the garbage collector's turn
+   * assert.deepEqual(cluster.list(configmaps), []);
+   * assert.deepEqual(cluster.list(deployments), []);
+   * cluster.close();
+   * ```
    */
   delete<T extends KubeObjectLike = KubeObject>(
     resource: ResourceDescriptor<T>,
     ref: ObjectRef,
+    options?: ClusterDeleteOptions,
   ): T {
     this.#checkOpen();
     const view = this.#served(resource);
     checkRef(ref);
+    const policy = options?.propagationPolicy;
+    if (
+      policy !== undefined && policy !== "Background" && policy !== "Foreground" &&
+      policy !== "Orphan"
+    ) {
+      throw new TypeError(
+        `options.propagationPolicy must be "Background", "Foreground" or "Orphan", got ${
+          describeValue(policy)
+        }`,
+      );
+    }
     return view.toObject(
-      this.#store.delete(view.state, ref.namespace, ref.name).version,
+      this.#store.delete(view.state, ref.namespace, ref.name, { propagationPolicy: policy })
+        .version,
     ) as unknown as T;
   }
 
@@ -440,8 +501,18 @@ export class SimulatedCluster implements Disposable {
     const make = factory ?? fixtureFor(state.info.desc.kind);
     const start = state.objects.size;
     for (let i = 0; i < count; i++) {
-      this.#store.create(state, make(start + i), { writer: "control", adopt: true });
+      this.#store.create(state, make(start + i), {
+        writer: "control",
+        adopt: true,
+        provisionNamespace: true,
+      });
     }
+  }
+
+  /** Creates the namespaces a churn fills (the Churner has checked its options). */
+  #provision(options: ChurnOptions): void {
+    if (!this.#state(options.resource).info.desc.namespaced) return;
+    for (const ns of options.namespaces ?? ["default"]) this.#store.provisionNamespace(ns);
   }
 
   /** Runs `steps` random mutations now (seeded, deterministic) and returns what ran. */
@@ -449,6 +520,7 @@ export class SimulatedCluster implements Disposable {
     this.#checkOpen();
     requireNumber(steps, "steps", { min: 0, integer: true });
     const churner = new Churner(this.#store, this.#state(options.resource), this.#rng, options);
+    this.#provision(options);
     for (let i = 0; i < steps; i++) churner.step();
     return { ...churner.stats };
   }
@@ -464,6 +536,7 @@ export class SimulatedCluster implements Disposable {
       minExclusive: true,
     });
     const churner = new Churner(this.#store, this.#state(options.resource), this.#rng, options);
+    this.#provision(options);
     const handle = startChurn(churner, this.#clock, rate, options.signal, (h) => {
       this.#churns.delete(h);
     });

@@ -127,7 +127,7 @@ function setup(
   fetch?: (cluster: SimulatedCluster) => (request: Request) => Promise<Response>,
 ): Setup {
   const clock = new ManualClock(0);
-  const cluster = new SimulatedCluster({ clock, seed });
+  const cluster = new SimulatedCluster({ clock, seed, autoCreateNamespaces: true });
   prepare(cluster);
   const client = new KubeClient({
     server: "http://sim.test",

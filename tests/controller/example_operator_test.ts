@@ -15,7 +15,7 @@ import {
 } from "../../examples/operator/operator.ts";
 import { type Condition, eventsV1 } from "../../src/controller/mod.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
-import { configmaps, deployments, leases } from "../../src/client/resource.ts";
+import { configmaps, deployments, leases, namespaces } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
@@ -52,6 +52,11 @@ class World {
     clock: this.clock,
     resources: [staticSites],
   });
+
+  constructor() {
+    // The operator's own namespace exists before it is deployed, as on a cluster.
+    this.cluster.create(namespaces, { metadata: { name: NS } });
+  }
 
   replica(id: string): Replica {
     const link = new Link(this.cluster.fetch, this.clock);

@@ -27,7 +27,11 @@ interface Running {
 
 class Deployment {
   readonly clock = new ManualClock();
-  readonly cluster = new SimulatedCluster({ clock: this.clock, seed: 3 });
+  readonly cluster = new SimulatedCluster({
+    clock: this.clock,
+    seed: 3,
+    autoCreateNamespaces: true,
+  });
   readonly replicas = new Map<string, Running>();
   #serial = 0;
 

@@ -15,7 +15,7 @@ const record = {
 
 describe("LeaseLock", () => {
   test("create writes the record as a Lease spec with MicroTime times and the labels", async () => {
-    const cluster = new SimulatedCluster();
+    const cluster = new SimulatedCluster({ autoCreateNamespaces: true });
     const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
     const lock = new LeaseLock({ client, namespace: "ops", name: "ctl", labels: { team: "x" } });
     assert.equal(lock.describe(), "ops/ctl");
@@ -35,7 +35,7 @@ describe("LeaseLock", () => {
   });
 
   test("update is conditional on the snapshot's resourceVersion and keeps other fields", async () => {
-    const cluster = new SimulatedCluster();
+    const cluster = new SimulatedCluster({ autoCreateNamespaces: true });
     const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
     cluster.create(leases, {
       metadata: { name: "ctl", namespace: "ops", annotations: { note: "keep" } },
@@ -62,7 +62,7 @@ describe("LeaseLock", () => {
   });
 
   test("options are checked; malformed fields read as a record nobody holds for long", () => {
-    const cluster = new SimulatedCluster();
+    const cluster = new SimulatedCluster({ autoCreateNamespaces: true });
     const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
     assert.throws(() => new LeaseLock({ client, namespace: "", name: "x" }), TypeError);
     assert.throws(

@@ -11,7 +11,7 @@ import {
 } from "../../src/controller/mod.ts";
 import { createInformer, type SharedInformer } from "../../src/cache/informer.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
-import { leases, pods } from "../../src/client/resource.ts";
+import { leases, namespaces, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { sleep } from "../../src/util/clock.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
@@ -283,6 +283,7 @@ describe("Manager", () => {
 
   test("one sharding group for every controller: each key is reconciled by one replica", async () => {
     const w = new World();
+    for (let i = 0; i < 4; i++) w.cluster.create(namespaces, { metadata: { name: `ns-${i}` } });
     for (let i = 0; i < 40; i++) {
       w.cluster.create(pods, { metadata: { namespace: `ns-${i % 4}`, name: `p${i}` } });
     }

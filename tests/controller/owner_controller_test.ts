@@ -44,7 +44,7 @@ async function quiesce(
 
 function setup(seed: number) {
   const clock = new ManualClock();
-  const cluster = new SimulatedCluster({ clock, seed });
+  const cluster = new SimulatedCluster({ clock, seed, autoCreateNamespaces: true });
   for (let i = 0; i < 8; i++) {
     cluster.create(widgets, {
       metadata: { name: `w${i}`, namespace: i % 2 ? "shop" : "search" },

@@ -107,7 +107,7 @@ describe("runController with leader election", () => {
 
   test("accepts a LeaderElector instance; rejects leaderElection together with sharding", async () => {
     const clock = new ManualClock();
-    const cluster = new SimulatedCluster({ clock });
+    const cluster = new SimulatedCluster({ clock, autoCreateNamespaces: true });
     const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
     const common = { client, namespace: "default", name: "ctl", identity: "a" };
     await assert.rejects(

@@ -34,7 +34,7 @@ describe(`browsers: headless Chromium (test process: ${runtime})`, () => {
         await bundle("examples/browser/worker.ts", join(site, "worker.js"), "browser");
         await copyFile(join(ROOT, "examples", "browser", "index.html"), join(site, "index.html"));
 
-        const cluster = new SimulatedCluster();
+        const cluster = new SimulatedCluster({ autoCreateNamespaces: true });
         let api: ServedHandle | undefined;
         let pages: ServedHandle | undefined;
         let context: BrowserContextLike | undefined;

@@ -146,7 +146,7 @@ describe(`runtime examples (test process: ${runtime})`, () => {
       },
       async () => {
         await withTempDir("example-server", async (dir) => {
-          const { cluster, server, close } = await serveCluster();
+          const { cluster, server, close } = await serveCluster({ autoCreateNamespaces: true });
           let child: ChildHandle | undefined;
           try {
             cluster.create(configmaps, { metadata: { namespace: "default", name: "a" } });

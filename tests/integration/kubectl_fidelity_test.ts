@@ -8,7 +8,12 @@ import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { defineResource } from "../../src/client/define_resource.ts";
 import { deploymentFixture } from "../../src/testing/fixtures.ts";
 import { widgets } from "../../src/testing/widgets.ts";
-import { kubectlVersion, setupKubectl as setup, splitJsonDocuments } from "./_kubectl.ts";
+import { kubectlVersion, setupKubectl, splitJsonDocuments } from "./_kubectl.ts";
+import type { SimulatedClusterOptions } from "../../src/testing/simulated_cluster.ts";
+
+/** These tests are about reads: objects go into any namespace (NamespaceAutoProvision). */
+const setup = (options: SimulatedClusterOptions = {}) =>
+  setupKubectl({ autoCreateNamespaces: true, ...options });
 
 const version = await kubectlVersion();
 const available = version !== undefined;

@@ -112,7 +112,7 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
     timeout: 20_000,
   }, async () => {
     await withTempDir("workerd", async (dir) => {
-      const sim = await serveCluster();
+      const sim = await serveCluster({ autoCreateNamespaces: true });
       let workerd: Workerd | undefined;
       try {
         const { cluster, server } = sim;
@@ -174,7 +174,11 @@ describe(`Cloudflare Workers in workerd (test process: ${runtime})`, () => {
     // where it is global): then only a BOOKMARK tells the watch it is current. Real API
     // servers send one about every minute; here every 200 ms.
     await withCheckpointWorker(
-      { tempDir: "workerd-cp", cluster: { bookmarkIntervalMs: 200 }, configMaps: ["a", "b", "c"] },
+      {
+        tempDir: "workerd-cp",
+        cluster: { bookmarkIntervalMs: 200, autoCreateNamespaces: true },
+        configMaps: ["a", "b", "c"],
+      },
       async (cluster, workerd) => {
         // First run: nothing stored yet, so it lists (and learns the current version).
         const first = await runCatchUp(workerd);

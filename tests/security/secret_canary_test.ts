@@ -136,7 +136,11 @@ describe("secret canaries: the client", () => {
 describe("secret canaries: the informer", () => {
   test("errors, health(), checkpoint() and metrics hooks never show the token", async () => {
     const clock = new ManualClock();
-    const cluster = new SimulatedCluster({ clock, token: "the-right-token" });
+    const cluster = new SimulatedCluster({
+      clock,
+      token: "the-right-token",
+      autoCreateNamespaces: true,
+    });
     cluster.create(pods, { metadata: { namespace: "a", name: "p1" } });
     let token: string = CANARY.token; // wrong at first: 401s
     const client = new KubeClient({

@@ -138,7 +138,7 @@ for (const adapter of await adapters()) {
       client: KubeClient;
       close(): Promise<void>;
     }> {
-      const cluster = new SimulatedCluster({ token: TOKEN });
+      const cluster = new SimulatedCluster({ token: TOKEN, autoCreateNamespaces: true });
       cluster.create(configmaps, { metadata: { namespace: "default", name: "a" } });
       const server = await adapter.serve(cluster.fetch, { hostname: "127.0.0.1", port: 0 });
       const client = new KubeClient({

@@ -3,7 +3,7 @@
 // 415 for any other protobuf body.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { configmaps, pods } from "../../src/client/resource.ts";
+import { configmaps, namespaces, pods } from "../../src/client/resource.ts";
 import type { Status } from "../../src/client/types.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import type { SimulatedClusterOptions } from "../../src/testing/cluster_options.ts";
@@ -69,6 +69,7 @@ describe("SimulatedCluster authorization", () => {
 
   test("a denied request is a 403 Forbidden Status worded as kube-apiserver's, and nothing changes", async () => {
     const c = new SimulatedCluster(readOnly);
+    c.create(namespaces, { metadata: { name: "team-a" } });
     c.create(pods, { metadata: { name: "web", namespace: "default" } });
     assert.equal((await send(c, "GET", "/api/v1/namespaces/default/pods")).status, 200);
     assert.equal((await send(c, "GET", "/api/v1/namespaces/default/pods/web/status")).status, 200);

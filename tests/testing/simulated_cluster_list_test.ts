@@ -1,13 +1,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { configmaps, namespaces, pods } from "../../src/client/resource.ts";
+import { configmaps, pods } from "../../src/client/resource.ts";
 import type { KubeList, Status } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { widgets } from "../../src/testing/widgets.ts";
 
 function cluster(options?: { historyLimit?: number }): SimulatedCluster {
-  return new SimulatedCluster({ clock: new ManualClock(), ...options });
+  return new SimulatedCluster({ clock: new ManualClock(), autoCreateNamespaces: true, ...options });
 }
 
 async function get<T = KubeList>(
@@ -70,9 +70,17 @@ describe("SimulatedCluster LIST", () => {
   test("namespace paths, the legacy /watch-less path and cluster-scoped resources", async () => {
     const c = cluster();
     addPods(c, [["a", "x"], ["ab", "y"], ["a-b", "z"]]);
-    c.create(namespaces, { metadata: { name: "a" } });
     assert.deepEqual(names((await get(c, "/api/v1/namespaces/a/pods")).body), ["a/x"]);
-    assert.deepEqual(names((await get(c, "/api/v1/namespaces")).body), ["a"]);
+    // The namespaces a cluster starts with, and those the creates provisioned.
+    assert.deepEqual(names((await get(c, "/api/v1/namespaces")).body), [
+      "a",
+      "a-b",
+      "ab",
+      "default",
+      "kube-node-lease",
+      "kube-public",
+      "kube-system",
+    ]);
     assert.equal((await get(c, "/api/v1/namespaces/a")).body.kind, "Namespace");
     c.close();
   });

@@ -192,6 +192,7 @@ describe("SimulatedCluster object store", () => {
 
   test("list filters by namespace and selectors and sorts by namespace/name", () => {
     const c = cluster();
+    for (const name of ["a", "b"]) c.create(namespaces, { metadata: { name } });
     for (
       const [ns, name, app] of [["b", "x", "web"], ["a", "y", "db"], ["a", "x", "web"]] as const
     ) {

@@ -1,44 +1,145 @@
 /**
- * The continue token of a paged LIST: base64url JSON of the snapshot's resourceVersion and the
- * key the next page starts at.
+ * The continue token of a paged LIST, as kube-apiserver makes and checks it: base64url (no
+ * padding) of the JSON `{"v":"meta.k8s.io/v1","rv":<snapshot resourceVersion>,"start":<key>}`.
+ * Decoding follows the API server's `DecodeContinue`, Go JSON rules included (`rv` must be an
+ * int64, so `1.5` or `"4"` is refused), and every refusal is the API server's 400
+ * `invalid continue token: continue key is not valid...`.
  * @module
  */
-import { base64Utf8 } from "../../util/values.ts";
+import { base64Utf8, isRecord } from "../../util/values.ts";
 import { badRequest, fail } from "../serving/status.ts";
+
+/** What a continue token holds. */
+export interface ContinueToken {
+  /** The snapshot's resourceVersion; negative: continue at the latest (an inconsistent continue). */
+  readonly rv: number;
+  /** The key the next page starts at (inclusive). */
+  readonly start: string;
+}
+
+const ENCODED_VERSION = "meta.k8s.io/v1";
+const BASE64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
 function base64UrlEncode(text: string): string {
   return base64Utf8(text).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
-function base64UrlDecode(token: string): string {
-  const b64 = token.replace(/-/g, "+").replace(/_/g, "/");
-  const bin = atob(b64 + "=".repeat((4 - (b64.length % 4)) % 4));
-  return new TextDecoder("utf-8", { fatal: true }).decode(
-    Uint8Array.from(bin, (c) => c.charCodeAt(0)),
+/** Encodes a continue token: the snapshot's resourceVersion and the key to start at. */
+export function encodeContinue(rv: number, start: string): string {
+  return base64UrlEncode(JSON.stringify({ v: ENCODED_VERSION, rv, start }));
+}
+
+/** The 400 of a token that is not valid, worded as kube-apiserver's. */
+function invalidToken(why?: string): never {
+  const reason = why === undefined ? "" : `: ${why}`;
+  fail(badRequest(`invalid continue token: continue key is not valid${reason}`));
+}
+
+/** Go's `base64.RawURLEncoding.DecodeString`: the bytes, or the offset of the first bad byte. */
+function decodeRawUrlBase64(token: string): Uint8Array | number {
+  const out: number[] = [];
+  let bits = 0;
+  let count = 0;
+  for (let i = 0; i < token.length; i++) {
+    const v = BASE64URL.indexOf(token[i]!);
+    if (v < 0) return i;
+    bits = (bits << 6) | v;
+    count += 6;
+    if (count >= 8) {
+      count -= 8;
+      out.push((bits >> count) & 0xff);
+    }
+  }
+  // A lone trailing character (4n+1 long) carries fewer than 8 bits: Go reports its offset.
+  if (token.length % 4 === 1) return token.length - 1;
+  return Uint8Array.from(out);
+}
+
+/** How Go quotes a byte in a JSON syntax error: `'x'`, or an escape for the unprintable. */
+function goQuoteChar(c: string): string {
+  if (c === "'") return "'\\''";
+  if (c === '"') return "'\"'";
+  const code = c.codePointAt(0)!;
+  if (code >= 0x20 && code < 0x7f) return `'${c}'`;
+  return JSON.stringify(c);
+}
+
+/** Go's name of a JSON value's type in an unmarshal error. */
+function goJsonType(value: unknown): string {
+  if (Array.isArray(value)) return "array";
+  if (isRecord(value)) return "object";
+  return typeof value === "boolean" ? "bool" : typeof value;
+}
+
+/** Go's `json.Unmarshal` into the token struct: its fields, or the error text. */
+function unmarshalToken(text: string): { v: string; rv: number; start: string } | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    const first = text.trimStart()[0];
+    if (first === undefined) return "unexpected end of JSON input";
+    if (!'{["-0123456789tfn'.includes(first)) {
+      return `invalid character ${goQuoteChar(first)} looking for beginning of value`;
+    }
+    return "unexpected end of JSON input";
+  }
+  const token = { v: "", rv: 0, start: "" };
+  if (parsed === null) return token;
+  if (!isRecord(parsed)) {
+    return `json: cannot unmarshal ${
+      goJsonType(parsed)
+    } into Go value of type storage.continueToken`;
+  }
+  const field = (name: string, type: string, value: unknown) =>
+    `json: cannot unmarshal ${value} into Go struct field continueToken.${name} of type ${type}`;
+  // Go matches field names exactly or case-insensitively; a later key overrides an earlier one.
+  for (const [key, value] of Object.entries(parsed)) {
+    const name = key.toLowerCase();
+    if (value === null || (name !== "v" && name !== "rv" && name !== "start")) continue;
+    if (name === "rv") {
+      if (typeof value !== "number") return field("rv", "int64", goJsonType(value));
+      if (!Number.isInteger(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER) {
+        return field("rv", "int64", `number ${value}`);
+      }
+      token.rv = value;
+    } else {
+      if (typeof value !== "string") return field(name, "string", goJsonType(value));
+      if (name === "v") token.v = value;
+      else token.start = value;
+    }
+  }
+  return token;
+}
+
+/** Whether Go's `path.Clean` would leave `"/" + key` as it is (no empty, `.` or `..` segment). */
+function isCleanKey(key: string): boolean {
+  const segments = (key.startsWith("/") ? key.slice(1) : key).split("/");
+  return segments.every((s, i) =>
+    s !== "." && s !== ".." && (s !== "" || (i === segments.length - 1 && segments.length === 1))
   );
 }
 
-/** Encodes a continue token: base64url JSON of the snapshot RV and the key to start at. */
-export function encodeContinue(rv: number, start: string): string {
-  return base64UrlEncode(JSON.stringify({ v: "meta.k8s.io/v1", rv, start }));
-}
-
-/** Decodes a continue token, or a 400 when it is not one of ours. */
-export function decodeContinue(token: string): { rv: number; start: string } {
-  try {
-    const parsed = JSON.parse(base64UrlDecode(token)) as {
-      v?: unknown;
-      rv?: unknown;
-      start?: unknown;
-    };
-    if (
-      parsed.v === "meta.k8s.io/v1" && typeof parsed.rv === "number" && parsed.rv > 0 &&
-      typeof parsed.start === "string"
-    ) {
-      return { rv: parsed.rv, start: parsed.start };
-    }
-  } catch {
-    // Falls through to the 400 below: the token is not base64url JSON.
+/**
+ * Decodes a continue token, or throws the API server's 400: not base64url, not JSON of the
+ * token's shape (an `rv` that is not an int64), `rv` 0, an empty or unclean start key, or an
+ * encoding version other than `meta.k8s.io/v1`.
+ */
+export function decodeContinue(token: string): ContinueToken {
+  const bytes = decodeRawUrlBase64(token);
+  if (typeof bytes === "number") invalidToken(`illegal base64 data at input byte ${bytes}`);
+  const parsed = unmarshalToken(new TextDecoder().decode(bytes));
+  if (typeof parsed === "string") invalidToken(parsed);
+  if (parsed.v !== ENCODED_VERSION) {
+    fail(badRequest(
+      `invalid continue token: continue key is not valid: server does not recognize this encoded version ${parsed.v}`,
+    ));
   }
-  fail(badRequest(`continue key is not valid: ${JSON.stringify(token)}`));
+  if (parsed.rv === 0) {
+    invalidToken("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  }
+  if (parsed.start === "") invalidToken("encoded start key empty (version meta.k8s.io/v1)");
+  if (!isCleanKey(parsed.start)) invalidToken(parsed.start);
+  const start = parsed.start.startsWith("/") ? parsed.start.slice(1) : parsed.start;
+  return { rv: parsed.rv, start };
 }

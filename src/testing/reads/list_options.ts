@@ -49,10 +49,25 @@ export function parseSelectors(info: ResourceInfo, query: URLSearchParams): Sele
   return { label, field };
 }
 
-/** Parses a decimal resourceVersion; anything else is a 400. */
+/** The largest resourceVersion kube-apiserver parses (a uint64). */
+const MAX_RESOURCE_VERSION = 18446744073709551615n;
+
+/**
+ * Parses a resourceVersion as kube-apiserver does (Go's `strconv.ParseUint`, base 10: digits
+ * only, leading zeros allowed, at most 2^64-1); anything else is its 400
+ * `invalid resource version: ...`. Versions beyond 2^53 come back rounded: they are larger than
+ * any the simulator has handed out, so they still read as "too new".
+ */
 export function parseResourceVersion(text: string): number {
-  if (!/^[0-9]{1,15}$/.test(text)) {
-    fail(badRequest(`invalid resource version: ${JSON.stringify(text)}`));
+  let why: string | undefined;
+  const digits = text.replace(/^0+(?=.)/, "");
+  if (!/^[0-9]+$/.test(text)) why = "invalid syntax";
+  else if (digits.length > 20 || BigInt(digits) > MAX_RESOURCE_VERSION) why = "value out of range";
+  if (why !== undefined) {
+    const quoted = JSON.stringify(text);
+    fail(badRequest(
+      `invalid resource version: resourceVersion: Invalid value: ${quoted}: strconv.ParseUint: parsing ${quoted}: ${why}`,
+    ));
   }
   return Number(text);
 }

@@ -182,7 +182,7 @@ export async function prepareWrite(
     const { schema, components } = openapi.kindSchema(target.info);
     let result: unknown;
     try {
-      result = jsonPatch(target.current(), body);
+      result = jsonPatch(target.current(), body, { maxCopyBytes: limits.maxRequestBodyBytes });
     } catch {
       result = undefined; // no object, or a bad patch: the handler answers it
     }

@@ -7,13 +7,31 @@
 import { labelKeyProblem, labelValueProblem } from "../../client/_label_syntax.ts";
 import type { KubeObject } from "../../client/types.ts";
 import type { Clock } from "../../util/clock.ts";
-import type { Rng } from "../seeded_random.ts";
+import { Rng } from "../seeded_random.ts";
 import { isRecord } from "../../util/values.ts";
 import { setOwn } from "./own_properties.ts";
 import type { ResourceInfo } from "./served_resources.ts";
 import { objectKey, Version } from "./object_version.ts";
 import { ResourceState } from "./resource_state.ts";
 import { unservable } from "./servable_json.ts";
+import {
+  type DeletionRequest,
+  finalizersAfterDelete,
+  finalizersOf,
+  markDeleting,
+  sameFinalizers,
+} from "./deletion.ts";
+import {
+  checkMortal,
+  INITIAL_NAMESPACES,
+  isNamespaceResource,
+  isTerminating,
+  namespaceDefaults,
+  namespaceNotFound,
+  namespaceTerminating,
+  specFinalizers,
+  withPhaseTerminating,
+} from "./namespace_lifecycle.ts";
 import {
   alreadyExists,
   badRequest,
@@ -73,6 +91,21 @@ function setManagedFields(
   else (item.metadata as Record<string, unknown>).managedFields = entries;
 }
 
+/** How a store is set up. */
+export interface StoreOptions {
+  /** Events kept per resource. */
+  readonly historyLimit: number;
+  /** Deepest JSON nesting stored. */
+  readonly maxJsonDepth: number;
+  /** Create a missing namespace on a namespaced create (the NamespaceAutoProvision plugin). */
+  readonly autoCreateNamespaces?: boolean;
+  /**
+   * Uids of the namespaces the store creates itself, initial and provisioned (kept apart from
+   * `rng`, so its sequence is the same with or without them).
+   */
+  readonly bootstrapRng?: Rng;
+}
+
 /** The in-memory "etcd" of the simulated cluster. */
 export class Store {
   /** Current global resourceVersion. */
@@ -80,20 +113,79 @@ export class Store {
   readonly #clock: Clock;
   readonly #rng: Rng;
   readonly #maxJsonDepth: number;
+  readonly #autoCreateNamespaces: boolean;
   readonly #states = new Map<string, ResourceState>();
+  readonly #namespaces: ResourceState | undefined;
+  /** Uids of the namespaces the store makes itself (initial, provisioned): not `#rng`'s. */
+  readonly #namespaceUids: Rng;
 
-  constructor(
-    clock: Clock,
-    rng: Rng,
-    resources: readonly ResourceInfo[],
-    limits: { historyLimit: number; maxJsonDepth: number },
-  ) {
+  constructor(clock: Clock, rng: Rng, resources: readonly ResourceInfo[], options: StoreOptions) {
     this.#clock = clock;
     this.#rng = rng;
-    this.#maxJsonDepth = limits.maxJsonDepth;
+    this.#maxJsonDepth = options.maxJsonDepth;
+    this.#autoCreateNamespaces = options.autoCreateNamespaces ?? false;
     for (const info of resources) {
-      this.#states.set(info.id, new ResourceState(info, this.rv, limits.historyLimit));
+      const state = new ResourceState(info, this.rv, options.historyLimit);
+      this.#states.set(info.id, state);
+      if (isNamespaceResource(info)) this.#namespaces = state;
     }
+    this.#namespaceUids = options.bootstrapRng ?? new Rng(0x6e73);
+    this.#bootstrap();
+  }
+
+  /**
+   * The namespaces every cluster starts with, at resourceVersion 1 (the cluster's first), as
+   * objects that were there before any history: a watch from "1" does not replay them.
+   */
+  #bootstrap(): void {
+    const state = this.#namespaces;
+    if (state === undefined) return;
+    for (const name of INITIAL_NAMESPACES) {
+      const item = {
+        metadata: {
+          name,
+          uid: this.#namespaceUids.uuid(),
+          resourceVersion: String(this.rv),
+          creationTimestamp: rfc3339(this.#clock.now()),
+        },
+      } as KubeObject;
+      namespaceDefaults(item, undefined, "http");
+      state.objects.set(name, new Version(state.info, name, this.rv, item));
+    }
+  }
+
+  /** The namespace `name`, if it exists (undefined when namespaces are not served). */
+  namespace(name: string): Version | undefined {
+    return this.#namespaces?.objects.get(name);
+  }
+
+  /**
+   * Creates the namespace `name` when it does not exist (as the NamespaceAutoProvision
+   * admission plugin does); a name that is not a DNS label is left to fail later.
+   */
+  provisionNamespace(name: string): void {
+    const state = this.#namespaces;
+    if (state === undefined || state.objects.has(name) || !isDnsLabel(name)) return;
+    this.create(state, { metadata: { name } }, {
+      writer: "control",
+      trusted: true,
+      uids: this.#namespaceUids,
+    });
+  }
+
+  /**
+   * The `NamespaceLifecycle` admission of a namespaced create: 404 when the namespace does not
+   * exist (unless it may be provisioned), 403 when it is terminating.
+   */
+  #admitCreate(info: ResourceInfo, namespace: string, name: string, provision: boolean): void {
+    if (this.#namespaces === undefined) return;
+    let ns = this.namespace(namespace);
+    if (ns === undefined && provision) {
+      this.provisionNamespace(namespace);
+      ns = this.namespace(namespace);
+    }
+    if (ns === undefined) namespaceNotFound(namespace);
+    if (isTerminating(ns.item)) namespaceTerminating(info, name, namespace);
   }
 
   /** Every resource's state. */
@@ -232,6 +324,10 @@ export class Store {
       writer: Writer;
       adopt?: boolean;
       trusted?: boolean;
+      /** Create the object's namespace when it is missing (bulk loading: `seed`). */
+      provisionNamespace?: boolean;
+      /** Where the uid comes from. @default the store's random source */
+      uids?: Rng;
     } & WriteExtras,
   ): Version {
     const info = state.info;
@@ -240,6 +336,16 @@ export class Store {
     const inMeta = obj.metadata as Record<string, unknown>;
     let name = inMeta.name;
     const generateName = inMeta.generateName;
+    if (checked.namespace !== undefined) {
+      const named = typeof name === "string" && name !== ""
+        ? name
+        : typeof generateName === "string" && generateName !== ""
+        ? generateName
+        : "Unknown";
+      const provision = !options.dryRun &&
+        (options.provisionNamespace === true || this.#autoCreateNamespaces);
+      this.#admitCreate(info, checked.namespace, named, provision);
+    }
     if ((name === undefined || name === "") && typeof generateName === "string" && generateName) {
       do {
         name = generateName + this.#rng.chars(5, GENERATE_ALPHABET);
@@ -260,7 +366,7 @@ export class Store {
     const meta: Record<string, unknown> = { name };
     if (typeof generateName === "string" && generateName) meta.generateName = generateName;
     if (checked.namespace !== undefined) meta.namespace = checked.namespace;
-    meta.uid = this.#rng.uuid();
+    meta.uid = (options.uids ?? this.#rng).uuid();
     if (!options.dryRun) meta.resourceVersion = String(rv);
     if (Object.hasOwn(obj, "spec")) meta.generation = 1;
     meta.creationTimestamp = rfc3339(this.#clock.now());
@@ -343,10 +449,12 @@ export class Store {
     }
     const metaSource = options.subresource === "status" ? oldItem : source;
     const item = this.#build({ ...source, metadata: (metaSource as KubeObject).metadata }, meta);
+    if (isNamespaceResource(info)) namespaceDefaults(item, old.item, options.writer);
+    if (oldMeta.deletionTimestamp !== undefined) checkNoNewFinalizers(info, item, old.item);
     setManagedFields(item, options.fields, old.item);
-    const finalizers = item.metadata.finalizers;
     const releasing = oldMeta.deletionTimestamp !== undefined &&
-      (!Array.isArray(finalizers) || finalizers.length === 0);
+      finalizersOf(item).length === 0 &&
+      !(isNamespaceResource(info) && specFinalizers(item).length > 0);
     // A no-op update keeps the resourceVersion and sends no event, as on a real server.
     if (!releasing && !options.adopt && JSON.stringify(item) === old.itemJson) return old;
     if (options.dryRun) return new Version(info, key, old.rv, item);
@@ -358,22 +466,28 @@ export class Store {
   }
 
   /**
-   * Deletes an object. With finalizers it only gets a `deletionTimestamp` (MODIFIED) and is
-   * removed when an update clears them; otherwise it is removed at once (DELETED, carrying the
-   * last state at the deletion's resourceVersion). Returns the last state.
+   * Deletes an object as kube-apiserver does. The deletion's propagation policy sets the
+   * garbage collector's finalizers (`orphan`, `foregroundDeletion`); an object left with
+   * finalizers only gets a `deletionTimestamp` (MODIFIED; a later delete may still change the
+   * GC finalizers) and goes when an update clears them; otherwise it is removed at once
+   * (DELETED, carrying the last state at the deletion's resourceVersion). A namespace's first
+   * delete marks it `Terminating`; it goes once the namespace controller has emptied it.
+   * `default`, `kube-system` and `kube-public` may not be deleted (403). Returns the last state.
    */
   delete(
     state: ResourceState,
     namespace: string | undefined,
     name: string,
-    preconditions?: { uid?: string | undefined; resourceVersion?: string | undefined },
-    dryRun?: boolean,
+    request: DeletionRequest = {},
   ): { version: Version; removed: boolean } {
     const info = state.info;
     const key = objectKey(info.desc.namespaced ? namespace || "default" : undefined, name);
     const old = state.objects.get(key);
     if (!old) fail(objectNotFound(info.desc.resource, info.desc.group, name));
+    const namespaceObject = isNamespaceResource(info);
+    if (namespaceObject) checkMortal(name);
     const oldMeta = old.item.metadata;
+    const preconditions = request.preconditions;
     if (preconditions?.uid !== undefined && preconditions.uid !== oldMeta.uid) {
       fail(uidConflict(info.desc.resource, name, preconditions.uid, oldMeta.uid));
     }
@@ -383,43 +497,65 @@ export class Store {
     ) {
       fail(conflict(info.desc.resource, info.desc.group, name));
     }
-    const finalizers = oldMeta.finalizers;
-    if (Array.isArray(finalizers) && finalizers.length > 0 && oldMeta.deletionTimestamp) {
-      return { version: old, removed: false };
-    }
-    const rv = dryRun ? old.rv : ++this.rv;
-    if (Array.isArray(finalizers) && finalizers.length > 0) {
-      const item = JSON.parse(old.itemJson) as KubeObject;
-      const meta: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(item.metadata)) {
-        setOwn(meta, k, v);
-        if (k === "creationTimestamp") {
-          meta.deletionTimestamp = rfc3339(this.#clock.now());
-          meta.deletionGracePeriodSeconds = 0;
-        }
+    const current = finalizersOf(old.item);
+    const finalizers = finalizersAfterDelete(info, current, request);
+    const deleting = oldMeta.deletionTimestamp !== undefined;
+    let item: KubeObject | undefined;
+    if (namespaceObject && (!deleting || specFinalizers(old.item).length > 0)) {
+      // The first delete starts termination; later ones change at most the GC finalizers.
+      if (!deleting) {
+        item = withPhaseTerminating(
+          markDeleting(old.item, rfc3339(this.#clock.now()), finalizers, false),
+        );
+      } else if (!sameFinalizers(current, finalizers)) {
+        item = markDeleting(old.item, "", finalizers, false);
       }
-      meta.resourceVersion = String(rv);
-      item.metadata = meta;
-      const version = new Version(info, key, rv, item);
-      if (!dryRun) state.commit({ type: "MODIFIED", rv, version, prev: old });
-      return { version, removed: false };
+    } else if (finalizers.length > 0) {
+      if (!deleting || !sameFinalizers(current, finalizers)) {
+        item = markDeleting(old.item, rfc3339(this.#clock.now()), finalizers);
+      }
+    } else {
+      const rv = request.dryRun ? old.rv : ++this.rv;
+      const last = { ...old.item, metadata: { ...oldMeta, resourceVersion: String(rv) } };
+      const version = new Version(info, key, rv, last);
+      if (!request.dryRun) state.commit({ type: "DELETED", rv, version, prev: old });
+      return { version, removed: true };
     }
-    const item = { ...old.item, metadata: { ...old.item.metadata, resourceVersion: String(rv) } };
+    if (item === undefined) return { version: old, removed: false };
+    if (request.dryRun) return { version: new Version(info, key, old.rv, item), removed: false };
+    const rv = ++this.rv;
+    item.metadata.resourceVersion = String(rv);
     const version = new Version(info, key, rv, item);
-    if (!dryRun) state.commit({ type: "DELETED", rv, version, prev: old });
-    return { version, removed: true };
+    state.commit({ type: "MODIFIED", rv, version, prev: old });
+    return { version, removed: false };
   }
+}
+
+/**
+ * The update validation of an object being deleted: it may lose finalizers, never gain one
+ * (422, worded as kube-apiserver's).
+ */
+function checkNoNewFinalizers(info: ResourceInfo, item: KubeObject, before: KubeObject): void {
+  const old = new Set(finalizersOf(before));
+  const added = [...new Set(finalizersOf(item))].filter((f) => !old.has(f)).sort();
+  if (added.length === 0) return;
+  fail(invalid(info.desc.kind, info.desc.group ?? "", item.metadata.name!, [{
+    reason: "FieldValueForbidden",
+    field: "metadata.finalizers",
+    message:
+      `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${
+        added.map((f) => JSON.stringify(f)).join(", ")
+      }}`,
+  }]));
 }
 
 /** Defaults a real API server fills in on create. */
 function applyServerDefaults(info: ResourceInfo, item: KubeObject, writer: Writer): void {
-  const kind = info.desc.kind;
   if (info.desc.group) return;
-  if (kind === "Pod") {
+  if (info.desc.kind === "Pod") {
     if (writer === "http" || !isRecord(item.status)) item.status = { phase: "Pending" };
-  } else if (kind === "Namespace") {
-    if (!isRecord(item.spec)) item.spec = { finalizers: ["kubernetes"] };
-    if (writer === "http" || !isRecord(item.status)) item.status = { phase: "Active" };
+  } else if (isNamespaceResource(info)) {
+    namespaceDefaults(item, undefined, writer);
   }
 }
 

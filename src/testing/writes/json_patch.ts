@@ -1,5 +1,10 @@
 /**
- * JSON patch (RFC 6902) for the simulated cluster's PATCH (`application/json-patch+json`).
+ * JSON patch (RFC 6902) for the simulated cluster's PATCH (`application/json-patch+json`),
+ * bounded as kube-apiserver bounds it since CVE-2019-1002100: at most 10,000 operations (413),
+ * and the bytes `copy` operations add at most `maxCopyBytes` (the request-size limit, 422 past
+ * it). The simulator also bounds the work of one patch (items moved, values compared and
+ * copied) by the sizes of the document, the patch and the bytes copied, so that no sequence of
+ * operations takes more than linear time: a patch that would do more is refused with 422.
  *
  * Patches are hostile input: paths are walked through own properties only (a pointer through
  * `__proto__`, `constructor` or `prototype` that the document does not hold as data is a 422),
@@ -9,6 +14,27 @@
 import { isRecord } from "../../util/values.ts";
 import { getOwn, setOwn } from "../store/own_properties.ts";
 import { fail, status } from "../serving/status.ts";
+import { sameJson } from "./field_set.ts";
+import { metered, spend, WorkMeter } from "./work_meter.ts";
+import { utf8Length } from "./_utf8_length.ts";
+
+/** The most operations kube-apiserver accepts in one JSON patch. */
+export const MAX_JSON_PATCH_OPERATIONS = 10_000;
+
+/**
+ * Work one patch may do per byte of document and patch: generous for any sensible patch
+ * (which stays under 5), small enough that 10,000 inserts at the head of a long list are
+ * refused after a fraction of a second.
+ */
+const WORK_PER_BYTE = 16;
+/** Work every patch may do whatever its size. */
+const BASE_WORK = 100_000;
+
+/** Limits of one JSON patch. */
+export interface JsonPatchLimits {
+  /** The most bytes `copy` operations may add (kube-apiserver: its request-size limit). */
+  readonly maxCopyBytes: number;
+}
 
 function patchError(message: string): never {
   fail(status(422, "Invalid", message));
@@ -19,7 +45,9 @@ function parsePointer(path: unknown): string[] {
     patchError(`invalid JSON pointer ${JSON.stringify(path)}`);
   }
   if (path === "") return [];
-  return path.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const tokens = path.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  spend(tokens.length);
+  return tokens;
 }
 
 /** The array index a pointer token names (digits, no leading zero), or -1. */
@@ -36,8 +64,8 @@ function child(node: unknown, token: string): unknown {
 
 function resolveParent(doc: unknown, tokens: string[]): { parent: unknown; last: string } {
   let cur = doc;
-  for (const t of tokens.slice(0, -1)) {
-    cur = child(cur, t);
+  for (let i = 0; i < tokens.length - 1; i++) {
+    cur = child(cur, tokens[i]!);
     if (cur === undefined) patchError(`path not found: /${tokens.join("/")}`);
   }
   return { parent: cur, last: tokens[tokens.length - 1]! };
@@ -59,6 +87,7 @@ function removeAt(doc: unknown, tokens: string[]): unknown {
     if (i < 0 || i >= parent.length) {
       patchError(`index out of range: ${last}`);
     }
+    spend(parent.length - i); // the items after it move
     return parent.splice(i, 1)[0];
   }
   if (!isRecord(parent) || !Object.hasOwn(parent, last)) {
@@ -78,7 +107,10 @@ function addAt(doc: unknown, tokens: string[], value: unknown, replace: boolean)
       patchError(`index out of range: ${last}`);
     }
     if (replace) parent[i] = value;
-    else parent.splice(i, 0, value);
+    else {
+      spend(parent.length - i); // the items after it move
+      parent.splice(i, 0, value);
+    }
   } else if (isRecord(parent)) {
     if (replace && !Object.hasOwn(parent, last)) patchError(`path not found: /${tokens.join("/")}`);
     setOwn(parent, last, value);
@@ -88,40 +120,81 @@ function addAt(doc: unknown, tokens: string[], value: unknown, replace: boolean)
   return doc;
 }
 
-/** Applies a JSON patch (array of operations) to a copy of `target`. */
-export function jsonPatch(target: unknown, operations: unknown): unknown {
+/** A copy of a JSON value and its size in bytes (the size spent as work). */
+function copyOf(value: unknown): { copy: unknown; bytes: number } {
+  if (value === undefined) return { copy: undefined, bytes: 0 };
+  const text = JSON.stringify(value);
+  const bytes = utf8Length(text);
+  spend(text.length);
+  return { copy: JSON.parse(text), bytes };
+}
+
+/**
+ * Applies a JSON patch (an array of operations) to a copy of `target`; 413 for more than
+ * 10,000 operations, 422 for a failing operation, copies past `limits.maxCopyBytes`, or more
+ * work than the sizes of `target` and the patch allow.
+ */
+export function jsonPatch(target: unknown, operations: unknown, limits: JsonPatchLimits): unknown {
   if (!Array.isArray(operations)) patchError("a JSON patch must be an array of operations");
-  let doc = JSON.parse(JSON.stringify(target)) as unknown;
-  for (const op of operations) {
-    if (!isRecord(op)) patchError("a JSON patch operation must be an object");
-    const path = parsePointer(op.path);
-    const copy = (v: unknown): unknown => JSON.parse(JSON.stringify(v)) as unknown;
-    switch (op.op) {
-      case "add":
-        doc = addAt(doc, path, copy(op.value), false);
-        break;
-      case "replace":
-        doc = addAt(doc, path, copy(op.value), true);
-        break;
-      case "remove":
-        removeAt(doc, path);
-        break;
-      case "move": {
-        const value = removeAt(doc, parsePointer(op.from));
-        doc = addAt(doc, path, value, false);
-        break;
-      }
-      case "copy":
-        doc = addAt(doc, path, copy(getAt(doc, parsePointer(op.from))), false);
-        break;
-      case "test":
-        if (JSON.stringify(getAt(doc, path)) !== JSON.stringify(op.value)) {
-          patchError(`test operation failed at ${String(op.path)}`);
-        }
-        break;
-      default:
-        patchError(`unknown JSON patch operation ${JSON.stringify(op.op)}`);
-    }
+  if (operations.length > MAX_JSON_PATCH_OPERATIONS) {
+    fail(status(
+      413,
+      "RequestEntityTooLarge",
+      `Request entity too large: The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${operations.length}`,
+    ));
   }
-  return doc;
+  const targetText = JSON.stringify(target);
+  const size = targetText.length + JSON.stringify(operations).length;
+  const budget = new WorkMeter(WORK_PER_BYTE * size + BASE_WORK, (units, limit) =>
+    patchError(
+      `the JSON patch does more work than the simulator allows for a patch of its size (more than ${limit} steps, at ${units})`,
+    ));
+  return metered(budget, () => {
+    let doc = JSON.parse(targetText) as unknown;
+    let copied = 0;
+    for (const op of operations) {
+      spend();
+      if (!isRecord(op)) patchError("a JSON patch operation must be an object");
+      const path = parsePointer(op.path);
+      switch (op.op) {
+        case "add":
+        case "replace":
+          if (!Object.hasOwn(op, "value")) patchError(`missing value in ${op.op} operation`);
+          doc = addAt(doc, path, copyOf(op.value).copy, op.op === "replace");
+          break;
+        case "remove":
+          removeAt(doc, path);
+          break;
+        case "move": {
+          const value = removeAt(doc, parsePointer(op.from));
+          doc = addAt(doc, path, value, false);
+          break;
+        }
+        case "copy": {
+          const from = getAt(doc, parsePointer(op.from));
+          if (from === undefined) patchError(`path not found: ${String(op.from)}`);
+          const { copy, bytes } = copyOf(from);
+          copied += bytes;
+          // Copied bytes are bounded by `maxCopyBytes`; the document grows by them, and so
+          // may the work on it.
+          budget.raise(WORK_PER_BYTE * bytes);
+          if (copied > limits.maxCopyBytes) {
+            patchError(
+              `Unable to complete the copy, the accumulated size increase of copy is ${copied}, exceeding the limit ${limits.maxCopyBytes}`,
+            );
+          }
+          doc = addAt(doc, path, copy, false);
+          break;
+        }
+        case "test":
+          if (!sameJson(getAt(doc, path), op.value)) {
+            patchError(`test operation failed at ${String(op.path)}`);
+          }
+          break;
+        default:
+          patchError(`unknown JSON patch operation ${JSON.stringify(op.op)}`);
+      }
+    }
+    return doc;
+  });
 }

@@ -1,6 +1,8 @@
 /**
- * Field ownership for the simulated cluster (`metadata.managedFields`): field paths and sets,
- * the `FieldsV1` encoding, and how a non-apply write (`Update`) moves ownership.
+ * Field ownership for the simulated cluster (`metadata.managedFields`): the leaf fields of an
+ * object, the `FieldsV1` encoding, and how a non-apply write (`Update`) moves ownership. Every
+ * walk here goes beside the object (or objects) it concerns, so its time is linear in their
+ * sizes.
  *
  * Simplification: without OpenAPI schemas every list is atomic (a list is one field, as for a
  * CRD without list annotations) and only leaf fields are recorded: scalars, lists, `null` and
@@ -11,9 +13,10 @@
 import { isRecord } from "../../util/values.ts";
 import { getOwn, setOwn } from "../store/own_properties.ts";
 import { HANDLED_META } from "../store/object_store.ts";
+import { ABSENT, addAll, childValue, FieldNode, FieldSet, sameJson } from "./field_set.ts";
+import { spend } from "./work_meter.ts";
 
-/** A field path: the keys from the object's root to one field. */
-export type FieldPath = readonly string[];
+export { type FieldPath, FieldSet, sameJson } from "./field_set.ts";
 
 /** Which part of an object a write covers. */
 export type Scope =
@@ -24,81 +27,12 @@ export type Scope =
   /** Only `status` (the status subresource). */
   | "status";
 
-/** Marks a field that is not there (`undefined` is not JSON, but be explicit). */
-export const ABSENT: unique symbol = Symbol("absent");
-
 /** Fields never recorded as owned: identity and server-owned metadata. */
 const SERVER_METADATA: ReadonlySet<string> = new Set([
   ...HANDLED_META,
   "managedFields",
   "selfLink",
 ]);
-
-/** A set of field paths. */
-export class FieldSet {
-  readonly #paths = new Map<string, FieldPath>();
-
-  constructor(paths: Iterable<FieldPath> = []) {
-    for (const p of paths) this.add(p);
-  }
-
-  /** Number of paths. */
-  get size(): number {
-    return this.#paths.size;
-  }
-
-  add(path: FieldPath): void {
-    this.#paths.set(JSON.stringify(path), path);
-  }
-
-  delete(path: FieldPath): void {
-    this.#paths.delete(JSON.stringify(path));
-  }
-
-  has(path: FieldPath): boolean {
-    return this.#paths.has(JSON.stringify(path));
-  }
-
-  [Symbol.iterator](): IterableIterator<FieldPath> {
-    return this.#paths.values();
-  }
-
-  /** A copy without the paths `drop` returns true for. */
-  without(drop: (path: FieldPath) => boolean): FieldSet {
-    return new FieldSet([...this].filter((p) => !drop(p)));
-  }
-}
-
-/** Whether one path is the other or lies inside it. */
-export function related(a: FieldPath, b: FieldPath): boolean {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** The value at `path` (own properties only), or {@linkcode ABSENT}. */
-export function valueAt(object: unknown, path: FieldPath): unknown {
-  let node = object;
-  for (const key of path) {
-    if (!isRecord(node) || !Object.hasOwn(node, key)) return ABSENT;
-    node = node[key];
-  }
-  return node;
-}
-
-/** Structural equality of two JSON values (object key order does not matter). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (Array.isArray(a)) {
-    return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
-  }
-  if (isRecord(a) && isRecord(b)) {
-    const keys = Object.keys(a);
-    if (keys.length !== Object.keys(b).length) return false;
-    return keys.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
-  }
-  return false;
-}
 
 /** Whether a top-level field belongs to `scope`. */
 function inScope(key: string, scope: Scope): boolean {
@@ -108,24 +42,74 @@ function inScope(key: string, scope: Scope): boolean {
   return true;
 }
 
+/** Whether the field `key` at `depth` (0: top level) of a path starting with `top` is recorded. */
+function recorded(key: string, depth: number, top: string | undefined, scope: Scope): boolean {
+  if (depth === 0) return inScope(key, scope);
+  return !(depth === 1 && top === "metadata" && SERVER_METADATA.has(key));
+}
+
+/**
+ * The leaf fields of `value` below `node` (`depth` keys deep, under the top-level field
+ * `top`), added to `node`; whether any was.
+ */
+function addLeaves(
+  node: FieldNode,
+  value: unknown,
+  depth: number,
+  top: string | undefined,
+  scope: Scope,
+  keep?: (before: unknown, after: unknown) => boolean,
+  before: unknown = ABSENT,
+): boolean {
+  spend();
+  if (isRecord(value) && Object.keys(value).length > 0) {
+    let any = false;
+    for (const key of Object.keys(value)) {
+      if (!recorded(key, depth, depth === 0 ? key : top, scope)) continue;
+      const child = node.children.get(key) ?? new FieldNode();
+      const added = addLeaves(
+        child,
+        value[key],
+        depth + 1,
+        depth === 0 ? key : top,
+        scope,
+        keep,
+        keep === undefined ? ABSENT : childValue(before, key),
+      );
+      if (added && !node.children.has(key)) node.children.set(key, child);
+      any ||= added;
+    }
+    return any;
+  }
+  // A leaf: scalars, lists, null and empty maps; never the top or `metadata` itself.
+  if (depth === 0 || (depth === 1 && top === "metadata")) return false;
+  if (keep !== undefined && !keep(before, value)) return false;
+  node.member = true;
+  return true;
+}
+
 /**
  * The leaf fields of `object` in `scope`: scalars, `null`, lists (atomic) and empty maps;
  * identity and server-owned metadata are left out.
  */
 export function leafPaths(object: unknown, scope: Scope): FieldSet {
   const set = new FieldSet();
-  const walk = (node: unknown, path: string[]): void => {
-    if (isRecord(node) && Object.keys(node).length > 0) {
-      for (const key of Object.keys(node)) {
-        if (path.length === 0 && !inScope(key, scope)) continue;
-        if (path.length === 1 && path[0] === "metadata" && SERVER_METADATA.has(key)) continue;
-        walk(node[key], [...path, key]);
-      }
-    } else if (path.length > 0 && !(path.length === 1 && path[0] === "metadata")) {
-      set.add(path);
-    }
-  };
-  walk(object, []);
+  addLeaves(set.root, object, 0, undefined, scope);
+  return set;
+}
+
+/** The leaf fields of `after` in `scope` whose value differs from `before`'s. */
+function changedLeaves(before: unknown, after: unknown, scope: Scope): FieldSet {
+  const set = new FieldSet();
+  addLeaves(
+    set.root,
+    after,
+    0,
+    undefined,
+    scope,
+    (b, a) => b === ABSENT || !sameJson(b, a),
+    before,
+  );
   return set;
 }
 
@@ -150,20 +134,13 @@ export function sameOwner(
 
 /** `FieldsV1` of a set: nested `f:<key>` maps, `{}` at the leaves. */
 function toFieldsV1(set: FieldSet): Record<string, unknown> {
-  const root: Record<string, unknown> = {};
-  for (const path of set) {
-    let node = root;
-    for (const key of path) {
-      const f = `f:${key}`;
-      let child = getOwn(node, f);
-      if (!isRecord(child)) {
-        child = {};
-        setOwn(node, f, child);
-      }
-      node = child as Record<string, unknown>;
-    }
-  }
-  return root;
+  const walk = (node: FieldNode): Record<string, unknown> => {
+    spend();
+    const out: Record<string, unknown> = {};
+    for (const [k, c] of node.children) setOwn(out, `f:${k}`, walk(c));
+    return out;
+  };
+  return walk(set.root);
 }
 
 /**
@@ -171,14 +148,17 @@ function toFieldsV1(set: FieldSet): Record<string, unknown> {
  * keyed list, from a real server) or `.` counts as owned whole.
  */
 function fromFieldsV1(fields: unknown): FieldSet {
-  const set = new FieldSet();
-  const walk = (node: unknown, path: string[]): void => {
-    const keys = isRecord(node) ? Object.keys(node) : [];
+  const walk = (value: unknown, node: FieldNode, depth: number): void => {
+    spend();
+    const keys = isRecord(value) ? Object.keys(value) : [];
     const named = keys.filter((k) => k.startsWith("f:"));
-    if (path.length > 0 && (named.length === 0 || named.length < keys.length)) set.add(path);
-    for (const k of named) walk((node as Record<string, unknown>)[k], [...path, k.slice(2)]);
+    if (depth > 0 && (named.length === 0 || named.length < keys.length)) node.member = true;
+    for (const k of named) {
+      walk(getOwn(value as Record<string, unknown>, k), node.child(k.slice(2)), depth + 1);
+    }
   };
-  walk(fields, []);
+  const set = new FieldSet();
+  walk(fields, set.root, 0);
   return set;
 }
 
@@ -203,9 +183,14 @@ export function parseManagedFields(value: unknown): ManagedEntry[] {
   return entries;
 }
 
+/** Whether a set holds no path. */
+function isEmpty(set: FieldSet): boolean {
+  return !set.root.member && set.root.children.size === 0;
+}
+
 /** `metadata.managedFields` for `entries`, in the real server's key order; empty ones dropped. */
 export function formatManagedFields(entries: readonly ManagedEntry[]): Record<string, unknown>[] {
-  return entries.filter((e) => e.fields.size > 0).map((e) => {
+  return entries.filter((e) => !isEmpty(e.fields)).map((e) => {
     const out: Record<string, unknown> = {
       manager: e.manager,
       operation: e.operation,
@@ -242,29 +227,49 @@ export function trackUpdate(
   writer: Writer,
   scope: Scope,
 ): ManagedEntry[] {
-  const changed = new FieldSet();
-  for (const p of leafPaths(after, scope)) {
-    if (!sameJson(valueAt(before, p), valueAt(after, p))) changed.add(p);
-  }
+  const changed = changedLeaves(before, after, scope);
   const out: ManagedEntry[] = [];
   let mine: ManagedEntry | undefined;
   for (const e of entries) {
     const isMine = sameOwner(e, writer);
-    const fields = e.fields.without((p) =>
-      valueAt(after, p) === ABSENT ||
-      (!isMine && !sameJson(valueAt(before, p), valueAt(after, p)))
+    // Walk the entry beside `after`, with `before`'s value at each path looked up as we go.
+    const fields = filterPair(
+      e.fields,
+      before,
+      after,
+      (b, a) => a === ABSENT || (!isMine && !sameJson(b, a)),
     );
     const kept = { ...e, fields };
     if (isMine) mine = kept;
     out.push(kept);
   }
-  if (changed.size === 0) return out;
+  if (isEmpty(changed)) return out;
   if (mine === undefined) {
     mine = { ...writer, fields: new FieldSet() };
     out.push(mine);
   }
-  mine.fields = new FieldSet([...mine.fields, ...changed]);
+  addAll(mine.fields.root, changed.root);
   mine.time = writer.time;
   mine.apiVersion = writer.apiVersion;
   return out;
+}
+
+/** {@linkcode filterBeside} over two objects at once: `drop(b, a)` gets both values. */
+function filterPair(
+  set: FieldSet,
+  before: unknown,
+  after: unknown,
+  drop: (b: unknown, a: unknown) => boolean,
+): FieldSet {
+  const walk = (node: FieldNode, b: unknown, a: unknown): FieldNode | undefined => {
+    spend();
+    const out = new FieldNode();
+    out.member = node.member && !drop(b, a);
+    for (const [k, c] of node.children) {
+      const kept = walk(c, childValue(b, k), childValue(a, k));
+      if (kept !== undefined) out.children.set(k, kept);
+    }
+    return out.member || out.children.size > 0 ? out : undefined;
+  };
+  return new FieldSet(walk(set.root, before, after) ?? new FieldNode());
 }

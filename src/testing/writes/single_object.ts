@@ -1,8 +1,9 @@
 /**
  * The simulated cluster's single-object HTTP verbs: GET of one object (or its status or scale),
- * POST (create), PUT (update, also of `/status` and `/scale`), PATCH (merge, strategic merge as
- * merge, JSON patch, server-side apply) and DELETE (with preconditions), each answering like the
- * real API server, with `fieldManager`, `dryRun` and `metadata.managedFields`.
+ * POST (create), PUT (update, also of `/status` and `/scale`), PATCH (merge, strategic merge for
+ * built-in kinds, JSON patch, server-side apply; the patched object held to the limits of a
+ * request body) and DELETE (preconditions, propagation policy), each answering like the real
+ * API server, with `fieldManager`, `dryRun` and `metadata.managedFields`.
  * @module
  */
 import { negotiate } from "../reads/content_negotiation.ts";
@@ -28,12 +29,18 @@ import {
   jsonResponse,
   objectDetails,
   objectNotFound,
+  requestEntityTooLarge,
+  status,
   unsupportedMediaType,
 } from "../serving/status.ts";
+import { isBuiltIn, SCALE_SCHEMA, schemaOf } from "./patch_strategies.ts";
+import { strategicMergePatch } from "./strategic_merge_patch.ts";
+import { utf8Length } from "./_utf8_length.ts";
 import { rfc3339, type Store } from "../store/object_store.ts";
 import { objectKey, type Version } from "../store/object_version.ts";
 import type { ResourceState } from "../store/resource_state.ts";
 import { scopeOf, updateTracker, type WriteParams, writeParams, writerOf } from "./write_params.ts";
+import { deletionRequest } from "./delete_options.ts";
 
 /** A routed request for a served resource. */
 export type ResourceRoute = Extract<Route, { kind: "resource" }>;
@@ -43,6 +50,8 @@ export type WriteVerb = "get" | "create" | "update" | "patch" | "delete";
 
 /** The Content-Type of a server-side apply. */
 const APPLY_PATCH = "application/apply-patch+yaml";
+/** The Content-Type of a strategic merge patch. */
+const STRATEGIC_MERGE_PATCH = "application/strategic-merge-patch+json";
 
 /**
  * The current version of one object; `namespace` is ignored for cluster-scoped resources and
@@ -185,6 +194,13 @@ function scale(
   return answer(v, r, 200);
 }
 
+/** The patch types kube-apiserver accepts for a custom resource (no strategic merge). */
+const CUSTOM_RESOURCE_PATCHES = [
+  "application/json-patch+json",
+  "application/merge-patch+json",
+  APPLY_PATCH,
+];
+
 async function patch(
   env: WriteEnv,
   state: ResourceState,
@@ -192,27 +208,49 @@ async function patch(
   r: ResourceRoute,
 ): Promise<Response> {
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
+  if (contentType === STRATEGIC_MERGE_PATCH && !isBuiltIn(state.info)) {
+    // As kube-apiserver: custom resources have no strategic merge patch.
+    fail(status(
+      415,
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format - accepted media types include: ${
+        CUSTOM_RESOURCE_PATCHES.join(", ")
+      }`,
+    ));
+  }
   if (contentType === APPLY_PATCH) return await apply(env, state, request, r);
   const params = writeParams(request, "patch", false);
   const body = await readJsonBody(request, env.limits);
   const current = findObject(state, r.namespace, r.name!);
   const target = r.subresource === "scale" ? scaleOf(current.toObject()) : current.toObject();
   let next: unknown;
-  if (
-    contentType === "application/merge-patch+json" ||
-    contentType === "application/strategic-merge-patch+json"
-  ) {
+  if (contentType === "application/merge-patch+json") {
     if (!isRecord(body)) {
       fail(badRequest("a merge patch must be a JSON object"));
     }
     next = mergePatch(target, body);
+  } else if (contentType === STRATEGIC_MERGE_PATCH) {
+    const schema = r.subresource === "scale" ? SCALE_SCHEMA : schemaOf(state.info);
+    next = strategicMergePatch(target, body, schema);
   } else if (contentType === "application/json-patch+json") {
-    next = jsonPatch(target, body);
+    next = jsonPatch(target, body, { maxCopyBytes: env.limits.maxRequestBodyBytes });
   } else {
     fail(unsupportedMediaType(contentType));
   }
+  checkPatched(env, next);
   if (r.subresource === "scale") return scale(env, state, r, params, next);
   return replace(env, state, r, params, next);
+}
+
+/**
+ * A patched object must fit the limits of a request body: no deeper than `maxJsonDepth` (400)
+ * and no larger than `maxRequestBodyBytes` (413).
+ */
+function checkPatched(env: WriteEnv, next: unknown): void {
+  env.store.assertServable(next, "the patched object");
+  if (utf8Length(JSON.stringify(next)) > env.limits.maxRequestBodyBytes) {
+    fail(requestEntityTooLarge(env.limits.maxRequestBodyBytes));
+  }
 }
 
 /** The body of an apply: JSON (which is YAML), or YAML. */
@@ -308,6 +346,7 @@ async function apply(
     scope,
   });
   const object = result.object;
+  checkPatched(env, object);
   const managed = formatManagedFields(result.entries);
   const fields = (): unknown[] => managed;
   if (current === undefined) {
@@ -344,24 +383,13 @@ async function remove(
   const info = state.info;
   const params = writeParams(request, "delete", false);
   const text = await readBodyText(request, env.limits.maxRequestBodyBytes);
-  let preconditions: { uid?: string; resourceVersion?: string } | undefined;
-  let dryRun = params.dryRun;
-  if (text.trim() !== "") {
-    const parsed = parseJsonBody(text, env.limits.maxJsonDepth);
-    if (isRecord(parsed) && isRecord(parsed.preconditions)) {
-      preconditions = parsed.preconditions as typeof preconditions;
-    }
-    if (isRecord(parsed) && Array.isArray(parsed.dryRun) && parsed.dryRun.includes("All")) {
-      dryRun = true;
-    }
-  }
-  const { version, removed } = env.store.delete(
-    state,
-    r.namespace,
-    r.name!,
-    preconditions,
-    dryRun,
+  const deletion = deletionRequest(
+    new URL(request.url),
+    text,
+    env.limits.maxJsonDepth,
+    params.dryRun,
   );
+  const { version, removed } = env.store.delete(state, r.namespace, r.name!, deletion);
   if (removed && !info.deleteReturnsObject) {
     const details = objectDetails(r.name!, info.desc.resource, info.desc.group);
     details.uid = version.item.metadata.uid!;
@@ -374,5 +402,6 @@ async function remove(
     };
     return jsonResponse(JSON.stringify(s), 200);
   }
-  return jsonResponse(version.json, 200);
+  // As kube-apiserver: 202 when a cascading delete (`orphanDependents: false`) has to wait.
+  return jsonResponse(version.json, !removed && deletion.orphanDependents === false ? 202 : 200);
 }
