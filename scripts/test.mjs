@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// The project's one test command: type-check (README.md's TypeScript blocks too) and lint with
-// Deno, then run the same node:test suite under Deno, Bun and Node 24 (the `node`
-// devDependency; it runs the .ts files natively), print each runtime's counts, and exit non-zero
+// The project's one test command: type-check (README.md's TypeScript blocks too), lint with
+// Deno and check src/ for import cycles, then run the same node:test suite under Deno, Bun and
+// Node 24 (the `node` devDependency; it runs the .ts files natively), print each runtime's counts, and exit non-zero
 // if any step fails or any runtime runs zero tests. Node 22 (also supported) runs on request:
 // RUNTIMES=node22 installs node@22 into .tmp/node22 once (npm) and runs the suite with it.
 //
@@ -57,7 +57,11 @@ if (!skipChecks) {
   // Every TypeScript block of README.md must type-check too (what users copy must compile).
   console.log(`\n=== README.md TypeScript blocks (scripts/readme_check.mjs)`);
   const readme = await run(process.execPath, [join(root, "scripts", "readme_check.mjs")]);
-  checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0;
+  // No module in src/ may import itself through others (scripts/import_cycles.mjs).
+  console.log(`\n=== import cycles in src/ (scripts/import_cycles.mjs)`);
+  const cycles = await run(process.execPath, [join(root, "scripts", "import_cycles.mjs")]);
+  checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0 &&
+    cycles.code === 0;
   results.push({
     name: "deno check+lint+fmt",
     passed: checksOk ? 3 : 0,
