@@ -3,7 +3,8 @@
 // Deno and check src/ for import cycles, then run the same node:test suite under Deno, Bun and
 // Node 24 (the `node` devDependency; it runs the .ts files natively), print each runtime's
 // counts, and exit non-zero if any step fails or any runtime runs zero tests. Node 22 (also
-// supported) runs on request: RUNTIMES=node22 installs node@22 into .tmp/node22 once (npm) and runs the suite with it.
+// supported) runs on request: RUNTIMES=node22 installs node@22 into .tmp/node22 once (npm)
+// and runs the suite with it.
 //
 //   node scripts/test.mjs                 # everything
 //   node scripts/test.mjs tests/a_test.ts # only these files (all three runtimes)
