@@ -25,7 +25,7 @@ import type { InformerSelection } from "./checkpoint.ts";
 import { DriftError } from "./drift_error.ts";
 import { listResourceVersion, whileActive } from "./list_pager.ts";
 import { objectKey } from "./object_key.ts";
-import { classifyError, type ErrorKind } from "./reflector_errors.ts";
+import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 
 /** Keys named in a {@linkcode DriftError}'s message. */
 const SAMPLE_KEYS = 5;
@@ -193,7 +193,7 @@ export class ConsistencyChecker {
       // Whatever goes wrong, callers get a result and nothing rejects unhandled.
       Object.assign(result, { outcome: "inconclusive", reason: "error", error });
       result.finishedAt = t.clock.now();
-      t.report(error, classifyError(error));
+      t.report(error, errorKindOf(error));
       return result;
     };
     const running: Running = {

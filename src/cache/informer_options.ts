@@ -17,7 +17,7 @@ import type { Indexers } from "./indexer.ts";
 import type { InformerMetrics } from "./informer_metrics.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
 import type { InitialListMode } from "./reflector_plan.ts";
-import type { ErrorKind } from "./reflector_errors.ts";
+import type { ErrorKind } from "../util/error_kind.ts";
 import type { ReflectorOptions } from "./reflector.ts";
 
 /**

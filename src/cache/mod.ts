@@ -73,12 +73,11 @@ export { MAX_RETRY_AFTER_MS } from "./reflector.ts";
 export type { ReflectorErrorContext, ReflectorState } from "./reflector.ts";
 export { PACER_BURST, PACER_STABLE_WATCH_MS } from "./request_pacer.ts";
 export {
-  classifyError,
   InitialEventsTimeoutError,
   ListInactivityError,
   WatchInactivityError,
 } from "./reflector_errors.ts";
-export type { ErrorKind } from "./reflector_errors.ts";
+export type { ErrorKind } from "../util/error_kind.ts";
 export { exponentialBackoff } from "../util/backoff.ts";
 export type { Backoff, BackoffOptions } from "../util/backoff.ts";
 export { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";

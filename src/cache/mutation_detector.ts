@@ -6,6 +6,7 @@
  */
 import type { KubeObjectLike } from "../client/types.ts";
 import type { Clock, TimerHandle } from "../util/clock.ts";
+import type { ErrorKind } from "../util/error_kind.ts";
 import { isRecord } from "../util/values.ts";
 
 /**
@@ -23,6 +24,8 @@ import { isRecord } from "../util/values.ts";
 export class MutationError extends Error {
   /** The error class name. */
   override name = "MutationError";
+  /** Always `"mutation"`. */
+  readonly kind: ErrorKind = "mutation";
   /** The cache key of the object. */
   readonly key: string;
   /** The first path found to differ, e.g. `metadata.labels.app` or `spec.containers[0]`. */

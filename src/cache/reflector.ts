@@ -14,12 +14,8 @@ import { linkedController } from "../util/abort.ts";
 import { type Backoff, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, sleep } from "../util/clock.ts";
 import { IdleTimer } from "../util/idle_timer.ts";
-import {
-  classifyError,
-  type ErrorKind,
-  InitialEventsTimeoutError,
-  WatchInactivityError,
-} from "./reflector_errors.ts";
+import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
+import { InitialEventsTimeoutError, WatchInactivityError } from "./reflector_errors.ts";
 import { objectKey } from "./object_key.ts";
 import { listAllPages } from "./list_pager.ts";
 import {
@@ -234,7 +230,7 @@ export class Reflector<T extends KubeObjectLike> {
         }
       } catch (error) {
         if (signal.aborted) break;
-        const kind = classifyError(error);
+        const kind = errorKindOf(error);
         endedBy = kind;
         const { state, retryNow } = planAfterFailure(this.#plan, {
           kind,

@@ -3,7 +3,7 @@
  * changes the plan. Kept apart from the I/O so each rule has its own table of tests.
  * @module
  */
-import type { ErrorKind } from "./reflector_errors.ts";
+import type { ErrorKind } from "../util/error_kind.ts";
 
 /** How the reflector fetches the initial state: paged LIST, streaming list, or try stream first. */
 export type InitialListMode = "list" | "stream" | "auto";

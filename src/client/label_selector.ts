@@ -4,6 +4,7 @@
  * Also home of {@linkcode SelectorParseError}, shared with field selectors.
  * @module
  */
+import type { ErrorKind } from "../util/error_kind.ts";
 import { labelKeyProblem, labelValueProblem } from "./_label_syntax.ts";
 
 /**
@@ -24,6 +25,8 @@ import { labelKeyProblem, labelValueProblem } from "./_label_syntax.ts";
 export class SelectorParseError extends Error {
   /** The error class name. */
   override name = "SelectorParseError";
+  /** Always `"invalid"`. */
+  readonly kind: ErrorKind = "invalid";
   /** The selector text (for the object form: its rendering as text, as far as it got). */
   readonly selector: string;
   /** Zero-based character offset of the problem in `selector`; `-1` for the object form. */

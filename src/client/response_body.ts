@@ -13,6 +13,7 @@ import {
 import { parseRetryAfter } from "./http.ts";
 import { isStatus, type Status } from "./types.ts";
 import { isRecord, truncate } from "../util/values.ts";
+import { onAbort } from "../util/abort.ts";
 
 /** The most of an error body read (the rest is cancelled). */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -74,8 +75,7 @@ export async function readText(
     throw signal.reason;
   }
   const reader = body.getReader();
-  const onAbort = (): void => cancelQuietly(reader.cancel(signal?.reason));
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const release = onAbort(signal, () => cancelQuietly(reader.cancel(signal?.reason)));
   const decoder = new TextDecoder();
   const parts: string[] = [];
   let received = 0;
@@ -116,7 +116,7 @@ export async function readText(
     parts.push(decoder.decode());
     return parts.join("");
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    release();
     if (!finished) cancelQuietly(reader.cancel());
     reader.releaseLock();
   }

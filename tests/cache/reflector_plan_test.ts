@@ -10,11 +10,8 @@ import {
   type ReflectorFailure,
   type ReflectorPlanState,
 } from "../../src/cache/reflector_plan.ts";
-import {
-  classifyError,
-  InitialEventsTimeoutError,
-  WatchInactivityError,
-} from "../../src/cache/reflector_errors.ts";
+import { InitialEventsTimeoutError, WatchInactivityError } from "../../src/cache/reflector_errors.ts";
+import { errorKindOf } from "../../src/util/error_kind.ts";
 
 function state(overrides: Partial<ReflectorPlanState> = {}): ReflectorPlanState {
   return {
@@ -132,40 +129,40 @@ function apiError(code: number, status?: Omit<Status, "kind" | "code">): KubeApi
     : KubeApiError.fromStatus({ kind: "Status", status: "Failure", code, ...status });
 }
 
-describe("classifyError", () => {
+describe("errorKindOf", () => {
   test("401 is unauthorized, 403 forbidden, 404 not-found", () => {
-    assert.equal(classifyError(apiError(401, { reason: "Unauthorized" })), "unauthorized");
-    assert.equal(classifyError(apiError(403, { reason: "Forbidden" })), "forbidden");
-    assert.equal(classifyError(apiError(404, { reason: "NotFound" })), "not-found");
+    assert.equal(errorKindOf(apiError(401, { reason: "Unauthorized" })), "unauthorized");
+    assert.equal(errorKindOf(apiError(403, { reason: "Forbidden" })), "forbidden");
+    assert.equal(errorKindOf(apiError(404, { reason: "NotFound" })), "not-found");
   });
 
   test("400 and 422 are invalid (e.g. a server refusing a streaming list)", () => {
-    assert.equal(classifyError(apiError(400, { reason: "BadRequest" })), "invalid");
-    assert.equal(classifyError(apiError(422, { reason: "Invalid" })), "invalid");
+    assert.equal(errorKindOf(apiError(400, { reason: "BadRequest" })), "invalid");
+    assert.equal(errorKindOf(apiError(422, { reason: "Invalid" })), "invalid");
   });
 
   test("410 Expired is expired", () => {
     const err = apiError(410, { reason: "Expired", message: "too old resource version: 1 (2)" });
-    assert.equal(classifyError(err), "expired");
+    assert.equal(errorKindOf(err), "expired");
   });
 
   test("410 with the old reason Gone (servers up to 1.17) is expired", () => {
-    assert.equal(classifyError(apiError(410, { reason: "Gone" })), "expired");
+    assert.equal(errorKindOf(apiError(410, { reason: "Gone" })), "expired");
   });
 
   test("a bare HTTP 410 without a Status is expired", () => {
-    assert.equal(classifyError(apiError(410)), "expired");
+    assert.equal(errorKindOf(apiError(410)), "expired");
   });
 
   test("429 is rate-limited, also with a plain-text body", () => {
-    assert.equal(classifyError(apiError(429)), "rate-limited");
-    assert.equal(classifyError(apiError(429, { reason: "TooManyRequests" })), "rate-limited");
+    assert.equal(errorKindOf(apiError(429)), "rate-limited");
+    assert.equal(errorKindOf(apiError(429, { reason: "TooManyRequests" })), "rate-limited");
   });
 
   test("5xx is server", () => {
-    assert.equal(classifyError(apiError(500, { reason: "InternalError" })), "server");
-    assert.equal(classifyError(apiError(503)), "server");
-    assert.equal(classifyError(apiError(504, { reason: "Timeout" })), "server");
+    assert.equal(errorKindOf(apiError(500, { reason: "InternalError" })), "server");
+    assert.equal(errorKindOf(apiError(503)), "server");
+    assert.equal(errorKindOf(apiError(504, { reason: "Timeout" })), "server");
   });
 
   test("504 with a ResourceVersionTooLarge cause is too-large-rv", () => {
@@ -177,11 +174,11 @@ describe("classifyError", () => {
         retryAfterSeconds: 1,
       },
     });
-    assert.equal(classifyError(err), "too-large-rv");
+    assert.equal(errorKindOf(err), "too-large-rv");
   });
 
   test("other client errors are other", () => {
-    assert.equal(classifyError(apiError(409, { reason: "Conflict" })), "other");
+    assert.equal(errorKindOf(apiError(409, { reason: "Conflict" })), "other");
   });
 
   test("a KubeNetworkError is network", () => {
@@ -189,34 +186,34 @@ describe("classifyError", () => {
       "GET http://127.0.0.1:1/api/v1/pods",
       new TypeError("fetch failed"),
     );
-    assert.equal(classifyError(err), "network");
+    assert.equal(errorKindOf(err), "network");
   });
 
   test("a bare TypeError (how fetch and streams fail) is network", () => {
-    assert.equal(classifyError(new TypeError("network error")), "network");
+    assert.equal(errorKindOf(new TypeError("network error")), "network");
   });
 
   test("a WatchDecodeError or an oversized line is decode", () => {
     const decode = new WatchDecodeError({
-      kind: "html",
+      reason: "html",
       lineNumber: 1,
       byteOffset: 0,
       line: "<html>",
     });
-    assert.equal(classifyError(decode), "decode");
+    assert.equal(errorKindOf(decode), "decode");
     const long = new LineTooLongError({ limit: 10, lineNumber: 3, byteOffset: 100 });
-    assert.equal(classifyError(long), "decode");
+    assert.equal(errorKindOf(long), "decode");
   });
 
   test("the reflector's own timeouts are inactivity and initial-events-timeout", () => {
-    assert.equal(classifyError(new WatchInactivityError(150_000)), "inactivity");
-    assert.equal(classifyError(new InitialEventsTimeoutError(60_000)), "initial-events-timeout");
+    assert.equal(errorKindOf(new WatchInactivityError(150_000)), "inactivity");
+    assert.equal(errorKindOf(new InitialEventsTimeoutError(60_000)), "initial-events-timeout");
   });
 
   test("anything else is other", () => {
-    assert.equal(classifyError(new Error("boom")), "other");
-    assert.equal(classifyError("a string"), "other");
-    assert.equal(classifyError(undefined), "other");
+    assert.equal(errorKindOf(new Error("boom")), "other");
+    assert.equal(errorKindOf("a string"), "other");
+    assert.equal(errorKindOf(undefined), "other");
   });
 });
 
