@@ -33,7 +33,6 @@ export interface UntypedResourceDescriptor<K extends string = string> {
   readonly namespaced: boolean;
 }
 
-
 function core<K extends string>(
   resource: string,
   kind: K,

@@ -6,8 +6,8 @@ import { KubeApiError } from "../client/errors.ts";
 import type { KubeObject, KubeObjectLike, Status } from "../client/types.ts";
 import {
   WatchDecodeError,
-  type WatchDecodeReason,
   type WatchDecodeErrorOptions,
+  type WatchDecodeReason,
 } from "./decode_error.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./watch_event.ts";
