@@ -33,8 +33,12 @@ export class MutationError extends Error {
   readonly path: string;
   /** Builds the error for `key` and the `path` that changed. */
   constructor(key: string, path: string) {
+    // A path into a deeply nested object can be long: the message shows its two ends.
+    const shown = path.length <= 200
+      ? path || "(the object itself)"
+      : `${path.slice(0, 120)}...${path.slice(-60)} (${path.length} characters)`;
     super(
-      `cached object ${key} was mutated at ${path || "(the object itself)"}: objects from the ` +
+      `cached object ${key} was mutated at ${shown}: objects from the ` +
         `cache are shared and read-only; copy one before changing it (structuredClone)`,
     );
     this.key = key;

@@ -355,6 +355,14 @@ export class Reflector<T extends KubeObjectLike> {
     let unexpected: "bookmark" | "MODIFIED" | "DELETED" | undefined;
     /** Whether bytes count as progress (always, but in a stream's initial phase see above). */
     let bytesCount = !stream;
+    /** When the initial phase last made progress (an initial object; the start). */
+    let progressAt = opened;
+    /** The initial phase showed what a streaming list does not: its progress ends here. */
+    const suspect = (what: "bookmark" | "MODIFIED" | "DELETED"): void => {
+      unexpected ??= what;
+      bytesCount = false;
+      idle.touch(progressAt); // the bytes of this very line were no progress either
+    };
     const idle = stream
       ? new IdleTimer(
         o.clock,
@@ -400,8 +408,7 @@ export class Reflector<T extends KubeObjectLike> {
           this.stats.lastBookmarkAt = now;
           if (initial !== undefined) {
             if (!event.initialEventsEnd) {
-              unexpected ??= "bookmark";
-              bytesCount = false;
+              suspect("bookmark");
               continue;
             }
             idle.restart(o.inactivityTimeoutMs, watching);
@@ -422,11 +429,10 @@ export class Reflector<T extends KubeObjectLike> {
         }
         const rv = event.object.metadata.resourceVersion;
         if (initial !== undefined) {
-          if (event.type !== "ADDED") {
-            unexpected ??= event.type;
-            bytesCount = false;
-          } else if (unexpected === undefined) {
+          if (event.type !== "ADDED") suspect(event.type);
+          else if (unexpected === undefined) {
             bytesCount = true;
+            progressAt = now;
             idle.touch(now);
           }
           const object = this.#transform(event.object, phase);

@@ -75,10 +75,15 @@ export class KubeApiError extends Error {
     const { code, status, bodySnippet, request } = options;
     const what = status?.message ?? (bodySnippet === undefined ? "" : JSON.stringify(bodySnippet));
     const reason = status?.reason ?? "";
+    // A 406 will be answered the same way however often it is retried: say so.
+    const hint = code === 406
+      ? " (the server cannot answer in the format asked for, e.g. metadata only for this" +
+        " resource: this request cannot succeed as configured)"
+      : "";
     super(
       `${request ? request + ": " : ""}Kubernetes API error ${code}${reason ? " " + reason : ""}${
         what ? ": " + what : ""
-      }`,
+      }${hint}`,
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.code = code;

@@ -22,7 +22,13 @@ import {
   watchQuery,
   type WriteOptions,
 } from "./request_options.ts";
-import { isMetadataOnly, METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
+import {
+  isMetadataOnly,
+  METADATA_ACCEPT,
+  METADATA_LIST_ACCEPT,
+  toPartialObjectMetadata,
+  toPartialObjectMetadataList,
+} from "./metadata_only.ts";
 import { resourcePath } from "./resource.ts";
 import type { AnyResourceDescriptor, ResourceDescriptor } from "./resource.ts";
 import type { ApplyConfiguration } from "./apply_configuration.ts";
@@ -264,6 +270,8 @@ export class KubeClient {
         `GET ${path}: list answer has non-array items: ${describeValue(list.items)}`,
       );
     }
+    // A server that ignored the metadata-only Accept sent whole objects: keep what was asked.
+    if (isMetadataOnly(resource)) return toPartialObjectMetadataList(list);
     return list;
   }
 
@@ -366,7 +374,12 @@ export class KubeClient {
     name: string,
     options?: GetOptions,
   ): Promise<T | Scale> {
-    return await this.#send(getRequest(resource, name, options), options?.signal) as T | Scale;
+    const object = await this.#send(getRequest(resource, name, options), options?.signal);
+    // A server that ignored the metadata-only Accept sent the whole object: keep what was asked.
+    if (isMetadataOnly(resource) && options?.subresource === undefined) {
+      return toPartialObjectMetadata(object) as unknown as T;
+    }
+    return object as unknown as T | Scale;
   }
 
   /**
