@@ -5,6 +5,7 @@
  */
 
 import type { KubeObject, KubeObjectLike } from "./types.ts";
+import { describeValue } from "../util/values.ts";
 
 export {
   configmaps,
@@ -149,16 +150,16 @@ function checkDescriptor(resource: AnyResourceDescriptor): void {
   }
   if (typeof resource.version !== "string" || resource.version === "") {
     throw new TypeError(
-      `resource.version must be a non-empty string, got ${JSON.stringify(resource.version)}`,
+      `resource.version must be a non-empty string, got ${describeValue(resource.version)}`,
     );
   }
   if (typeof resource.resource !== "string" || resource.resource === "") {
     throw new TypeError(
-      `resource.resource must be a non-empty string, got ${JSON.stringify(resource.resource)}`,
+      `resource.resource must be a non-empty string, got ${describeValue(resource.resource)}`,
     );
   }
   if (resource.group !== undefined && typeof resource.group !== "string") {
-    throw new TypeError(`resource.group must be a string, got ${JSON.stringify(resource.group)}`);
+    throw new TypeError(`resource.group must be a string, got ${describeValue(resource.group)}`);
   }
 }
 
@@ -168,10 +169,10 @@ function checkDescriptor(resource: AnyResourceDescriptor): void {
  */
 function segment(option: string, value: string): string {
   if (typeof value !== "string") {
-    throw new TypeError(`${option} must be a string, got ${JSON.stringify(value)}`);
+    throw new TypeError(`${option} must be a string, got ${describeValue(value)}`);
   }
   if (value === "." || value === "..") {
-    throw new TypeError(`${option} must not be ${JSON.stringify(value)}`);
+    throw new TypeError(`${option} must not be ${describeValue(value)}`);
   }
   return encodeURIComponent(value);
 }
@@ -220,7 +221,7 @@ export function resourcePath(
       throw new TypeError(
         `options.namespace must not be set for the cluster-scoped resource ${
           resourceKey(resource)
-        }, got ${JSON.stringify(namespace)}`,
+        }, got ${describeValue(namespace)}`,
       );
     }
     path += `/namespaces/${segment("options.namespace", namespace)}`;
@@ -229,7 +230,7 @@ export function resourcePath(
   if (name === "") {
     if (subresource !== "") {
       throw new TypeError(
-        `options.name is required with options.subresource ${JSON.stringify(subresource)}`,
+        `options.name is required with options.subresource ${describeValue(subresource)}`,
       );
     }
     return path;
@@ -237,7 +238,7 @@ export function resourcePath(
   if (resource.namespaced && namespace === "") {
     throw new TypeError(
       `options.namespace is required to address ${resourceKey(resource)} ${
-        JSON.stringify(name)
+        describeValue(name)
       }: the resource is namespaced`,
     );
   }

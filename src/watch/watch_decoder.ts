@@ -11,7 +11,7 @@ import {
 } from "./decode_error.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./watch_event.ts";
-import { describeKind, isRecord } from "../util/values.ts";
+import { describeKind, describeValue, isRecord } from "../util/values.ts";
 import { checkSignal } from "../util/validate.ts";
 import { onAbort } from "../util/abort.ts";
 
@@ -530,7 +530,7 @@ function parseEvent<T extends KubeObjectLike>(
     case "ERROR":
       throw KubeApiError.fromStatus(object as unknown as Status);
     default:
-      throw notAnEvent(`unknown type ${JSON.stringify(type)}`);
+      throw notAnEvent(`unknown type ${describeValue(type)}`);
   }
 }
 
