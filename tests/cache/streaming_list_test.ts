@@ -90,9 +90,10 @@ interface Logged {
 
 /** An informer on a streaming list scripted by `script`, started; and its environment. */
 function start(script: Script, names = ["p1", "p2"]) {
-  let e: ReturnType<typeof env> | undefined;
   const log: Logged[] = [];
-  e = env({ fetch: (c) => scripted(() => e!.clock, script, log)(c) });
+  const e: ReturnType<typeof env> = env({
+    fetch: (c) => scripted(() => e.clock, script, log)(c),
+  });
   for (const name of names) e.cluster.create(pods, pod("a", name));
   const inf = e.informer({
     resource: pods,
@@ -152,7 +153,7 @@ describe("streaming lists against servers that never finish them", () => {
   });
 
   test("initial objects, then live MODIFIED events every 2 s and no end bookmark: LIST within the deadline", async () => {
-    const { e, inf, log, verbs } = start({
+    const { e, inf, log } = start({
       first: (c) => [podLine(c, "ADDED", "p1"), podLine(c, "ADDED", "p2")],
       step: (_, c) => [podLine(c, "MODIFIED", "p1")],
       everyMs: 2_000,
@@ -165,7 +166,7 @@ describe("streaming lists against servers that never finish them", () => {
   });
 
   test("no initial objects, only keep-alive bytes (empty lines) every 2 s: LIST within the deadline", async () => {
-    const { e, inf, log, verbs } = start({ first: () => [], step: () => ["\n"], everyMs: 2_000 });
+    const { e, inf, log } = start({ first: () => [], step: () => ["\n"], everyMs: 2_000 });
     await untilSynced(e, inf, 60_000);
     assert.equal(inf.hasSynced(), true, "bytes that carry no initial object are no progress");
     withinDeadline(inf, log);
@@ -175,7 +176,7 @@ describe("streaming lists against servers that never finish them", () => {
   });
 
   test("as kube-apiserver before 1.32 may: a live MODIFIED between the initial objects and the end bookmark is applied, no fallback", async () => {
-    const { e, inf, log, verbs } = start({
+    const { e, inf, verbs } = start({
       first: (c) => [podLine(c, "ADDED", "p1"), podLine(c, "ADDED", "p2")],
       step: (n, c) => {
         if (n === 1) {
@@ -200,7 +201,7 @@ describe("streaming lists against servers that never finish them", () => {
 
   test("a large stream of initial objects that keeps flowing (one every 2 s for a minute) is never cut", async () => {
     const names = Array.from({ length: 30 }, (_, i) => `p${i}`);
-    const { e, inf, log, verbs } = start({
+    const { e, inf, verbs } = start({
       first: (c) => [podLine(c, "ADDED", names[0]!)],
       step: (n, c) => {
         if (n < names.length) return [podLine(c, "ADDED", names[n]!)];
