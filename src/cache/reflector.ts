@@ -281,25 +281,25 @@ export class Reflector<T extends KubeObjectLike> {
       onProgress: (now) => void (this.stats.lastActivityAt = now),
       onExpiredContinue: (error) => this.#report(error, "expired", "list", 0),
     });
-    const items: T[] = [];
-    for (const item of result.items) {
-      const t = this.#transform(item, "list");
-      if (t !== undefined) items.push(t);
-    }
-    this.#emitList(items, {
+    const count = this.#emitList(result.items, "list", {
       request,
       resourceVersion: result.resourceVersion,
       pages: result.pages,
     });
     o.backoff.reset();
-    o.onListDone?.(o.clock.now() - started, items.length, result.pages);
+    o.onListDone?.(o.clock.now() - started, count, result.pages);
   }
 
-  /** Emits a complete state (`init`, each object, `init-done`) and moves to its version. */
+  /**
+   * Emits a complete state (`init`, each object, `init-done`) and moves to its version.
+   * `objects` are the server's (run through the transform here) for a `list`, or already
+   * transformed for a `stream`. Returns how many were emitted.
+   */
   #emitList(
-    objects: Iterable<T>,
+    objects: Iterable<KubeObjectLike>,
+    from: "list" | "stream",
     outcome: { request: PlannedRequest; resourceVersion: string; pages: number },
-  ): void {
+  ): number {
     const o = this.#o;
     if (this.stats.lists > 0 || o.resumeFrom !== undefined) {
       this.stats.relists++;
@@ -308,10 +308,17 @@ export class Reflector<T extends KubeObjectLike> {
     this.stats.lists++;
     this.stats.lastActivityAt = o.clock.now();
     o.emit(INIT);
-    for (const object of objects) o.emit({ type: "init-apply", object });
+    let count = 0;
+    for (const item of objects) {
+      const object = from === "list" ? this.#transform(item, "list") : item as T;
+      if (object === undefined) continue;
+      o.emit({ type: "init-apply", object });
+      count++;
+    }
     o.emit({ type: "init-done", resourceVersion: outcome.resourceVersion });
     this.#state = listed(this.#state, outcome);
     o.onResourceVersion?.(outcome.resourceVersion);
+    return count;
   }
 
   /**
@@ -415,7 +422,7 @@ export class Reflector<T extends KubeObjectLike> {
             bytesCount = true;
             const objects = initial;
             initial = undefined;
-            this.#emitList(objects.values(), {
+            this.#emitList(objects.values(), "stream", {
               request,
               resourceVersion: event.resourceVersion,
               pages: 1,

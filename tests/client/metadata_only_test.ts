@@ -112,13 +112,13 @@ describe("metadata-only informers (metadataOnly(descriptor))", () => {
     assert.notEqual(full as unknown, meta as unknown);
     assert.equal(factory.informerFor(metadataOnly(pods)), meta);
     factory.start();
-    await factory.waitForCacheSync();
+    await factory.waitForSync();
     assert.ok(full.store.get("a/p1")?.spec);
     assert.equal((meta.store.get("a/p1") as { spec?: unknown }).spec, undefined);
     const cp = meta.checkpoint();
     assert.equal(cp.resource, "v1/pods#metadata");
     assert.throws(() => createInformer(e.client, { resource: pods, resumeFrom: cp }), TypeError);
-    await factory.shutdown();
+    await factory.stop();
     await closed(e);
   });
 
