@@ -45,6 +45,7 @@ import {
   apiErrorOf,
   continueTokenPeeker,
   discardBody,
+  listOf,
   readJsonObject,
   type ReadTextHooks,
 } from "./response_body.ts";
@@ -262,17 +263,9 @@ export class KubeClient {
       peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
       onProgress: options?.onProgress,
     });
-    const list = body as unknown as KubeList<T>;
-    if (list.metadata === undefined || list.metadata === null) list.metadata = {};
-    if (list.items === undefined || list.items === null) list.items = [];
-    if (!Array.isArray(list.items)) {
-      throw new TypeError(
-        `GET ${path}: list answer has non-array items: ${describeValue(list.items)}`,
-      );
-    }
+    const list = listOf<T>(body, path);
     // A server that ignored the metadata-only Accept sent whole objects: keep what was asked.
-    if (isMetadataOnly(resource)) return toPartialObjectMetadataList(list);
-    return list;
+    return isMetadataOnly(resource) ? toPartialObjectMetadataList(list) : list;
   }
 
   /**

@@ -11,8 +11,8 @@ import {
   KubeNetworkError,
 } from "./errors.ts";
 import { parseRetryAfter } from "./http.ts";
-import { isStatus, type Status } from "./types.ts";
-import { isRecord, truncate } from "../util/values.ts";
+import { isStatus, type KubeList, type KubeObjectLike, type Status } from "./types.ts";
+import { describeValue, isRecord, truncate } from "../util/values.ts";
 import { onAbort } from "../util/abort.ts";
 
 /** The most of an error body read (the rest is cancelled). */
@@ -203,4 +203,23 @@ export async function apiErrorOf(
   if (status !== undefined) options.status = status;
   else options.bodySnippet = snippet(text);
   return new KubeApiError(options);
+}
+
+/**
+ * A list answer as a `KubeList`: missing `items` or `metadata` become `[]` and `{}`; items that
+ * are not an array are a `TypeError`. Internal.
+ */
+export function listOf<T extends KubeObjectLike>(
+  body: Record<string, unknown>,
+  path: string,
+): KubeList<T> {
+  const list = body as unknown as KubeList<T>;
+  if (list.metadata === undefined || list.metadata === null) list.metadata = {};
+  if (list.items === undefined || list.items === null) list.items = [];
+  if (!Array.isArray(list.items)) {
+    throw new TypeError(
+      `GET ${path}: list answer has non-array items: ${describeValue(list.items)}`,
+    );
+  }
+  return list;
 }
