@@ -102,9 +102,13 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    */
   inactivityTimeoutMs?: number | undefined;
   /**
-   * A streaming list that makes no progress (no byte) for this long, in ms, before its
-   * initial-events-end bookmark falls back to a paged LIST; a stream that keeps delivering is
-   * never cut. Streaming is tried again at the next relist. @default 10000
+   * A streaming list that makes no progress toward its initial list for this long, in ms,
+   * before its initial-events-end bookmark falls back to a paged LIST. Progress is initial
+   * objects (ADDED events, and the bytes of a stream that is delivering them): keep-alive
+   * bookmarks, live MODIFIED/DELETED events or empty lines from a server that accepts
+   * `sendInitialEvents` but never finishes do not count, so such a server is left for a LIST
+   * within this limit. A stream of initial objects that keeps flowing is never cut. Streaming
+   * is tried again at the next relist. @default 10000
    */
   initialEventsTimeoutMs?: number | undefined;
   /**

@@ -41,7 +41,10 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
   resumeFrom?: string | undefined;
   /** Idle limit of a watch or LIST response, in ms. @default 150000 */
   inactivityTimeoutMs?: number | undefined;
-  /** Progress deadline of a streaming list, in ms. @default 10000 */
+  /**
+   * Progress deadline of a streaming list (no initial object for this long), in ms, as for
+   * informers. @default 10000
+   */
   initialEventsTimeoutMs?: number | undefined;
   /** Longest watch line, in bytes. @default 16 MiB */
   maxLineLength?: number | undefined;
