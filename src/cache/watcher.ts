@@ -148,10 +148,10 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
     running = reflector.run(controller.signal);
   };
   const finish = async (): Promise<IteratorReturnResult<undefined>> => {
+    // Aborting wakes a consumer still waiting and a watch held by a full queue.
+    controller.abort(new DOMException("watcher stopped", "AbortError"));
     release();
     unlisten();
-    controller.abort(new DOMException("watcher stopped", "AbortError"));
-    wakeProducer?.();
     await running;
     queue.clear();
     return { done: true, value: undefined };
