@@ -66,6 +66,10 @@ export type { ErrorContext, ErrorPhase } from "./error_context.ts";
  * changed. One LIST+WATCH connection serves every listener; each listener has its own buffer,
  * so a slow one never holds up the others. Nothing happens until {@linkcode SharedInformer.start}.
  *
+ * Inside, it is `watcher -> store writer -> listeners`: a reflector (the engine `watcher()`
+ * runs) emits the list/watch protocol's steps, a {@linkcode StoreWriter} turns them into the
+ * cache and the changes, and each listener buffers the changes for its consumer.
+ *
  * @example
  * ```ts
  * import { createInformer } from "@kinformer/kinformer";
