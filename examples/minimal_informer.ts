@@ -1,24 +1,23 @@
 /**
- * An informer rebuilt by hand from kinformer's public parts, the way the informer itself is
- * built: `watcher` (list + watch with all the recovery) → `DeltaFIFO` (a relist becomes
- * `Replaced` deltas plus tombstones) → `processDeltas` (deltas → cache changes + events) →
- * `Indexer` (the cache) → a callback. Swap the Indexer for a database, a CRDT or a Durable
- * Object's storage and this is the place to do it.
+ * An informer rebuilt by hand from kinformer's public parts, composed exactly as the informer
+ * itself is: `watcher` (list + watch with all the recovery) → `StoreWriter` (the `DeltaFIFO`,
+ * where a relist becomes `Replaced` deltas plus tombstones, then `processDeltas`, deltas →
+ * cache changes + events) → the `Indexer` (the cache) → a callback. The informer runs the same
+ * reflector `watcher()` runs and writes its events into the same `StoreWriter`; it adds the
+ * listeners' buffers, resyncs, checkpoints and health. Swap the Indexer for a database, a CRDT
+ * or a Durable Object's storage (any `WritableStore`) and this is the place to do it.
  *
  *   deno run -A examples/minimal_informer.ts     (watches a simulated cluster with churn)
  * @module
  */
+import type { KubeClient, KubeObjectLike, ResourceDescriptor } from "../src/client/mod.ts";
 import {
-  DeltaFIFO,
   Indexer,
   type InformerEvent,
-  type KubeClient,
-  type KubeObjectLike,
-  processDeltas,
-  type ResourceDescriptor,
+  StoreWriter,
   watcher,
   type WatcherOptions,
-} from "../mod.ts";
+} from "../src/cache/mod.ts";
 
 /** A hand-made informer: its cache, and a promise that settles when it stops. */
 export interface MinimalInformer<T extends KubeObjectLike> {
@@ -30,7 +29,7 @@ export interface MinimalInformer<T extends KubeObjectLike> {
   readonly done: Promise<void>;
 }
 
-/** Runs list+watch into a DeltaFIFO and an Indexer until `signal` aborts. */
+/** Runs list+watch into a StoreWriter and an Indexer until `signal` aborts. */
 export function minimalInformer<T extends KubeObjectLike>(
   client: KubeClient,
   resource: ResourceDescriptor<T>,
@@ -41,59 +40,27 @@ export function minimalInformer<T extends KubeObjectLike>(
   },
 ): MinimalInformer<T> {
   const store = new Indexer<T>();
-  const fifo = new DeltaFIFO<T>({ knownObjects: store });
   let markSynced!: () => void;
   const synced = new Promise<void>((resolve) => (markSynced = resolve));
-  let isSynced = false;
-  /** Pops every queued key: what client-go's processLoop does, here right after each push. */
-  const drain = (): void => {
-    for (let popped = fifo.pop(); popped !== undefined; popped = fifo.pop()) {
-      const [key, deltas] = popped;
-      const old = store.get(key);
-      const { cached, events } = processDeltas(old, deltas, !isSynced);
-      if (cached === undefined) store.delete(key);
-      else if (cached !== old) store.set(cached, key);
-      for (const event of events) options.onEvent?.(event);
-    }
-    if (!isSynced && fifo.hasSynced()) {
-      isSynced = true;
-      markSynced();
-    }
-  };
+  const writer = new StoreWriter<T>({
+    store,
+    onEvent: (event) => {
+      if (event.type === "synced") markSynced();
+      else options.onEvent?.(event);
+    },
+  });
   const done = (async () => {
-    let listing: T[] = [];
-    const events = watcher(client, { ...options.watcher, resource, signal: options.signal });
-    for await (const ev of events) {
-      switch (ev.type) {
-        case "init":
-          listing = [];
-          break;
-        case "init-apply":
-          listing.push(ev.object);
-          break;
-        case "init-done":
-          fifo.replace(listing);
-          listing = [];
-          drain();
-          break;
-        case "apply":
-          fifo.update(ev.object);
-          drain();
-          break;
-        case "delete":
-          fifo.delete(ev.object);
-          drain();
-          break;
-        case "bookmark":
-          break; // a place to save a checkpoint: ev.resourceVersion
-      }
+    for await (
+      const event of watcher(client, { ...options.watcher, resource, signal: options.signal })
+    ) {
+      writer.write(event); // a bookmark is a place to save a checkpoint: event.resourceVersion
     }
   })();
   return { store, synced, done };
 }
 
 if (import.meta.main) {
-  const { configmaps, KubeClient } = await import("../mod.ts");
+  const { configmaps, KubeClient } = await import("../src/client/mod.ts");
   const { SimulatedCluster } = await import("../src/testing/mod.ts");
   const cluster = new SimulatedCluster();
   cluster.seed(configmaps, 20);

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The project's one test command: type-check (README.md's TypeScript blocks too) and lint with
-// Deno, then run the same node:test suite under Deno, Bun and Node 24 (the `node`
-// devDependency; it runs the .ts files natively), print each runtime's counts, and exit non-zero
-// if any step fails or any runtime runs zero tests. Node 22 (also supported) runs on request:
-// RUNTIMES=node22 installs node@22 into .tmp/node22 once (npm) and runs the suite with it.
+// The project's one test command: type-check (README.md's TypeScript blocks too), lint with
+// Deno and check src/ for import cycles, then run the same node:test suite under Deno, Bun and
+// Node 24 (the `node` devDependency; it runs the .ts files natively), print each runtime's
+// counts, and exit non-zero if any step fails or any runtime runs zero tests. Node 22 (also
+// supported) runs on request: RUNTIMES=node22 installs node@22 into .tmp/node22 once (npm)
+// and runs the suite with it.
 //
 //   node scripts/test.mjs                 # everything
 //   node scripts/test.mjs tests/a_test.ts # only these files (all three runtimes)
@@ -64,9 +65,15 @@ if (!skipChecks) {
   const lint = await run(bin("deno"), ["lint", "--quiet"]);
   const fmt = await run(bin("deno"), ["fmt", "--check", "--quiet"]);
   // README.md and docs/: blocks type-check (```ts run ones run), links and API links resolve.
-  console.log(`\n=== README.md and docs/: code blocks and links (scripts/docs_check.mjs)`);
+  console.log(`
+=== README.md and docs/: code blocks and links (scripts/docs_check.mjs)`);
   const readme = await run(process.execPath, [join(root, "scripts", "docs_check.mjs")]);
-  checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0;
+  // No module in src/ may import itself through others (scripts/import_cycles.mjs).
+  console.log(`
+=== import cycles in src/ (scripts/import_cycles.mjs)`);
+  const cycles = await run(process.execPath, [join(root, "scripts", "import_cycles.mjs")]);
+  checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0 &&
+    cycles.code === 0;
   results.push({
     name: "deno check+lint+fmt",
     passed: checksOk ? 3 : 0,

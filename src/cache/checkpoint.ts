@@ -6,6 +6,7 @@
 import { isMetadataOnly } from "../client/metadata_only.ts";
 import { type AnyResourceDescriptor, resourceKey } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import { describeValue } from "../util/values.ts";
 
 /**
  * A small JSON-serializable snapshot of an informer: where it was (resource version), what it
@@ -87,9 +88,7 @@ export function checkCheckpoint<T extends KubeObjectLike>(
     typeof cp !== "object" || cp === null || cp.version !== 1 ||
     typeof cp.resourceVersion !== "string"
   ) {
-    throw new TypeError(
-      `resumeFrom is not a kinformer checkpoint: ${JSON.stringify(cp)?.slice(0, 100)}`,
-    );
+    throw new TypeError(`resumeFrom is not a kinformer checkpoint: got ${describeValue(cp)}`);
   }
   const mine = informerIdentity(s);
   const theirs = checkpointIdentity(cp);

@@ -6,7 +6,7 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { KubeObjectLike } from "../client/types.ts";
-import { linkedController } from "../util/abort.ts";
+import { linkedController, onAbort } from "../util/abort.ts";
 import { type Clock, sleep, timerDelay, type TimerHandle } from "../util/clock.ts";
 import { compareResourceVersions } from "../util/resource_version.ts";
 import type { WaitState } from "../util/wait_for.ts";
@@ -23,9 +23,9 @@ import type {
 } from "./consistency_check_options.ts";
 import type { InformerSelection } from "./checkpoint.ts";
 import { DriftError } from "./drift_error.ts";
-import { listResourceVersion, whileActive } from "./list_pager.ts";
+import { listPages, listResourceVersion } from "./list_pager.ts";
 import { objectKey } from "./object_key.ts";
-import { classifyError, type ErrorKind } from "./reflector_errors.ts";
+import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 
 /** Keys named in a {@linkcode DriftError}'s message. */
 const SAMPLE_KEYS = 5;
@@ -142,15 +142,14 @@ export class ConsistencyChecker {
     const running = this.#running ?? this.#begin(false);
     running.waiting++;
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
+      const unlisten = onAbort(signal, () => {
         reject(signal?.reason);
         if (--running.waiting === 0 && !running.periodic) {
           running.controller.abort(GAVE_UP);
         }
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      });
       void running.promise.then((result) => {
-        signal?.removeEventListener("abort", onAbort);
+        unlisten();
         resolve(result);
       });
     });
@@ -193,7 +192,7 @@ export class ConsistencyChecker {
       // Whatever goes wrong, callers get a result and nothing rejects unhandled.
       Object.assign(result, { outcome: "inconclusive", reason: "error", error });
       result.finishedAt = t.clock.now();
-      t.report(error, classifyError(error));
+      t.report(error, errorKindOf(error));
       return result;
     };
     const running: Running = {
@@ -289,26 +288,25 @@ export class ConsistencyChecker {
     const t = this.#t;
     const spacing = 60_000 / t.options.requestsPerMinute;
     const listed = new Map<string, ObjectVersion>();
-    let cont: string | undefined;
     let lastStart = -Infinity;
-    do {
-      const wait = lastStart + spacing - t.clock.now();
-      if (wait > 0) await sleep(wait, { clock: t.clock, signal });
-      lastStart = t.clock.now();
-      const page = await whileActive(
-        { clock: t.clock, idleTimeoutMs: t.idleTimeoutMs },
-        signal,
-        (s, onProgress) =>
-          t.client.list(t.list.resource, {
-            namespace: t.list.namespace,
-            labelSelector: t.list.labelSelector,
-            fieldSelector: t.list.fieldSelector,
-            limit: t.options.pageSize,
-            continue: cont,
-            signal: s,
-            onProgress,
-          }),
-      );
+    await listPages({
+      client: t.client,
+      resource: t.list.resource,
+      namespace: t.list.namespace,
+      labelSelector: t.list.labelSelector,
+      fieldSelector: t.list.fieldSelector,
+      resourceVersion: undefined, // consistent: the server's current state
+      pageSize: t.options.pageSize,
+      clock: t.clock,
+      idleTimeoutMs: t.idleTimeoutMs,
+      signal,
+      prefetch: false, // one page at a time, within the budget
+      beforeRequest: async (s) => {
+        const wait = lastStart + spacing - t.clock.now();
+        if (wait > 0) await sleep(wait, { clock: t.clock, signal: s });
+        lastStart = t.clock.now();
+      },
+    }, (page) => {
       result.pages++;
       const rv = listResourceVersion(page.metadata.resourceVersion);
       result.resourceVersion ??= rv;
@@ -324,8 +322,7 @@ export class ConsistencyChecker {
           resourceVersion: item.metadata?.resourceVersion,
         });
       }
-      cont = page.metadata.continue || undefined;
-    } while (cont !== undefined);
+    });
     result.listed = listed.size;
     return listed;
   }

@@ -2,6 +2,7 @@
  * The error a consistency check reports when the cache differs from the server.
  * @module
  */
+import type { ErrorKind } from "../util/error_kind.ts";
 
 /** What {@linkcode DriftError} is built from. */
 export interface DriftErrorInit {
@@ -27,19 +28,21 @@ export interface DriftErrorInit {
  *
  * @example
  * ```ts
- * import { DriftError, classifyError } from "@kinformer/kinformer/cache";
+ * import { DriftError } from "@kinformer/kinformer/cache";
  * import assert from "node:assert/strict";
  * const error = new DriftError({
  *   resourceVersion: "1234", missing: 1, extra: 0, stale: 2,
  *   sampleKeys: ["default/web-1", "default/web-2", "default/web-3"], repairing: true,
  * });
- * assert.equal(classifyError(error), "drift");
+ * assert.equal(error.kind, "drift");
  * assert.equal(error.message, "cache differs from the server at resourceVersion 1234: 1 missing, 0 extra, 2 stale (default/web-1, default/web-2, default/web-3); relisting");
  * ```
  */
 export class DriftError extends Error {
   /** The error class name. */
   override name = "DriftError";
+  /** Always `"drift"`. */
+  readonly kind: ErrorKind = "drift";
   /** The resource version of the list the cache was compared with. */
   readonly resourceVersion: string;
   /** Keys the server has and the cache lacks. */

@@ -42,8 +42,8 @@ const IDENTITY = new Set(["resource", "namespace", "labelSelector", "fieldSelect
  * assert.equal(factory.informerFor(pods), podInformer); // one shared informer per resource
  * factory.informerFor(configmaps);
  * factory.start();
- * await factory.waitForCacheSync();
- * await factory.shutdown();
+ * await factory.waitForSync();
+ * await factory.stop();
  * cluster.close();
  * ```
  */
@@ -80,7 +80,7 @@ export class SharedInformerFactory implements AsyncDisposable {
       informer = createInformer<T>(this.#client, merged);
       this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
       this.#indexers.set(key, new Map(Object.entries(merged.indexers ?? {})));
-      if (this.#started) informer.start(this.#signal);
+      if (this.#started) informer.start({ signal: this.#signal });
       return informer;
     }
     const first = informer.options as Record<string, unknown>;
@@ -120,16 +120,34 @@ export class SharedInformerFactory implements AsyncDisposable {
     return [...this.#informers.values()];
   }
 
-  /** Starts every informer (and those created later). Aborting `signal` stops them. */
-  start(signal?: AbortSignal): void {
+  /**
+   * Starts every informer, and those created later; returns at once and is idempotent.
+   * Aborting `signal` stops them all (the same as {@linkcode SharedInformerFactory.stop}).
+   */
+  start(options?: { signal?: AbortSignal | undefined }): void;
+  /**
+   * Starts every informer, and those created later, until `signal` aborts.
+   * @deprecated Pass the signal in the options: `start({ signal })`.
+   */
+  start(signal: AbortSignal | undefined): void;
+  start(options?: { signal?: AbortSignal | undefined } | AbortSignal): void {
+    if (this.#started) return;
     this.#started = true;
-    this.#signal = signal;
-    for (const informer of this.#informers.values()) informer.start(signal);
+    this.#signal = options instanceof AbortSignal ? options : options?.signal;
+    for (const informer of this.#informers.values()) informer.start({ signal: this.#signal });
   }
 
-  /** Resolves when every informer created so far has synced. */
-  async waitForCacheSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+  /** Resolves when every informer created so far has synced; rejects with the signal's reason. */
+  async waitForSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(options)));
+  }
+
+  /**
+   * Resolves when every informer created so far has synced.
+   * @deprecated Use {@linkcode SharedInformerFactory.waitForSync}.
+   */
+  waitForCacheSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    return this.waitForSync(options);
   }
 
   /**
@@ -146,13 +164,24 @@ export class SharedInformerFactory implements AsyncDisposable {
     return new Map(informers.map((informer, i) => [informer, results[i]!]));
   }
 
-  /** Stops every informer. */
-  async shutdown(): Promise<void> {
+  /**
+   * Stops every informer; idempotent. Resolves once each has released its timers and
+   * connections.
+   */
+  async stop(): Promise<void> {
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
   }
 
-  /** Same as {@linkcode SharedInformerFactory.shutdown}. */
+  /**
+   * Stops every informer.
+   * @deprecated Use {@linkcode SharedInformerFactory.stop}.
+   */
+  shutdown(): Promise<void> {
+    return this.stop();
+  }
+
+  /** Same as {@linkcode SharedInformerFactory.stop}, for `await using`. */
   [Symbol.asyncDispose](): Promise<void> {
-    return this.shutdown();
+    return this.stop();
   }
 }

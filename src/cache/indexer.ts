@@ -4,6 +4,7 @@
  */
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { objectKey } from "./object_key.ts";
+import { describeValue } from "../util/values.ts";
 
 /** Maps an object to the index values it is filed under (e.g. its namespace). */
 export type IndexFunc<T> = (object: T) => readonly string[];
@@ -232,9 +233,10 @@ interface Index<T> {
 function indexValues<T>(name: string, fn: IndexFunc<T>, object: T): readonly string[] {
   const values: unknown = fn(object);
   if (!Array.isArray(values) || !values.every((v) => typeof v === "string")) {
-    throw new TypeError(
-      `index function "${name}" must return an array of strings, got ${JSON.stringify(values)}`,
-    );
+    const got = Array.isArray(values)
+      ? `an array holding ${describeValue(values.find((v) => typeof v !== "string"))}`
+      : describeValue(values);
+    throw new TypeError(`index function "${name}" must return an array of strings, got ${got}`);
   }
   return values as string[];
 }

@@ -5,15 +5,22 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
+import { envFlag } from "../util/env.ts";
+import type { ErrorKind } from "../util/error_kind.ts";
+import { callOnError } from "../util/report_error.ts";
+import { describeValue, messageOf } from "../util/values.ts";
 import { waitFor } from "../util/wait_for.ts";
-import { checkCheckpoint, type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
+import { type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
+import type { CheckpointError } from "./checkpoint_error.ts";
+import { resumeFromCheckpoint } from "./_checkpoint_validation.ts";
 import { ConsistencyChecker } from "./consistency_check.ts";
 import {
   consistencyCheckDefaults,
   type ConsistencyCheckResult,
 } from "./consistency_check_options.ts";
-import { type Delta, DeltaFIFO } from "./delta_fifo.ts";
+import type { ErrorContext } from "./error_context.ts";
 import { attachHandler, type EventHandler, type HandlerRegistration } from "./event_handler.ts";
 import { currentResourceVersion, eventsIterator } from "./events_iterator.ts";
 import { Indexer, type Store } from "./indexer.ts";
@@ -22,7 +29,6 @@ import type { InformerHealth } from "./informer_health.ts";
 import { guardMetrics, type InformerMetrics } from "./informer_metrics.ts";
 import {
   type EventsOptions,
-  type InformerErrorContext,
   type InformerOptions,
   type ListenerOptions,
   listWatchSettings,
@@ -32,11 +38,10 @@ import {
 import { Listener } from "./listener.ts";
 import { ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
-import { MutationDetector } from "./mutation_detector.ts";
-import { objectKey } from "./object_key.ts";
-import { processDeltas } from "./process_deltas.ts";
-import { envFlag } from "../util/env.ts";
-import { Reflector, type ReflectorErrorContext } from "./reflector.ts";
+import { MutationDetector, trackedStore } from "./mutation_detector.ts";
+import { Reflector } from "./reflector.ts";
+import { StoreWriter } from "./store_writer.ts";
+import type { WatcherEvent } from "./watcher_event.ts";
 
 export type { EventHandler, HandlerRegistration } from "./event_handler.ts";
 export type { InformerCheckpoint } from "./checkpoint.ts";
@@ -48,16 +53,22 @@ export type {
 export type { InformerHealth, ListenerHealth } from "./informer_health.ts";
 export type { InformerMetrics } from "./informer_metrics.ts";
 export type {
+  CheckpointLimits,
   EventsOptions,
   InformerErrorContext,
   InformerOptions,
   ListenerOptions,
 } from "./informer_options.ts";
+export type { ErrorContext, ErrorPhase } from "./error_context.ts";
 
 /**
  * Keeps a local cache of one resource in step with the API server and tells listeners what
  * changed. One LIST+WATCH connection serves every listener; each listener has its own buffer,
  * so a slow one never holds up the others. Nothing happens until {@linkcode SharedInformer.start}.
+ *
+ * Inside, it is `watcher -> store writer -> listeners`: a reflector (the engine `watcher()`
+ * runs) emits the list/watch protocol's steps, a {@linkcode StoreWriter} turns them into the
+ * cache and the changes, and each listener buffers the changes for its consumer.
  *
  * @example
  * ```ts
@@ -90,20 +101,26 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #inactivityTimeoutMs: number;
   #clock: Clock;
   #indexer: Indexer<T>;
-  #fifo: DeltaFIFO<T>;
+  /** The middle of `reflector -> store writer -> listeners`: DeltaFIFO, processDeltas, cache. */
+  #writer: StoreWriter<T>;
   #reflector: Reflector<T>;
   #listeners: ListenerSet<T>;
-  #synced = false;
   #syncWaiters = new Set<() => void>();
   #controller: AbortController | undefined;
   #run: Promise<void> | undefined;
   #stopped = false;
-  #resumed: boolean;
+  /** Started from a checkpoint that was accepted. */
+  #resumed = false;
+  /** A checkpoint refused at construction, reported to `onError` at `start()`. */
+  #refused: CheckpointError | undefined;
   #metrics: InformerMetrics | undefined;
   #rvWaiters = new Set<() => void>();
   #checker: ConsistencyChecker;
   /** The cache mutation detector, when `detectMutations` is on. */
   #mutations: MutationDetector<T> | undefined;
+  /** Errors of listing and watching (and a refused checkpoint) by kind, for `health()`. */
+  #errors: Partial<Record<ErrorKind, number>> = {};
+  #lastError: { kind: ErrorKind; message: string; at: number } | undefined;
   /**
    * Removes the listener of an `events()` iterator dropped without `return()` or an abort.
    * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
@@ -123,58 +140,53 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     this.#clock = options.clock ?? systemClock;
     // A listener's resync: the cache is queued again as Sync deltas and delivered to it.
     this.#listeners = new ListenerSet<T>(this.#clock, () => {
-      if (this.#stopped || !this.#synced) return;
-      this.#fifo.resync();
-      this.#drain();
+      if (this.#stopped || !this.#writer.synced) return;
+      this.#writer.resync();
+      this.#reportBacklog();
     });
     this.#indexer = new Indexer<T>(options.indexers ?? {});
     this.store = this.#indexer;
     this.lister = new Lister(this.#indexer);
-    this.#fifo = new DeltaFIFO<T>({ knownObjects: this.#indexer });
     const detect = options.detectMutations ?? envFlag("KINFORMER_DETECT_MUTATIONS");
     if (detect !== false) {
       this.#mutations = new MutationDetector<T>(
         this.#clock,
         detect === true ? 1_000 : detect.intervalMs ?? 1_000,
-        (error) => this.#reportError(error, { kind: "mutation", phase: "handler", retryInMs: 0 }),
+        (error) => this.#report(error, { kind: "mutation", phase: "handler", retryInMs: 0 }),
       );
     }
-    const resume = options.resumeFrom;
-    this.#resumed = resume !== undefined;
-    if (resume !== undefined) {
-      checkCheckpoint(resume, options);
-      for (const object of resume.objects ?? []) {
-        this.#indexer.set(object);
-        this.#mutations?.track(objectKey(object), object);
-      }
-      this.#synced = true;
+    this.#writer = new StoreWriter<T>({
+      store: this.#mutations === undefined
+        ? this.#indexer
+        : trackedStore(this.#indexer, this.#mutations),
+      onEvent: (event) => this.#tell(event),
+      // An index function threw: the key keeps its cached object; the other keys go on.
+      onError: (error) => this.#report(error, { kind: "handler", phase: "watch", retryInMs: 0 }),
+    });
+    // A checkpoint is input: it seeds the cache only if every object in it belongs here.
+    const resume = resumeFromCheckpoint(options);
+    if (resume.refused !== undefined) {
+      this.#refused = resume.refused;
+      this.#record(resume.refused, "checkpoint");
+    } else if (resume.resourceVersion !== undefined) {
+      this.#resumed = true;
+      this.#writer.seed(resume.objects ?? []);
     }
     const metrics = guardMetrics(
       options.metrics,
-      (error) => this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
+      (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
     );
     this.#metrics = metrics;
     this.#reflector = new Reflector<T>({
       ...settings,
       client,
-      sink: {
-        replace: (items) => {
-          this.#fifo.replace(items);
-          this.#drain();
-        },
-        apply: (type, object) => {
-          this.#checker.observe(object);
-          if (type === "ADDED") this.#fifo.add(object);
-          else if (type === "MODIFIED") this.#fifo.update(object);
-          else this.#fifo.delete(object);
-          this.#drain();
-        },
-      },
+      emit: (event) => this.#write(event),
       onError: (error, context) => {
         if (context.kind === "decode") metrics?.onDecodeError?.(error);
-        this.#reportError(error, context);
+        this.#record(error, context.kind);
+        this.#report(error, context);
       },
-      resumeFrom: resume?.resourceVersion,
+      resumeFrom: resume.resourceVersion,
       onListDone: metrics?.onList,
       onEvent: metrics?.onWatchEvent,
       onRelist: metrics?.onRelist,
@@ -184,7 +196,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         for (const wake of this.#rvWaiters) wake();
       },
     });
-    const seeded = resume?.objects !== undefined;
+    const seeded = resume.objects !== undefined;
     this.#checker = new ConsistencyChecker({
       client,
       list: options,
@@ -198,12 +210,12 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       readiness: () =>
         this.#run === undefined || this.#stopped
           ? "not-running"
-          : this.#synced && (seeded || this.#reflector.stats.lists > 0)
+          : this.#writer.synced && (seeded || this.#reflector.stats.lists > 0)
           ? "ready"
           : "not-synced",
       waitForResourceVersion: (check, signal) =>
         waitFor(this.#rvWaiters, check, "resource version unreachable", signal),
-      report: (error, kind) => this.#reportError(error, { kind, phase: "check", retryInMs: 0 }),
+      report: (error, kind) => this.#report(error, { kind, phase: "check", retryInMs: 0 }),
       onResult: metrics?.onConsistencyCheck,
     });
   }
@@ -223,30 +235,41 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     return this.#reflector.resourceVersion;
   }
 
-  /** Starts listing and watching; idempotent. Aborting `signal` stops the informer. */
-  start(signal?: AbortSignal): void {
+  /**
+   * Starts listing and watching; returns at once and is idempotent. Aborting `signal` is the
+   * same as {@linkcode SharedInformer.stop}.
+   */
+  start(options?: { signal?: AbortSignal | undefined }): void;
+  /**
+   * Starts listing and watching, stopping when `signal` aborts.
+   * @deprecated Pass the signal in the options: `start({ signal })`.
+   */
+  start(signal: AbortSignal | undefined): void;
+  start(options?: { signal?: AbortSignal | undefined } | AbortSignal): void {
+    const signal = options instanceof AbortSignal ? options : options?.signal;
     if (this.#run !== undefined || this.#stopped) return;
+    if (signal?.aborted) {
+      void this.stop();
+      return;
+    }
     const controller = new AbortController();
     this.#controller = controller;
-    if (signal !== undefined) {
-      if (signal.aborted) {
-        void this.stop();
-        return;
-      }
-      const onAbort = (): void => void this.stop();
-      signal.addEventListener("abort", onAbort, { once: true });
-      controller.signal.addEventListener(
-        "abort",
-        () => signal.removeEventListener("abort", onAbort),
-        { once: true },
-      );
+    // The caller's signal stops the informer; once stopped, nothing listens to it any more.
+    onAbort(controller.signal, onAbort(signal, () => void this.stop()));
+    const refused = this.#refused;
+    this.#refused = undefined;
+    if (refused !== undefined) {
+      this.#report(refused, { kind: "checkpoint", phase: "list", retryInMs: 0 });
     }
     this.#mutations?.start();
     this.#run = this.#reflector.run(controller.signal);
     this.#checker.start(controller.signal);
   }
 
-  /** Stops the reflector, closes every listener and releases every timer and connection. */
+  /**
+   * Stops the reflector, closes every listener and releases every timer and connection;
+   * idempotent. Resolves once all of it is released.
+   */
   async stop(): Promise<void> {
     this.#mutations?.stop();
     this.#stopped = true;
@@ -285,7 +308,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    */
   checkpoint(options: { includeObjects?: boolean | undefined } = {}): InformerCheckpoint<T> {
     const rv = this.#reflector.resourceVersion;
-    if (rv === undefined || !this.#synced) {
+    if (rv === undefined || !this.#writer.synced) {
       throw new Error("checkpoint() needs a synced informer (call after waitForSync())");
     }
     return makeCheckpoint(
@@ -302,7 +325,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
 
   /** True once the cache holds a complete initial list. */
   hasSynced(): boolean {
-    return this.#synced;
+    return this.#writer.synced;
   }
 
   /**
@@ -312,7 +335,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   waitForSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     return waitFor(
       this.#syncWaiters,
-      () => this.#synced ? "done" : this.#stopped ? "failed" : "pending",
+      () => this.#writer.synced ? "done" : this.#stopped ? "failed" : "pending",
       "informer stopped before it synced",
       options.signal,
     );
@@ -346,17 +369,17 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    */
   events(options: EventsOptions = {}): AsyncIterableIterator<InformerEvent<T>> {
     if (options.until !== undefined && options.until !== "current") {
-      throw new TypeError(`until must be "current", got ${JSON.stringify(options.until)}`);
+      throw new TypeError(`until must be "current", got ${describeValue(options.until)}`);
     }
     const listener = this.#addListener(options);
     const signal = options.signal;
+    let unlisten = (): void => {};
     const finish = (): void => {
-      signal?.removeEventListener("abort", finish);
+      unlisten();
       this.#abandoned?.unregister(listener);
       this.#listeners.remove(listener);
     };
-    signal?.addEventListener("abort", finish, { once: true });
-    if (signal?.aborted) finish();
+    unlisten = onAbort(signal, finish);
     const iterator = eventsIterator(
       listener,
       finish,
@@ -365,7 +388,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         ? {
           currentResourceVersion: (s) => currentResourceVersion(this.#client, this.#options, s),
           resourceVersion: () => this.#reflector.resourceVersion,
-          synced: () => this.#synced,
+          synced: () => this.#writer.synced,
           resourceVersionMoved: () => this.#resourceVersionMoved(),
         }
         : undefined,
@@ -403,16 +426,16 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    */
   addEventHandler(handler: EventHandler<T>, options: ListenerOptions = {}): HandlerRegistration {
     const listener = this.#addListener(options);
-    const signal = options.signal;
+    let unlisten = (): void => {};
     const remove = (): void => {
-      signal?.removeEventListener("abort", remove);
+      unlisten();
       this.#listeners.remove(listener);
     };
-    signal?.addEventListener("abort", remove, { once: true });
+    unlisten = onAbort(options.signal, remove);
     return attachHandler(
       listener,
       handler,
-      (error) => this.#reportError(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
+      (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
       remove,
     );
   }
@@ -461,8 +484,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const now = this.#clock.now();
     const limit = this.#inactivityTimeoutMs;
     return {
-      state: s.state,
-      synced: this.#synced,
+      state: this.#reflector.phase,
+      synced: this.#writer.synced,
       lastSyncResourceVersion: this.#reflector.resourceVersion,
       objects: this.#indexer.size,
       lastEventAt: s.lastEventAt,
@@ -472,24 +495,25 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       watchRestarts: s.watchRestarts,
       events: s.events,
       errors: consistency.driftChecks > 0
-        ? { ...s.errors, drift: consistency.driftChecks }
-        : { ...s.errors },
-      lastError: s.lastError,
-      stalled: s.state !== "stopped" && s.state !== "idle" && s.lastActivityAt !== undefined &&
-        now - s.lastActivityAt > limit,
+        ? { ...this.#errors, drift: consistency.driftChecks }
+        : { ...this.#errors },
+      lastError: this.#lastError,
+      stalled: this.#reflector.phase !== "stopped" && this.#reflector.phase !== "idle" &&
+        s.lastActivityAt !== undefined && now - s.lastActivityAt > limit,
       listeners: this.#listeners.health(),
       consistency,
     };
   }
 
-  #reportError(error: unknown, context: ReflectorErrorContext | InformerErrorContext): void {
-    const onError = this.#options.onError;
-    if (onError === undefined) return;
-    try {
-      onError(error, context);
-    } catch {
-      // An error callback that throws must not break the informer.
-    }
+  /** The one way an error reaches the user: `onError` (a throwing one is reported as uncaught). */
+  #report(error: unknown, context: ErrorContext): void {
+    callOnError(this.#options.onError, error, context);
+  }
+
+  /** Counts an error of listing and watching (or a refused checkpoint) for `health()`. */
+  #record(error: unknown, kind: ErrorKind): void {
+    this.#errors[kind] = (this.#errors[kind] ?? 0) + 1;
+    this.#lastError = { kind, message: messageOf(error), at: this.#clock.now() };
   }
 
   #addListener(options: ListenerOptions): Listener<T> {
@@ -507,52 +531,34 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         listener.push({ type: "add", object, isInInitialList: true });
       }
     }
-    if (this.#synced) listener.push({ type: "synced" });
+    if (this.#writer.synced) listener.push({ type: "synced" });
     this.#listeners.add(listener);
     return listener;
   }
 
-  /** Pops every queued key and applies it to the cache and the listeners. */
-  #drain(): void {
-    for (;;) {
-      const popped = this.#fifo.pop();
-      if (popped === undefined) break;
-      try {
-        this.#handleDeltas(popped[0], popped[1]);
-      } catch (error) {
-        // An index function threw: report it; the other keys go on.
-        this.#reportError(error, { kind: "handler", phase: "watch", retryInMs: 0 });
-      }
+  /** One step from the reflector into the store writer (the consistency check notes changes). */
+  #write(event: WatcherEvent<T>): void {
+    const type = event.type;
+    if (type === "apply" || type === "delete") this.#checker.observe(event.object);
+    this.#writer.write(event);
+    if (type === "apply" || type === "delete" || type === "init-done") this.#reportBacklog();
+  }
+
+  /** What the store writer changed, to every listener; the first sync wakes its waiters. */
+  #tell(event: InformerEvent<T>): void {
+    if (event.type !== "synced") {
+      this.#listeners.deliver(event);
+      return;
     }
-    if (!this.#synced && this.#fifo.hasSynced()) {
-      this.#synced = true;
-      this.#listeners.synced();
-      for (const wake of this.#syncWaiters) wake();
-      this.#syncWaiters.clear();
-    }
-    this.#reportBacklog();
+    this.#listeners.synced();
+    for (const wake of this.#syncWaiters) wake();
+    this.#syncWaiters.clear();
   }
 
   #reportBacklog(): void {
     const hook = this.#metrics?.onListenerBacklog;
     if (hook === undefined) return;
     hook(this.#listeners.maxBacklog());
-  }
-
-  #handleDeltas(key: string, deltas: Delta<T>[]): void {
-    const old = this.#indexer.get(key);
-    const { cached, events } = processDeltas(old, deltas, !this.#synced);
-    if (cached !== old) {
-      // An index function that throws leaves the cache as it was, and nobody is told.
-      if (cached === undefined) this.#indexer.delete(key);
-      else this.#indexer.set(cached, key);
-      const detector = this.#mutations;
-      if (detector !== undefined) {
-        detector.release(key);
-        if (cached !== undefined) detector.track(key, cached);
-      }
-    }
-    for (const event of events) this.#listeners.deliver(event);
   }
 }
 

@@ -5,7 +5,7 @@
 import type { ConsistencyHealth } from "./consistency_check_options.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
 import type { ReflectorState } from "./reflector.ts";
-import type { ErrorKind } from "./reflector_errors.ts";
+import type { ErrorKind } from "../util/error_kind.ts";
 
 /** One listener in {@linkcode InformerHealth}. */
 export interface ListenerHealth {

@@ -3,7 +3,7 @@
  * @module
  */
 import type { ConsistencyCheckResult } from "./consistency_check_options.ts";
-import type { ErrorKind } from "./reflector_errors.ts";
+import type { ErrorKind } from "../util/error_kind.ts";
 
 /**
  * Metric callbacks; every field is optional. Wire them to any metrics library, or use

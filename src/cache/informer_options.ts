@@ -8,6 +8,7 @@ import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { checkFunction, checkNumber, checkOneOf, checkOptionsObject } from "../util/validate.ts";
+import { describeValue } from "../util/values.ts";
 import type { InformerCheckpoint } from "./checkpoint.ts";
 import {
   type ConsistencyCheckOptions,
@@ -16,8 +17,8 @@ import {
 import type { Indexers } from "./indexer.ts";
 import type { InformerMetrics } from "./informer_metrics.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
-import type { InitialListMode } from "./reflector_plan.ts";
-import type { ErrorKind } from "./reflector_errors.ts";
+import type { InitialListMode } from "./reflector_state.ts";
+import type { ErrorContext } from "./error_context.ts";
 import type { ReflectorOptions } from "./reflector.ts";
 
 /**
@@ -101,9 +102,13 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    */
   inactivityTimeoutMs?: number | undefined;
   /**
-   * A streaming list that makes no progress (no byte) for this long, in ms, before its
-   * initial-events-end bookmark falls back to a paged LIST; a stream that keeps delivering is
-   * never cut. Streaming is tried again at the next relist. @default 10000
+   * A streaming list that makes no progress toward its initial list for this long, in ms,
+   * before its initial-events-end bookmark falls back to a paged LIST. Progress is initial
+   * objects (ADDED events, and the bytes of a stream that is delivering them): keep-alive
+   * bookmarks, live MODIFIED/DELETED events or empty lines from a server that accepts
+   * `sendInitialEvents` but never finishes do not count, so such a server is left for a LIST
+   * within this limit. A stream of initial objects that keeps flowing is never cut. Streaming
+   * is tried again at the next relist. @default 10000
    */
   initialEventsTimeoutMs?: number | undefined;
   /**
@@ -119,16 +124,35 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * @default the client's `watchTransport` ("http" unless set)
    */
   transport?: WatchTransport | undefined;
-  /** Called for every error (the informer keeps recovering). @default undefined */
-  onError?: ((error: unknown, context: InformerErrorContext) => void) | undefined;
+  /**
+   * Called for every error, with its kind and phase (the informer keeps recovering). An
+   * `onError` that throws is reported as an uncaught error (rethrown on a fresh microtask, as an
+   * `EventTarget` does with a throwing listener) and the informer goes on.
+   * @default undefined
+   */
+  onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
   /**
    * Resume from a {@linkcode InformerCheckpoint}: seed the cache with its objects and watch from
    * its resource version with no LIST. The seeded objects count as already seen: listeners are
    * not sent them again (unless they ask with `replayCache: true`). If the server no longer has
-   * that version (410), the informer relists and listeners see only the difference.
+   * that version (410), or refuses it (400/422), the informer relists and listeners see only
+   * the difference.
+   *
+   * A checkpoint is input, as trusted as the storage it came from: a value that is not a
+   * checkpoint, or one taken for another resource, namespace or selection, throws a
+   * `TypeError` here; a checkpoint whose contents do not belong to this informer (an object of
+   * another kind, namespace or selection, malformed metadata, a `__proto__`, `constructor` or
+   * `prototype` key anywhere) or exceed `checkpointLimits` is refused: the informer reports a
+   * `CheckpointError` (kind `checkpoint`) when it starts and lists as if it had none.
    * @default undefined
    */
   resumeFrom?: InformerCheckpoint<T> | undefined;
+  /**
+   * Bounds on a `resumeFrom` checkpoint: at most `maxObjects` objects (default 500,000) and
+   * `maxBytes` bytes as JSON (estimated while checking it; default 512 MiB). A larger one is
+   * refused. @default { maxObjects: 500000, maxBytes: 536870912 }
+   */
+  checkpointLimits?: CheckpointLimits | undefined;
   /**
    * Check that nobody changes cached objects in place (they are shared with every listener and
    * not frozen): each object's JSON fingerprint is compared when the cache replaces or drops it
@@ -151,15 +175,19 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
   consistencyCheck?: ConsistencyCheckOptions | undefined;
 }
 
-/** What an error callback learns besides the error. */
-export interface InformerErrorContext {
-  /** How the error is filed. */
-  kind: ErrorKind;
-  /** Where it happened (`check`: a consistency check). */
-  phase: "list" | "stream" | "watch" | "handler" | "check";
-  /** Delay before the next attempt, in ms (0 for handler errors). */
-  retryInMs: number;
+/** Bounds on a `resumeFrom` checkpoint (see {@linkcode InformerOptions.checkpointLimits}). */
+export interface CheckpointLimits {
+  /** Most objects a checkpoint may hold. @default 500000 */
+  maxObjects?: number | undefined;
+  /** Most bytes a checkpoint may take as JSON (estimated). @default 536870912 (512 MiB) */
+  maxBytes?: number | undefined;
 }
+
+/**
+ * What an error callback learns besides the error.
+ * @deprecated Use {@linkcode ErrorContext} (the same fields).
+ */
+export type InformerErrorContext = ErrorContext;
 
 /** Options of {@linkcode SharedInformer.events} and {@linkcode SharedInformer.addEventHandler}. */
 export interface ListenerOptions {
@@ -198,11 +226,11 @@ export function validateInformerOptions<T extends KubeObjectLike>(o: InformerOpt
   if (typeof o !== "object" || o === null) throw new TypeError("informer options are required");
   const r = o.resource;
   if (typeof r !== "object" || r === null || typeof r.resource !== "string" || !r.version) {
-    throw new TypeError(`resource must be a ResourceDescriptor, got ${JSON.stringify(r)}`);
+    throw new TypeError(`resource must be a ResourceDescriptor, got ${describeValue(r)}`);
   }
   if (o.namespace !== undefined && o.namespace !== "" && !r.namespaced) {
     throw new TypeError(
-      `namespace ${JSON.stringify(o.namespace)} given for cluster-scoped ${r.resource}`,
+      `namespace ${describeValue(o.namespace)} given for cluster-scoped ${r.resource}`,
     );
   }
   validateListWatchOptions(o);
@@ -215,6 +243,12 @@ export function validateInformerOptions<T extends KubeObjectLike>(o: InformerOpt
     checkNumber(detect.intervalMs, "detectMutations.intervalMs", { min: 0 });
   }
   checkFunction(o.onError, "onError");
+  checkOptionsObject(o.checkpointLimits, "checkpointLimits");
+  checkNumber(o.checkpointLimits?.maxObjects, "checkpointLimits.maxObjects", {
+    min: 0,
+    integer: true,
+  });
+  checkNumber(o.checkpointLimits?.maxBytes, "checkpointLimits.maxBytes", { min: 0 });
   checkOptionsObject(o.metrics, "metrics");
   validateConsistencyCheckOptions(o.consistencyCheck);
 }

@@ -12,20 +12,31 @@ import { IdleTimer } from "../util/idle_timer.ts";
 import type { InformerSelection } from "./checkpoint.ts";
 import { ListInactivityError } from "./reflector_errors.ts";
 
-/** What {@linkcode listAllPages} lists, and how. Internal. */
+/** What {@linkcode listPages} lists, and how. Internal. */
 export interface ListPagerOptions extends InformerSelection {
   client: KubeClient;
-  /** The resource version to list at (`""`, `"0"` or an exact one). */
-  resourceVersion: string;
+  /** The resource version to list at (`""`, `"0"` or an exact one); undefined sends none. */
+  resourceVersion: string | undefined;
   /** Page size; undefined sends no `limit` (one response). */
   pageSize: number | undefined;
   clock: Clock;
   /** A page request that receives no byte for this long is abandoned. */
   idleTimeoutMs: number;
   signal: AbortSignal;
+  /**
+   * Request the next page as soon as this one's continue token shows, while the rest of it
+   * arrives. @default true
+   */
+  prefetch?: boolean | undefined;
+  /** Waits before each page request (a request budget). @default none */
+  beforeRequest?: ((signal: AbortSignal) => Promise<void>) | undefined;
   /** A chunk of some page arrived (a sign of life). */
   onProgress?: ((now: number) => void) | undefined;
-  /** The continue token expired mid-list; the pager lists once more, unpaged. */
+  /**
+   * The continue token expired mid-list. Given, the pager lists once more, unpaged, at the same
+   * resource version (the pages before are dropped: `onPage` hears `restarted`); not given,
+   * the 410 is thrown.
+   */
   onExpiredContinue?: ((error: KubeApiError) => void) | undefined;
 }
 
@@ -47,19 +58,24 @@ interface Pending {
 }
 
 /**
- * Lists every page. Pages are pipelined: the next page is requested as soon as this one's
- * continue token shows at the head of its body, while the rest of it is still arriving (at most
- * one page ahead; a prefetch that turns out wrong is cancelled). On an expired continue token,
- * one unpaged list at the same resource version replaces what was read. Each request is
+ * Lists every page, in order, handing each to `onPage`; resolves with the number of pages.
+ * Pages are pipelined (with `prefetch`): the next page is requested as soon as this one's
+ * continue token shows at the head of its body, while the rest of it is still arriving (at
+ * most one page ahead; a prefetch that turns out wrong is cancelled). Each request is
  * abandoned with a {@linkcode ListInactivityError} only when no byte has arrived for
- * `idleTimeoutMs`: a large list over a slow link that keeps delivering is never cut.
+ * `idleTimeoutMs`: a large list over a slow link that keeps delivering is never cut. The one
+ * pager of the library: the reflector's lists and the consistency check's go through it.
  */
-export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
+export async function listPages(
+  o: ListPagerOptions,
+  onPage: (page: KubeList<KubeObjectLike>, restarted: boolean) => void,
+): Promise<number> {
   const base = {
     namespace: o.namespace,
     labelSelector: o.labelSelector,
     fieldSelector: o.fieldSelector,
   };
+  const prefetch = o.prefetch ?? true;
   // Every page request of this list, so leaving early cancels the ones still in flight.
   const { controller: listing, release } = linkedController(o.signal);
   let current: Pending | undefined;
@@ -74,36 +90,37 @@ export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
           resourceVersion: cont === undefined ? o.resourceVersion : undefined,
           signal,
           onProgress,
-          onContinue: (token) => {
-            if (token === "") return;
-            pending.peeked = token;
-            if (pending === current && !controller.signal.aborted) pending.next = request(token);
-          },
+          onContinue: prefetch
+            ? (token) => {
+              if (token === "") return;
+              pending.peeked = token;
+              if (pending === current && !controller.signal.aborted) pending.next = request(token);
+            }
+            : undefined,
         })),
       cancel: () => controller.abort(),
     };
     pending.page.catch(() => {}).finally(unlink); // awaited below, or cancelled
     return pending;
   };
-  const items: KubeObjectLike[] = [];
   let pages = 0;
-  let listRV: unknown;
   let cont: string | undefined;
-  current = request(undefined);
   try {
+    await o.beforeRequest?.(listing.signal);
+    current = request(undefined);
     for (;;) {
       let page: KubeList<KubeObjectLike>;
       let next: Pending | undefined;
+      let restarted = false;
       try {
         page = await current.page;
         next = current.next;
       } catch (error) {
-        if (cont === undefined || !(error instanceof KubeApiError) || !error.isExpired) {
-          throw error;
-        }
+        const expired = error instanceof KubeApiError && error.isExpired;
+        if (cont === undefined || !expired || o.onExpiredContinue === undefined) throw error;
         // The snapshot behind the continue token was compacted: one full list instead.
-        o.onExpiredContinue?.(error);
-        items.length = 0;
+        o.onExpiredContinue(error);
+        restarted = true;
         page = await whileActive(
           o,
           listing.signal,
@@ -117,17 +134,17 @@ export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
         );
       }
       pages++;
-      listRV = page.metadata.resourceVersion;
-      for (const item of page.items) items.push(item);
+      onPage(page, restarted);
       cont = page.metadata.continue || undefined;
       if (next !== undefined && current.peeked !== cont) {
         next.cancel(); // the head said otherwise than the page: never use it
         next = undefined;
       }
       if (cont === undefined) break;
+      if (next === undefined) await o.beforeRequest?.(listing.signal);
       current = next ?? request(cont);
       // This page's token may have shown while it was not yet current: go one ahead now.
-      if (current.peeked !== undefined && current.next === undefined) {
+      if (prefetch && current.peeked !== undefined && current.next === undefined) {
         current.next = request(current.peeked);
       }
     }
@@ -135,7 +152,22 @@ export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
     listing.abort();
     release();
   }
-  return { items, resourceVersion: listResourceVersion(listRV), pages };
+  return pages;
+}
+
+/**
+ * One whole list, every page's items together (see {@linkcode listPages}). On an expired
+ * continue token, one unpaged list at the same resource version replaces what was read.
+ */
+export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
+  const items: KubeObjectLike[] = [];
+  let rv: unknown;
+  const pages = await listPages(o, (page, restarted) => {
+    if (restarted) items.length = 0;
+    for (const item of page.items) items.push(item);
+    rv = page.metadata.resourceVersion;
+  });
+  return { items, resourceVersion: listResourceVersion(rv), pages };
 }
 
 /**

@@ -5,6 +5,7 @@
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { LabelSelector, parseLabelSelector } from "../client/label_selector.ts";
 import { NAMESPACE_INDEX, type Store } from "./indexer.ts";
+import { describeValue } from "../util/values.ts";
 
 /** Options of {@linkcode Lister.list}. */
 export interface ListerListOptions {
@@ -17,7 +18,7 @@ function toSelector(s: string | LabelSelector | undefined): LabelSelector | unde
   if (typeof s === "string") return parseLabelSelector(s);
   if (s instanceof LabelSelector) return s;
   throw new TypeError(
-    `labelSelector must be a string or a LabelSelector, got ${JSON.stringify(s)}`,
+    `labelSelector must be a string or a LabelSelector, got ${describeValue(s)}`,
   );
 }
 

@@ -19,9 +19,12 @@
  */
 export { createInformer, SharedInformer } from "./informer.ts";
 export type {
+  CheckpointLimits,
   ConsistencyCheckOptions,
   ConsistencyCheckResult,
   ConsistencyHealth,
+  ErrorContext,
+  ErrorPhase,
   EventHandler,
   EventsOptions,
   HandlerRegistration,
@@ -62,10 +65,14 @@ export { Indexer, NAMESPACE_INDEX } from "./indexer.ts";
 export type { Indexers, IndexFunc, Store } from "./indexer.ts";
 export { Lister, NamespaceLister } from "./lister.ts";
 export type { ListerListOptions } from "./lister.ts";
+export { CheckpointError } from "./checkpoint_error.ts";
+export type { CheckpointErrorOptions, CheckpointProblem } from "./checkpoint_error.ts";
+export { StoreWriter } from "./store_writer.ts";
+export type { StoreWriterOptions, WritableStore } from "./store_writer.ts";
 export { DeltaFIFO } from "./delta_fifo.ts";
 export type { Delta, DeltaFIFOOptions, DeltaType, KnownObjects } from "./delta_fifo.ts";
 export { objectKey, splitObjectKey } from "./object_key.ts";
-export type { InitialListMode } from "./reflector_plan.ts";
+export type { InitialListMode } from "./reflector_state.ts";
 export { watcher } from "./watcher.ts";
 export { MutationError } from "./mutation_detector.ts";
 export type { WatcherEvent, WatcherOptions } from "./watcher.ts";
@@ -73,12 +80,12 @@ export { MAX_RETRY_AFTER_MS } from "./reflector.ts";
 export type { ReflectorErrorContext, ReflectorState } from "./reflector.ts";
 export { PACER_BURST, PACER_STABLE_WATCH_MS } from "./request_pacer.ts";
 export {
-  classifyError,
   InitialEventsTimeoutError,
   ListInactivityError,
   WatchInactivityError,
 } from "./reflector_errors.ts";
-export type { ErrorKind } from "./reflector_errors.ts";
+export type { InitialEventsTimeoutOptions } from "./reflector_errors.ts";
+export type { ErrorKind } from "../util/error_kind.ts";
 export { exponentialBackoff } from "../util/backoff.ts";
 export type { Backoff, BackoffOptions } from "../util/backoff.ts";
 export { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";

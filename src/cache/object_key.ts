@@ -3,6 +3,7 @@
  * @module
  */
 import type { KubeObjectLike } from "../client/types.ts";
+import { describeValue } from "../util/values.ts";
 
 /**
  * The cache key of an object: `namespace/name`, or `name` when it has no namespace.
@@ -20,7 +21,7 @@ import type { KubeObjectLike } from "../client/types.ts";
 export function objectKey(object: KubeObjectLike): string {
   const meta = object.metadata;
   const name = meta?.name;
-  if (!name) throw new TypeError(`object has no metadata.name: ${JSON.stringify(meta)}`);
+  if (!name) throw new TypeError(`object has no metadata.name: ${describeValue(meta)}`);
   return meta.namespace ? `${meta.namespace}/${name}` : name;
 }
 

@@ -1,5 +1,7 @@
 /**
- * The reflector: keeps a sink in step with the API server by LIST + WATCH, forever.
+ * The reflector: lists and watches one resource forever and emits the protocol's steps
+ * ({@linkcode WatcherEvent}s). Its decisions are the pure functions of `reflector_state.ts`;
+ * this file does the I/O around them.
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
@@ -13,32 +15,39 @@ import { responseBytes } from "../watch/response_bytes.ts";
 import { linkedController } from "../util/abort.ts";
 import { type Backoff, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, sleep } from "../util/clock.ts";
+import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 import { IdleTimer } from "../util/idle_timer.ts";
-import {
-  classifyError,
-  type ErrorKind,
-  InitialEventsTimeoutError,
-  WatchInactivityError,
-} from "./reflector_errors.ts";
+import type { ErrorContext, ErrorPhase } from "./error_context.ts";
+import { InitialEventsTimeoutError, WatchInactivityError } from "./reflector_errors.ts";
 import { objectKey } from "./object_key.ts";
 import { listAllPages } from "./list_pager.ts";
 import {
+  backingOff,
   type InitialListMode,
+  initialState,
+  listed,
+  type ListWatchState,
+  moved,
   planAfterFailure,
   type PlannedRequest,
   planNextRequest,
-  type ReflectorPlanState,
-} from "./reflector_plan.ts";
+  received,
+  type ReflectorState,
+  relistAsked,
+  requestStarted,
+  stopped,
+} from "./reflector_state.ts";
 import { RequestPacer } from "./request_pacer.ts";
-import { messageOf } from "../util/values.ts";
+import type { WatcherEvent } from "./watcher_event.ts";
 
-/** The reflector's state, as shown by `health().state`. */
-export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "stopped";
+export type { ReflectorState } from "./reflector_state.ts";
 
 /**
  * The longest delay a server can ask for with `Retry-After` (or `retryAfterSeconds` in a
  * Status) that the reflector honours, in ms: one minute, twice the backoff cap. A longer one is
- * clamped to it, so a proxy sending nonsense cannot park the informer for hours.
+ * clamped to it, so a proxy sending nonsense cannot park the informer for hours. It is also
+ * the delay between attempts of a request the server says it can never answer as configured
+ * (406 Not Acceptable, kind `unsupported`).
  *
  * @example
  * ```ts
@@ -49,24 +58,14 @@ export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "
  */
 export const MAX_RETRY_AFTER_MS = 60_000;
 
-/** Where the reflector delivers what it learns. */
-export interface ReflectorSink<T extends KubeObjectLike> {
-  /** A complete state (a list, or a streaming list's initial events) at `resourceVersion`. */
-  replace(items: T[], resourceVersion: string): void;
-  /**
-   * One watch event. A returned promise holds the watch (no more bytes are read) until it
-   * settles: back-pressure for a consumer that cannot keep up. The idle timer does not count
-   * that time.
-   */
-  apply(type: "ADDED" | "MODIFIED" | "DELETED", object: T): void | Promise<void>;
-  /** A bookmark moved the resource version with no change. */
-  progress?(resourceVersion: string): void;
-}
+/**
+ * Context passed to a reflector's error callback.
+ * @deprecated Use {@linkcode ErrorContext} (the same fields).
+ */
+export type ReflectorErrorContext = ErrorContext;
 
 /** Counters and timestamps for `health()`. */
 export interface ReflectorStats {
-  /** Current state. */
-  state: ReflectorState;
   /** LIST rounds completed (each may span many pages), streaming lists included. */
   lists: number;
   /** Lists after the first one (410 Expired, ...). */
@@ -81,20 +80,6 @@ export interface ReflectorStats {
   lastBookmarkAt: number | undefined;
   /** Clock time of the last event, bookmark or completed list, or undefined. */
   lastActivityAt: number | undefined;
-  /** Errors by kind. */
-  errors: Partial<Record<ErrorKind, number>>;
-  /** The last error. */
-  lastError: { kind: ErrorKind; message: string; at: number } | undefined;
-}
-
-/** Context passed to the error callback. */
-export interface ReflectorErrorContext {
-  /** How the error is filed. */
-  kind: ErrorKind;
-  /** What the reflector was doing. */
-  phase: "list" | "stream" | "watch";
-  /** Delay before the next attempt, in ms. */
-  retryInMs: number;
 }
 
 /** Options of {@linkcode Reflector}. */
@@ -116,8 +101,14 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   transport?: WatchTransport | undefined;
   /** Runs on every decoded object (identity when the user gave none). */
   transform: (object: T) => T;
-  sink: ReflectorSink<T>;
-  onError: (error: unknown, context: ReflectorErrorContext) => void;
+  /**
+   * Where the protocol's steps go. A promise returned for an `apply` or `delete` holds the
+   * watch (no more bytes are read) until it settles: back-pressure for a consumer that cannot
+   * keep up. The idle timer does not count that time. A list's steps are never held.
+   */
+  emit: (event: WatcherEvent<T>) => void | Promise<void>;
+  /** Every error, with its context; the reflector goes on. */
+  onError: (error: unknown, context: ErrorContext) => void;
   /** Start watching from here without a LIST (a checkpoint). */
   resumeFrom?: string | undefined;
   /** A list round finished. */
@@ -132,32 +123,32 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   onResourceVersion?: ((resourceVersion: string) => void) | undefined;
 }
 
+/** The first step of every list: shared, as it carries nothing. */
+const INIT: WatcherEvent<never> = Object.freeze({ type: "init" });
+
 /**
- * The ListAndWatch loop as an explicit state machine (listing, watching, backing off,
- * relisting). It never stops on an error: every error is reported through `onError` and the
- * loop recovers (relist on 410, back off with jitter on failures, honour `Retry-After` up to
- * {@linkcode MAX_RETRY_AFTER_MS}) until the signal passed to {@linkcode Reflector.run} aborts.
- * Every request start goes through a {@linkcode RequestPacer}, so no server behaviour can make
- * it hammer the API server. Internal: used by the informer.
+ * The ListAndWatch loop (listing, watching, backing off, relisting) around the pure state
+ * functions of `reflector_state.ts`. It never stops on an error: every error is reported
+ * through `onError` and the loop recovers (relist on 410, back off with jitter on failures,
+ * honour `Retry-After` up to {@linkcode MAX_RETRY_AFTER_MS}) until the signal passed to
+ * {@linkcode Reflector.run} aborts. Every request start goes through a
+ * {@linkcode RequestPacer}, so no server behaviour can make it hammer the API server. What it
+ * learns leaves as {@linkcode WatcherEvent}s through `emit`. Internal: `watcher()` and the
+ * informer run one each.
  */
 export class Reflector<T extends KubeObjectLike> {
-  #o: ReflectorOptions<T>;
-  /** The plan's state; the reflector's own copy, so the resource version is set in place. */
-  #plan: { -readonly [K in keyof ReflectorPlanState]: ReflectorPlanState[K] };
-  #pacer: RequestPacer;
+  readonly #o: ReflectorOptions<T>;
+  /** The one state; replaced (never changed) by the functions of `reflector_state.ts`. */
+  #state: ListWatchState;
+  readonly #pacer: RequestPacer;
   /** Objects keep only their metadata (a metadata-only descriptor). */
   readonly #metadataOnly: boolean;
+  /** Watches opened, for `stats.watchRestarts`. */
   #watches = 0;
-  /** True while the current watch started at a list's RV and has received nothing yet. */
-  #freshFromList = false;
-  /** RV of the last completed list. */
-  #listedAt: string | undefined;
-  /** The open watch's controller (aborting it ends that watch). */
+  /** The open watch's controller (aborting it ends that watch): an I/O handle. */
   #watching: AbortController | undefined;
-  /** A relist was asked for after the current list request started (it may predate the ask). */
-  #relistAsked = false;
+  /** Counters and timestamps for `health()`. */
   readonly stats: ReflectorStats = {
-    state: "idle",
     lists: 0,
     relists: 0,
     watchRestarts: 0,
@@ -165,108 +156,97 @@ export class Reflector<T extends KubeObjectLike> {
     lastEventAt: undefined,
     lastBookmarkAt: undefined,
     lastActivityAt: undefined,
-    errors: {},
-    lastError: undefined,
   };
 
   constructor(options: ReflectorOptions<T>) {
     this.#o = options;
-    this.#plan = {
-      lastSyncResourceVersion: options.resumeFrom,
-      mustRelist: options.resumeFrom === undefined,
-      needsConsistentList: false,
-      initialList: options.initialList,
-      streamUnavailable: false,
-    };
+    this.#state = initialState(options.initialList, options.resumeFrom);
     this.#metadataOnly = isMetadataOnly(options.resource);
     this.#pacer = new RequestPacer(
       exponentialBackoff(options.clock, { random: options.random }),
     );
   }
 
-  /** The last resource version the sink is known to be at. */
+  /** The last resource version the consumer is known to be at. */
   get resourceVersion(): string | undefined {
-    return this.#plan.lastSyncResourceVersion;
+    return this.#state.lastSyncResourceVersion;
+  }
+
+  /** What the reflector is doing. */
+  get phase(): ReflectorState {
+    return this.#state.phase;
+  }
+
+  /** The whole state (for tests and `health()`). */
+  get state(): ListWatchState {
+    return this.#state;
   }
 
   /**
-   * Asks for a relist: a consistent LIST (`resourceVersion=""`, paged) swapped in through the
-   * sink's `replace`, so the sink learns exactly what differs, then a watch from its resource
-   * version. An open watch is closed at once; a list already under way is followed by another
-   * one (it may have been answered from the state being repaired). The relist passes the
-   * request pacer like any other request.
+   * Asks for a relist: a consistent LIST (`resourceVersion=""`, paged) emitted as a new
+   * `init`...`init-done`, so the consumer learns exactly what differs, then a watch from its
+   * resource version. An open watch is closed at once; a list already under way is followed by
+   * another one (it may have been answered from the state being repaired). The relist passes
+   * the request pacer like any other request.
    */
   requestRelist(): void {
-    this.#relistAsked = true;
-    this.#plan = { ...this.#plan, mustRelist: true, needsConsistentList: true };
+    this.#state = relistAsked(this.#state);
     this.#watching?.abort(RELIST_ASKED);
   }
 
   /** Runs until `signal` aborts; never rejects. */
   async run(signal: AbortSignal): Promise<void> {
+    const o = this.#o;
     // Nothing learnt yet counts from the start: a first request that hangs shows as stalled.
-    this.stats.lastActivityAt ??= this.#o.clock.now();
+    this.stats.lastActivityAt ??= o.clock.now();
     let endedBy: ErrorKind | "closed" | undefined;
-    /** Delay owed by the last failure (backoff or Retry-After), in ms. */
+    /** Delay owed by the last failure (backoff, Retry-After, or the longest wait), in ms. */
     let owed = 0;
     while (!signal.aborted) {
       const wait = Math.max(owed, this.#pacer.nextDelay());
       owed = 0;
       if (wait > 0) {
-        await this.#backOff(wait, signal);
-        if (signal.aborted) break;
+        this.#state = backingOff(this.#state);
+        try {
+          await sleep(wait, { clock: o.clock, signal });
+        } catch {
+          break; // aborted
+        }
       }
-      const next = planNextRequest(this.#plan);
-      const phase = next.kind;
-      if (endedBy !== undefined && next.kind === "watch") this.#o.onReconnect?.(endedBy);
+      const request = planNextRequest(this.#state);
+      if (endedBy !== undefined && request.kind === "watch") o.onReconnect?.(endedBy);
       endedBy = undefined;
-      if (next.kind !== "watch") this.#relistAsked = false;
+      this.#state = requestStarted(this.#state, request);
       try {
-        if (next.kind === "list") {
-          this.stats.state = "listing";
-          await this.#list(next.resourceVersion, next.paged, signal);
-        } else {
-          this.stats.state = next.kind === "stream" ? "listing" : "watching";
-          this.#freshFromList = this.#listedAt === this.#plan.lastSyncResourceVersion;
-          const healthy = await this.#watch(next, signal);
+        if (request.kind === "list") await this.#list(request, signal);
+        else {
+          const healthy = await this.#watch(request, signal);
           endedBy = "closed";
-          if (!healthy) owed = this.#o.backoff.next();
+          if (!healthy) owed = o.backoff.next();
         }
       } catch (error) {
         if (signal.aborted) break;
-        const kind = classifyError(error);
+        const kind = errorKindOf(error);
         endedBy = kind;
-        const { state, retryNow } = planAfterFailure(this.#plan, {
-          kind,
-          request: next,
-          freshFromList: this.#freshFromList,
-        });
-        this.#plan = state;
-        owed = retryNow ? 0 : Math.max(backoffDelay(this.#o.backoff), retryAfterMs(error));
-        this.#report(error, kind, phase, owed);
+        const after = planAfterFailure(this.#state, { kind, request });
+        this.#state = after.state;
+        owed = after.wait === "none"
+          ? 0
+          : after.wait === "longest"
+          ? MAX_RETRY_AFTER_MS
+          : Math.max(backoffDelay(o.backoff), retryAfterMs(error));
+        this.#report(error, kind, request.kind, owed);
       }
     }
-    this.stats.state = "stopped";
+    this.#state = stopped(this.#state);
   }
 
-  #report(error: unknown, kind: ErrorKind, phase: "list" | "stream" | "watch", retryInMs: number) {
-    this.stats.errors[kind] = (this.stats.errors[kind] ?? 0) + 1;
-    const message = messageOf(error);
-    this.stats.lastError = { kind, message, at: this.#o.clock.now() };
+  #report(error: unknown, kind: ErrorKind, phase: ErrorPhase, retryInMs: number): void {
     this.#o.onError(error, { kind, phase, retryInMs });
   }
 
-  async #backOff(delay: number, signal: AbortSignal): Promise<void> {
-    this.stats.state = "backing-off";
-    try {
-      await sleep(delay, { clock: this.#o.clock, signal });
-    } catch {
-      // aborted: the loop condition ends the run
-    }
-  }
-
   /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
-  #transform(object: KubeObjectLike, phase: "list" | "stream" | "watch"): T | undefined {
+  #transform(object: KubeObjectLike, phase: ErrorPhase): T | undefined {
     try {
       // The server sends objects of the watched resource: the descriptor's object type.
       if (this.#metadataOnly) object = toPartialObjectMetadata(object);
@@ -277,95 +257,133 @@ export class Reflector<T extends KubeObjectLike> {
     }
   }
 
-  #setResourceVersion(rv: string): void {
-    // Once per watch event: an assignment, not a copy of the plan.
-    this.#plan.lastSyncResourceVersion = rv;
-    this.#o.onResourceVersion?.(rv);
+  /** The resource version moved (an event or a bookmark): an assignment of a flat copy. */
+  #moved(resourceVersion: string): void {
+    this.#state = moved(this.#state, resourceVersion);
+    this.#o.onResourceVersion?.(resourceVersion);
   }
 
-  /** One whole LIST (paged when `paged`), swapped into the sink at once. */
-  async #list(resourceVersion: string, paged: boolean, signal: AbortSignal): Promise<void> {
+  /** One whole LIST (paged when `request.paged`), emitted at once. */
+  async #list(request: PlannedRequest & { kind: "list" }, signal: AbortSignal): Promise<void> {
     const o = this.#o;
     const started = o.clock.now();
-    const listed = await listAllPages({
+    const result = await listAllPages({
       client: o.client,
       resource: o.resource,
       namespace: o.namespace,
       labelSelector: o.labelSelector,
       fieldSelector: o.fieldSelector,
-      resourceVersion,
-      pageSize: paged ? o.pageSize : undefined,
+      resourceVersion: request.resourceVersion,
+      pageSize: request.paged ? o.pageSize : undefined,
       clock: o.clock,
       idleTimeoutMs: o.inactivityTimeoutMs,
       signal,
       onProgress: (now) => void (this.stats.lastActivityAt = now),
       onExpiredContinue: (error) => this.#report(error, "expired", "list", 0),
     });
-    const items: T[] = [];
-    for (const item of listed.items) {
-      const t = this.#transform(item, "list");
-      if (t !== undefined) items.push(t);
-    }
-    // A first list at "0" that came back in pages shows a server that pages this resource.
-    if (resourceVersion === "0" && listed.pages > 1 && this.stats.lists === 0) {
-      this.#plan = { ...this.#plan, paginatedResult: true };
-    }
-    this.#listed(items, listed.resourceVersion);
+    const count = this.#emitList(result.items, "list", {
+      request,
+      resourceVersion: result.resourceVersion,
+      pages: result.pages,
+    });
     o.backoff.reset();
-    o.onListDone?.(o.clock.now() - started, items.length, listed.pages);
+    o.onListDone?.(o.clock.now() - started, count, result.pages);
   }
 
-  #listed(items: T[], resourceVersion: string): void {
-    if (this.stats.lists > 0 || this.#o.resumeFrom !== undefined) {
+  /**
+   * Emits a complete state (`init`, each object, `init-done`) and moves to its version.
+   * `objects` are the server's (run through the transform here) for a `list`, or already
+   * transformed for a `stream`. Returns how many were emitted.
+   */
+  #emitList(
+    objects: Iterable<KubeObjectLike>,
+    from: "list" | "stream",
+    outcome: { request: PlannedRequest; resourceVersion: string; pages: number },
+  ): number {
+    const o = this.#o;
+    if (this.stats.lists > 0 || o.resumeFrom !== undefined) {
       this.stats.relists++;
-      this.#o.onRelist?.();
+      o.onRelist?.();
     }
     this.stats.lists++;
-    this.#listedAt = resourceVersion;
-    this.stats.lastActivityAt = this.#o.clock.now();
-    this.#o.sink.replace(items, resourceVersion);
-    this.#setResourceVersion(resourceVersion);
-    // Streaming is tried again at the next relist, whatever happened during this one.
-    this.#plan = {
-      ...this.#plan,
-      mustRelist: this.#relistAsked,
-      needsConsistentList: this.#relistAsked,
-      streamUnavailable: false,
-    };
+    this.stats.lastActivityAt = o.clock.now();
+    o.emit(INIT);
+    let count = 0;
+    for (const item of objects) {
+      const object = from === "list" ? this.#transform(item, "list") : item as T;
+      if (object === undefined) continue;
+      o.emit({ type: "init-apply", object });
+      count++;
+    }
+    o.emit({ type: "init-done", resourceVersion: outcome.resourceVersion });
+    this.#state = listed(this.#state, outcome);
+    o.onResourceVersion?.(outcome.resourceVersion);
+    return count;
   }
 
   /**
    * One watch (or streaming list followed by its live watch). Returns normally when the server
    * closes the stream; true when the watch was healthy (delivered something or lasted a while),
    * false for a suspiciously empty, short one (the caller backs off). Throws on errors.
+   *
+   * A streaming list (`sendInitialEvents=true`) collects its initial objects and emits them as
+   * one list at the `k8s.io/initial-events-end` bookmark. Its progress deadline
+   * (`initialEventsTimeoutMs`) counts only progress toward that list: the bytes of a stream
+   * that has delivered initial objects (ADDED) and shown nothing else. kube-apiserver's watch
+   * cache sends the initial objects as ADDED events, then the end bookmark: in
+   * `cacheWatcher.processInterval` (staging/src/k8s.io/apiserver/pkg/storage/cacher/
+   * cache_watcher.go) the initial events of the interval go first, and the first bookmark a
+   * watcher ever admits is the end bookmark (`nonblockingAdd` drops bookmarks older than
+   * `bookmarkAfterResourceVersion`; `convertToWatchEvent` annotates the first one sent), so no
+   * plain bookmark ever precedes it. Before the end bookmark was sent right after the interval
+   * (older servers), live events newer than the list could come between the last initial
+   * object and the end bookmark, which followed within about a second (the bookmark timer):
+   * they are applied to the collected state, as client-go's reflector does. So a plain
+   * bookmark, or a MODIFIED or DELETED event, before the end bookmark ends the deadline's
+   * extensions: a real server finishes within it, while a server that accepts
+   * `sendInitialEvents` but never finishes (keeping the connection alive with bookmarks and
+   * live events) is abandoned within `initialEventsTimeoutMs` for a LIST. A stream that carries
+   * no initial object is likewise given that long, from its start. A large stream of initial
+   * objects that keeps flowing is never cut.
    */
-  async #watch(req: PlannedRequest, signal: AbortSignal): Promise<boolean> {
+  async #watch(request: PlannedRequest, signal: AbortSignal): Promise<boolean> {
     const o = this.#o;
-    const stream = req.kind === "stream";
+    const phase = request.kind;
+    const stream = phase === "stream";
     if (this.#watches++ > 0) this.stats.watchRestarts++;
     const { controller, release } = linkedController(signal);
     this.#watching = controller;
     const opened = o.clock.now();
-    let received = 0;
-    // A streaming list's initial phase is cut when it stops making progress (no byte for
-    // initialEventsTimeoutMs), however long it runs while data flows; then, as for any watch,
-    // nothing for inactivityTimeoutMs means a half-open connection.
+    let count = 0;
     const watching = (): void => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs));
+    // Streaming list: the initial state, emitted as a list at the end bookmark.
+    let initial: Map<string, T> | undefined = stream ? new Map() : undefined;
+    /** What the initial phase showed that a streaming list never does, if anything. */
+    let unexpected: "bookmark" | "MODIFIED" | "DELETED" | undefined;
+    /** Whether bytes count as progress (always, but in a stream's initial phase see above). */
+    let bytesCount = !stream;
+    /** When the initial phase last made progress (an initial object; the start). */
+    let progressAt = opened;
+    /** The initial phase showed what a streaming list does not: its progress ends here. */
+    const suspect = (what: "bookmark" | "MODIFIED" | "DELETED"): void => {
+      unexpected ??= what;
+      bytesCount = false;
+      idle.touch(progressAt); // the bytes of this very line were no progress either
+    };
     const idle = stream
       ? new IdleTimer(
         o.clock,
         o.initialEventsTimeoutMs,
-        () => controller.abort(new InitialEventsTimeoutError(o.initialEventsTimeoutMs)),
+        () =>
+          controller.abort(new InitialEventsTimeoutError(o.initialEventsTimeoutMs, { unexpected })),
       )
       : new IdleTimer(o.clock, o.inactivityTimeoutMs, watching);
-    // Streaming list: collect the initial state, swap it in at the end bookmark.
-    let initial: Map<string, T> | undefined = stream ? new Map() : undefined;
     try {
       const response = await o.client.watch(o.resource, {
         namespace: o.namespace,
         labelSelector: o.labelSelector,
         fieldSelector: o.fieldSelector,
-        resourceVersion: req.resourceVersion,
+        resourceVersion: request.resourceVersion,
         allowWatchBookmarks: true,
         timeoutSeconds: 300 + Math.floor(o.random() * 300),
         sendInitialEvents: stream ? true : undefined,
@@ -379,48 +397,69 @@ export class Reflector<T extends KubeObjectLike> {
       if (body === null) throw new TypeError("watch response has no body");
       const events = decodeWatchStream<KubeObject>(body, {
         signal: controller.signal,
-        onProgress: () => idle.touch(o.clock.now()),
+        onProgress: () => {
+          if (bytesCount) idle.touch(o.clock.now());
+        },
         ...(o.maxLineLength === undefined ? {} : { maxLineLength: o.maxLineLength }),
       });
       for await (const event of events) {
         const now = o.clock.now();
         this.stats.lastActivityAt = now;
         // The connection works: the next failure starts backing off from the beginning.
-        if (received++ === 0) {
+        if (count++ === 0) {
           o.backoff.reset();
-          this.#freshFromList = false;
+          this.#state = received(this.#state);
         }
         o.onEvent?.(event.type);
         if (event.type === "BOOKMARK") {
           this.stats.lastBookmarkAt = now;
           if (initial !== undefined) {
-            if (!event.initialEventsEnd) continue;
+            if (!event.initialEventsEnd) {
+              suspect("bookmark");
+              continue;
+            }
             idle.restart(o.inactivityTimeoutMs, watching);
-            const items = [...initial.values()];
+            bytesCount = true;
+            const objects = initial;
             initial = undefined;
-            this.#listed(items, event.resourceVersion);
-            o.onListDone?.(o.clock.now() - opened, items.length, 1);
-            this.stats.state = "watching";
+            this.#emitList(objects.values(), "stream", {
+              request,
+              resourceVersion: event.resourceVersion,
+              pages: 1,
+            });
+            o.onListDone?.(o.clock.now() - opened, objects.size, 1);
             continue;
           }
-          this.#setResourceVersion(event.resourceVersion);
-          o.sink.progress?.(event.resourceVersion);
+          this.#moved(event.resourceVersion);
+          o.emit({ type: "bookmark", resourceVersion: event.resourceVersion });
           continue;
         }
         const rv = event.object.metadata.resourceVersion;
-        const object = this.#transform(event.object, stream ? "stream" : "watch");
-        if (object === undefined) {
-          if (rv !== undefined && initial === undefined) this.#setResourceVersion(rv);
-          continue;
-        }
         if (initial !== undefined) {
+          if (event.type !== "ADDED") suspect(event.type);
+          else if (unexpected === undefined) {
+            bytesCount = true;
+            progressAt = now;
+            idle.touch(now);
+          }
+          const object = this.#transform(event.object, phase);
+          if (object === undefined) continue;
           if (event.type === "DELETED") initial.delete(objectKey(object));
           else initial.set(objectKey(object), object);
           continue;
         }
+        const object = this.#transform(event.object, phase);
+        if (object === undefined) {
+          if (rv !== undefined) this.#moved(rv);
+          continue;
+        }
         this.stats.events++;
         this.stats.lastEventAt = now;
-        const held = o.sink.apply(event.type, object);
+        const held = o.emit(
+          event.type === "DELETED"
+            ? { type: "delete", object, resourceVersion: rv }
+            : { type: "apply", object, resourceVersion: rv },
+        );
         if (held !== undefined) {
           idle.hold();
           try {
@@ -429,14 +468,14 @@ export class Reflector<T extends KubeObjectLike> {
             idle.release(o.clock.now());
           }
         }
-        if (rv !== undefined) this.#setResourceVersion(rv);
+        if (rv !== undefined) this.#moved(rv);
       }
       if (initial !== undefined) {
         // Ended before the initial-events-end bookmark: the server cannot finish a stream.
-        throw new InitialEventsTimeoutError(o.initialEventsTimeoutMs, true);
+        throw new InitialEventsTimeoutError(o.initialEventsTimeoutMs, { closed: true, unexpected });
       }
       // A clean close: the caller re-watches from the last RV without relisting.
-      return received > 0 || o.clock.now() - opened >= 1000;
+      return count > 0 || o.clock.now() - opened >= 1000;
     } catch (error) {
       // An abort of ours (inactivity, initial events, a relist asked for) surfaces as its reason.
       if (!signal.aborted && controller.signal.aborted) {

@@ -1,12 +1,8 @@
 /**
- * Errors the reflector raises itself, and the classification of every error it meets.
+ * Errors the reflector raises itself: its idle limits.
  * @module
  */
-import { KubeApiError, KubeNetworkError } from "../client/errors.ts";
-import { WebSocketWatchError } from "../client/websocket_watch_error.ts";
-import { WatchDecodeError } from "../watch/decode_error.ts";
-import { LineTooLongError } from "../watch/line_splitter.ts";
-import { DriftError } from "./drift_error.ts";
+import type { ErrorKind } from "../util/error_kind.ts";
 
 /**
  * A watch sent nothing (no event, no bookmark) for longer than the inactivity limit; the
@@ -24,6 +20,8 @@ import { DriftError } from "./drift_error.ts";
 export class WatchInactivityError extends Error {
   /** The error class name. */
   override name = "WatchInactivityError";
+  /** Always `"inactivity"`. */
+  readonly kind: ErrorKind = "inactivity";
   /** The limit that passed, in ms. */
   readonly inactivityMs: number;
   /** Builds the error for a limit of `inactivityMs`. */
@@ -48,6 +46,8 @@ export class WatchInactivityError extends Error {
 export class ListInactivityError extends Error {
   /** The error class name. */
   override name = "ListInactivityError";
+  /** Always `"inactivity"`. */
+  readonly kind: ErrorKind = "inactivity";
   /** The limit that passed, in ms. */
   readonly inactivityMs: number;
   /** Builds the error for a limit of `inactivityMs`. */
@@ -57,10 +57,25 @@ export class ListInactivityError extends Error {
   }
 }
 
+/** What {@linkcode InitialEventsTimeoutError} says besides its limit. */
+export interface InitialEventsTimeoutOptions {
+  /** The stream ended before its end bookmark (rather than going quiet). @default false */
+  closed?: boolean | undefined;
+  /**
+   * What the stream showed before its end bookmark that a streaming list of kube-apiserver
+   * does not: a plain `bookmark` (no `k8s.io/initial-events-end` annotation), or a `MODIFIED`
+   * or `DELETED` event that kept arriving without the end bookmark. @default undefined
+   */
+  unexpected?: "bookmark" | "MODIFIED" | "DELETED" | undefined;
+}
+
 /**
- * A streaming list (`sendInitialEvents`) stopped making progress (no byte for the limit) before
- * its `k8s.io/initial-events-end` bookmark, or ended without it; the reflector falls back to a
- * paged LIST for this relist and tries streaming again at the next one.
+ * A streaming list (`sendInitialEvents`) did not finish: it stopped making progress (no initial
+ * object, and no byte of one, for the limit) before its `k8s.io/initial-events-end` bookmark,
+ * or ended without it, or showed what a server that implements streaming lists never sends
+ * before it (a plain bookmark; a MODIFIED or DELETED event) and did not finish within the
+ * limit. The reflector falls back to a paged LIST for this relist and tries streaming again
+ * at the next one.
  *
  * @example
  * ```ts
@@ -68,131 +83,41 @@ export class ListInactivityError extends Error {
  * import assert from "node:assert/strict";
  * const error = new InitialEventsTimeoutError(60_000);
  * assert.equal(error.name, "InitialEventsTimeoutError");
+ * assert.equal(error.kind, "initial-events-timeout");
  * assert.equal(error.timeoutMs, 60_000);
+ * const odd = new InitialEventsTimeoutError(10_000, { unexpected: "bookmark" });
+ * assert.match(odd.message, /bookmark without k8s.io\/initial-events-end/);
  * ```
  */
 export class InitialEventsTimeoutError extends Error {
   /** The error class name. */
   override name = "InitialEventsTimeoutError";
+  /** Always `"initial-events-timeout"`. */
+  readonly kind: ErrorKind = "initial-events-timeout";
   /** The limit that passed, in ms. */
   readonly timeoutMs: number;
+  /** What the stream showed that a streaming list does not, if anything. */
+  readonly unexpected: "bookmark" | "MODIFIED" | "DELETED" | undefined;
+
   /**
-   * Builds the error for a limit of `timeoutMs`; `closed` when the stream ended before the
-   * bookmark instead.
+   * Builds the error for a limit of `timeoutMs`. `options` may also be a boolean: the old
+   * form of `{ closed }`.
    */
-  constructor(timeoutMs: number, closed = false) {
+  constructor(timeoutMs: number, options: InitialEventsTimeoutOptions | boolean = {}) {
+    const o = typeof options === "boolean" ? { closed: options } : options;
+    const odd = o.unexpected === undefined
+      ? ""
+      : ` (it sent ${
+        o.unexpected === "bookmark"
+          ? "a bookmark without k8s.io/initial-events-end"
+          : `a ${o.unexpected} event`
+      } first: the server does not seem to implement streaming lists)`;
     super(
-      closed
-        ? "streaming list ended before its initial-events-end bookmark; falling back to LIST"
-        : `streaming list made no progress for ${timeoutMs} ms before its initial-events-end bookmark; falling back to LIST`,
+      o.closed === true
+        ? `streaming list ended before its initial-events-end bookmark${odd}; falling back to LIST`
+        : `streaming list made no progress for ${timeoutMs} ms before its initial-events-end bookmark${odd}; falling back to LIST`,
     );
     this.timeoutMs = timeoutMs;
+    this.unexpected = o.unexpected;
   }
-}
-
-/**
- * How the reflector files an error (the keys of `health().errors`):
- * `expired` (410: relist), `too-large-rv` (504 ResourceVersionTooLarge: consistent relist),
- * `unauthorized` (401), `forbidden` (403), `not-found` (404), `invalid` (400/422),
- * `rate-limited` (429), `server` (5xx), `network`, `decode` (a malformed or oversized line,
- * an HTML page, an unknown event type, a non-string resource version), `inactivity` (a watch
- * or a LIST response went silent), `initial-events-timeout`, `transform` (the `transform` option
- * threw; the object is skipped), `handler` (a listener or index function threw), `mutation`
- * (a cached object was changed in place; only with `detectMutations`), `drift` (a consistency
- * check found the cache differing from the server: a {@linkcode DriftError}), `other`.
- *
- * A watch over a WebSocket that fails (`WebSocketWatchError`) is filed by how it ended: a
- * failed handshake, an abnormal closure (1006, no close frame) or a queue overflow is `network`;
- * the server's close codes for data it could not send or that was malformed (1002 protocol
- * error, 1003 unsupported data, 1007 invalid payload, 1009 message too big) are `decode`; 1008
- * (policy violation) is `forbidden`; 1011 to 1014 (server error, restart, try again later, bad
- * gateway) are `server`; any other code is `other` (`network` when the close was not clean).
- */
-export type ErrorKind =
-  | "expired"
-  | "too-large-rv"
-  | "unauthorized"
-  | "forbidden"
-  | "not-found"
-  | "invalid"
-  | "rate-limited"
-  | "server"
-  | "network"
-  | "decode"
-  | "inactivity"
-  | "initial-events-timeout"
-  | "transform"
-  | "handler"
-  | "mutation"
-  | "drift"
-  | "other";
-
-/**
- * Files an error under an {@linkcode ErrorKind}.
- *
- * @example
- * ```ts
- * import { classifyError } from "@kinformer/kinformer/cache";
- * import { KubeApiError } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(classifyError(new KubeApiError({ code: 429 })), "rate-limited");
- * assert.equal(classifyError(new KubeApiError({ code: 410 })), "expired");
- * ```
- */
-export function classifyError(error: unknown): ErrorKind {
-  if (error instanceof KubeApiError) {
-    if (error.isResourceVersionTooLarge) return "too-large-rv";
-    if (error.isExpired) return "expired";
-    switch (error.code) {
-      case 401:
-        return "unauthorized";
-      case 403:
-        return "forbidden";
-      case 404:
-        return "not-found";
-      case 400:
-      case 422:
-        return "invalid";
-      case 429:
-        return "rate-limited";
-    }
-    return error.code >= 500 ? "server" : "other";
-  }
-  if (error instanceof KubeNetworkError) return "network";
-  if (error instanceof WebSocketWatchError) return webSocketErrorKind(error);
-  if (error instanceof WatchDecodeError || error instanceof LineTooLongError) return "decode";
-  if (error instanceof WatchInactivityError || error instanceof ListInactivityError) {
-    return "inactivity";
-  }
-  if (error instanceof InitialEventsTimeoutError) return "initial-events-timeout";
-  if (error instanceof DriftError) return "drift";
-  // Fetch and body-stream failures surface as TypeError; user code (transform, handlers, index
-  // functions) runs inside its own try/catch, so a TypeError reaching here is the network's.
-  if (error instanceof TypeError) return "network";
-  return "other";
-}
-
-/** How a failed WebSocket watch is filed (see {@linkcode ErrorKind}). */
-function webSocketErrorKind(error: WebSocketWatchError): ErrorKind {
-  if (error.phase !== "stream") return "network";
-  switch (error.code) {
-    case 1002:
-    case 1003:
-    case 1007:
-    case 1009:
-      return "decode";
-    case 1008:
-      return "forbidden";
-    case 1011:
-    case 1012:
-    case 1013:
-    case 1014:
-      return "server";
-    case 1006:
-    case 1015:
-    case undefined:
-      return "network";
-  }
-  // Deno's WebSocket reports an abnormal closure as code 0, not clean.
-  return error.wasClean ? "other" : "network";
 }

@@ -7,33 +7,19 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
 import type { WatchTransport } from "../client/watch_transport.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import { linkedController } from "../util/abort.ts";
+import { linkedController, onAbort } from "../util/abort.ts";
 import type { Backoff, BackoffOptions } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
+import { callOnError } from "../util/report_error.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
 import { checkFunction, checkNumber } from "../util/validate.ts";
+import type { ErrorContext } from "./error_context.ts";
 import { listWatchSettings, validateListWatchOptions } from "./informer_options.ts";
-import { Reflector, type ReflectorErrorContext } from "./reflector.ts";
-import type { InitialListMode } from "./reflector_plan.ts";
+import { Reflector } from "./reflector.ts";
+import type { InitialListMode } from "./reflector_state.ts";
+import type { WatcherEvent } from "./watcher_event.ts";
 
-/**
- * One step of the list/watch protocol, as {@linkcode watcher} yields it:
- *
- * - `init`: a (re)list begins. The `init-apply` events that follow are the complete state;
- * - `init-apply`: one object of that state;
- * - `init-done`: the state is complete at `resourceVersion`: any object the consumer holds that
- *   was not re-announced since `init` is gone;
- * - `apply`: an object was added or modified (watch);
- * - `delete`: an object was deleted (watch), with its last state;
- * - `bookmark`: the resource version moved with no change (a checkpoint may be taken).
- */
-export type WatcherEvent<T extends KubeObjectLike = KubeObject> =
-  | { type: "init" }
-  | { type: "init-apply"; object: T }
-  | { type: "init-done"; resourceVersion: string }
-  | { type: "apply"; object: T; resourceVersion: string | undefined }
-  | { type: "delete"; object: T; resourceVersion: string | undefined }
-  | { type: "bookmark"; resourceVersion: string };
+export type { WatcherEvent } from "./watcher_event.ts";
 
 /** Options of {@linkcode watcher}. */
 export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
@@ -55,7 +41,10 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
   resumeFrom?: string | undefined;
   /** Idle limit of a watch or LIST response, in ms. @default 150000 */
   inactivityTimeoutMs?: number | undefined;
-  /** Progress deadline of a streaming list, in ms. @default 10000 */
+  /**
+   * Progress deadline of a streaming list (no initial object for this long), in ms, as for
+   * informers. @default 10000
+   */
   initialEventsTimeoutMs?: number | undefined;
   /** Longest watch line, in bytes. @default 16 MiB */
   maxLineLength?: number | undefined;
@@ -72,8 +61,12 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
   backoff?: Backoff | BackoffOptions | undefined;
   /** Random source in [0, 1). @default Math.random */
   random?: (() => number) | undefined;
-  /** Every error, with how it is filed; the watcher keeps recovering. @default undefined */
-  onError?: ((error: unknown, context: ReflectorErrorContext) => void) | undefined;
+  /**
+   * Every error, with how it is filed; the watcher keeps recovering. An `onError` that throws
+   * is reported as an uncaught error (on a fresh microtask) and the watcher goes on.
+   * @default undefined
+   */
+  onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
   /**
    * Events buffered for a slow consumer before the watch stops reading (back-pressure to the
    * connection). A relist's events always fit, whatever their number. @default 1024
@@ -92,7 +85,9 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
  * into a `DeltaFIFO` and an `Indexer`, a database, a CRDT, a Durable Object.
  *
  * The watch reads no faster than the consumer: once `highWaterMark` events wait, no more bytes
- * are read until the consumer catches up (the idle timer does not count that wait).
+ * are read until the consumer catches up (the idle timer does not count that wait). Nothing
+ * happens until the first `next()`; `break` (`return()`) or aborting `signal` stops the watcher
+ * and releases its connection and timers.
  *
  * @example
  * ```ts
@@ -125,52 +120,38 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
   const queue = new RingBuffer<WatcherEvent<T>>(64);
   let wakeConsumer: (() => void) | undefined;
   let wakeProducer: (() => void) | undefined;
-  const push = (event: WatcherEvent<T>): void => {
+  const { controller, release } = linkedController(options.signal);
+  const unlisten = onAbort(controller.signal, () => {
+    wakeConsumer?.();
+    wakeProducer?.();
+  });
+  /** The reflector's run, from the first `next()` on. */
+  let running: Promise<void> | undefined;
+  /** Where the reflector's steps go: the queue, holding the watch once it is full. */
+  const emit = (event: WatcherEvent<T>): void | Promise<void> => {
     queue.push(event);
     const wake = wakeConsumer;
     wakeConsumer = undefined;
     wake?.();
+    if (event.type !== "apply" && event.type !== "delete") return;
+    if (queue.length < highWaterMark || controller.signal.aborted) return;
+    return new Promise<void>((resolve) => (wakeProducer = resolve));
   };
-  const { controller, release } = linkedController(options.signal);
-  const stopped = (): void => {
-    wakeConsumer?.();
-    wakeProducer?.();
+  const start = (): void => {
+    const reflector = new Reflector<T>({
+      ...listWatchSettings(options),
+      client,
+      resumeFrom: options.resumeFrom,
+      onError: (error, context) => callOnError(options.onError, error, context),
+      emit,
+    });
+    running = reflector.run(controller.signal);
   };
-  controller.signal.addEventListener("abort", stopped, { once: true });
-  const reflector = new Reflector<T>({
-    ...listWatchSettings(options),
-    client,
-    resumeFrom: options.resumeFrom,
-    onError: (error, context) => {
-      try {
-        options.onError?.(error, context);
-      } catch {
-        // A throwing error callback must not stop the watcher.
-      }
-    },
-    sink: {
-      replace: (items, resourceVersion) => {
-        push({ type: "init" });
-        for (const object of items) push({ type: "init-apply", object });
-        push({ type: "init-done", resourceVersion });
-      },
-      apply: (type, object) => {
-        const resourceVersion = object.metadata?.resourceVersion;
-        push(
-          type === "DELETED"
-            ? { type: "delete", object, resourceVersion }
-            : { type: "apply", object, resourceVersion },
-        );
-        if (queue.length < highWaterMark || controller.signal.aborted) return;
-        return new Promise<void>((resolve) => (wakeProducer = resolve));
-      },
-      progress: (resourceVersion) => push({ type: "bookmark", resourceVersion }),
-    },
-  });
-  const running = reflector.run(controller.signal);
   const finish = async (): Promise<IteratorReturnResult<undefined>> => {
-    release();
+    // Aborting wakes a consumer still waiting and a watch held by a full queue.
     controller.abort(new DOMException("watcher stopped", "AbortError"));
+    release();
+    unlisten();
     await running;
     queue.clear();
     return { done: true, value: undefined };
@@ -179,6 +160,7 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
     async next(): Promise<IteratorResult<WatcherEvent<T>>> {
       for (;;) {
         if (controller.signal.aborted) return await finish();
+        if (running === undefined) start();
         const value = queue.shift();
         if (value !== undefined) {
           if (queue.length < highWaterMark / 2 && wakeProducer !== undefined) {

@@ -4,7 +4,34 @@
  * same descriptors typed with `kubernetes-types`.
  * @module
  */
-import type { UntypedResourceDescriptor } from "./resource.ts";
+/**
+ * A descriptor that names a `kind` but no object type: the built-in descriptors of
+ * `@kinformer/kinformer` (`pods` is an `UntypedResourceDescriptor<"Pod">`). It fits any object
+ * type whose `kind` is `K` or any string, so `createInformer<V1Pod>(client, { resource: pods })`
+ * compiles with `@kubernetes/client-node`'s `V1Pod`, while a `kubernetes-types` `Deployment`
+ * for `pods` does not. Without a type argument, informers and the client give
+ * {@linkcode KubeObject}.
+ *
+ * @example
+ * ```ts
+ * import { pods, type UntypedResourceDescriptor } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
+ * const p: UntypedResourceDescriptor<"Pod"> = pods;
+ * assert.equal(p.kind, "Pod");
+ * ```
+ */
+export interface UntypedResourceDescriptor<K extends string = string> {
+  /** API group, e.g. `apps`. Absent or `""` for the core group (served under `/api`). */
+  readonly group?: string;
+  /** API version, e.g. `v1`. */
+  readonly version: string;
+  /** Plural resource name as it appears in URLs, e.g. `deployments`. */
+  readonly resource: string;
+  /** Kind of one object, e.g. `Deployment`. */
+  readonly kind: K;
+  /** Whether objects belong to a namespace (`false` for cluster-scoped resources). */
+  readonly namespaced: boolean;
+}
 
 function core<K extends string>(
   resource: string,

@@ -3,6 +3,7 @@
  * @module
  */
 import type { Status } from "./types.ts";
+import type { ErrorKind } from "../util/error_kind.ts";
 import { messageOf } from "../util/values.ts";
 
 /**
@@ -35,7 +36,8 @@ export interface KubeApiErrorOptions {
 
 /**
  * An error answer from the Kubernetes API: a non-2xx response or a watch ERROR event.
- * Carries the decoded `Status` when there was one, else the start of the body.
+ * Carries the decoded `Status` when there was one, else the start of the body, and its
+ * {@linkcode ErrorKind} (`expired` for 410, `unsupported` for 406, ...).
  *
  * @example
  * ```ts
@@ -45,11 +47,18 @@ export interface KubeApiErrorOptions {
  * assert.ok(err.isExpired);
  * assert.equal(err.code, 410);
  * assert.equal(err.reason, "Expired");
+ * assert.equal(err.kind, "expired");
  * ```
  */
 export class KubeApiError extends Error {
   /** Always `"KubeApiError"`. */
   override name = "KubeApiError";
+  /**
+   * How the error is filed, from the code and the Status: `expired` (410), `too-large-rv` (a
+   * ResourceVersionTooLarge cause), `unauthorized` (401), `forbidden` (403), `not-found` (404),
+   * `unsupported` (406), `invalid` (400, 422), `rate-limited` (429), `server` (5xx), else `other`.
+   */
+  readonly kind: ErrorKind;
   /** HTTP status code, or the Status code of a watch ERROR event. */
   readonly code: number;
   /** Status `reason` (e.g. `Expired`, `NotFound`), or `""` when the body was not a Status. */
@@ -66,10 +75,15 @@ export class KubeApiError extends Error {
     const { code, status, bodySnippet, request } = options;
     const what = status?.message ?? (bodySnippet === undefined ? "" : JSON.stringify(bodySnippet));
     const reason = status?.reason ?? "";
+    // A 406 will be answered the same way however often it is retried: say so.
+    const hint = code === 406
+      ? " (the server cannot answer in the format asked for, e.g. metadata only for this" +
+        " resource: this request cannot succeed as configured)"
+      : "";
     super(
       `${request ? request + ": " : ""}Kubernetes API error ${code}${reason ? " " + reason : ""}${
         what ? ": " + what : ""
-      }`,
+      }${hint}`,
       options.cause === undefined ? undefined : { cause: options.cause },
     );
     this.code = code;
@@ -79,6 +93,11 @@ export class KubeApiError extends Error {
     this.retryAfterSeconds = seconds(options.retryAfterSeconds) ??
       seconds(status?.details?.retryAfterSeconds);
     this.bodySnippet = bodySnippet;
+    this.kind = this.isResourceVersionTooLarge
+      ? "too-large-rv"
+      : this.isExpired
+      ? "expired"
+      : kindOfCode(code);
   }
 
   /** Builds an error from a Kubernetes Status (as found in a watch ERROR event). */
@@ -118,10 +137,32 @@ export class KubeApiError extends Error {
 export class KubeNetworkError extends Error {
   /** Always `"KubeNetworkError"`. */
   override name = "KubeNetworkError";
+  /** Always `"network"`. */
+  readonly kind: ErrorKind = "network";
   /** Builds the error for `request` (method and URL) caused by `cause`. */
   constructor(request: string, cause: unknown) {
     super(`${request}: network error: ${messageOf(cause)}`, { cause });
   }
+}
+
+/** The kind of an HTTP error code that is neither expired nor a too-large resource version. */
+function kindOfCode(code: number): ErrorKind {
+  switch (code) {
+    case 401:
+      return "unauthorized";
+    case 403:
+      return "forbidden";
+    case 404:
+      return "not-found";
+    case 406:
+      return "unsupported";
+    case 400:
+    case 422:
+      return "invalid";
+    case 429:
+      return "rate-limited";
+  }
+  return code >= 500 ? "server" : "other";
 }
 
 /** `value` when it is a finite, non-negative number of seconds; otherwise undefined. */

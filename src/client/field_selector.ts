@@ -5,6 +5,7 @@
  */
 import type { KubeObject } from "./types.ts";
 import { SelectorParseError } from "./label_selector.ts";
+import { describeValue } from "../util/values.ts";
 
 /** One requirement of a field selector, e.g. `status.phase!=Running`. */
 export interface FieldRequirement {
@@ -135,12 +136,12 @@ export function parseFieldSelector(text: string): FieldSelector {
       throw new SelectorParseError(
         text,
         i,
-        `expected '=', '==' or '!=' after field ${JSON.stringify(path)}`,
+        `expected '=', '==' or '!=' after field ${describeValue(path)}`,
       );
     }
     if (path === "") throw new SelectorParseError(text, start, "a field path must not be empty");
     if (!/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(path)) {
-      throw new SelectorParseError(text, start, `invalid field path ${JSON.stringify(path)}`);
+      throw new SelectorParseError(text, start, `invalid field path ${describeValue(path)}`);
     }
     i += operator.length;
     let value = "";

@@ -38,7 +38,7 @@ export function parseServer(server: unknown): string {
     url = new URL(server);
   } catch {
     throw new TypeError(
-      `options.server must be an absolute URL, got ${JSON.stringify(redactUrl(server))}`,
+      `options.server must be an absolute URL, got ${describeValue(redactUrl(server))}`,
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
@@ -72,13 +72,13 @@ export function resolvePath(base: string, path: string): URL {
   const pathOnly = q < 0 ? path : path.slice(0, q);
   if (DOT_SEGMENT.test(pathOnly)) {
     throw new TypeError(
-      `path must not contain "." or ".." segments, got ${JSON.stringify(pathOnly)}`,
+      `path must not contain "." or ".." segments, got ${describeValue(pathOnly)}`,
     );
   }
   const url = new URL(base + path);
   const prefix = trimEnd(new URL(base).pathname, "/");
   if (!url.pathname.startsWith(prefix + "/")) {
-    throw new TypeError(`path ${JSON.stringify(pathOnly)} leaves the server's path ${prefix}`);
+    throw new TypeError(`path ${describeValue(pathOnly)} leaves the server's path ${prefix}`);
   }
   return url;
 }
@@ -93,12 +93,12 @@ export function toHeaders(option: string, headers: Record<string, string>): Head
   }
   const result = new Headers();
   for (const [name, value] of Object.entries(headers)) {
-    const where = `${option}[${JSON.stringify(name)}]`;
+    const where = `${option}[${describeValue(name)}]`;
     if (typeof value !== "string") {
       throw new TypeError(`${where} must be a string, got ${describeValue(value)}`);
     }
     if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
-      throw new TypeError(`${option} has an invalid header name ${JSON.stringify(name)}`);
+      throw new TypeError(`${option} has an invalid header name ${describeValue(name)}`);
     }
     setHeader(result, name, value, where);
   }
@@ -140,7 +140,7 @@ export function appendQuery(url: URL, query: Record<string, QueryValue>): void {
     if (value === undefined) continue;
     if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
       throw new TypeError(
-        `options.query[${JSON.stringify(name)}] must be a string, number or boolean, got ${
+        `options.query[${describeValue(name)}] must be a string, number or boolean, got ${
           describeValue(value)
         }`,
       );

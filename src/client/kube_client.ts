@@ -22,7 +22,13 @@ import {
   watchQuery,
   type WriteOptions,
 } from "./request_options.ts";
-import { isMetadataOnly, METADATA_ACCEPT, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
+import {
+  isMetadataOnly,
+  METADATA_ACCEPT,
+  METADATA_LIST_ACCEPT,
+  toPartialObjectMetadata,
+  toPartialObjectMetadataList,
+} from "./metadata_only.ts";
 import { resourcePath } from "./resource.ts";
 import type { AnyResourceDescriptor, ResourceDescriptor } from "./resource.ts";
 import type { ApplyConfiguration } from "./apply_configuration.ts";
@@ -39,6 +45,7 @@ import {
   apiErrorOf,
   continueTokenPeeker,
   discardBody,
+  listOf,
   readJsonObject,
   type ReadTextHooks,
 } from "./response_body.ts";
@@ -256,15 +263,9 @@ export class KubeClient {
       peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
       onProgress: options?.onProgress,
     });
-    const list = body as unknown as KubeList<T>;
-    if (list.metadata === undefined || list.metadata === null) list.metadata = {};
-    if (list.items === undefined || list.items === null) list.items = [];
-    if (!Array.isArray(list.items)) {
-      throw new TypeError(
-        `GET ${path}: list answer has non-array items: ${describeValue(list.items)}`,
-      );
-    }
-    return list;
+    const list = listOf<T>(body, path);
+    // A server that ignored the metadata-only Accept sent whole objects: keep what was asked.
+    return isMetadataOnly(resource) ? toPartialObjectMetadataList(list) : list;
   }
 
   /**
@@ -366,7 +367,12 @@ export class KubeClient {
     name: string,
     options?: GetOptions,
   ): Promise<T | Scale> {
-    return await this.#send(getRequest(resource, name, options), options?.signal) as T | Scale;
+    const object = await this.#send(getRequest(resource, name, options), options?.signal);
+    // A server that ignored the metadata-only Accept sent the whole object: keep what was asked.
+    if (isMetadataOnly(resource) && options?.subresource === undefined) {
+      return toPartialObjectMetadata(object) as unknown as T;
+    }
+    return object as unknown as T | Scale;
   }
 
   /**

@@ -4,7 +4,9 @@
  * Also home of {@linkcode SelectorParseError}, shared with field selectors.
  * @module
  */
+import type { ErrorKind } from "../util/error_kind.ts";
 import { labelKeyProblem, labelValueProblem } from "./_label_syntax.ts";
+import { describeValue } from "../util/values.ts";
 
 /**
  * A label or field selector could not be parsed or is invalid.
@@ -24,6 +26,8 @@ import { labelKeyProblem, labelValueProblem } from "./_label_syntax.ts";
 export class SelectorParseError extends Error {
   /** The error class name. */
   override name = "SelectorParseError";
+  /** Always `"invalid"`. */
+  readonly kind: ErrorKind = "invalid";
   /** The selector text (for the object form: its rendering as text, as far as it got). */
   readonly selector: string;
   /** Zero-based character offset of the problem in `selector`; `-1` for the object form. */
@@ -33,8 +37,8 @@ export class SelectorParseError extends Error {
   constructor(selector: string, position: number, problem: string) {
     super(
       position >= 0
-        ? `invalid selector ${JSON.stringify(selector)} at position ${position}: ${problem}`
-        : `invalid selector ${JSON.stringify(selector)}: ${problem}`,
+        ? `invalid selector ${describeValue(selector)} at position ${position}: ${problem}`
+        : `invalid selector ${describeValue(selector)}: ${problem}`,
     );
     this.selector = selector;
     this.position = position;
@@ -247,7 +251,7 @@ export function parseLabelSelector(text: string): LabelSelector {
   };
   const describe = (
     t: Token,
-  ): string => (t.kind === "end" ? "end of input" : JSON.stringify(t.text));
+  ): string => (t.kind === "end" ? "end of input" : describeValue(t.text));
   const checkKey = (t: Token): string => {
     const problem = labelKeyProblem(t.text);
     if (problem !== undefined) fail(t, problem);
@@ -320,7 +324,7 @@ export function parseLabelSelector(text: string): LabelSelector {
         fail(
           op,
           `expected an operator (=, ==, !=, in, notin, >, <), ',' or end after key ${
-            JSON.stringify(key)
+            describeValue(key)
           }, found ${describe(op)}`,
         );
       }
@@ -400,7 +404,7 @@ export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSel
         if (values.length === 0) {
           fail(
             `matchExpressions for key ${
-              JSON.stringify(expr.key)
+              describeValue(expr.key)
             }: operator ${expr.operator} needs values`,
           );
         }
@@ -415,7 +419,7 @@ export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSel
         if (values.length > 0) {
           fail(
             `matchExpressions for key ${
-              JSON.stringify(expr.key)
+              describeValue(expr.key)
             }: operator ${expr.operator} takes no values`,
           );
         }
@@ -427,8 +431,8 @@ export function labelSelectorFromObject(selector: LabelSelectorObject): LabelSel
         break;
       default:
         fail(
-          `matchExpressions for key ${JSON.stringify(expr.key)}: unknown operator ${
-            JSON.stringify(expr.operator)
+          `matchExpressions for key ${describeValue(expr.key)}: unknown operator ${
+            describeValue(expr.operator)
           }`,
         );
     }

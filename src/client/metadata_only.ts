@@ -51,9 +51,11 @@ export const METADATA_ACCEPT =
  * asks the API server for `PartialObjectMetadata`, so an informer of it caches only metadata
  * (about 0.7x of whole pods; about 0.3x with `managedFields` stripped by a `transform`).
  * Informers, the factory, listers, `watcher` and `KubeClient` take it like any descriptor and
- * type their objects as {@linkcode PartialObjectMetadata}. A server that cannot transform a
- * resource (it falls back to whole objects) still gives metadata-only objects: the informer
- * keeps only `metadata`. The factory keeps it apart from the full informer of the same
+ * type their objects as {@linkcode PartialObjectMetadata}. A server that ignores the `Accept`
+ * header (it sends whole objects) still gives metadata-only objects: the informer,
+ * `watcher()`, `KubeClient.list()` and `KubeClient.get()` keep only `metadata`. A server that
+ * refuses it (406 Not Acceptable) cannot serve this view: the informer reports that as kind
+ * `unsupported` and retries only once a minute. The factory keeps it apart from the full informer of the same
  * resource, and a checkpoint of one cannot resume the other.
  *
  * @example
@@ -100,4 +102,24 @@ export function toPartialObjectMetadata<T extends { metadata?: unknown }>(object
     apiVersion: "meta.k8s.io/v1",
     metadata: o.metadata,
   } as unknown as T;
+}
+
+/**
+ * `list` as a `PartialObjectMetadataList`: itself when the server sent that, else with every
+ * item cut down to its metadata (a server that ignored the Accept header). Internal.
+ */
+export function toPartialObjectMetadataList<
+  L extends { kind?: unknown; apiVersion?: unknown; items: unknown[] },
+>(
+  list: L,
+): L {
+  if (list.kind === "PartialObjectMetadataList") return list;
+  const items = list.items;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
+    if (typeof item === "object" && item !== null) items[i] = toPartialObjectMetadata(item);
+  }
+  list.kind = "PartialObjectMetadataList";
+  list.apiVersion = "meta.k8s.io/v1";
+  return list;
 }

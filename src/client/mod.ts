@@ -64,6 +64,7 @@ export { defineResource } from "./define_resource.ts";
 export { isStatus } from "./types.ts";
 export { BODY_SNIPPET_LENGTH, KubeApiError, KubeNetworkError } from "./errors.ts";
 export type { KubeApiErrorOptions } from "./errors.ts";
+export type { ErrorKind } from "../util/error_kind.ts";
 export {
   configmaps,
   coreEvents,

@@ -356,8 +356,8 @@ export function objectNamespace(
   const given = option === "" ? undefined : option;
   if (given !== undefined && own !== undefined && given !== own) {
     throw new TypeError(
-      `options.namespace ${JSON.stringify(given)} differs from object.metadata.namespace ${
-        JSON.stringify(own)
+      `options.namespace ${describeValue(given)} differs from object.metadata.namespace ${
+        describeValue(own)
       }`,
     );
   }

@@ -5,6 +5,7 @@
  */
 
 import type { KubeObject, KubeObjectLike } from "./types.ts";
+import { describeValue } from "../util/values.ts";
 
 export {
   configmaps,
@@ -28,6 +29,7 @@ export {
   services,
   statefulsets,
 } from "./builtin_resources.ts";
+export type { UntypedResourceDescriptor } from "./builtin_resources.ts";
 
 /**
  * The `kind` an object type declares: `"Pod"` for `kubernetes-types`' `Pod` (whose `kind` is
@@ -90,35 +92,6 @@ export interface ResourceDescriptor<T extends KubeObjectLike = KubeObject> {
 }
 
 /**
- * A descriptor that names a `kind` but no object type: the built-in descriptors of
- * `@kinformer/kinformer` (`pods` is an `UntypedResourceDescriptor<"Pod">`). It fits any object
- * type whose `kind` is `K` or any string, so `createInformer<V1Pod>(client, { resource: pods })`
- * compiles with `@kubernetes/client-node`'s `V1Pod`, while a `kubernetes-types` `Deployment`
- * for `pods` does not. Without a type argument, informers and the client give
- * {@linkcode KubeObject}.
- *
- * @example
- * ```ts
- * import { pods, type UntypedResourceDescriptor } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * const p: UntypedResourceDescriptor<"Pod"> = pods;
- * assert.equal(p.kind, "Pod");
- * ```
- */
-export interface UntypedResourceDescriptor<K extends string = string> {
-  /** API group, e.g. `apps`. Absent or `""` for the core group (served under `/api`). */
-  readonly group?: string;
-  /** API version, e.g. `v1`. */
-  readonly version: string;
-  /** Plural resource name as it appears in URLs, e.g. `deployments`. */
-  readonly resource: string;
-  /** Kind of one object, e.g. `Deployment`. */
-  readonly kind: K;
-  /** Whether objects belong to a namespace (`false` for cluster-scoped resources). */
-  readonly namespaced: boolean;
-}
-
-/**
  * Any descriptor, typed or not: what functions that only build paths accept.
  *
  * @example
@@ -177,16 +150,16 @@ function checkDescriptor(resource: AnyResourceDescriptor): void {
   }
   if (typeof resource.version !== "string" || resource.version === "") {
     throw new TypeError(
-      `resource.version must be a non-empty string, got ${JSON.stringify(resource.version)}`,
+      `resource.version must be a non-empty string, got ${describeValue(resource.version)}`,
     );
   }
   if (typeof resource.resource !== "string" || resource.resource === "") {
     throw new TypeError(
-      `resource.resource must be a non-empty string, got ${JSON.stringify(resource.resource)}`,
+      `resource.resource must be a non-empty string, got ${describeValue(resource.resource)}`,
     );
   }
   if (resource.group !== undefined && typeof resource.group !== "string") {
-    throw new TypeError(`resource.group must be a string, got ${JSON.stringify(resource.group)}`);
+    throw new TypeError(`resource.group must be a string, got ${describeValue(resource.group)}`);
   }
 }
 
@@ -196,10 +169,10 @@ function checkDescriptor(resource: AnyResourceDescriptor): void {
  */
 function segment(option: string, value: string): string {
   if (typeof value !== "string") {
-    throw new TypeError(`${option} must be a string, got ${JSON.stringify(value)}`);
+    throw new TypeError(`${option} must be a string, got ${describeValue(value)}`);
   }
   if (value === "." || value === "..") {
-    throw new TypeError(`${option} must not be ${JSON.stringify(value)}`);
+    throw new TypeError(`${option} must not be ${describeValue(value)}`);
   }
   return encodeURIComponent(value);
 }
@@ -248,7 +221,7 @@ export function resourcePath(
       throw new TypeError(
         `options.namespace must not be set for the cluster-scoped resource ${
           resourceKey(resource)
-        }, got ${JSON.stringify(namespace)}`,
+        }, got ${describeValue(namespace)}`,
       );
     }
     path += `/namespaces/${segment("options.namespace", namespace)}`;
@@ -257,7 +230,7 @@ export function resourcePath(
   if (name === "") {
     if (subresource !== "") {
       throw new TypeError(
-        `options.name is required with options.subresource ${JSON.stringify(subresource)}`,
+        `options.name is required with options.subresource ${describeValue(subresource)}`,
       );
     }
     return path;
@@ -265,7 +238,7 @@ export function resourcePath(
   if (resource.namespaced && namespace === "") {
     throw new TypeError(
       `options.namespace is required to address ${resourceKey(resource)} ${
-        JSON.stringify(name)
+        describeValue(name)
       }: the resource is namespaced`,
     );
   }

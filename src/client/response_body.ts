@@ -11,8 +11,9 @@ import {
   KubeNetworkError,
 } from "./errors.ts";
 import { parseRetryAfter } from "./http.ts";
-import { isStatus, type Status } from "./types.ts";
-import { isRecord, truncate } from "../util/values.ts";
+import { isStatus, type KubeList, type KubeObjectLike, type Status } from "./types.ts";
+import { describeValue, isRecord, truncate } from "../util/values.ts";
+import { onAbort } from "../util/abort.ts";
 
 /** The most of an error body read (the rest is cancelled). */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -74,8 +75,7 @@ export async function readText(
     throw signal.reason;
   }
   const reader = body.getReader();
-  const onAbort = (): void => cancelQuietly(reader.cancel(signal?.reason));
-  signal?.addEventListener("abort", onAbort, { once: true });
+  const release = onAbort(signal, () => cancelQuietly(reader.cancel(signal?.reason)));
   const decoder = new TextDecoder();
   const parts: string[] = [];
   let received = 0;
@@ -116,7 +116,7 @@ export async function readText(
     parts.push(decoder.decode());
     return parts.join("");
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    release();
     if (!finished) cancelQuietly(reader.cancel());
     reader.releaseLock();
   }
@@ -203,4 +203,23 @@ export async function apiErrorOf(
   if (status !== undefined) options.status = status;
   else options.bodySnippet = snippet(text);
   return new KubeApiError(options);
+}
+
+/**
+ * A list answer as a `KubeList`: missing `items` or `metadata` become `[]` and `{}`; items that
+ * are not an array are a `TypeError`. Internal.
+ */
+export function listOf<T extends KubeObjectLike>(
+  body: Record<string, unknown>,
+  path: string,
+): KubeList<T> {
+  const list = body as unknown as KubeList<T>;
+  if (list.metadata === undefined || list.metadata === null) list.metadata = {};
+  if (list.items === undefined || list.items === null) list.items = [];
+  if (!Array.isArray(list.items)) {
+    throw new TypeError(
+      `GET ${path}: list answer has non-array items: ${describeValue(list.items)}`,
+    );
+  }
+  return list;
 }

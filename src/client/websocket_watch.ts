@@ -37,7 +37,7 @@
  *   before delivering it; `maxLineLength` is checked on it then.
  * @module
  */
-import { abortable, linkedController } from "../util/abort.ts";
+import { abortable, linkedController, onAbort } from "../util/abort.ts";
 import { checkFunction, checkOneOf, checkSignal, checkString } from "../util/validate.ts";
 import { base64Utf8, describeValue } from "../util/values.ts";
 import { KubeApiError } from "./errors.ts";
@@ -278,6 +278,8 @@ class SocketWatch {
   readonly #label: string;
   readonly #signal: AbortSignal | undefined;
   readonly #maxQueued: number;
+  /** Stops listening for the signal's abort. */
+  #unlisten: () => void = noop;
   #resolve!: (response: Response) => void;
   #reject!: (error: unknown) => void;
   #controller!: ReadableStreamDefaultController<Uint8Array>;
@@ -310,9 +312,9 @@ class SocketWatch {
     socket.addEventListener("message", this.#onMessage);
     socket.addEventListener("close", this.#onClose);
     socket.addEventListener("error", this.#onError);
-    signal?.addEventListener("abort", this.#onAbort, { once: true });
-    if (signal?.aborted) this.#onAbort();
-    else if (socket.readyState === OPEN) this.#onOpen();
+    this.#unlisten = onAbort(signal, this.#onAbort);
+    if (signal?.aborted) return;
+    if (socket.readyState === OPEN) this.#onOpen();
     else if (socket.readyState > OPEN) {
       this.#finish();
       this.#reject(
@@ -461,6 +463,8 @@ class SocketWatch {
     socket.removeEventListener("message", this.#onMessage);
     socket.removeEventListener("close", this.#onClose);
     socket.removeEventListener("error", this.#onError);
-    this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#unlisten();
   }
 }
+
+function noop(): void {}

@@ -2,6 +2,7 @@
  * The typed error of a watch over a WebSocket that failed or closed abnormally.
  * @module
  */
+import type { ErrorKind } from "../util/error_kind.ts";
 
 /** Options of {@linkcode WebSocketWatchError}. */
 export interface WebSocketWatchErrorOptions {
@@ -33,10 +34,10 @@ export interface WebSocketWatchErrorOptions {
  * clean close without a code) is the end of the watch, not an error, exactly like the end of a
  * chunked HTTP watch.
  *
- * The reflector files it by {@linkcode WebSocketWatchError.code}: an abnormal closure or a
+ * Its {@linkcode WebSocketWatchError.kind} follows the close code: an abnormal closure or a
  * handshake failure is `network`, a message the server calls undecodable (1002, 1003, 1007,
  * 1009) is `decode`, 1008 (policy) is `forbidden`, a server error (1011 to 1014) is `server`,
- * anything else `other`.
+ * anything else `other` (`network` when the close was not clean).
  *
  * @example
  * ```ts
@@ -49,6 +50,7 @@ export interface WebSocketWatchErrorOptions {
  *   request: "WATCH ws://127.0.0.1:8001/api/v1/pods?watch=1",
  * });
  * assert.equal(error.code, 1006);
+ * assert.equal(error.kind, "network");
  * assert.match(error.message, /closed abnormally \(code 1006\)/);
  * ```
  */
@@ -63,6 +65,8 @@ export class WebSocketWatchError extends Error {
   readonly reason: string;
   /** Whether the closing handshake completed. */
   readonly wasClean: boolean;
+  /** How the error is filed, from the phase and the close code (see above). */
+  readonly kind: ErrorKind;
 
   /** Builds the error; the message never holds a credential (only what `options` says). */
   constructor(options: WebSocketWatchErrorOptions) {
@@ -83,5 +87,30 @@ export class WebSocketWatchError extends Error {
     this.code = code;
     this.reason = reason;
     this.wasClean = options.wasClean ?? false;
+    this.kind = phase === "stream" ? closeCodeKind(code, this.wasClean) : "network";
   }
+}
+
+/** How a WebSocket watch that closed with `code` while open is filed. */
+function closeCodeKind(code: number | undefined, wasClean: boolean): ErrorKind {
+  switch (code) {
+    case 1002:
+    case 1003:
+    case 1007:
+    case 1009:
+      return "decode";
+    case 1008:
+      return "forbidden";
+    case 1011:
+    case 1012:
+    case 1013:
+    case 1014:
+      return "server";
+    case 1006:
+    case 1015:
+    case undefined:
+      return "network";
+  }
+  // Deno's WebSocket reports an abnormal closure as code 0, not clean.
+  return wasClean ? "other" : "network";
 }

@@ -8,6 +8,7 @@ import type { InformerHealth, InformerMetrics } from "../cache/informer.ts";
 import type { ReflectorState } from "../cache/reflector.ts";
 import { checkFunction, checkString } from "../util/validate.ts";
 import { Exposition as Writer, type Labels, type MetricType } from "./_exposition.ts";
+import { describeValue } from "../util/values.ts";
 
 /** Options of {@linkcode prometheusMetrics}. */
 export interface PrometheusMetricsOptions {
@@ -102,13 +103,13 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
   const prefix = options.prefix ?? "kinformer_";
   if (typeof prefix !== "string" || !METRIC_NAME.test(prefix + "x")) {
     throw new TypeError(
-      `prefix must start a valid Prometheus metric name, got ${JSON.stringify(prefix)}`,
+      `prefix must start a valid Prometheus metric name, got ${describeValue(prefix)}`,
     );
   }
   const constant = { ...options.labels };
   for (const [name, value] of Object.entries(constant)) {
     if (!LABEL_NAME.test(name) || name.startsWith("__")) {
-      throw new TypeError(`labels: ${JSON.stringify(name)} is not a valid Prometheus label name`);
+      throw new TypeError(`labels: ${describeValue(name)} is not a valid Prometheus label name`);
     }
     checkString(value, `labels.${name}`);
   }

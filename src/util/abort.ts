@@ -1,8 +1,26 @@
 /**
- * Abort helpers: a controller linked to a parent signal, and a promise that gives up on abort.
+ * Abort helpers: listening for an abort, a controller linked to a parent signal, and a promise
+ * that gives up on abort. Every abort listener of the library goes through {@linkcode onAbort}.
  * Internal.
  * @module
  */
+
+/**
+ * Calls `listener` once when `signal` aborts, or at once when it already has, and returns the
+ * function that stops listening (call it when done, so nothing accumulates on a long-lived
+ * signal). An `undefined` signal never aborts.
+ */
+export function onAbort(signal: AbortSignal | undefined, listener: () => void): () => void {
+  if (signal === undefined) return noop;
+  if (signal.aborted) {
+    listener();
+    return noop;
+  }
+  signal.addEventListener("abort", listener, { once: true });
+  return () => signal.removeEventListener("abort", listener);
+}
+
+function noop(): void {}
 
 /** A controller that aborts when its parent does; `release()` unhooks it from the parent. */
 export interface LinkedController {
@@ -15,11 +33,8 @@ export interface LinkedController {
 /** A controller that aborts when `parent` aborts (at once if it already has). */
 export function linkedController(parent: AbortSignal | undefined): LinkedController {
   const controller = new AbortController();
-  if (parent === undefined) return { controller, release: () => {} };
-  const onAbort = (): void => controller.abort(parent.reason);
-  if (parent.aborted) controller.abort(parent.reason);
-  else parent.addEventListener("abort", onAbort, { once: true });
-  return { controller, release: () => parent.removeEventListener("abort", onAbort) };
+  const release = onAbort(parent, () => controller.abort(parent?.reason));
+  return { controller, release };
 }
 
 /**
@@ -35,22 +50,20 @@ export function abortable<T>(
   if (signal === undefined) return promise;
   return new Promise<T>((resolve, reject) => {
     let settled = false;
-    const onAbort = (): void => {
+    const release = onAbort(signal, () => {
       settled = true;
       reject(signal.reason);
-    };
-    if (signal.aborted) onAbort();
-    else signal.addEventListener("abort", onAbort, { once: true });
+    });
     promise.then(
       (value) => {
-        signal.removeEventListener("abort", onAbort);
+        release();
         if (!settled) {
           settled = true;
           resolve(value);
         } else late?.(value);
       },
       (error: unknown) => {
-        signal.removeEventListener("abort", onAbort);
+        release();
         if (!settled) {
           settled = true;
           reject(error);

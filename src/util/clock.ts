@@ -3,6 +3,7 @@
  * (see `ManualClock` in `@kinformer/kinformer/testing`).
  * @module
  */
+import { onAbort } from "./abort.ts";
 
 /** Opaque handle returned by {@linkcode Clock.setTimeout}. */
 export type TimerHandle = unknown;
@@ -62,15 +63,14 @@ export interface SleepOptions {
 export function sleep(ms: number, { clock, signal }: SleepOptions): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      clock.clearTimeout(handle);
-      reject(signal?.reason);
-    };
     const handle = clock.setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
+      release();
       resolve();
     }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const release = onAbort(signal, () => {
+      clock.clearTimeout(handle);
+      reject(signal?.reason);
+    });
   });
 }
 

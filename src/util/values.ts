@@ -9,12 +9,20 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Longest string {@linkcode describeValue} shows whole. */
+const SHOWN_STRING = 100;
+
 /**
- * A short description of a bad value for a TypeError/RangeError message: a string quoted, a
- * number or other primitive as it prints, an object by its kind ({@linkcode describeKind}).
+ * A short description of a bad value for a TypeError/RangeError message: a string quoted (a
+ * long one cut, with its length), a number or other primitive as it prints, an object by its
+ * kind ({@linkcode describeKind}). Never the content of an object, never more than about 120
+ * characters.
  */
 export function describeValue(value: unknown): string {
-  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "string") {
+    if (value.length <= SHOWN_STRING) return JSON.stringify(value);
+    return `${JSON.stringify(truncate(value, SHOWN_STRING - 20))}... (${value.length} characters)`;
+  }
   if (typeof value === "object" || typeof value === "function") return describeKind(value);
   return String(value);
 }

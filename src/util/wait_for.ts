@@ -2,6 +2,7 @@
  * Waiting for a condition that an owner signals (internal).
  * @module
  */
+import { onAbort } from "./abort.ts";
 
 /** What a waited-for condition is now. */
 export type WaitState = "done" | "failed" | "pending";
@@ -25,18 +26,17 @@ export function waitFor(
     const first = check();
     if (first !== "pending") return settle(first);
     if (signal?.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      waiters.delete(wake);
-      reject(signal?.reason);
-    };
     const wake = (): void => {
       const state = check();
       if (state === "pending") return;
       waiters.delete(wake);
-      signal?.removeEventListener("abort", onAbort);
+      release();
       settle(state);
     };
     waiters.add(wake);
-    signal?.addEventListener("abort", onAbort, { once: true });
+    const release = onAbort(signal, () => {
+      waiters.delete(wake);
+      reject(signal?.reason);
+    });
   });
 }

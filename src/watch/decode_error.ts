@@ -2,6 +2,7 @@
  * The error raised when a watch body is not the newline-delimited JSON event stream it should be.
  * @module
  */
+import type { ErrorKind } from "../util/error_kind.ts";
 import { truncate } from "../util/values.ts";
 
 /** How many characters of the offending line {@linkcode WatchDecodeError.snippet} keeps. */
@@ -14,12 +15,24 @@ const SNIPPET_LENGTH = 120;
  * - `html`: an HTML page (a proxy or load balancer answered instead of the API server);
  * - `truncated`: the stream ended in the middle of a line.
  */
-export type WatchDecodeErrorKind = "malformed-json" | "not-an-event" | "html" | "truncated";
+export type WatchDecodeReason = "malformed-json" | "not-an-event" | "html" | "truncated";
 
-/** Constructor options of {@linkcode WatchDecodeError}. */
+/**
+ * The old name of {@linkcode WatchDecodeReason}.
+ * @deprecated Use `WatchDecodeReason` (a `WatchDecodeError`'s `kind` is now `"decode"`, its
+ * `reason` what was wrong).
+ */
+export type WatchDecodeErrorKind = WatchDecodeReason;
+
+/** Constructor options of {@linkcode WatchDecodeError}: `reason` is required. */
 export interface WatchDecodeErrorOptions {
   /** What was wrong. */
-  kind: WatchDecodeErrorKind;
+  reason?: WatchDecodeReason;
+  /**
+   * What was wrong (the old name of `reason`).
+   * @deprecated Use `reason`.
+   */
+  kind?: WatchDecodeReason;
   /** 1-based number of the offending line in the stream. */
   lineNumber: number;
   /** Stream offset of the offending line's first byte. */
@@ -47,7 +60,8 @@ export interface WatchDecodeErrorOptions {
  * };
  * await assert.rejects(watching(), (err) => {
  *   assert.ok(err instanceof WatchDecodeError);
- *   assert.equal(err.kind, "malformed-json");
+ *   assert.equal(err.kind, "decode");
+ *   assert.equal(err.reason, "malformed-json");
  *   assert.equal(err.lineNumber, 2);
  *   assert.equal(err.snippet, '{"type":');
  *   return true;
@@ -58,8 +72,10 @@ export interface WatchDecodeErrorOptions {
 export class WatchDecodeError extends Error {
   /** Always `"WatchDecodeError"`. */
   override name = "WatchDecodeError";
+  /** Always `"decode"`. */
+  readonly kind: ErrorKind = "decode";
   /** What was wrong. */
-  readonly kind: WatchDecodeErrorKind;
+  readonly reason: WatchDecodeReason;
   /** 1-based number of the offending line in the stream (empty lines count). */
   readonly lineNumber: number;
   /** Stream offset of the offending line's first byte. */
@@ -69,12 +85,14 @@ export class WatchDecodeError extends Error {
 
   /** Builds the error; the message is derived from the options. */
   constructor(options: WatchDecodeErrorOptions) {
-    const { kind, lineNumber, byteOffset, detail } = options;
+    const { lineNumber, byteOffset, detail } = options;
+    const reason = options.reason ?? options.kind;
+    if (reason === undefined) throw new TypeError("WatchDecodeError needs a reason");
     const snippet = truncate(options.line, SNIPPET_LENGTH);
     const shown = JSON.stringify(snippet) + (snippet.length < options.line.length ? "..." : "");
     const where = `line ${lineNumber} (byte ${byteOffset})`;
     let what: string;
-    switch (kind) {
+    switch (reason) {
       case "malformed-json":
         what = `${where} of the watch stream is not valid JSON`;
         break;
@@ -93,7 +111,7 @@ export class WatchDecodeError extends Error {
       `${what}${detail ? ` (${detail})` : ""}: ${shown}`,
       options.cause === undefined ? undefined : { cause: options.cause },
     );
-    this.kind = kind;
+    this.reason = reason;
     this.lineNumber = lineNumber;
     this.byteOffset = byteOffset;
     this.snippet = snippet;

@@ -3,6 +3,7 @@
  * decoding text: bytes in, byte lines out.
  * @module
  */
+import type { ErrorKind } from "../util/error_kind.ts";
 import { checkNumber } from "../util/validate.ts";
 
 const LF = 0x0a;
@@ -63,6 +64,8 @@ export interface LineTooLongErrorOptions {
 export class LineTooLongError extends Error {
   /** Always `"LineTooLongError"`. */
   override name = "LineTooLongError";
+  /** Always `"decode"`. */
+  readonly kind: ErrorKind = "decode";
   /** The configured limit in bytes. */
   readonly limit: number;
   /** 1-based number of the offending line. */

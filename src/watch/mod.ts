@@ -38,7 +38,7 @@
  * const html = new Response("<html>Bad Gateway</html>\n").body!;
  * await assert.rejects(Array.fromAsync(decodeWatchStream(html)), (err) => {
  *   assert.ok(err instanceof WatchDecodeError);
- *   assert.equal(err.kind, "html");
+ *   assert.equal(err.reason, "html");
  *   assert.equal(err.lineNumber, 1);
  *   return true;
  * });
@@ -63,6 +63,7 @@ export {
   WatchDecodeError,
   type WatchDecodeErrorKind,
   type WatchDecodeErrorOptions,
+  type WatchDecodeReason,
 } from "./decode_error.ts";
 export {
   type LineHandler,

@@ -6,13 +6,14 @@ import { KubeApiError } from "../client/errors.ts";
 import type { KubeObject, KubeObjectLike, Status } from "../client/types.ts";
 import {
   WatchDecodeError,
-  type WatchDecodeErrorKind,
   type WatchDecodeErrorOptions,
+  type WatchDecodeReason,
 } from "./decode_error.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./watch_event.ts";
-import { describeKind, isRecord } from "../util/values.ts";
+import { describeKind, describeValue, isRecord } from "../util/values.ts";
 import { checkSignal } from "../util/validate.ts";
+import { onAbort } from "../util/abort.ts";
 
 /** Options of {@linkcode decodeWatchStream}. */
 export interface DecodeWatchStreamOptions {
@@ -210,11 +211,11 @@ function nthLine(lines: Uint8Array, index: number): number {
 
 /** What is wrong with a line, before its position is known (internal, never escapes). */
 class LineProblem {
-  readonly kind: WatchDecodeErrorKind;
+  readonly reason: WatchDecodeReason;
   readonly detail: string | undefined;
   readonly cause: unknown;
-  constructor(kind: WatchDecodeErrorKind, detail: string | undefined, cause: unknown) {
-    this.kind = kind;
+  constructor(reason: WatchDecodeReason, detail: string | undefined, cause: unknown) {
+    this.reason = reason;
     this.detail = detail;
     this.cause = cause;
   }
@@ -224,13 +225,20 @@ class LineProblem {
 function locate(error: unknown, line: string, lineNumber: number, byteOffset: number): unknown {
   if (!(error instanceof LineProblem)) return error;
   const text = line.endsWith("\r") ? line.slice(0, -1) : line;
-  const options: WatchDecodeErrorOptions = { kind: error.kind, lineNumber, byteOffset, line: text };
+  const options: WatchDecodeErrorOptions = {
+    reason: error.reason,
+    lineNumber,
+    byteOffset,
+    line: text,
+  };
   if (error.detail !== undefined) options.detail = error.detail;
   if (error.cause !== undefined) options.cause = error.cause;
   return new WatchDecodeError(options);
 }
 
 function ignoreEvent(): void {}
+
+function noop(): void {}
 
 type Done = IteratorReturnResult<undefined>;
 const DONE: Done = Object.freeze({ done: true, value: undefined });
@@ -329,6 +337,8 @@ class WatchEventIterator<T extends KubeObjectLike> implements AsyncIterableItera
   #finished = false;
   /** The pending read, while there is one; later `next()` calls queue behind it. */
   #pulling: Promise<IteratorResult<WatchEvent<T>>> | undefined;
+  /** Stops listening for the signal's abort. */
+  #unlisten: () => void = noop;
 
   readonly #enqueue = (event: WatchEvent<T>): void => {
     this.#queue.push(event);
@@ -346,10 +356,7 @@ class WatchEventIterator<T extends KubeObjectLike> implements AsyncIterableItera
     this.#reader = readerOf(body);
     this.#signal = signal;
     this.#onProgress = options.onProgress;
-    if (this.#signal !== undefined) {
-      if (this.#signal.aborted) this.#onAbort();
-      else this.#signal.addEventListener("abort", this.#onAbort, { once: true });
-    }
+    this.#unlisten = onAbort(signal, this.#onAbort);
   }
 
   [Symbol.asyncIterator](): this {
@@ -451,7 +458,7 @@ class WatchEventIterator<T extends KubeObjectLike> implements AsyncIterableItera
   #release(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#signal?.removeEventListener("abort", this.#onAbort);
+    this.#unlisten();
     this.#reader.releaseLock();
   }
 }
@@ -523,7 +530,7 @@ function parseEvent<T extends KubeObjectLike>(
     case "ERROR":
       throw KubeApiError.fromStatus(object as unknown as Status);
     default:
-      throw notAnEvent(`unknown type ${JSON.stringify(type)}`);
+      throw notAnEvent(`unknown type ${describeValue(type)}`);
   }
 }
 

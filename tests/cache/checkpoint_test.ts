@@ -8,6 +8,7 @@ import type { KubeObject } from "../../src/client/types.ts";
 import type { InformerCheckpoint, SharedInformer } from "../../src/cache/informer.ts";
 import type { InformerEvent } from "../../src/cache/informer_event.ts";
 import { objectKey } from "../../src/cache/object_key.ts";
+import { CheckpointError } from "../../src/cache/checkpoint_error.ts";
 import { compareResourceVersions } from "../../src/util/resource_version.ts";
 import { closed, type Env, env, pod, show, take, verbs } from "../_informer_env.ts";
 
@@ -588,4 +589,170 @@ describe("catch-up runs: events({ until: 'current' })", () => {
       await closed(e);
     },
   );
+});
+
+describe("hostile checkpoints: a resume checks everything against its informer", () => {
+  /** A checkpoint of a `default`-namespace pods informer (two pods), as JSON would give it back. */
+  async function defaultCheckpoint(e: Env): Promise<InformerCheckpoint> {
+    e.cluster.create(pods, pod("default", "web-1", { app: "web" }));
+    e.cluster.create(pods, pod("default", "web-2", { app: "web" }));
+    e.cluster.create(pods, pod("kube-system", "dns"));
+    return await checkpointOf(e, { namespace: "default" });
+  }
+
+  /** Resumes from `cp`, syncs, and checks the refusal and that the cache is the server's. */
+  async function refused(
+    e: Env,
+    cp: InformerCheckpoint,
+    problem: string,
+    options: Record<string, unknown> = {},
+  ): Promise<void> {
+    e.cluster.clearRequests();
+    const inf = e.informer({ resource: pods, namespace: "default", resumeFrom: cp, ...options });
+    assert.equal(inf.store.size, 0, "nothing of a refused checkpoint reaches the cache");
+    assert.equal(inf.health().errors.checkpoint, 1);
+    inf.start();
+    await inf.waitForSync();
+    await e.clock.flush();
+    const error = e.errors.find((x) => x.kind === "checkpoint")?.error;
+    assert.ok(error instanceof CheckpointError, `${problem}: reported to onError`);
+    assert.equal(error.problem, problem);
+    assert.equal(error.kind, "checkpoint");
+    assert.deepEqual(verbs(e.cluster), ["list", "watch"], "it lists as if it had no checkpoint");
+    assert.deepEqual(
+      inf.store.list().map((o) => objectKey(o)).sort(),
+      e.cluster.list(pods).filter((p) => p.metadata.namespace === "default").map((o) =>
+        objectKey(o)
+      ).sort(),
+    );
+    await inf.stop();
+    e.errors.length = 0;
+  }
+
+  test("an injected kube-system object and a Secret are refused; the informer lists instead", async () => {
+    const e = env();
+    const cp = await defaultCheckpoint(e);
+    const injected = structuredClone(cp.objects![0]!);
+    injected.metadata.namespace = "kube-system";
+    injected.metadata.name = "injected";
+    await refused(e, { ...cp, objects: [...cp.objects!, injected] }, "namespace");
+    const secret = {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { namespace: "default", name: "token", uid: "u", resourceVersion: "1" },
+      data: { token: "c2VjcmV0" },
+    };
+    await refused(e, { ...cp, objects: [...cp.objects!, secret as KubeObject] }, "resource");
+    await closed(e);
+  });
+
+  test("every kind of tampering is refused with its problem named", async () => {
+    const e = env();
+    const cp = await defaultCheckpoint(e);
+    const tamper = (change: (o: Record<string, unknown>) => void): InformerCheckpoint => {
+      const objects = structuredClone(cp.objects!) as unknown as Record<string, unknown>[];
+      change(objects[1]!);
+      return { ...cp, objects: objects as unknown as KubeObject[] };
+    };
+    const meta = (o: Record<string, unknown>) => o.metadata as Record<string, unknown>;
+    let deep: Record<string, unknown> = {};
+    const deepest = deep;
+    for (let i = 0; i < 5_000; i++) deep = { nested: deep };
+    Object.defineProperty(deepest, "__proto__", {
+      value: { polluted: true },
+      enumerable: true,
+      configurable: true,
+      writable: true,
+    });
+    const rows: [string, InformerCheckpoint][] = [
+      ["resource", tamper((o) => void (o.apiVersion = "apps/v1"))],
+      ["resource", tamper((o) => void (o.kind = "ConfigMap"))],
+      ["metadata", tamper((o) => void delete meta(o).uid)],
+      ["metadata", tamper((o) => void (meta(o).resourceVersion = 7))],
+      ["metadata", tamper((o) => void (meta(o).name = { toString: "x" }))],
+      ["metadata", tamper((o) => void (meta(o).labels = { app: 1 }))],
+      ["metadata", tamper((o) => void (o.metadata = "default/web-2"))],
+      ["namespace", tamper((o) => void delete meta(o).namespace)],
+      [
+        "forbidden-key",
+        JSON.parse(JSON.stringify(cp).replace('"spec":{', '"spec":{"__proto__":{"x":1},')),
+      ],
+      ["forbidden-key", tamper((o) => void (o.status = { constructor: { prototype: {} } }))],
+      ["forbidden-key", tamper((o) => void (o.spec = deep))],
+      ["duplicate", tamper((o) => void (meta(o).name = "web-1"))],
+      ["malformed", { ...cp, objects: "web-1" as unknown as KubeObject[] }],
+      ["malformed", { ...cp, objects: [...cp.objects!, 42 as unknown as KubeObject] }],
+      ["malformed", { ...cp, resourceVersion: "" }],
+    ];
+    for (const [problem, bad] of rows) await refused(e, bad, problem);
+    await closed(e);
+  });
+
+  test("a checkpoint outside the informer's label or field selector is refused", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("default", "web-1", { app: "web" }));
+    e.cluster.create(pods, pod("default", "db-1", { app: "db" }));
+    const all = await checkpointOf(e, { namespace: "default" });
+    const web = { ...all, labelSelector: "app=web" };
+    e.cluster.clearRequests();
+    const inf = e.informer({
+      resource: pods,
+      namespace: "default",
+      labelSelector: "app=web",
+      resumeFrom: web,
+    });
+    assert.equal(inf.store.size, 0);
+    const error = inf.health().lastError;
+    assert.equal(error?.kind, "checkpoint");
+    assert.match(error!.message, /labelSelector/);
+    await inf.stop();
+    const byName = { ...all, fieldSelector: "metadata.name=web-1" };
+    const named = e.informer({
+      resource: pods,
+      namespace: "default",
+      fieldSelector: "metadata.name=web-1",
+      resumeFrom: byName,
+    });
+    assert.equal(named.store.size, 0);
+    assert.match(named.health().lastError!.message, /fieldSelector/);
+    await named.stop();
+    await closed(e);
+  });
+
+  test("checkpointLimits bound the objects and the bytes; the defaults take a normal checkpoint", async () => {
+    const e = env();
+    const cp = await defaultCheckpoint(e);
+    await refused(e, cp, "too-large", { checkpointLimits: { maxObjects: 1 } });
+    await refused(e, cp, "too-large", { checkpointLimits: { maxBytes: 200 } });
+    const ok = e.informer({ resource: pods, namespace: "default", resumeFrom: cp });
+    assert.equal(ok.store.size, 2, "a checkpoint within the default limits seeds the cache");
+    assert.throws(
+      () => e.informer({ resource: pods, checkpointLimits: { maxObjects: -1 } }),
+      /checkpointLimits\.maxObjects/,
+    );
+    await ok.stop();
+    await closed(e);
+  });
+
+  test('a resume whose resource version the server refuses (400, "abc") relists instead of re-watching forever', async () => {
+    const e = env();
+    const cp = await defaultCheckpoint(e);
+    e.cluster.clearRequests();
+    const inf = e.informer({
+      resource: pods,
+      namespace: "default",
+      resumeFrom: { ...cp, resourceVersion: "abc" },
+    });
+    inf.start();
+    for (let i = 0; i < 30; i++) await e.clock.advance(1_000);
+    assert.deepEqual(verbs(e.cluster).slice(0, 3), ["watch", "list", "watch"]);
+    assert.equal(e.errors[0]?.kind, "invalid");
+    assert.equal(inf.health().state, "watching");
+    assert.notEqual(inf.resourceVersion, "abc");
+    assert.equal(verbs(e.cluster).filter((v) => v === "list").length, 1);
+    e.cluster.create(pods, pod("default", "web-3"));
+    await e.clock.flush();
+    assert.ok(inf.store.get("default/web-3"), "watching again from the list's resource version");
+    await closed(e);
+  });
 });

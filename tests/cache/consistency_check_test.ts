@@ -544,7 +544,7 @@ describe("consistency check: periodic, options, factory", () => {
     const podInformer = factory.informerFor(pods);
     const cmInformer = factory.informerFor(configmaps);
     factory.start();
-    await factory.waitForCacheSync();
+    await factory.waitForSync();
     e.cluster.faults.loseNextWatchEvent({ resource: configmaps });
     e.cluster.create(configmaps, { metadata: { namespace: "a", name: "lost" } });
     const results = await settle(e, factory.verify());
@@ -552,7 +552,7 @@ describe("consistency check: periodic, options, factory", () => {
     assert.deepEqual(keys(results.get(cmInformer)!, "missing"), ["a/lost"]);
     await e.clock.advance(80_000);
     assert.ok(podInformer.health().consistency.checks >= 2, "periodic checks are on");
-    await factory.shutdown();
+    await factory.stop();
     await closed(e);
   });
 });

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { pods } from "../../src/client/resource.ts";
 import type { InformerMetrics } from "../../src/cache/informer.ts";
-import type { ErrorKind } from "../../src/cache/reflector_errors.ts";
+import type { ErrorKind } from "../../src/util/error_kind.ts";
 import { sleep } from "../../src/util/clock.ts";
 import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { closed, type Env, env, pod, take, verbs } from "../_informer_env.ts";

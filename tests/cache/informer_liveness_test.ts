@@ -360,7 +360,7 @@ describe("liveness: the factory never ignores options silently", () => {
     ];
     const first = factory.informerFor(pods);
     factory.start();
-    await factory.waitForCacheSync();
+    await factory.waitForSync();
     const second = factory.informerFor(pods, { indexers: { byApp } });
     assert.equal(second, first);
     assert.deepEqual(first.store.byIndex("byApp", "web").map((o) => o.metadata.name), ["p1"]);
@@ -369,7 +369,7 @@ describe("liveness: the factory never ignores options silently", () => {
       () => factory.informerFor(pods, { indexers: { byApp: () => [] } }),
       /indexers\.byApp/,
     );
-    await factory.shutdown();
+    await factory.stop();
     await closed(e);
   });
 
@@ -383,7 +383,7 @@ describe("liveness: the factory never ignores options silently", () => {
     // Another namespace or selector is another informer: no conflict.
     const other = factory.informerFor(pods, { namespace: "b", resyncPeriodMs: 60_000 });
     assert.equal(other.options.resyncPeriodMs, 60_000);
-    await factory.shutdown();
+    await factory.stop();
     await closed(e);
   });
 });

@@ -6,7 +6,8 @@ import { createInformer } from "../../src/cache/informer.ts";
 import { SharedInformerFactory } from "../../src/cache/factory.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import { env, pod, seeded, show, take, verbs } from "../_informer_env.ts";
+import { closed, env, pod, seeded, show, take, verbs } from "../_informer_env.ts";
+import { catchUncaught } from "./_uncaught.ts";
 
 describe("informer: list, cache and listeners", () => {
   test("does nothing until start(), then lists at RV 0 with limit 500 and serves the cache", async () => {
@@ -556,12 +557,12 @@ describe("informer: surviving a real cluster", () => {
     assert.equal(e.clock.pendingTimers, 0);
   });
 
-  test("start(signal) stops on abort; waitForSync rejects on its own abort", async () => {
+  test("start({ signal }) stops on abort; waitForSync rejects on its own abort", async () => {
     const e = env();
     e.cluster.faults.failNext(100, { status: 500, verb: "list" });
     const inf = e.informer({ resource: pods });
     const ac = new AbortController();
-    inf.start(ac.signal);
+    inf.start({ signal: ac.signal });
     const wait = new AbortController();
     const waiting = inf.waitForSync({ signal: wait.signal });
     wait.abort(new Error("gave up"));
@@ -586,6 +587,72 @@ describe("informer: surviving a real cluster", () => {
   });
 });
 
+describe("one lifecycle", () => {
+  test("start is idempotent, stop is idempotent and releases everything, await using stops", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("default", "p1"));
+    {
+      await using inf = e.informer({ resource: pods });
+      inf.start();
+      inf.start();
+      await inf.waitForSync();
+      assert.equal(e.cluster.requests.filter((r) => r.verb === "list").length, 1);
+    }
+    assert.equal(e.cluster.openWatches, 0, "await using stopped it");
+    const inf = e.informer({ resource: pods });
+    inf.start();
+    await inf.waitForSync();
+    await Promise.all([inf.stop(), inf.stop()]);
+    await inf.stop();
+    assert.equal(inf.health().state, "stopped");
+    await closed(e);
+  });
+
+  test("a signal already aborted stops at once; the old start(signal) form still works", async () => {
+    const e = env();
+    const aborted = e.informer({ resource: pods });
+    aborted.start({ signal: AbortSignal.abort() });
+    await e.clock.flush();
+    assert.equal(e.cluster.requests.length, 0);
+    await assert.rejects(aborted.waitForSync(), /stopped before it synced/);
+    const old = e.informer({ resource: pods });
+    const ac = new AbortController();
+    old.start(ac.signal); // deprecated form
+    await old.waitForSync();
+    ac.abort();
+    await e.clock.flush();
+    assert.equal(old.health().state, "stopped");
+    await closed(e);
+  });
+
+  test("the factory: start({ signal }), waitForSync(), stop(); shutdown() and waitForCacheSync() remain as aliases", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("default", "p1"));
+    const factory = new SharedInformerFactory(e.client, { clock: e.clock });
+    const podInformer = factory.informerFor(pods);
+    const ac = new AbortController();
+    factory.start({ signal: ac.signal });
+    factory.start({ signal: ac.signal });
+    await factory.waitForSync();
+    await factory.waitForCacheSync(); // deprecated alias
+    const late = factory.informerFor(configmaps);
+    await late.waitForSync();
+    ac.abort(); // stops them all, the late one too
+    await e.clock.flush();
+    assert.equal(podInformer.health().state, "stopped");
+    assert.equal(late.health().state, "stopped");
+    await factory.stop();
+    await factory.shutdown(); // deprecated alias, idempotent
+    {
+      await using other = new SharedInformerFactory(e.client, { clock: e.clock });
+      other.informerFor(pods);
+      other.start();
+      await other.waitForSync();
+    }
+    await closed(e);
+  });
+});
+
 describe("SharedInformerFactory", () => {
   test("shares one informer per resource+namespace+selectors and syncs them all", async () => {
     const e = env();
@@ -598,14 +665,14 @@ describe("SharedInformerFactory", () => {
     const cms = factory.informerFor(configmaps);
     const ns = factory.informerFor(namespaces); // cluster-scoped: the default namespace is dropped
     factory.start();
-    await factory.waitForCacheSync();
+    await factory.waitForSync();
     assert.equal(a.store.size, 1);
     assert.equal(cms.store.size, 1);
     assert.equal(ns.hasSynced(), true);
     const late = factory.informerFor(configmaps, { fieldSelector: "metadata.name=c1" });
     await late.waitForSync();
     assert.equal(late.store.size, 1);
-    await factory.shutdown();
+    await factory.stop();
     e.cluster.close();
     assert.equal(e.clock.pendingTimers, 0);
   });
@@ -678,5 +745,51 @@ describe("informer: pipelined paging", () => {
     assert.deepEqual(inf.store.listKeys().length, 12);
     assert.equal(lists().length, 3);
     await e.close();
+  });
+});
+
+describe("informer: one way a throwing callback is reported", () => {
+  test("a throwing handler, transform and metrics hook go to onError by kind; a throwing onError is reported as uncaught and the informer goes on", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("default", "p1"));
+    const uncaught: unknown[] = [];
+    const restore = catchUncaught((error) => uncaught.push(error));
+    try {
+      const kinds: string[] = [];
+      const broken = new Error("onError broke");
+      const inf = e.informer({
+        resource: pods,
+        transform: (o) => {
+          if (o.metadata.name === "bad") throw new Error("transform broke");
+          return o;
+        },
+        metrics: {
+          onList: () => {
+            throw new Error("hook broke");
+          },
+        },
+        onError: (_error, context) => {
+          kinds.push(context.kind);
+          throw broken;
+        },
+      });
+      inf.addEventHandler({
+        onAdd: () => {
+          throw new Error("handler broke");
+        },
+      });
+      inf.start();
+      await inf.waitForSync();
+      e.cluster.create(pods, pod("default", "bad"));
+      e.cluster.create(pods, pod("default", "p2"));
+      await e.clock.flush();
+      assert.deepEqual(inf.store.listKeys().sort(), ["default/p1", "default/p2"]);
+      assert.deepEqual([...new Set(kinds)].sort(), ["handler", "transform"]);
+      assert.equal(uncaught.length, kinds.length, "every throw of onError was reported");
+      assert.ok(uncaught.every((error) => error === broken));
+    } finally {
+      restore();
+    }
+    await closed(e);
   });
 });

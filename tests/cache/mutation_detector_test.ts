@@ -2,7 +2,12 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
 import { pods } from "../../src/client/resource.ts";
-import { firstDifference, MutationError } from "../../src/cache/mutation_detector.ts";
+import {
+  fingerprint,
+  firstDifference,
+  jsonText,
+  MutationError,
+} from "../../src/cache/mutation_detector.ts";
 import { closed, env, pod } from "../_informer_env.ts";
 
 describe("cache mutation detector (detectMutations)", () => {
@@ -116,5 +121,92 @@ describe("cache mutation detector (detectMutations)", () => {
       /detectMutations\.intervalMs/,
     );
     e.cluster.close();
+  });
+});
+
+describe("the mutation detector at any depth", () => {
+  /** JSON text of `{"a":{"a":...{"a":leaf}...}}`, `depth` levels, built without recursion. */
+  const nested = (depth: number, leaf: string): string =>
+    '{"a":'.repeat(depth) + leaf + "}".repeat(depth);
+
+  /** A server with one pod whose spec nests `depth` deep; the watch sends it MODIFIED once. */
+  const deepServer =
+    (depth: number) =>
+    (c: { fetch: (r: Request) => Promise<Response> }) =>
+    (request: Request): Promise<Response> => {
+      const url = new URL(request.url);
+      if (!url.pathname.endsWith("/pods")) return c.fetch(request);
+      const pod = (rv: string, leaf: string) =>
+        `{"kind":"Pod","apiVersion":"v1","metadata":{"namespace":"a","name":"deep","uid":"u1",` +
+        `"resourceVersion":"${rv}"},"spec":${nested(depth, leaf)}}`;
+      if (url.searchParams.get("watch") === null) {
+        const list = `{"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"10"},` +
+          `"items":[${pod("10", "1")}]}`;
+        return Promise.resolve(
+          new Response(list, { headers: { "content-type": "application/json" } }),
+        );
+      }
+      if (url.searchParams.get("resourceVersion") !== "10") {
+        return new Promise((_, reject) =>
+          request.signal.addEventListener("abort", () => reject(request.signal.reason), {
+            once: true,
+          })
+        );
+      }
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(
+            new TextEncoder().encode(`{"type":"MODIFIED","object":${pod("11", "2")}}\n`),
+          );
+        },
+      });
+      return Promise.resolve(new Response(body));
+    };
+
+  for (const depth of [5_000, 200_000]) {
+    test(`an object nested ${depth} deep: no error, no event lost, a deep mutation still found`, async () => {
+      const e = env({ fetch: deepServer(depth) });
+      const inf = e.informer({ resource: pods, detectMutations: true });
+      const seen: string[] = [];
+      inf.addEventHandler({
+        onAdd: (o) => void seen.push(`add ${o.metadata.name}`),
+        onUpdate: (_, o) => void seen.push(`update ${o.metadata.resourceVersion}`),
+      });
+      inf.start();
+      await inf.waitForSync();
+      await e.clock.flush();
+      assert.deepEqual(seen, ["add deep", "update 11"], "every event reached the handler");
+      assert.deepEqual(e.errors.map((x) => x.kind), []);
+      await e.clock.advance(1_000); // a periodic check over the deep object
+      assert.deepEqual(e.errors.map((x) => x.kind), []);
+      // Change the deepest value in place: found, with its path, and nothing throws.
+      let node = inf.store.get("a/deep")!.spec as Record<string, unknown>;
+      for (let i = 1; i < depth; i++) node = node.a as Record<string, unknown>;
+      node.a = 3;
+      await e.clock.advance(1_000);
+      const found = e.errors.filter((x) => x.kind === "mutation");
+      assert.equal(found.length, 1);
+      const path = (found[0]!.error as MutationError).path;
+      assert.equal(path, "spec" + ".a".repeat(depth));
+      await closed(e);
+    });
+  }
+
+  test("fingerprint writes what JSON.stringify writes, and goes on where it gives up", () => {
+    const samples: unknown[] = [
+      { a: [1, "two", null, true, { b: undefined, c: () => 1 }], d: -0, e: NaN, f: 1e21 },
+      [undefined, Symbol("s"), [[]], {}],
+      { date: new Date(0), boxed: [new Number(1), new String("s"), new Boolean(false)] },
+      "plain",
+      { 'quote"key': "line\nbreak \u2028 é" },
+    ];
+    for (const value of samples) assert.equal(jsonText(value), JSON.stringify(value));
+    assert.equal(jsonText(undefined), undefined);
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    assert.equal(fingerprint(cyclic), "");
+    assert.equal(fingerprint({ big: 1n }), "");
+    const deep = JSON.parse(nested(300_000, "1"));
+    assert.equal(fingerprint(deep), nested(300_000, "1"));
   });
 });

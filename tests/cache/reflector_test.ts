@@ -7,10 +7,11 @@ import { Reflector } from "../../src/cache/reflector.ts";
 import { exponentialBackoff } from "../../src/util/backoff.ts";
 import { closed, type Env, env, pod, seeded } from "../_informer_env.ts";
 
-/** A reflector over `e`'s cluster whose sink records what it is told. */
+/** A reflector over `e`'s cluster that records what it emits (a list as one line). */
 function reflector(e: Env): { r: Reflector<KubeObject>; told: string[]; errors: string[] } {
   const told: string[] = [];
   const errors: string[] = [];
+  let listed = 0;
   const r = new Reflector<KubeObject>({
     client: e.client,
     resource: pods,
@@ -22,9 +23,11 @@ function reflector(e: Env): { r: Reflector<KubeObject>; told: string[]; errors: 
     inactivityTimeoutMs: 150_000,
     initialEventsTimeoutMs: 10_000,
     transform: (o) => o,
-    sink: {
-      replace: (items, rv) => void told.push(`replace ${items.length} @${rv}`),
-      apply: (type, o) => void told.push(`${type} ${o.metadata.name}`),
+    emit: (ev) => {
+      if (ev.type === "init") listed = 0;
+      else if (ev.type === "init-apply") listed++;
+      else if (ev.type === "init-done") told.push(`replace ${listed} @${ev.resourceVersion}`);
+      else if (ev.type !== "bookmark") told.push(`${ev.type} ${ev.object.metadata.name}`);
     },
     onError: (_, context) => void errors.push(context.kind),
   });
@@ -42,7 +45,7 @@ describe("Reflector.requestRelist", () => {
     const ac = new AbortController();
     const run = r.run(ac.signal);
     await e.clock.flush();
-    assert.equal(r.stats.state, "watching");
+    assert.equal(r.phase, "watching");
     assert.equal(e.cluster.openWatches, 1);
     r.requestRelist();
     await e.clock.flush();
@@ -53,10 +56,10 @@ describe("Reflector.requestRelist", () => {
     ]);
     assert.deepEqual(errors, []);
     assert.equal(r.stats.relists, 1);
-    assert.equal(r.stats.state, "watching");
+    assert.equal(r.phase, "watching");
     e.cluster.create(pods, pod("a", "p2"));
     await e.clock.flush();
-    assert.equal(told.at(-1), "ADDED p2");
+    assert.equal(told.at(-1), "apply p2");
     ac.abort();
     await run;
     await closed(e);
@@ -70,13 +73,13 @@ describe("Reflector.requestRelist", () => {
     const ac = new AbortController();
     const run = r.run(ac.signal);
     await e.clock.advance(1_000);
-    assert.equal(r.stats.state, "listing");
+    assert.equal(r.phase, "listing");
     r.requestRelist(); // the list under way may predate what the caller saw
     e.cluster.faults.wholeBodies();
     await e.clock.advance(60_000);
     assert.deepEqual(lists(e), ["rv=0", "rv="]);
     assert.equal(told.filter((t) => t.startsWith("replace")).length, 2);
-    assert.equal(r.stats.state, "watching");
+    assert.equal(r.phase, "watching");
     ac.abort();
     await run;
     await closed(e);

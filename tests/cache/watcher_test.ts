@@ -7,6 +7,7 @@ import { objectKey } from "../../src/cache/object_key.ts";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
 import { minimalInformer } from "../../examples/minimal_informer.ts";
 import { closed, env, pod } from "../_informer_env.ts";
+import { catchUncaught } from "./_uncaught.ts";
 
 const show = (ev: WatcherEvent): string => {
   switch (ev.type) {
@@ -118,6 +119,51 @@ describe("watcher", () => {
     assert.equal(names[1_999], "c1999", "every event arrives, in order");
     assert.ok(watchBytes > 10 * whileStalled, `${watchBytes} bytes in all`);
     await it.return?.();
+    await closed(e);
+  });
+
+  test("no I/O before the first next(); return() before it starts nothing; an aborted signal ends it", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const it = watcher(e.client, { resource: pods, clock: e.clock, random: seededRandom(1) });
+    await e.clock.advance(10_000);
+    assert.equal(e.cluster.requests.length, 0, "nothing before next()");
+    assert.equal(show((await it.next()).value as WatcherEvent), "init");
+    assert.deepEqual(e.cluster.requests.map((r) => r.verb), ["list"]);
+    await it.return?.();
+    const unused = watcher(e.client, { resource: pods, clock: e.clock });
+    assert.equal((await unused.return!()).done, true);
+    const ac = new AbortController();
+    ac.abort();
+    const aborted = watcher(e.client, { resource: pods, clock: e.clock, signal: ac.signal });
+    assert.equal((await aborted.next()).done, true);
+    assert.equal(e.cluster.requests.length, 1, "neither of the last two made a request");
+    await closed(e);
+  });
+
+  test("an onError that throws does not stop the watcher; the throw is reported as uncaught", async () => {
+    const e = env();
+    e.cluster.faults.failNext(1, { status: 500, verb: "list" });
+    const uncaught: unknown[] = [];
+    const restore = catchUncaught((error) => uncaught.push(error));
+    try {
+      const boom = new Error("onError broke");
+      const it = watcher(e.client, {
+        resource: pods,
+        clock: e.clock,
+        random: seededRandom(1),
+        onError: () => {
+          throw boom;
+        },
+      });
+      const first = it.next();
+      await e.clock.advance(5_000);
+      assert.equal(((await first).value as WatcherEvent).type, "init", "it recovered");
+      assert.deepEqual(uncaught, [boom]);
+      await it.return?.();
+    } finally {
+      restore();
+    }
     await closed(e);
   });
 

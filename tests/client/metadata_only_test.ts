@@ -118,13 +118,13 @@ describe("metadata-only informers (metadataOnly(descriptor))", () => {
     assert.notEqual(full as unknown, meta as unknown);
     assert.equal(factory.informerFor(metadataOnly(pods)), meta);
     factory.start();
-    await factory.waitForCacheSync();
+    await factory.waitForSync();
     assert.ok(full.store.get("a/p1")?.spec);
     assert.equal((meta.store.get("a/p1") as { spec?: unknown }).spec, undefined);
     const cp = meta.checkpoint();
     assert.equal(cp.resource, "v1/pods#metadata");
     assert.throws(() => createInformer(e.client, { resource: pods, resumeFrom: cp }), TypeError);
-    await factory.shutdown();
+    await factory.stop();
     await closed(e);
   });
 
@@ -139,6 +139,72 @@ describe("metadata-only informers (metadataOnly(descriptor))", () => {
       e.client.get(metadataOnly(pods), "nope", { namespace: "a" }),
       (error: unknown) => error instanceof KubeApiError && error.code === 404,
     );
+    await closed(e);
+  });
+
+  test("client.get and client.list cut whole objects down when the server ignores Accept", async () => {
+    const e = env({
+      fetch: (c) => (req) => {
+        const headers = new Headers(req.headers);
+        headers.set("accept", "application/json"); // a proxy that drops the Accept header
+        return c.fetch(new Request(req, { headers }));
+      },
+    });
+    e.cluster.create(pods, pod("a", "p1", { app: "web" }));
+    const one = await e.client.get(metadataOnly(pods), "p1", { namespace: "a" });
+    assert.deepEqual(Object.keys(one).sort(), ["apiVersion", "kind", "metadata"]);
+    assert.equal(one.kind, "PartialObjectMetadata");
+    assert.equal(one.metadata.labels?.app, "web");
+    const list = await e.client.list(metadataOnly(pods));
+    assert.equal(list.kind, "PartialObjectMetadataList");
+    assert.ok(list.metadata.resourceVersion);
+    assert.deepEqual(Object.keys(list.items[0]!).sort(), ["apiVersion", "kind", "metadata"]);
+    assert.equal(list.items[0]!.kind, "PartialObjectMetadata");
+    assert.equal(list.items[0]!.metadata.name, "p1");
+    await closed(e);
+  });
+
+  test("a server that refuses metadata-only (406) is unsupported: retried once a minute, saying why", async () => {
+    let lists = 0;
+    const e = env({
+      fetch: (c) => (req) => {
+        if (!(req.headers.get("accept") ?? "").includes("as=PartialObjectMetadata")) {
+          return c.fetch(req);
+        }
+        lists++;
+        return Promise.resolve(
+          Response.json(
+            {
+              kind: "Status",
+              apiVersion: "v1",
+              status: "Failure",
+              code: 406,
+              reason: "NotAcceptable",
+              message: "only the following media types are accepted: application/json",
+            },
+            { status: 406 },
+          ),
+        );
+      },
+    });
+    e.cluster.create(pods, pod("a", "p1"));
+    const contexts: { kind: string; retryInMs: number }[] = [];
+    const inf = e.informer({
+      resource: metadataOnly(pods),
+      onError: (error, context) => {
+        e.errors.push({ kind: context.kind, error });
+        contexts.push(context);
+      },
+    });
+    inf.start();
+    for (let i = 0; i < 10; i++) await e.clock.advance(60_000);
+    assert.equal(inf.hasSynced(), false);
+    assert.ok(lists >= 9 && lists <= 11, `${lists} requests in 10 minutes`);
+    assert.ok(contexts.every((c) => c.kind === "unsupported" && c.retryInMs === 60_000));
+    const health = inf.health();
+    assert.equal(health.errors.unsupported, lists);
+    assert.equal(health.lastError?.kind, "unsupported");
+    assert.match(health.lastError!.message, /cannot succeed as configured/);
     await closed(e);
   });
 });

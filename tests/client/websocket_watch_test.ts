@@ -20,7 +20,7 @@ import {
 } from "../../src/client/mod.ts";
 import { openWebSocketWatch, resolveWebSocketOptions } from "../../src/client/websocket_watch.ts";
 import type { WebSocketLike } from "../../src/client/websocket_factory.ts";
-import { classifyError } from "../../src/cache/reflector_errors.ts";
+import { errorKindOf as classifyError } from "../../src/util/error_kind.ts";
 import { decodeWatchStream } from "../../src/watch/watch_decoder.ts";
 import { WatchDecodeError } from "../../src/watch/decode_error.ts";
 import { LineTooLongError } from "../../src/watch/line_splitter.ts";

@@ -16,7 +16,7 @@ import {
   WebSocketWatchError,
 } from "../../src/client/mod.ts";
 import { createInformer } from "../../src/cache/informer.ts";
-import { classifyError } from "../../src/cache/reflector_errors.ts";
+import { errorKindOf as classifyError } from "../../src/util/error_kind.ts";
 import { decodeWatchStream } from "../../src/watch/watch_decoder.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";

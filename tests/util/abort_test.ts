@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { abortable, linkedController } from "../../src/util/abort.ts";
+import { abortable, linkedController, onAbort } from "../../src/util/abort.ts";
 
 /** An AbortController whose signal counts its "abort" listeners. */
 function countedParent(): { parent: AbortController; listeners: () => number } {
@@ -128,5 +128,35 @@ describe("abortable", () => {
     work.resolve(7);
     await work.promise;
     assert.deepEqual(late, [7]);
+  });
+});
+
+describe("onAbort", () => {
+  test("calls the listener once on abort and stops listening when asked", () => {
+    const { parent, listeners } = countedParent();
+    let calls = 0;
+    const stop = onAbort(parent.signal, () => void calls++);
+    assert.equal(listeners(), 1);
+    parent.abort();
+    parent.abort();
+    assert.equal(calls, 1);
+    const again = countedParent();
+    const release = onAbort(again.parent.signal, () => void calls++);
+    release();
+    assert.equal(again.listeners(), 0, "released");
+    again.parent.abort();
+    assert.equal(calls, 1);
+    stop(); // after the abort: harmless
+  });
+
+  test("an aborted signal calls at once and adds no listener; no signal never calls", () => {
+    const { parent, listeners } = countedParent();
+    parent.abort();
+    let calls = 0;
+    onAbort(parent.signal, () => void calls++)();
+    assert.equal(calls, 1);
+    assert.equal(listeners(), 0);
+    onAbort(undefined, () => void calls++)();
+    assert.equal(calls, 1);
   });
 });

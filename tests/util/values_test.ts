@@ -47,6 +47,14 @@ describe("describeValue", () => {
     assert.equal(describeValue(() => {}), "a function");
     assert.equal(describeValue(new AbortController()), "AbortController");
   });
+
+  test("cuts a long string, saying how long it was", () => {
+    const long = "x".repeat(100_000);
+    const shown = describeValue(long);
+    assert.ok(shown.length < 130, shown);
+    assert.equal(shown, `"${"x".repeat(80)}"... (100000 characters)`);
+    assert.equal(describeValue("y".repeat(100)), `"${"y".repeat(100)}"`);
+  });
 });
 
 describe("describeKind", () => {

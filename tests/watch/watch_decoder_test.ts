@@ -363,7 +363,7 @@ describe("decodeWatchStream", () => {
       assert.deepEqual(events.map((e) => e.type), ["ADDED"]);
       assert.ok(error instanceof WatchDecodeError);
       assert.equal(error.name, "WatchDecodeError");
-      assert.equal(error.kind, "malformed-json");
+      assert.equal(error.reason, "malformed-json");
       assert.equal(error.lineNumber, 3);
       assert.equal(error.byteOffset, utf8.encode(good).length + 1);
       assert.equal(error.snippet, bad.slice(0, 120));
@@ -378,7 +378,7 @@ describe("decodeWatchStream", () => {
       const { events, error } = await collectUntilError(decodeWatchStream(source([body]).stream));
       assert.equal(events.length, 1);
       assert.ok(error instanceof WatchDecodeError);
-      assert.equal(error.kind, "malformed-json");
+      assert.equal(error.reason, "malformed-json");
       assert.equal(error.lineNumber, 2);
       assert.equal(error.snippet, "x");
     });
@@ -404,7 +404,7 @@ describe("decodeWatchStream", () => {
       for (const [value, detail] of cases) {
         const { error } = await collectUntilError(decodeWatchStream(source([line(value)]).stream));
         assert.ok(error instanceof WatchDecodeError, JSON.stringify(value));
-        assert.equal(error.kind, "not-an-event");
+        assert.equal(error.reason, "not-an-event");
         assert.equal(error.lineNumber, 1);
         assert.match(error.message, detail);
       }
@@ -416,7 +416,7 @@ describe("decodeWatchStream", () => {
       const { events, error } = await collectUntilError(decodeWatchStream(src.stream));
       assert.deepEqual(events, []);
       assert.ok(error instanceof WatchDecodeError);
-      assert.equal(error.kind, "html");
+      assert.equal(error.reason, "html");
       assert.equal(error.lineNumber, 1);
       assert.equal(error.snippet, "  <!DOCTYPE html>");
       assert.match(error.message, /HTML page/);
@@ -428,7 +428,7 @@ describe("decodeWatchStream", () => {
         decodeWatchStream(source(["<html><body>Forbidden</body></html>"]).stream),
       );
       assert.ok(error instanceof WatchDecodeError);
-      assert.equal(error.kind, "html");
+      assert.equal(error.reason, "html");
     });
 
     test("a stream that ends in the middle of an event throws kind truncated after the complete events", async () => {
@@ -439,7 +439,7 @@ describe("decodeWatchStream", () => {
       );
       assert.equal(events.length, 2);
       assert.ok(error instanceof WatchDecodeError);
-      assert.equal(error.kind, "truncated");
+      assert.equal(error.reason, "truncated");
       assert.equal(error.lineNumber, 3);
       assert.equal(error.byteOffset, 2 * utf8.encode(good).length);
       assert.equal(error.snippet, cutOff);
@@ -832,7 +832,7 @@ describe("WatchDecoderStream", () => {
     const body = queued([FIXTURE.subarray(0, 100)]);
     await assert.rejects(
       readAll(body.pipeThrough(new WatchDecoderStream())),
-      (err) => err instanceof WatchDecodeError && err.kind === "truncated",
+      (err) => err instanceof WatchDecodeError && err.reason === "truncated",
     );
   });
 

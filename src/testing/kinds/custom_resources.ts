@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from "../../client/types.ts";
 import { describeValue, isRecord } from "../../util/values.ts";
-import type { ServedResource, StorageView } from "../store/served_resources.ts";
+import type { ServedResource, StorageView } from "../store/served_resource.ts";
 import { checkPrinterColumns } from "../tables/printer_columns.ts";
 
 /**

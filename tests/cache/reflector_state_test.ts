@@ -1,23 +1,25 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { KubeApiError, KubeNetworkError } from "../../src/client/errors.ts";
-import type { Status } from "../../src/client/types.ts";
-import { WatchDecodeError } from "../../src/watch/decode_error.ts";
-import { LineTooLongError } from "../../src/watch/line_splitter.ts";
 import {
+  backingOff,
+  initialState,
+  listed,
+  type ListWatchState,
+  moved,
+  type PlanAfterFailure,
   planAfterFailure,
+  type PlannedRequest,
   planNextRequest,
+  received,
   type ReflectorFailure,
-  type ReflectorPlanState,
-} from "../../src/cache/reflector_plan.ts";
-import {
-  classifyError,
-  InitialEventsTimeoutError,
-  WatchInactivityError,
-} from "../../src/cache/reflector_errors.ts";
+  relistAsked,
+  requestStarted,
+  stopped,
+} from "../../src/cache/reflector_state.ts";
 
-function state(overrides: Partial<ReflectorPlanState> = {}): ReflectorPlanState {
+function state(overrides: Partial<ListWatchState> = {}): ListWatchState {
   return {
+    phase: "idle",
     lastSyncResourceVersion: undefined,
     mustRelist: true,
     needsConsistentList: false,
@@ -126,113 +128,6 @@ describe("planNextRequest", () => {
   });
 });
 
-function apiError(code: number, status?: Omit<Status, "kind" | "code">): KubeApiError {
-  return status === undefined
-    ? new KubeApiError({ code, bodySnippet: "plain text" })
-    : KubeApiError.fromStatus({ kind: "Status", status: "Failure", code, ...status });
-}
-
-describe("classifyError", () => {
-  test("401 is unauthorized, 403 forbidden, 404 not-found", () => {
-    assert.equal(classifyError(apiError(401, { reason: "Unauthorized" })), "unauthorized");
-    assert.equal(classifyError(apiError(403, { reason: "Forbidden" })), "forbidden");
-    assert.equal(classifyError(apiError(404, { reason: "NotFound" })), "not-found");
-  });
-
-  test("400 and 422 are invalid (e.g. a server refusing a streaming list)", () => {
-    assert.equal(classifyError(apiError(400, { reason: "BadRequest" })), "invalid");
-    assert.equal(classifyError(apiError(422, { reason: "Invalid" })), "invalid");
-  });
-
-  test("410 Expired is expired", () => {
-    const err = apiError(410, { reason: "Expired", message: "too old resource version: 1 (2)" });
-    assert.equal(classifyError(err), "expired");
-  });
-
-  test("410 with the old reason Gone (servers up to 1.17) is expired", () => {
-    assert.equal(classifyError(apiError(410, { reason: "Gone" })), "expired");
-  });
-
-  test("a bare HTTP 410 without a Status is expired", () => {
-    assert.equal(classifyError(apiError(410)), "expired");
-  });
-
-  test("429 is rate-limited, also with a plain-text body", () => {
-    assert.equal(classifyError(apiError(429)), "rate-limited");
-    assert.equal(classifyError(apiError(429, { reason: "TooManyRequests" })), "rate-limited");
-  });
-
-  test("5xx is server", () => {
-    assert.equal(classifyError(apiError(500, { reason: "InternalError" })), "server");
-    assert.equal(classifyError(apiError(503)), "server");
-    assert.equal(classifyError(apiError(504, { reason: "Timeout" })), "server");
-  });
-
-  test("504 with a ResourceVersionTooLarge cause is too-large-rv", () => {
-    const err = apiError(504, {
-      reason: "Timeout",
-      message: "Too large resource version",
-      details: {
-        causes: [{ type: "ResourceVersionTooLarge", message: "Too large resource version" }],
-        retryAfterSeconds: 1,
-      },
-    });
-    assert.equal(classifyError(err), "too-large-rv");
-  });
-
-  test("other client errors are other", () => {
-    assert.equal(classifyError(apiError(409, { reason: "Conflict" })), "other");
-  });
-
-  test("a KubeNetworkError is network", () => {
-    const err = new KubeNetworkError(
-      "GET http://127.0.0.1:1/api/v1/pods",
-      new TypeError("fetch failed"),
-    );
-    assert.equal(classifyError(err), "network");
-  });
-
-  test("a bare TypeError (how fetch and streams fail) is network", () => {
-    assert.equal(classifyError(new TypeError("network error")), "network");
-  });
-
-  test("a WatchDecodeError or an oversized line is decode", () => {
-    const decode = new WatchDecodeError({
-      kind: "html",
-      lineNumber: 1,
-      byteOffset: 0,
-      line: "<html>",
-    });
-    assert.equal(classifyError(decode), "decode");
-    const long = new LineTooLongError({ limit: 10, lineNumber: 3, byteOffset: 100 });
-    assert.equal(classifyError(long), "decode");
-  });
-
-  test("the reflector's own timeouts are inactivity and initial-events-timeout", () => {
-    assert.equal(classifyError(new WatchInactivityError(150_000)), "inactivity");
-    assert.equal(classifyError(new InitialEventsTimeoutError(60_000)), "initial-events-timeout");
-  });
-
-  test("anything else is other", () => {
-    assert.equal(classifyError(new Error("boom")), "other");
-    assert.equal(classifyError("a string"), "other");
-    assert.equal(classifyError(undefined), "other");
-  });
-});
-
-describe("reflector errors", () => {
-  test("WatchInactivityError and InitialEventsTimeoutError carry their limits and names", () => {
-    const inactivity = new WatchInactivityError(120_000);
-    assert.equal(inactivity.name, "WatchInactivityError");
-    assert.equal(inactivity.inactivityMs, 120_000);
-    assert.match(inactivity.message, /120000 ms/);
-    const initial = new InitialEventsTimeoutError(60_000);
-    assert.equal(initial.name, "InitialEventsTimeoutError");
-    assert.equal(initial.timeoutMs, 60_000);
-    assert.match(initial.message, /initial-events-end/);
-  });
-});
-
 describe("planNextRequest: paging (client-go's rule)", () => {
   test("lists at an exact resource version are not paged, so the watch cache serves them", () => {
     assert.deepEqual(
@@ -256,7 +151,8 @@ describe("planNextRequest: paging (client-go's rule)", () => {
 });
 
 describe("planAfterFailure", () => {
-  const fresh = (): ReflectorPlanState => ({
+  const fresh = (): ListWatchState => ({
+    phase: "watching",
     lastSyncResourceVersion: "42",
     mustRelist: false,
     needsConsistentList: false,
@@ -265,8 +161,19 @@ describe("planAfterFailure", () => {
   });
   const watch42 = { kind: "watch", resourceVersion: "42" } as const;
   /** Applies a failure and returns the new state and the retry decision. */
-  const after = (s: ReflectorPlanState, f: Partial<ReflectorFailure>) =>
-    planAfterFailure(s, { kind: "other", request: watch42, freshFromList: false, ...f });
+  /** Applies a failure (of a watch that started fresh from a list when `freshFromList`). */
+  const after = (
+    s: ListWatchState,
+    f: Partial<ReflectorFailure> & { freshFromList?: boolean },
+  ): PlanAfterFailure & { retryNow: boolean } => {
+    const { freshFromList = false, ...failure } = f;
+    const r = planAfterFailure({ ...s, fromList: freshFromList }, {
+      kind: "other",
+      request: watch42,
+      ...failure,
+    });
+    return { ...r, retryNow: r.wait === "none" };
+  };
 
   test("an expired watch that had made progress relists at once, at the last synced RV", () => {
     const r = after(fresh(), { kind: "expired" });
@@ -304,7 +211,7 @@ describe("planAfterFailure", () => {
 
   test("a refused or unfinished streaming list falls back to LIST (for this relist)", () => {
     for (const kind of ["invalid", "initial-events-timeout", "decode"] as const) {
-      const s: ReflectorPlanState = {
+      const s: ListWatchState = {
         ...fresh(),
         lastSyncResourceVersion: undefined,
         mustRelist: true,
@@ -361,5 +268,154 @@ describe("planAfterFailure", () => {
       after(s, { kind, request: { kind: "stream", resourceVersion: "" } });
       assert.deepEqual(s, copy);
     }
+  });
+});
+
+describe("planAfterFailure: requests that cannot succeed as made", () => {
+  const at = (rv: string): ListWatchState => ({
+    ...initialState("list", undefined),
+    phase: "watching",
+    lastSyncResourceVersion: rv,
+    mustRelist: false,
+  });
+  const watch = (rv: string): PlannedRequest => ({ kind: "watch", resourceVersion: rv });
+
+  test('a watch refused as invalid (400/422, e.g. a checkpoint\'s RV "abc") relists consistently after a backoff', () => {
+    const r = planAfterFailure(at("abc"), { kind: "invalid", request: watch("abc") });
+    assert.equal(r.wait, "backoff");
+    assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
+  });
+
+  test('a list refused as invalid is asked for again at "", never at the refused RV', () => {
+    const s = { ...at("abc"), mustRelist: true };
+    const r = planAfterFailure(s, {
+      kind: "invalid",
+      request: { kind: "list", resourceVersion: "abc", paged: false },
+    });
+    assert.equal(r.wait, "backoff");
+    assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
+  });
+
+  test("a 406 (unsupported) waits the longest delay and changes nothing else", () => {
+    for (
+      const request of [watch("7"), { kind: "list", resourceVersion: "0", paged: true } as const]
+    ) {
+      const s = at("7");
+      const r = planAfterFailure(s, { kind: "unsupported", request });
+      assert.equal(r.wait, "longest");
+      assert.deepEqual(r.state, s);
+    }
+  });
+});
+
+describe("state transitions", () => {
+  const list0: PlannedRequest = { kind: "list", resourceVersion: "0", paged: true };
+  const stream: PlannedRequest = { kind: "stream", resourceVersion: "" };
+  const watch = (rv: string): PlannedRequest => ({ kind: "watch", resourceVersion: rv });
+
+  test("initialState: a fresh reflector lists first; a resumed one watches from the checkpoint", () => {
+    const fresh = initialState("list", undefined);
+    assert.equal(fresh.phase, "idle");
+    assert.deepEqual(planNextRequest(fresh), list0);
+    assert.deepEqual(planNextRequest(initialState("list", "42")), watch("42"));
+    assert.deepEqual(planNextRequest(initialState("stream", undefined)), stream);
+  });
+
+  test("requestStarted: the phase follows the request; a list answers any relist asked for", () => {
+    const rows: [PlannedRequest, ListWatchState["phase"], boolean | undefined][] = [
+      [list0, "listing", false],
+      [stream, "listing", false],
+      [watch("9"), "watching", true],
+    ];
+    for (const [request, phase, relistRequested] of rows) {
+      const s = requestStarted({ ...relistAsked(initialState("list", "9")) }, request);
+      assert.equal(s.phase, phase, request.kind);
+      assert.equal(s.relistRequested, relistRequested, request.kind);
+    }
+  });
+
+  test("requestStarted: a watch from the last list's RV starts fresh from it, any other does not", () => {
+    const afterList = listed(initialState("list", undefined), {
+      request: list0,
+      resourceVersion: "10",
+      pages: 1,
+    });
+    assert.equal(requestStarted(afterList, watch("10")).fromList, true);
+    assert.equal(requestStarted(moved(afterList, "11"), watch("11")).fromList, false);
+    assert.equal(received(requestStarted(afterList, watch("10"))).fromList, false);
+  });
+
+  test("listed: at the list's RV, no relist owed, streaming tried again, a stream goes on as the watch", () => {
+    const s: ListWatchState = {
+      ...initialState("auto", undefined),
+      phase: "listing",
+      streamUnavailable: true,
+      needsConsistentList: true,
+    };
+    const rows: [PlannedRequest, ListWatchState["phase"]][] = [
+      [list0, "listing"],
+      [stream, "watching"],
+    ];
+    for (const [request, phase] of rows) {
+      const after = listed(s, { request, resourceVersion: "20", pages: 1 });
+      assert.equal(after.phase, phase);
+      assert.equal(after.lastSyncResourceVersion, "20");
+      assert.equal(after.listedAt, "20");
+      assert.equal(after.mustRelist, false);
+      assert.equal(after.needsConsistentList, false);
+      assert.equal(after.streamUnavailable, false);
+      assert.deepEqual(planNextRequest(after), watch("20"));
+    }
+  });
+
+  test("listed: a relist asked for while the list ran is owed after it, consistently", () => {
+    const asked = relistAsked(requestStarted(initialState("list", undefined), list0));
+    const after = listed(asked, { request: list0, resourceVersion: "5", pages: 1 });
+    assert.deepEqual(planNextRequest(after), { kind: "list", resourceVersion: "", paged: true });
+  });
+
+  test('listed: only a first list at "0" that came in pages marks the server as paging', () => {
+    const rows: [PlannedRequest, number, boolean, boolean][] = [
+      [list0, 2, true, true],
+      [list0, 1, true, false],
+      [{ kind: "list", resourceVersion: "", paged: true }, 3, true, false],
+      [list0, 3, false, false], // not the first list
+    ];
+    for (const [request, pages, first, paging] of rows) {
+      const base = first
+        ? initialState("list", undefined)
+        : { ...initialState("list", undefined), listedAt: "1" };
+      const after = listed(base, { request, resourceVersion: "5", pages });
+      assert.equal(after.paginatedResult, paging, `${request.resourceVersion} ${pages} ${first}`);
+    }
+  });
+
+  test("moved, backingOff and stopped change their one field", () => {
+    const s = initialState("list", "1");
+    assert.deepEqual(moved(s, "2"), { ...s, lastSyncResourceVersion: "2" });
+    assert.deepEqual(backingOff(s), { ...s, phase: "backing-off" });
+    assert.deepEqual(stopped(s), { ...s, phase: "stopped" });
+  });
+
+  test("relistAsked: a consistent relist next, even while watching", () => {
+    const watching = requestStarted(initialState("list", "8"), watch("8"));
+    assert.deepEqual(planNextRequest(relistAsked(watching)), {
+      kind: "list",
+      resourceVersion: "",
+      paged: true,
+    });
+  });
+
+  test("every transition is pure: its input is not changed", () => {
+    const s = initialState("auto", "3");
+    const copy = structuredClone(s);
+    requestStarted(s, watch("3"));
+    backingOff(s);
+    listed(s, { request: stream, resourceVersion: "4", pages: 1 });
+    received(s);
+    moved(s, "5");
+    relistAsked(s);
+    stopped(s);
+    assert.deepEqual(s, copy);
   });
 });

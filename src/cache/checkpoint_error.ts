@@ -1,0 +1,89 @@
+/**
+ * The error of a checkpoint an informer refuses to resume from.
+ * @module
+ */
+import type { ErrorKind } from "../util/error_kind.ts";
+
+/**
+ * What was wrong with a refused checkpoint:
+ * - `malformed`: not the shape a checkpoint has (`objects` not an array, an empty resource
+ *   version, an object that is not a JSON object, a value JSON cannot hold);
+ * - `metadata`: an object without a string `metadata.name`, `uid` and `resourceVersion`, or
+ *   with a namespace (or labels) of the wrong type;
+ * - `resource`: an object of another `apiVersion` or `kind` than the informer's resource;
+ * - `namespace`: an object outside the informer's namespace (or namespaced for a
+ *   cluster-scoped resource, or the reverse);
+ * - `selector`: an object the informer's label or field selector does not select;
+ * - `forbidden-key`: a `__proto__`, `constructor` or `prototype` key anywhere in an object;
+ * - `duplicate`: two objects under one cache key;
+ * - `too-large`: more objects, or more bytes, than `checkpointLimits` allows.
+ */
+export type CheckpointProblem =
+  | "malformed"
+  | "metadata"
+  | "resource"
+  | "namespace"
+  | "selector"
+  | "forbidden-key"
+  | "duplicate"
+  | "too-large";
+
+/** Options of {@linkcode CheckpointError}. */
+export interface CheckpointErrorOptions {
+  /** What was wrong. */
+  problem: CheckpointProblem;
+  /** What the message says about it (never the offending value itself). */
+  detail: string;
+  /** The index of the offending object in `objects`, if one. */
+  index?: number | undefined;
+  /** Where in that object, e.g. `metadata.labels`. */
+  path?: string | undefined;
+}
+
+/**
+ * An informer refused the checkpoint it was given as `resumeFrom`: its contents do not belong
+ * to this informer (an object of another resource, namespace or selection), are malformed,
+ * or are too large. The informer reports it to `onError` (kind `checkpoint`) when it starts,
+ * counts it in `health().errors`, and lists as if it had been given no checkpoint. Checkpoint
+ * storage must be trusted as much as the credentials: this check bounds what a tampered
+ * checkpoint can do, it does not make one safe to use.
+ *
+ * @example
+ * ```ts
+ * import { CheckpointError } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * const error = new CheckpointError({
+ *   problem: "namespace",
+ *   detail: "is in another namespace than the informer's",
+ *   index: 3,
+ *   path: "metadata.namespace",
+ * });
+ * assert.equal(error.kind, "checkpoint");
+ * assert.equal(error.problem, "namespace");
+ * assert.match(error.message, /object 3 \(metadata\.namespace\) is in another namespace/);
+ * ```
+ */
+export class CheckpointError extends Error {
+  /** Always `"CheckpointError"`. */
+  override name = "CheckpointError";
+  /** Always `"checkpoint"`. */
+  readonly kind: ErrorKind = "checkpoint";
+  /** What was wrong. */
+  readonly problem: CheckpointProblem;
+  /** The index of the offending object in the checkpoint's `objects`, if one. */
+  readonly index: number | undefined;
+  /** Where in that object, if known. */
+  readonly path: string | undefined;
+
+  /** Builds the error; the message says what and where, never the value. */
+  constructor(options: CheckpointErrorOptions) {
+    const { problem, detail, index, path } = options;
+    const where = index === undefined
+      ? "the checkpoint"
+      : `object ${index}${path === undefined || path === "" ? "" : ` (${path})`}`;
+    super(`resumeFrom refused (${problem}): ${where} ${detail}; listing instead`);
+    this.problem = problem;
+    this.index = index;
+    this.path = path;
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * The store writer: the list/watch protocol's steps in, a cache and what changed in it out.
+ * The informer is `watcher -> store writer -> listeners`; this is the middle.
+ * @module
+ */
+import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import { reportError } from "../util/report_error.ts";
+import { DeltaFIFO, type KnownObjects } from "./delta_fifo.ts";
+import type { InformerEvent } from "./informer_event.ts";
+import { objectKey } from "./object_key.ts";
+import { processDeltas } from "./process_deltas.ts";
+import type { WatcherEvent } from "./watcher_event.ts";
+
+/**
+ * What a {@linkcode StoreWriter} writes into: an `Indexer`, or anything that keeps objects by
+ * key (a database, a Durable Object's storage).
+ */
+export interface WritableStore<T> extends KnownObjects<T> {
+  /** Holds `object` under `key` from now on. */
+  set(object: T, key: string): unknown;
+  /** Drops what is held under `key`. */
+  delete(key: string): unknown;
+}
+
+/** Options of {@linkcode StoreWriter}. */
+export interface StoreWriterOptions<T extends KubeObjectLike = KubeObject> {
+  /** The cache to keep in step (an `Indexer`, or any {@linkcode WritableStore}). */
+  store: WritableStore<T>;
+  /**
+   * Told every change the cache goes through, in order (`add`, `update`, `delete`, the
+   * `update` of a resync), then `{ type: "synced" }` once, when the first complete list is in
+   * the cache. @default undefined
+   */
+  onEvent?: ((event: InformerEvent<T>) => void) | undefined;
+  /**
+   * The store (an index function) or `onEvent` threw while a key was written: that key keeps
+   * what it held and its changes are not told; the other keys go on.
+   * @default reported as an uncaught error (on a fresh microtask)
+   */
+  onError?: ((error: unknown, key: string) => void) | undefined;
+}
+
+/** The one `synced` event: it carries nothing. */
+const SYNCED: InformerEvent<never> = Object.freeze({ type: "synced" });
+
+/**
+ * Keeps a store in step with the {@linkcode WatcherEvent}s of `watcher()` (the informer feeds
+ * it from its reflector the same way): a list (`init` ... `init-done`) becomes a DeltaFIFO
+ * `replace` (`Replaced` deltas, and tombstones for keys the list no longer has), `apply` and
+ * `delete` become deltas of their key, and every queued key is then popped at once and applied
+ * by {@linkcode processDeltas}: the store changes and `onEvent` hears of it. So the cache is
+ * current whenever control returns to the event loop, and a relist tells only what differs.
+ * It does no I/O.
+ *
+ * @example
+ * ```ts
+ * import { Indexer, StoreWriter, type InformerEvent } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * const store = new Indexer();
+ * const told: string[] = [];
+ * const writer = new StoreWriter({ store, onEvent: (ev: InformerEvent) => void told.push(ev.type) });
+ * const pod = (name: string, rv: string) => ({ metadata: { namespace: "ns", name, uid: name, resourceVersion: rv } });
+ * writer.write({ type: "init" });
+ * writer.write({ type: "init-apply", object: pod("a", "1") });
+ * writer.write({ type: "init-done", resourceVersion: "1" });
+ * writer.write({ type: "apply", object: pod("a", "2"), resourceVersion: "2" });
+ * writer.write({ type: "init" }); // a relist that no longer has "a"
+ * writer.write({ type: "init-done", resourceVersion: "3" });
+ * assert.deepEqual(told, ["add", "synced", "update", "delete"]);
+ * assert.equal(store.size, 0);
+ * ```
+ */
+export class StoreWriter<T extends KubeObjectLike = KubeObject> {
+  readonly #store: WritableStore<T>;
+  readonly #fifo: DeltaFIFO<T>;
+  readonly #onEvent: (event: InformerEvent<T>) => void;
+  readonly #onError: (error: unknown, key: string) => void;
+  /** The objects of the list under way (between `init` and `init-done`). */
+  #listing: T[] | undefined;
+  #synced = false;
+
+  /** A writer into `options.store`. */
+  constructor(options: StoreWriterOptions<T>) {
+    this.#store = options.store;
+    this.#fifo = new DeltaFIFO<T>({ knownObjects: options.store });
+    this.#onEvent = options.onEvent ?? ignore;
+    this.#onError = options.onError ?? reportError;
+  }
+
+  /** True once the first complete list (or a {@linkcode StoreWriter.seed}) is in the store. */
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  /** Applies one step of the protocol. */
+  write(event: WatcherEvent<T>): void {
+    switch (event.type) {
+      case "init":
+        this.#listing = [];
+        return;
+      case "init-apply":
+        (this.#listing ??= []).push(event.object);
+        return;
+      case "init-done": {
+        const listed = this.#listing ?? [];
+        this.#listing = undefined;
+        this.#fifo.replace(listed);
+        this.#drain();
+        return;
+      }
+      case "apply":
+        // Added or modified alike (processDeltas tells an add for a key the store lacks).
+        this.#fifo.update(event.object);
+        this.#drain();
+        return;
+      case "delete":
+        this.#fifo.delete(event.object);
+        this.#drain();
+        return;
+      case "bookmark":
+        return;
+    }
+  }
+
+  /** Re-delivers every stored object as an `update` with `object === oldObject` (a resync). */
+  resync(): void {
+    this.#fifo.resync();
+    this.#drain();
+  }
+
+  /**
+   * Fills the store with objects known from elsewhere (a checkpoint) and counts it as synced:
+   * nobody is told of them, and a later list tells only what differs from them.
+   */
+  seed(objects: Iterable<T>): void {
+    for (const object of objects) this.#store.set(object, objectKey(object));
+    this.#synced = true;
+  }
+
+  /** Pops every queued key and applies it to the store, telling `onEvent`. */
+  #drain(): void {
+    for (;;) {
+      const popped = this.#fifo.pop();
+      if (popped === undefined) break;
+      const key = popped[0];
+      try {
+        const old = this.#store.get(key);
+        const { cached, events } = processDeltas(old, popped[1], !this.#synced);
+        if (cached !== old) {
+          // A store (an index function) that throws leaves the key as it was: nobody is told.
+          if (cached === undefined) this.#store.delete(key);
+          else this.#store.set(cached, key);
+        }
+        for (const event of events) this.#onEvent(event);
+      } catch (error) {
+        this.#onError(error, key);
+      }
+    }
+    if (!this.#synced && this.#fifo.hasSynced()) {
+      this.#synced = true;
+      this.#onEvent(SYNCED);
+    }
+  }
+}
+
+function ignore(): void {}
