@@ -57,14 +57,14 @@ export const DIAGRAM = {
       stages: [
         {
           title: "Reflector",
-          text: "LIST then WATCH, forever: plans each request, pages lists, paces retries.",
-          files: ["reflector.ts", "reflector_plan.ts", "list_pager.ts", "request_pacer.ts"],
-          out: "replace(list) or apply(event)",
+          text: "LIST then WATCH, forever: one state, pure transitions; pages lists, paces retries.",
+          files: ["reflector.ts", "reflector_state.ts", "list_pager.ts", "request_pacer.ts"],
+          out: "watcher events: init, init-apply, init-done, apply, delete, bookmark",
         },
         {
-          title: "DeltaFIFO",
+          title: "Store writer: DeltaFIFO",
           text: "Every change per key; a relist becomes Replaced deltas plus tombstones.",
-          files: ["delta_fifo.ts"],
+          files: ["store_writer.ts", "delta_fifo.ts"],
           out: "one key's deltas: Added, Updated, Deleted, Replaced, Sync",
         },
         {
