@@ -407,13 +407,10 @@ export function writeQuery(
   return { fieldManager: manager, dryRun: options?.dryRun ? "All" : undefined };
 }
 
-/**
- * The `DeleteOptions` body of a delete with preconditions, or undefined when there are none.
- * Internal.
- */
-export function deleteBody(
+/** The checked `preconditions` of a delete, or undefined when there are none. Internal. */
+export function deletePreconditions(
   preconditions: DeletePreconditions | undefined,
-): Record<string, unknown> | undefined {
+): Record<string, string> | undefined {
   if (preconditions === undefined) return undefined;
   if (!isRecord(preconditions)) {
     throw new TypeError(
@@ -426,7 +423,7 @@ export function deleteBody(
     checkString(value, `options.preconditions.${field}`);
     if (typeof value === "string") p[field] = value;
   }
-  return { kind: "DeleteOptions", apiVersion: "v1", preconditions: p };
+  return p;
 }
 
 /** Validates list options and turns them into query parameters. Internal. */

@@ -11,8 +11,8 @@ import {
   APPLY_CONTENT_TYPE,
   type ApplyOptions,
   checkSubresource,
-  deleteBody,
   type DeleteOptions,
+  deletePreconditions,
   type GetOptions,
   objectNamespace,
   PATCH_CONTENT_TYPES,
@@ -193,7 +193,11 @@ export function applyRequest(
   };
 }
 
-/** DELETE, with preconditions in a `DeleteOptions` body when given. */
+/**
+ * DELETE, its options as query parameters; with preconditions, which only a body can carry,
+ * every option goes in a `DeleteOptions` body too: kube-apiserver reads the body when there is
+ * one and then ignores the query.
+ */
 export function deleteRequest(
   resource: AnyResourceDescriptor,
   name: string,
@@ -209,17 +213,24 @@ export function deleteRequest(
       }`,
     );
   }
-  const body = deleteBody(options?.preconditions);
+  const preconditions = deletePreconditions(options?.preconditions);
+  const { dryRun } = writeQuery({ dryRun: options?.dryRun });
   requireNonEmptyString(name, "name");
   const request: ObjectRequest = {
     method: "DELETE",
     path: resourcePath(resource, { namespace: options?.namespace, name }),
-    query: {
-      propagationPolicy: policy,
-      gracePeriodSeconds: grace,
-      ...writeQuery({ dryRun: options?.dryRun }),
-    },
+    query: { propagationPolicy: policy, gracePeriodSeconds: grace, dryRun },
   };
-  if (body !== undefined) request.body = body;
+  if (preconditions !== undefined) {
+    const body: Record<string, unknown> = {
+      kind: "DeleteOptions",
+      apiVersion: "v1",
+      preconditions,
+    };
+    if (policy !== undefined) body.propagationPolicy = policy;
+    if (grace !== undefined) body.gracePeriodSeconds = grace;
+    if (dryRun !== undefined) body.dryRun = [dryRun];
+    request.body = body;
+  }
   return request;
 }

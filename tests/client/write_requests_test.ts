@@ -1,6 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, deployments, KubeClient, namespaces, pods } from "../../src/client/mod.ts";
+import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { ManualClock } from "../../src/testing/manual_clock.ts";
 
 interface Sent {
   method: string;
@@ -208,7 +210,7 @@ describe("fieldManager, dryRun, subresources and preconditions", () => {
     assert.equal(sent.length, 0);
   });
 
-  test("delete sends preconditions in a DeleteOptions body, and dryRun as a parameter", async () => {
+  test("delete sends preconditions in a DeleteOptions body with every other option, which also go as parameters", async () => {
     const { client, sent } = recordingClient();
     await client.delete(namespaces, "team", {
       preconditions: { uid: "u-1", resourceVersion: "42" },
@@ -224,6 +226,8 @@ describe("fieldManager, dryRun, subresources and preconditions", () => {
         kind: "DeleteOptions",
         apiVersion: "v1",
         preconditions: { uid: "u-1", resourceVersion: "42" },
+        propagationPolicy: "Background",
+        dryRun: ["All"],
       },
     });
     await client.delete(namespaces, "team");
@@ -243,5 +247,51 @@ describe("fieldManager, dryRun, subresources and preconditions", () => {
       /options\.preconditions must be an object/,
     );
     assert.equal(sent.length, 0);
+  });
+});
+
+describe("delete options reach a server that reads DeleteOptions as kube-apiserver does", () => {
+  // kube-apiserver decodes DeleteOptions from the body when there is one, and only then from
+  // the query: a propagation policy or dryRun sent as a parameter beside a body is ignored.
+  const owner = (c: SimulatedCluster) =>
+    c.create(configmaps, { metadata: { namespace: "default", name: "owner" } });
+  const dependent = (c: SimulatedCluster, uid: string) =>
+    c.create(configmaps, {
+      metadata: {
+        namespace: "default",
+        name: "dependent",
+        ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: "owner", uid }],
+      },
+    });
+
+  test("propagationPolicy with preconditions: Orphan keeps the dependents", async () => {
+    const clock = new ManualClock();
+    const c = new SimulatedCluster({ clock });
+    const client = new KubeClient({ server: "http://sim", fetch: c.fetch });
+    const uid = owner(c).metadata.uid!;
+    dependent(c, uid);
+    await client.delete(configmaps, "owner", {
+      namespace: "default",
+      preconditions: { uid },
+      propagationPolicy: "Orphan",
+    });
+    await clock.advance(1_000);
+    const kept = c.get(configmaps, { namespace: "default", name: "dependent" });
+    assert.ok(kept, "the dependent was orphaned, not collected");
+    assert.deepEqual(kept.metadata.ownerReferences ?? [], []);
+    c.close();
+  });
+
+  test("dryRun with preconditions deletes nothing", async () => {
+    const c = new SimulatedCluster();
+    const client = new KubeClient({ server: "http://sim", fetch: c.fetch });
+    const uid = owner(c).metadata.uid!;
+    await client.delete(configmaps, "owner", {
+      namespace: "default",
+      preconditions: { uid },
+      dryRun: true,
+    });
+    assert.ok(c.get(configmaps, { namespace: "default", name: "owner" }));
+    c.close();
   });
 });

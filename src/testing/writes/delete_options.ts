@@ -2,7 +2,8 @@
  * The `DeleteOptions` of a DELETE, read as kube-apiserver reads them: from the JSON body when
  * there is one, else from the query (`propagationPolicy`, `orphanDependents`), and checked as
  * its `ValidateDeleteOptions` checks them (422 for an unknown policy or for both fields set).
- * `dryRun=All` in the query is honoured with a body too (a leniency of the simulator).
+ * With a body, the query is not read at all (`dryRun` and `propagationPolicy` there are
+ * ignored), as on kube-apiserver.
  * @module
  */
 import { isRecord } from "../../util/values.ts";
@@ -34,7 +35,7 @@ export function deletionRequest(
   let policy: unknown;
   let orphan: unknown;
   let preconditions: DeletionRequest["preconditions"];
-  let dryRun = queryDryRun;
+  let dryRun = false;
   if (text.trim() !== "") {
     const body = parseJsonBody(text, maxJsonDepth);
     if (!isRecord(body)) fail(badRequest("the body of a DELETE must be a DeleteOptions object"));
@@ -51,6 +52,7 @@ export function deletionRequest(
   } else {
     policy = url.searchParams.get("propagationPolicy") ?? undefined;
     orphan = queryBool(url.searchParams, "orphanDependents");
+    dryRun = queryDryRun;
   }
   const problems: FieldProblem[] = [];
   if (orphan !== undefined && typeof orphan !== "boolean") {
