@@ -57,7 +57,8 @@ export const DIAGRAM = {
       stages: [
         {
           title: "Reflector",
-          text: "LIST then WATCH, forever: one state, pure transitions; pages lists, paces retries.",
+          text:
+            "LIST then WATCH, forever: one state, pure transitions; pages lists, paces retries.",
           files: ["reflector.ts", "reflector_state.ts", "list_pager.ts", "request_pacer.ts"],
           out: "watcher events: init, init-apply, init-done, apply, delete, bookmark",
         },
