@@ -101,9 +101,26 @@ if (!skipChecks) {
   record("API docs", documented, apiDocs.code === 0 ? 0 : 1, apiDocs.code, elapsed(t2));
 }
 
-if (runtimes.includes("deno")) {
+/**
+ * The runtimes' suites run at the same time (most of a suite's time is spent waiting on
+ * timers, sockets and child processes, not on the CPU: one after the other they used about
+ * 40% of two cores), each one's output held and printed whole when it ends. TEST_SERIAL=1
+ * runs them one after the other with their output streamed, as before.
+ */
+const serial = process.env.TEST_SERIAL === "1";
+
+/** Runs one runtime's suite; `say` collects (or, serially, prints) its output. */
+function suiteRunner(say) {
+  return (cmd, args, options = {}) =>
+    runQuietly(cmd, args, { env: options.env ?? {}, echo: serial }).then((r) => {
+      if (!serial) say(r.out);
+      return r;
+    });
+}
+
+async function runDeno(run, say) {
   const t0 = performance.now();
-  console.log(`\n=== deno test (${files.length} files)`);
+  say(`\n=== deno test (${files.length} files)\n`);
   const r = await run(bin("deno"), [
     "test",
     "-A",
@@ -122,9 +139,9 @@ if (runtimes.includes("deno")) {
   record("deno (tests+steps)", n(1) + n(2), m ? n(3) + n(4) : 1, r.code, elapsed(t0));
 }
 
-if (runtimes.includes("bun")) {
+async function runBun(run, say) {
   const t0 = performance.now();
-  console.log(`\n=== bun test (${files.length} files)`);
+  say(`\n=== bun test (${files.length} files)\n`);
   const r = await run(bin("bun"), ["test", "--timeout", "60000", ...files.map((f) => `./${f}`)]);
   record(
     "bun",
@@ -164,15 +181,15 @@ async function versionOf(binary) {
  * Runs the files with `node --test` (Node 22.18+ and 24 strip the types of .ts files
  * themselves, so the tests run as written, without a bundler).
  */
-async function runNode(name, binary) {
+async function runNode(run, say, name, binary) {
   const t0 = performance.now();
   if (binary === undefined) {
-    console.log(`\n=== ${name}: no binary (could not install it)`);
+    say(`\n=== ${name}: no binary (could not install it)\n`);
     record(name, 0, 1, 1, elapsed(t0));
     return;
   }
   const version = await versionOf(binary);
-  console.log(`\n=== node ${version} --test (${files.length} files)`);
+  say(`\n=== node ${version} --test (${files.length} files)\n`);
   await mkdir(join(root, ".tmp"), { recursive: true });
   const tap = join(root, ".tmp", `node-report-${process.pid}-${name}.tap`);
   const r = await run(binary, [
@@ -196,8 +213,25 @@ async function runNode(name, binary) {
   await rm(tap, { force: true });
 }
 
-if (runtimes.includes("node")) await runNode("node", node24());
-if (runtimes.includes("node22")) await runNode("node22", await node22());
+const suites = [];
+if (runtimes.includes("deno")) suites.push((run, say) => runDeno(run, say));
+if (runtimes.includes("bun")) suites.push((run, say) => runBun(run, say));
+if (runtimes.includes("node")) suites.push((run, say) => runNode(run, say, "node", node24()));
+if (runtimes.includes("node22")) {
+  suites.push(async (run, say) => runNode(run, say, "node22", await node22()));
+}
+if (serial) {
+  const say = (text) => process.stdout.write(text);
+  for (const suite of suites) await suite(suiteRunner(say), say);
+} else {
+  console.log(`\n=== ${suites.length} runtime suites at once (TEST_SERIAL=1: one by one)`);
+  await Promise.all(suites.map(async (suite) => {
+    const out = [];
+    const say = (text) => void out.push(text);
+    await suite(suiteRunner(say), say);
+    process.stdout.write(out.join(""));
+  }));
+}
 
 console.log("\n=== summary");
 for (const r of results) {
