@@ -17,7 +17,8 @@ import {
   resolveKubeconfig,
   type RunCommand,
 } from "../../src/config/mod.ts";
-import { SimulatedCluster } from "../../src/testing/mod.ts";
+import { createInformer } from "../../src/cache/mod.ts";
+import { ManualClock, SimulatedCluster } from "../../src/testing/mod.ts";
 import { FIXTURES, runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { withEnv } from "../config/_proxies.ts";
 import { kubeconfigJson } from "./_canary.ts";
@@ -26,9 +27,13 @@ const V1 = "client.authentication.k8s.io/v1";
 const PLUGIN = join(FIXTURES, "..", "exec", "fake-plugin.sh");
 
 /** A host whose files are in memory and whose plugin runs are counted. */
-function countingHost(files: Record<string, string>): ConfigHost & { runs: number } {
+function countingHost(
+  files: Record<string, string>,
+  failing = false,
+): ConfigHost & { runs: number } {
   const run: RunCommand = () => {
     host.runs++;
+    if (failing) return Promise.resolve({ exitCode: 1, stdout: "", stderr: "login failed" });
     return Promise.resolve({
       exitCode: 0,
       stdout: JSON.stringify({ apiVersion: V1, kind: "ExecCredential", status: { token: "t" } }),
@@ -74,6 +79,33 @@ describe("exec plugins: nothing runs until a request needs a credential", () => 
       byDefault.close();
       cluster.close();
     }
+  });
+});
+
+describe("exec plugins: a failing plugin is not run in a loop", () => {
+  test("an informer whose plugin keeps failing runs it at the informer's backing-off pace", async () => {
+    const text = kubeconfigJson({ server: "https://127.0.0.1:6443" }, {
+      exec: { apiVersion: V1, command: "plugin", interactiveMode: "Never" },
+    });
+    const host = countingHost({ "/k": text }, true);
+    const clock = new ManualClock();
+    const options = await createConfigLoader(host).loadKubeconfig({ path: "/k", clock });
+    const cluster = new SimulatedCluster({ clock });
+    const kinds = new Set<string>();
+    const informer = createInformer(new KubeClient({ ...options, fetch: cluster.fetch }), {
+      resource: pods,
+      clock,
+      onError: (_error, context) => void kinds.add(context.kind),
+    });
+    informer.start();
+    for (let minute = 0; minute < 10; minute++) await clock.advance(60_000);
+    await informer.stop();
+    cluster.close();
+    options.close();
+    assert.ok(host.runs >= 3, `it kept trying (${host.runs} runs)`);
+    assert.ok(host.runs <= 40, `${host.runs} runs in 10 minutes`);
+    assert.equal(informer.health().synced, false);
+    assert.ok(kinds.size > 0);
   });
 });
 
