@@ -88,7 +88,7 @@ describe("the request log keeps no secret", () => {
 });
 
 describe("a watch nobody reads is bounded", () => {
-  test("past maxWatchBufferBytes queued for it, the server closes it; the client re-watches", async () => {
+  test("past maxWatchBufferBytes queued for it, the server ends the watch", async () => {
     const cluster = new SimulatedCluster({ maxWatchBufferBytes: 10_000 });
     const response = await cluster.fetch(
       new Request("http://sim/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1"),
