@@ -83,12 +83,14 @@ export function parseExecOutput(
 }
 
 /**
- * Stderr fit for an error message: the `secrets` (the `exec.env` values), JWTs, bearer
- * tokens, PEM blocks and long base64/hex runs replaced by `<redacted>`, cut to 500 characters.
+ * Stderr fit for an error message: the `secrets` (the `exec.env` values and the arguments) of
+ * at least 4 characters, JWTs, bearer tokens, PEM blocks and long base64/hex runs replaced by
+ * `<redacted>`, cut to 500 characters. The longest secrets go first, so that one holding
+ * another is not left half shown.
  */
 export function redactStderr(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const value of secrets) {
+  for (const value of [...secrets].sort((a, b) => b.length - a.length)) {
     if (value.length >= 4) out = out.split(value).join("<redacted>");
   }
   out = out

@@ -408,8 +408,10 @@ export class ExecCredentialSource {
     return { apiVersion: this.#apiVersion, kind: "ExecCredential", spec };
   }
 
+  /** `text` without the `env` values and the arguments (either may be a secret). */
   #redact(text: string): string {
-    return redactStderr(text, (this.#exec.env ?? []).map((e) => e.value));
+    const secrets = [...(this.#exec.env ?? []).map((e) => e.value), ...(this.#exec.args ?? [])];
+    return redactStderr(text, secrets);
   }
 
   #error(

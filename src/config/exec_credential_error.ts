@@ -90,7 +90,7 @@ export class ExecCredentialError extends Error {
   readonly user: string | undefined;
   /** The plugin's exit code, for `Failed` after it ran. */
   readonly exitCode: number | undefined;
-  /** The plugin's stderr, redacted (tokens, keys and env values removed) and shortened. */
+  /** The plugin's stderr, redacted (tokens, keys, env values and arguments removed) and shortened. */
   readonly stderr: string | undefined;
   /** The kubeconfig's `installHint`, for `NotFound`. */
   readonly installHint: string | undefined;

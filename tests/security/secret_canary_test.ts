@@ -4,73 +4,32 @@
 // one. (Issue 13's proof; SECURITY.md lists what this guarantees.)
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
-import { KubeClient } from "../../src/client/kube_client.ts";
-import { configmaps, pods } from "../../src/client/resource.ts";
-import { createInformer } from "../../src/cache/informer.ts";
-import type { InformerMetrics } from "../../src/cache/informer_metrics.ts";
-import { createConfigLoader } from "../../src/config/config_loader.ts";
-import { parseKubeconfig } from "../../src/config/kubeconfig.ts";
-import { resolveKubeconfig } from "../../src/config/resolve_kubeconfig.ts";
+import { configmaps, KubeClient, pods } from "../../src/client/mod.ts";
+import { createInformer, type InformerMetrics } from "../../src/cache/mod.ts";
+import {
+  createConfigLoader,
+  type ExecCommand,
+  ExecCredentialSource,
+  parseKubeconfig,
+  resolveKubeconfig,
+  type RunCommand,
+  tokenFileSource,
+} from "../../src/config/mod.ts";
 import { parseKubeconfigYaml } from "../../src/config/kubeconfig_yaml.ts";
-import { tokenFileSource } from "../../src/config/token_file.ts";
-import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { ManualClock, SimulatedCluster } from "../../src/testing/mod.ts";
 import { FIXTURES, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
-
-/** One canary per position, each unique, so a leak names its source. */
-const CANARY = {
-  token: "cnry-token-a1b2c3d4e5",
-  tokenFn: "cnry-tokenfn-f6a7b8c9d0",
-  tokenFile: "cnry-tokenfile-1a2b3c4d5e",
-  clientKey: "cnry-clientkey-6f7a8b9c0d",
-  execEnv: "cnry-execenv-2e3f4a5b6c",
-  execArg: "cnry-execarg-7d8e9f0a1b",
-  urlQuery: "cnry-urlquery-3c4d5e6f7a",
-  urlUser: "cnry-urluser-8b9c0d1e2f",
-  password: "cnry-password-4a5b6c7d8e",
-  yamlToken: "cnry-yamltoken-9f0a1b2c3d",
-  jsonToken: "cnry-jsontoken-5e6f7a8b9c",
-  header: "cnry-header-0d1e2f3a4b",
-} as const;
-const ALL = Object.values(CANARY);
-
-/** Everything an error exposes: message, String(), JSON, stack, and its cause chain. */
-function exposedText(value: unknown, depth = 0): string {
-  if (depth > 6 || value === undefined || value === null) return "";
-  const parts: string[] = [String(value)];
-  try {
-    parts.push(JSON.stringify(value) ?? "");
-  } catch {
-    // cycles: String() above is enough
-  }
-  if (value instanceof Error) {
-    parts.push(value.message, value.stack ?? "");
-    for (const key of Object.keys(value)) {
-      parts.push(exposedText((value as unknown as Record<string, unknown>)[key], depth + 1));
-    }
-    parts.push(exposedText(value.cause, depth + 1));
-  }
-  return parts.join("\n");
-}
-
-/** Fails when any canary appears in `what`. */
-function assertClean(what: string, value: unknown): void {
-  const text = typeof value === "string" ? value : exposedText(value);
-  const leaked = ALL.filter((c) => text.includes(c));
-  assert.deepEqual(leaked, [], `${what} leaks ${leaked.join(", ")}:\n${text.slice(0, 2_000)}`);
-}
-
-/** Runs `fn`, returns what it threw (or rejected with), failing when it did not. */
-async function caught(fn: () => unknown): Promise<unknown> {
-  try {
-    await fn();
-  } catch (error) {
-    return error;
-  }
-  assert.fail("expected an error");
-}
+import { NO_PROXY_VARS, withEnv } from "../config/_proxies.ts";
+import {
+  assertClean,
+  CANARY,
+  caught,
+  exposedText,
+  kubeconfigJson,
+  kubeconfigYaml,
+} from "./_canary.ts";
 
 describe("secret canaries: the client", () => {
   test("bad header values with a token never show it", async () => {
@@ -189,22 +148,7 @@ describe("secret canaries: the informer", () => {
 });
 
 describe("secret canaries: configuration", () => {
-  const kubeconfig = (user: Record<string, unknown>, extra = "") =>
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: c
-  cluster:
-    server: https://127.0.0.1:6443
-users:
-- name: u
-  user:
-${Object.entries(user).map(([k, v]) => `    ${k}: ${JSON.stringify(v)}`).join("\n")}${extra}
-contexts:
-- name: x
-  context: {cluster: c, user: u}
-current-context: x
-`;
+  const kubeconfig = (user: Record<string, unknown>, extra = "") => kubeconfigYaml(user, extra);
 
   test("kubeconfig parse errors, YAML and JSON, never show a value", async () => {
     const broken = [
@@ -342,5 +286,292 @@ current-context: x
     } finally {
       await cleanup();
     }
+  });
+});
+
+describe("secret canaries: exec plugins", () => {
+  test("arguments and env values a plugin echoes on stderr, or a spawn error quotes, are redacted", async () => {
+    const exec = {
+      command: "plugin",
+      apiVersion: "client.authentication.k8s.io/v1",
+      interactiveMode: "Never" as const,
+      // A short argument that starts the secret one: the longer is redacted first.
+      args: ["--cluster", CANARY.execArg.slice(0, 9), CANARY.execArg],
+      env: [{ name: "S", value: CANARY.execEnv }],
+    };
+    const echo = (c: ExecCommand): string => `usage: plugin ${c.args.join(" ")} (S=${c.env["S"]})`;
+    const runs: [string, RunCommand][] = [
+      ["stderr streamed as it runs", (c) => {
+        c.onStderr(new TextEncoder().encode(echo(c)));
+        return Promise.resolve({ exitCode: 2, stdout: "" });
+      }],
+      [
+        "stderr with the result",
+        (c) => Promise.resolve({ exitCode: 2, stdout: "", stderr: echo(c) }),
+      ],
+      ["a spawn error", (c) =>
+        Promise.reject(
+          Object.assign(new Error(`spawn ${echo(c)} EACCES`), {
+            code: "EACCES",
+            spawnargs: [c.command, ...c.args],
+          }),
+        )],
+    ];
+    for (const [what, run] of runs) {
+      for (const notFound of [false, true]) {
+        const source = new ExecCredentialSource({ exec, run, isNotFound: () => notFound });
+        const error = await caught(() => source.token());
+        assertClean(`${what} (not found: ${notFound})`, error);
+        assert.ok(!exposedText(error).includes(CANARY.execArg.slice(9)), "not even its tail");
+      }
+    }
+  });
+});
+
+describe("secret canaries: rotation", () => {
+  test("a rotated token file: 401s, a bad rotated value and a vanished file never show it", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const clock = new ManualClock();
+      const tokenPath = join(dir, "token");
+      await writeFile(tokenPath, CANARY.tokenFile);
+      const path = join(dir, "config");
+      await writeFile(
+        path,
+        kubeconfigJson({ server: "https://127.0.0.1:6443" }, { tokenFile: tokenPath }),
+      );
+      const sent: string[] = [];
+      let status = 401;
+      const reported: unknown[] = [];
+      const options = await createConfigLoader(await runtimeHost()).loadKubeconfig({
+        path,
+        clock,
+        onTokenError: (error) => reported.push(error),
+        fetch: (request) => {
+          sent.push(request.headers.get("authorization") ?? "");
+          if (status === 0) return Promise.reject(new TypeError("connection reset"));
+          return Promise.resolve(
+            Response.json({ kind: "Status", code: status, reason: "Unauthorized" }, { status }),
+          );
+        },
+      });
+      const client = new KubeClient(options);
+      assertClean("401 with the first token", await caught(() => client.list(pods)));
+      await writeFile(tokenPath, CANARY.rotatedToken);
+      for (status of [401, 403, 500, 0]) {
+        assertClean(`${status} with the rotated token`, await caught(() => client.list(pods)));
+      }
+      assert.ok(sent.includes(`Bearer ${CANARY.rotatedToken}`), "the rotated token was sent");
+      status = 401;
+      assertClean("a 401 again", await caught(() => client.list(pods)));
+      await writeFile(tokenPath, `${CANARY.rotatedToken}\r\nX-Evil: 1`);
+      assertClean("a rotated token with a line break", await caught(() => client.list(pods)));
+      await rm(tokenPath);
+      await clock.advance(120_000);
+      assertClean("a vanished token file", await caught(() => client.list(pods)));
+      assert.ok(reported.length > 0, "the failed re-read was reported");
+      for (const error of reported) assertClean("onTokenError", error);
+      options.close();
+    } finally {
+      await cleanup();
+    }
+  });
+
+  test("rotated client key files that cannot be used never show the key", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const clock = new ManualClock();
+      const cert = join(dir, "client.crt");
+      const key = join(dir, "client.key");
+      await writeFile(cert, await readFile(join(FIXTURES, "certs", "client.crt"), "utf8"));
+      await writeFile(key, await readFile(join(FIXTURES, "certs", "client.key"), "utf8"));
+      const path = join(dir, "config");
+      await writeFile(
+        path,
+        kubeconfigJson({
+          server: "https://127.0.0.1:1",
+          "certificate-authority": join(FIXTURES, "certs", "ca.crt"),
+        }, { "client-certificate": cert, "client-key": key }),
+      );
+      const loader = createConfigLoader(await runtimeHost());
+      const reported: unknown[] = [];
+      const options = await loader.loadKubeconfig({
+        path,
+        clock,
+        onTokenError: (error) => reported.push(error),
+      });
+      const client = new KubeClient(options);
+      assertClean("a refused connection", await caught(() => client.list(pods)));
+      const garbage =
+        `-----BEGIN PRIVATE KEY-----\n${CANARY.rotatedKey}\n-----END PRIVATE KEY-----\n`;
+      for (const rotated of [garbage, CANARY.rotatedKey, `${garbage}${garbage}`]) {
+        await writeFile(key, rotated);
+        await clock.advance(6 * 60_000);
+        assertClean("a request after the rotation", await caught(() => client.list(pods)));
+      }
+      assert.ok(reported.length >= 3, "each unusable pair was reported");
+      for (const error of reported) assertClean("the rotation's report", error);
+      options.close();
+      // The same key at load: refused, never shown.
+      assertClean("a load with that key", await caught(() => loader.loadKubeconfig({ path })));
+      await writeFile(key, CANARY.clientKey);
+      assertClean(
+        "a load with a key that is no PEM",
+        await caught(() => loader.loadKubeconfig({ path })),
+      );
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe("secret canaries: proxies and impersonation", () => {
+  test("a password in HTTPS_PROXY never shows, whether the proxy is refused, unreachable or says no", async () => {
+    const refusing = createServer((socket) => {
+      socket.on("data", () => {
+        socket.end("HTTP/1.1 407 Proxy Authentication Required\r\nContent-Length: 0\r\n\r\n");
+      });
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+    const port = (refusing.address() as AddressInfo).port;
+    const { dir, cleanup } = await tempDir();
+    try {
+      const path = join(dir, "config");
+      await writeFile(
+        path,
+        kubeconfigJson({ server: "https://kinformer.test:6443" }, { token: "t" }),
+      );
+      const loader = createConfigLoader(await runtimeHost());
+      const p = CANARY.proxyPassword;
+      for (
+        const proxy of [
+          `http://user:${p}@127.0.0.1:${port}`,
+          `http://user:${p}@127.0.0.1:1`,
+          `socks5://user:${p}@127.0.0.1:1`,
+          `http://user:pa/ss-${p}@127.0.0.1:1`,
+          `http://user:pa#ss-${p}@127.0.0.1:1`,
+          `ftp://user:${p}@127.0.0.1:1`,
+          `::not a url ${p}@127.0.0.1`,
+        ]
+      ) {
+        for (const name of ["HTTPS_PROXY", "https_proxy"]) {
+          await withEnv({ ...NO_PROXY_VARS, [name]: proxy }, async () => {
+            const error = await caught(async () => {
+              const options = await loader.loadKubeconfig({ path });
+              try {
+                await new KubeClient(options).list(pods);
+              } finally {
+                options.close();
+              }
+            });
+            assertClean(`${name}=${proxy.slice(0, 10)}...`, error);
+          });
+        }
+      }
+    } finally {
+      await cleanup();
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+
+  test("impersonation values: refused at load without showing them, never in a request's error", async () => {
+    const { dir, cleanup } = await tempDir();
+    try {
+      const loader = createConfigLoader(await runtimeHost());
+      const i = CANARY.impersonate;
+      const path = join(dir, "config");
+      for (
+        const user of [
+          { as: `${i}\r\nX-Evil: 1` },
+          { as: "me", "as-uid": `${i}\n` },
+          { as: "me", "as-groups": ["ok", `${i}\0`] },
+          { as: "me", "as-user-extra": { scopes: [`${i}\u0100`] } },
+        ]
+      ) {
+        await writeFile(path, kubeconfigJson({ server: "https://127.0.0.1:6443" }, user));
+        assertClean("a load", await caught(() => loader.loadKubeconfig({ path })));
+      }
+      await writeFile(
+        path,
+        kubeconfigJson({ server: "https://127.0.0.1:6443" }, {
+          token: "t",
+          as: i,
+          "as-uid": i,
+          "as-groups": [i, i],
+          "as-user-extra": { scopes: [i] },
+        }),
+      );
+      for (const status of [401, 403, 500]) {
+        const options = await loader.loadKubeconfig({
+          path,
+          fetch: () => Promise.resolve(Response.json({ kind: "Status", code: status }, { status })),
+        });
+        assertClean(`a ${status}`, await caught(() => new KubeClient(options).list(pods)));
+        options.close();
+      }
+    } finally {
+      await cleanup();
+    }
+  });
+});
+
+describe("secret canaries: checkpoints", () => {
+  test("a refused checkpoint's contents never show in its error, onError or health()", async () => {
+    const clock = new ManualClock();
+    const cluster = new SimulatedCluster({ clock });
+    cluster.create(pods, {
+      metadata: { namespace: "default", name: "web", labels: { app: "web" } },
+    });
+    const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+    const selection = { resource: pods, namespace: "default", labelSelector: "app=web", clock };
+    const first = createInformer(client, selection);
+    first.start();
+    await first.waitForSync();
+    const cp = JSON.parse(JSON.stringify(first.checkpoint({ includeObjects: true })));
+    await first.stop();
+    const c = CANARY.checkpoint;
+    const meta = (more: Record<string, unknown> = {}) => ({
+      namespace: "default",
+      name: "x",
+      uid: "u",
+      resourceVersion: "1",
+      labels: { app: "web" },
+      ...more,
+    });
+    const tampered: [string, unknown, Record<string, unknown>?][] = [
+      ["a Secret", { apiVersion: "v1", kind: "Secret", metadata: meta(), data: { token: c } }],
+      ["another namespace", { metadata: meta({ namespace: c, name: c, annotations: { a: c } }) }],
+      ["another kind", { apiVersion: c, kind: c, metadata: meta() }],
+      ["outside the selector", { metadata: meta({ labels: { app: c } }), spec: { s: c } }],
+      ["labels not strings", { metadata: meta({ labels: { app: { v: c } } }) }],
+      ["a name not a string", { metadata: meta({ name: { v: c } }), spec: { s: c } }],
+      ["a forbidden key", { metadata: meta(), spec: { constructor: { v: c } } }],
+      ["a duplicate", { metadata: meta({ name: "web" }), spec: { s: c } }],
+      ["a value JSON cannot hold", { metadata: meta(), spec: { s: c, f: () => c } }],
+      ["not an object", c],
+      ["too large", { metadata: meta(), spec: { s: c.repeat(100) } }, { maxBytes: 2_000 }],
+    ];
+    for (const [what, object, limits] of tampered) {
+      const errors: unknown[] = [];
+      const informer = createInformer(client, {
+        ...selection,
+        resumeFrom: { ...cp, objects: [...cp.objects, object] },
+        checkpointLimits: limits,
+        onError: (error, context) => errors.push(error, context),
+      });
+      informer.start();
+      await informer.waitForSync();
+      await clock.flush();
+      assert.ok(errors.length > 0, `${what}: refused`);
+      for (const error of errors) assertClean(`${what}: onError`, error);
+      assertClean(`${what}: health()`, JSON.stringify(informer.health()));
+      assertClean(
+        `${what}: the cache`,
+        JSON.stringify(informer.checkpoint({ includeObjects: true })),
+      );
+      await informer.stop();
+    }
+    cluster.close();
   });
 });
