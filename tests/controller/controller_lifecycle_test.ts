@@ -262,10 +262,15 @@ describe("LeaderElector and ShardCoordinator lifecycle", () => {
     assert.equal(lease.spec.holderIdentity ?? "", "", "released");
     assert.equal(clock.pendingTimers, 0);
     {
-      await using again = elector;
-      again.start();
-      await clock.advance(100);
-      assert.equal(again.isLeader(), true);
+      // What `await using` does at the block's end (Node 22 has the symbol, not the syntax).
+      const again = elector;
+      try {
+        again.start();
+        await clock.advance(100);
+        assert.equal(again.isLeader(), true);
+      } finally {
+        await again[Symbol.asyncDispose]();
+      }
     }
     assert.equal(elector.running, false);
     assert.equal(elector.health().state, "stopped");
@@ -313,10 +318,14 @@ describe("LeaderElector and ShardCoordinator lifecycle", () => {
     assert.equal(coordinator.running, false);
     assert.deepEqual(coordinator.ownedShards(), []);
     {
-      await using again = coordinator;
-      again.start();
-      await clock.advance(5_000);
-      assert.deepEqual(again.ownedShards(), [0, 1, 2, 3]);
+      const again = coordinator;
+      try {
+        again.start();
+        await clock.advance(5_000);
+        assert.deepEqual(again.ownedShards(), [0, 1, 2, 3]);
+      } finally {
+        await again[Symbol.asyncDispose]();
+      }
     }
     assert.equal(coordinator.running, false);
     c.close();
