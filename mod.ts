@@ -34,6 +34,17 @@
  * (Prometheus text format), `/config` (kubeconfig and in-cluster configuration); per runtime,
  * `/config/deno`, `/config/bun`, `/config/node` and `/testing/deno`, `/testing/bun`,
  * `/testing/node`.
+ *
+ * ## Guides
+ * - [Getting started](https://github.com/kinformer/kinformer/blob/main/docs/getting-started.md):
+ *   install and a first informer on each runtime.
+ * - [Informers](https://github.com/kinformer/kinformer/blob/main/docs/informers.md):
+ *   events, handlers, listers, indexes, selectors, resync, overflow, transforms, types, the
+ *   factory, your own store.
+ * - [Cluster access](https://github.com/kinformer/kinformer/blob/main/docs/cluster-access.md):
+ *   kubeconfig rules, in-cluster, exec plugins, proxies, TLS per runtime.
+ * - [Serverless and browsers](https://github.com/kinformer/kinformer/blob/main/docs/serverless-and-browsers.md):
+ *   checkpoints, catch-up runs, Cloudflare Workers, browsers, WebSocket watches.
  * @module
  */
 export * from "./src/client/mod.ts";

@@ -1,23 +1,27 @@
 // The cluster a ```ts run block of the docs runs against (scripts/docs_check.mjs starts one per
 // block, so every block sees the same fresh state): the simulated API server over loopback
-// HTTP with a bearer token, and a kubeconfig for it, so `loadFromDefault()` finds it through
-// KUBECONFIG as it would find a real cluster.
+// HTTPS (the repository's throwaway test certificates, tests/fixtures/kubeconfig/certs) with a
+// bearer token, and a kubeconfig for it, so `loadFromDefault()` finds it through KUBECONFIG as
+// it would find a real cluster. HTTPS because a kubeconfig's credentials are applied only over
+// https, as kubectl applies them.
 //
 //   deno run -A scripts/_docs_cluster.ts KUBECONFIG_PATH
 //
-// Writes the kubeconfig (context "simulated", namespace "default", a random token), prints
-// `READY <url>` and serves until its standard input closes. What it holds (guides may rely on
+// Writes the kubeconfig (context "simulated", namespace "default", the CA inline, a random
+// token), prints `READY <url>` and serves until its standard input closes. What it holds (guides may rely on
 // it; change it here and in docs/CONTRIBUTING-docs.md together):
-//   namespaces default and kube-system;
+//   namespaces default and kube-system (the simulator starts with them, and kube-public and
+//   kube-node-lease);
 //   pods default/web-1 and default/web-2 (label app=web), default/api-1 (label app=api);
 //   configmap default/settings (data: mode=demo).
-import { configmaps, namespaces, pods } from "../src/client/builtin_resources.ts";
-import { serve } from "../src/testing/serve_deno.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { configmaps, pods } from "@kinformer/kinformer";
+import { SimulatedCluster } from "@kinformer/kinformer/testing";
+import { serve } from "@kinformer/kinformer/testing/deno";
 
 declare const Deno: {
   args: string[];
   stdin: { readable: ReadableStream<Uint8Array> };
+  readTextFile(path: string | URL): Promise<string>;
   writeTextFile(path: string, data: string): Promise<void>;
 };
 
@@ -26,7 +30,6 @@ if (path === undefined) throw new TypeError("usage: _docs_cluster.ts KUBECONFIG_
 
 const token = crypto.randomUUID();
 const cluster = new SimulatedCluster({ token });
-for (const name of ["default", "kube-system"]) cluster.create(namespaces, { metadata: { name } });
 const containers = [{ name: "app", image: "registry.example/app:1.0" }];
 for (const [name, app] of [["web-1", "web"], ["web-2", "web"], ["api-1", "api"]] as const) {
   cluster.create(pods, {
@@ -39,11 +42,19 @@ cluster.create(configmaps, {
   data: { mode: "demo" },
 });
 
-const server = await serve(cluster.fetch);
+const certs = new URL("../tests/fixtures/kubeconfig/certs/", import.meta.url);
+const pem = (name: string) => Deno.readTextFile(new URL(name, certs));
+const server = await serve(cluster.fetch, {
+  tls: { cert: await pem("server.crt"), key: await pem("server.key") },
+});
+const ca = btoa(await pem("ca.crt"));
 const kubeconfig = {
   apiVersion: "v1",
   kind: "Config",
-  clusters: [{ name: "simulated", cluster: { server: server.url } }],
+  clusters: [{
+    name: "simulated",
+    cluster: { server: server.url, "certificate-authority-data": ca },
+  }],
   users: [{ name: "docs", user: { token } }],
   contexts: [{
     name: "simulated",

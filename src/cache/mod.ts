@@ -15,6 +15,15 @@
  * await informer.stop();
  * cluster.close();
  * ```
+ *
+ * ## Guides
+ * - [Getting started](https://github.com/kinformer/kinformer/blob/main/docs/getting-started.md):
+ *   install and a first informer on each runtime.
+ * - [Informers](https://github.com/kinformer/kinformer/blob/main/docs/informers.md):
+ *   events, handlers, listers, indexes, selectors, resync, overflow, transforms, types, the
+ *   factory, your own store.
+ * - [Serverless and browsers](https://github.com/kinformer/kinformer/blob/main/docs/serverless-and-browsers.md):
+ *   checkpoints, catch-up runs, Cloudflare Workers, browsers, WebSocket watches.
  * @module
  */
 export { createInformer, SharedInformer } from "./informer.ts";

@@ -3,6 +3,17 @@
  * `fetch`-based {@linkcode KubeClient} (list one page, watch, get, create, replace, patch,
  * delete), the object types it reads and the typed errors it throws.
  *
+ * ## Guides
+ * - [Getting started](https://github.com/kinformer/kinformer/blob/main/docs/getting-started.md):
+ *   install and a first informer on each runtime.
+ * - [Informers](https://github.com/kinformer/kinformer/blob/main/docs/informers.md):
+ *   events, handlers, listers, indexes, selectors, resync, overflow, transforms, types, the
+ *   factory, your own store.
+ * - [Cluster access](https://github.com/kinformer/kinformer/blob/main/docs/cluster-access.md):
+ *   kubeconfig rules, in-cluster, exec plugins, proxies, TLS per runtime.
+ * - [Serverless and browsers](https://github.com/kinformer/kinformer/blob/main/docs/serverless-and-browsers.md):
+ *   checkpoints, catch-up runs, Cloudflare Workers, browsers, WebSocket watches.
+ *
  * @example
  * ```ts
  * import { KubeApiError, KubeClient, pods } from "@kinformer/kinformer/client";

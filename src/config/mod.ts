@@ -5,6 +5,12 @@
  * entry point per runtime: `@kinformer/kinformer/config/deno`, `.../config/bun`,
  * `.../config/node`, each exporting `loadKubeconfig`, `loadInCluster` and `loadFromDefault`.
  *
+ * ## Guides
+ * - [Getting started](https://github.com/kinformer/kinformer/blob/main/docs/getting-started.md):
+ *   install and a first informer on each runtime.
+ * - [Cluster access](https://github.com/kinformer/kinformer/blob/main/docs/cluster-access.md):
+ *   kubeconfig rules, in-cluster, exec plugins, proxies, TLS per runtime.
+ *
  * @example
  * ```ts
  * import { KubeClient } from "@kinformer/kinformer/client";

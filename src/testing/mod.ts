@@ -6,6 +6,12 @@
  * (`@kinformer/kinformer/testing/deno`, `.../testing/bun`, `.../testing/node`), or hand
  * `cluster.fetch` to a client and stay in-process.
  *
+ * ## Guides
+ * - [Getting started](https://github.com/kinformer/kinformer/blob/main/docs/getting-started.md):
+ *   install and a first informer on each runtime.
+ * - [Serverless and browsers](https://github.com/kinformer/kinformer/blob/main/docs/serverless-and-browsers.md):
+ *   checkpoints, catch-up runs, Cloudflare Workers, browsers, WebSocket watches.
+ *
  * @example
  * ```ts
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
