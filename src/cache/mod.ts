@@ -24,6 +24,13 @@
  *   factory, your own store.
  * - [Serverless and browsers](https://github.com/kinformer/kinformer/blob/main/docs/serverless-and-browsers.md):
  *   checkpoints, catch-up runs, Cloudflare Workers, browsers, WebSocket watches.
+ * - [Controllers](https://github.com/kinformer/kinformer/blob/main/docs/controllers.md):
+ *   work queue, runController, sources, predicates, server-side apply, events, finalizers,
+ *   conditions, the Manager.
+ * - [Migrating from client-node and client-go](https://github.com/kinformer/kinformer/blob/main/docs/migrating.md):
+ *   from @kubernetes/client-node and client-go concepts.
+ * - [Running in production](https://github.com/kinformer/kinformer/blob/main/docs/production.md):
+ *   memory, health and metrics, the consistency check, failure handling, benchmarks.
  * @module
  */
 export { createInformer, SharedInformer } from "./informer.ts";

@@ -15,6 +15,17 @@
  * `runManager` from `@kinformer/kinformer/controller/deno`, `/bun` or `/node` serves it and stops
  * it gracefully on SIGTERM. `examples/operator/` puts it all together.
  *
+ * ## Guides
+ * - [Controllers](https://github.com/kinformer/kinformer/blob/main/docs/controllers.md):
+ *   work queue, runController, sources, predicates, server-side apply, events, finalizers,
+ *   conditions, the Manager.
+ * - [Migrating from client-node and client-go](https://github.com/kinformer/kinformer/blob/main/docs/migrating.md):
+ *   from @kubernetes/client-node and client-go concepts.
+ * - [Running in production](https://github.com/kinformer/kinformer/blob/main/docs/production.md):
+ *   memory, health and metrics, the consistency check, failure handling, benchmarks.
+ * - [Several replicas: leader election and sharding](https://github.com/kinformer/kinformer/blob/main/docs/replicas.md):
+ *   leader election and sharding.
+ *
  * @example
  * ```ts
  * import { runController, type InformerLike } from "@kinformer/kinformer/controller";

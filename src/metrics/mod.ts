@@ -22,6 +22,14 @@
  * await informer.stop();
  * cluster.close();
  * ```
+ *
+ * ## Guides
+ * - [Controllers](https://github.com/kinformer/kinformer/blob/main/docs/controllers.md):
+ *   work queue, runController, sources, predicates, server-side apply, events, finalizers,
+ *   conditions, the Manager.
+ * - [Running in production](https://github.com/kinformer/kinformer/blob/main/docs/production.md):
+ *   memory, health and metrics, the consistency check, failure handling, benchmarks.
+ *
  * @module
  */
 export { PROMETHEUS_CONTENT_TYPE, prometheusMetrics } from "./prometheus.ts";

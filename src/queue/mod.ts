@@ -4,6 +4,13 @@
  * timer ({@linkcode DelayingQueue}), and retries paced by rate limiters
  * ({@linkcode RateLimitingQueue}, {@linkcode defaultControllerRateLimiter}).
  *
+ * ## Guides
+ * - [Controllers](https://github.com/kinformer/kinformer/blob/main/docs/controllers.md):
+ *   work queue, runController, sources, predicates, server-side apply, events, finalizers,
+ *   conditions, the Manager.
+ * - [Migrating from client-node and client-go](https://github.com/kinformer/kinformer/blob/main/docs/migrating.md):
+ *   from @kubernetes/client-node and client-go concepts.
+ *
  * @example
  * ```ts
  * import { RateLimitingQueue } from "@kinformer/kinformer/queue";

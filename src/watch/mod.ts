@@ -4,6 +4,10 @@
  * becomes a thrown `KubeApiError`, and anything that is not an event becomes a
  * {@linkcode WatchDecodeError} naming the line.
  *
+ * ## Guides
+ * - [Running in production](https://github.com/kinformer/kinformer/blob/main/docs/production.md):
+ *   memory, health and metrics, the consistency check, failure handling, benchmarks.
+ *
  * @example
  * ```ts
  * import { decodeWatchStream, WatchDecodeError } from "@kinformer/kinformer/watch";
