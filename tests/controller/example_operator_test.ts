@@ -21,6 +21,44 @@ import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { Link } from "../_lease_faults.ts";
+import type { AuthorizationRule } from "../../src/testing/mod.ts";
+import { parseYaml } from "../../src/config/yaml/parse_yaml.ts";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+/**
+ * The operator's RBAC, read from its manifest (the Role in its namespace, the ClusterRole
+ * everywhere): the simulated cluster answers 403 to anything it does not grant, as a cluster
+ * would, so a verb missing from the manifest fails this test.
+ */
+function manifestRbac(): AuthorizationRule[] {
+  const path = fileURLToPath(
+    new URL("../../examples/operator/deploy/operator.yaml", import.meta.url),
+  );
+  const rules: AuthorizationRule[] = [];
+  for (const doc of readFileSync(path, "utf8").split(/^---$/m)) {
+    const o = parseYaml(doc) as {
+      kind?: string;
+      metadata?: { namespace?: string };
+      rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    } | null;
+    if (o === null || (o.kind !== "Role" && o.kind !== "ClusterRole")) continue;
+    for (const r of o.rules ?? []) {
+      rules.push(
+        o.kind === "Role"
+          ? {
+            verbs: r.verbs,
+            apiGroups: r.apiGroups,
+            resources: r.resources,
+            namespaces: [o.metadata!.namespace!],
+          }
+          : { verbs: r.verbs, apiGroups: r.apiGroups, resources: r.resources },
+      );
+    }
+  }
+  assert.ok(rules.length > 5, "the manifest's rules were read");
+  return rules;
+}
 
 const NS = "kinformer-system";
 const SITE = { namespace: "default", name: "web" };
@@ -51,6 +89,7 @@ class World {
   readonly cluster = new SimulatedCluster({
     clock: this.clock,
     resources: [staticSites],
+    authorization: manifestRbac(),
   });
 
   constructor() {

@@ -279,6 +279,36 @@ describe("SimulatedCluster authorization", () => {
       );
     }
   });
+  test("a server-side apply that creates the object needs create too, as kube-apiserver checks it", async () => {
+    // patch.go authorizes an apply that creates as `create` besides `patch`.
+    const c = new SimulatedCluster({
+      authorization: [{ verbs: ["get", "patch"], apiGroups: [""], resources: ["configmaps"] }],
+    });
+    const apply = (name: string) =>
+      send(
+        c,
+        "PATCH",
+        `/api/v1/namespaces/default/configmaps/${name}?fieldManager=test`,
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name },
+          data: { a: "1" },
+        }),
+        "application/apply-patch+yaml",
+      );
+    const refused = await apply("new");
+    assert.equal(refused.status, 403);
+    assert.equal(
+      (await refused.json() as Status).message,
+      'configmaps "new" is forbidden: User "system:anonymous" cannot create resource "configmaps" in API group "" in the namespace "default"',
+    );
+    assert.equal(c.list(configmaps).length, 0);
+    // Once the object exists, patch alone is enough.
+    c.create(configmaps, { metadata: { namespace: "default", name: "old" } });
+    assert.equal((await apply("old")).status, 200);
+    c.close();
+  });
 });
 
 describe("SimulatedCluster protobuf bodies", () => {

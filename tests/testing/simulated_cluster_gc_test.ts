@@ -308,6 +308,28 @@ describe("garbage collection in the simulated cluster", () => {
     c.close();
   });
 
+  test("a delete that waits for finalizers bumps metadata.generation once, as kube-apiserver's", () => {
+    // markAsDeleting: the first deletionTimestamp bumps a generation above 0 (controllers that
+    // watch generations see the deletion); later deletes do not bump it again.
+    const c = new SimulatedCluster();
+    c.create(widgets, {
+      metadata: { namespace: "default", name: "w", finalizers: ["example.com/cleanup"] },
+      spec: { size: 1 },
+    });
+    const before = c.get(widgets, { namespace: "default", name: "w" })!.metadata.generation!;
+    assert.ok(before > 0);
+    c.delete(widgets, { namespace: "default", name: "w" });
+    const marked = c.get(widgets, { namespace: "default", name: "w" })!;
+    assert.ok(marked.metadata.deletionTimestamp);
+    assert.equal(marked.metadata.generation, before + 1);
+    c.delete(widgets, { namespace: "default", name: "w" });
+    assert.equal(
+      c.get(widgets, { namespace: "default", name: "w" })!.metadata.generation,
+      before + 1,
+    );
+    c.close();
+  });
+
   test("a dependent's own finalizers are honoured: it is marked, not removed", async () => {
     const { c, clock } = setup();
     const w = c.create(widgets, {

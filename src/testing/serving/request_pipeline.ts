@@ -5,6 +5,7 @@
  * responses.
  * @module
  */
+import { objectKey } from "../store/object_version.ts";
 import { isTable, negotiate } from "../reads/content_negotiation.ts";
 import { KubeApiError } from "../../client/errors.ts";
 import type { KubeObject } from "../../client/types.ts";
@@ -152,6 +153,16 @@ function attributesOf(
   };
 }
 
+/** Whether `request` is a server-side apply of a main resource that does not exist yet. */
+function createsByApply(env: HttpEnv, request: Request, r: ResourceRoute): boolean {
+  if (r.verb !== "patch" || r.subresource !== undefined || r.name === undefined) return false;
+  const type = request.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase();
+  if (type !== "application/apply-patch+yaml") return false;
+  const state = env.ctx.view(r.info).state;
+  const ns = state.info.desc.namespaced ? r.namespace || "default" : undefined;
+  return !state.objects.has(objectKey(ns, r.name));
+}
+
 async function answer(env: HttpEnv, request: Request, method: string): Promise<Response> {
   if (env.isClosed()) return shuttingDown();
   const url = new URL(request.url);
@@ -205,8 +216,13 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
     : { username: "system:anonymous", groups: ["system:unauthenticated"] };
 
   if (review === undefined && r.kind === "resource") {
-    const attributes = attributesOf(user, method, url.pathname, r, url.searchParams);
-    const decision = env.authorization.decide(attributes);
+    let attributes = attributesOf(user, method, url.pathname, r, url.searchParams);
+    let decision = env.authorization.decide(attributes);
+    if (decision.allowed && createsByApply(env, request, r)) {
+      // As kube-apiserver's patch handler: an apply that creates the object is a create too.
+      attributes = { ...attributes, verb: "create" };
+      decision = env.authorization.decide(attributes);
+    }
     if (!decision.allowed) {
       await request.body?.cancel().catch(() => {
         // The request is refused whatever its body does.

@@ -124,7 +124,8 @@ export function withFinalizers(
 /**
  * A copy of `item` marked as being deleted at `now` (`deletionTimestamp`, and
  * `deletionGracePeriodSeconds: 0` unless `gracePeriod` is false, as for namespaces), with
- * `finalizers`. A `deletionTimestamp` it has already is kept.
+ * `finalizers`, its `generation` bumped the first time. A `deletionTimestamp` it has already is
+ * kept.
  */
 export function markDeleting(
   item: KubeObject,
@@ -142,5 +143,11 @@ export function markDeleting(
     }
   }
   if (meta.deletionTimestamp === undefined) meta.deletionTimestamp = now;
+  // As kube-apiserver's markAsDeleting: the first mark bumps a generation above 0, so
+  // controllers that filter on generation see the deletion.
+  const generation = item.metadata.generation;
+  if (!stamped && typeof generation === "number" && generation > 0) {
+    meta.generation = generation + 1;
+  }
   return { ...item, metadata: meta } as KubeObject;
 }
