@@ -112,10 +112,10 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
     // A real cluster as kubectl sees it: TLS, client certificates, exec plugins (EKS, GKE, AKS).
     // The loader of the runtime this runs on (an example may pick; the library never sniffs).
     const { loadFromDefault, loadKubeconfig } = "Deno" in globalThis
-      ? await import("../src/config/deno.ts")
+      ? await import("../src/adapters/deno/config.ts")
       : "Bun" in globalThis
-      ? await import("../src/config/bun.ts")
-      : await import("../src/config/node.ts");
+      ? await import("../src/adapters/bun/config.ts")
+      : await import("../src/adapters/node/config.ts");
     const options = args.kubeconfig === ""
       ? await loadFromDefault(args.context ? { context: args.context } : {})
       : await loadKubeconfig({

@@ -203,7 +203,7 @@ async function runInCluster(args: Args): Promise<void> {
   if ((globalThis as { Deno?: unknown }).Deno === undefined) {
     throw new TypeError("--in-cluster uses the Deno config loader; run it with deno");
   }
-  const { loadFromDefault } = await import("../src/config/deno.ts");
+  const { loadFromDefault } = await import("../src/adapters/deno/config.ts");
   const config = await loadFromDefault();
   const identity = env("POD_NAME");
   if (identity === undefined) throw new TypeError("POD_NAME must be set (the downward API)");

@@ -12,7 +12,7 @@
 //   pods default/web-1 and default/web-2 (label app=web), default/api-1 (label app=api);
 //   configmap default/settings (data: mode=demo).
 import { configmaps, namespaces, pods } from "../src/client/builtin_resources.ts";
-import { serve } from "../src/testing/serve_deno.ts";
+import { serve } from "../src/adapters/deno/serve.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
 
 declare const Deno: {

@@ -8,8 +8,8 @@
 
 import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import type { ServeTlsOptions } from "./_serve_tls.ts";
-import { acceptedProtocol } from "./serving/websocket_handshake.ts";
-import { badHandshake } from "./_websocket_server.ts";
+import { acceptedProtocol } from "../testing/serving/websocket_handshake.ts";
+import { badHandshake } from "./node/_websocket_server.ts";
 import { messageOf } from "../util/values.ts";
 
 /** A `fetch`-style request handler, e.g. `cluster.fetch`. */

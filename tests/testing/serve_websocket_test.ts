@@ -20,7 +20,7 @@ import { errorKindOf as classifyError } from "../../src/util/error_kind.ts";
 import { decodeWatchStream } from "../../src/watch/watch_decoder.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import { serve as serveNode } from "../../src/testing/serve_node.ts";
+import { serve as serveNode } from "../../src/adapters/node/serve.ts";
 import { adapters, runtime } from "../_serve.ts";
 import { eventually } from "../_runtime_process.ts";
 import { pod, seeded } from "../_informer_env.ts";

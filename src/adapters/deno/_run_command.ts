@@ -5,7 +5,7 @@
  * for a run without a terminal) when the signal aborts. Internal.
  * @module
  */
-import type { ExecCommand, ExecCommandResult } from "./exec_command.ts";
+import type { ExecCommand, ExecCommandResult } from "../../config/exec_command.ts";
 
 /** The part of the `Deno` namespace this file uses. */
 interface DenoProcessApi {

@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
-import type { ExecCommand, ExecCommandResult } from "./exec_command.ts";
+import type { ExecCommand, ExecCommandResult } from "../../config/exec_command.ts";
 
 /**
  * Runs `command` without a shell; rejects with the spawn error (code `ENOENT` for a missing

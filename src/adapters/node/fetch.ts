@@ -32,18 +32,12 @@ import https from "node:https";
 import type { Duplex, Readable } from "node:stream";
 import tls from "node:tls";
 import zlib from "node:zlib";
-import { RESPONSE_BYTES } from "../watch/response_bytes.ts";
-import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
-import { headerLinesOf } from "./_header_lines.ts";
-import {
-  bareHost,
-  openTunnel,
-  proxyAuthorization,
-  proxyPort,
-  servernameFor,
-} from "./_node_proxy.ts";
-import { checkTlsMaterial } from "./_node_tls.ts";
-import { parseProxyUrl } from "./_proxy_url.ts";
+import { RESPONSE_BYTES } from "../../watch/response_bytes.ts";
+import type { HostFetch, TransportConfig } from "../../config/config_loader_options.ts";
+import { headerLinesOf } from "../../config/_header_lines.ts";
+import { bareHost, openTunnel, proxyAuthorization, proxyPort, servernameFor } from "./_proxy.ts";
+import { checkTlsMaterial } from "./_tls.ts";
+import { parseProxyUrl } from "../../config/_proxy_url.ts";
 
 /** Statuses whose responses have no body (`Response` refuses one). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);

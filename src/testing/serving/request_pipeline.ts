@@ -9,7 +9,7 @@ import { isTable, negotiate } from "../reads/content_negotiation.ts";
 import { KubeApiError } from "../../client/errors.ts";
 import type { KubeObject } from "../../client/types.ts";
 import { rejectUnauthenticated } from "./authentication.ts";
-import { clientCertUser } from "../_serve_tls.ts";
+import { clientCertUser } from "./client_cert_user.ts";
 import type { HandlerContext } from "../reads/handler_context.ts";
 import type { CorsPolicy } from "./cors.ts";
 import { discovery, type DiscoveryModel } from "../reads/discovery.ts";
