@@ -21,10 +21,10 @@ import {
   type InformerEvent,
   KubeClient,
   type KubeObject,
-  objectKey,
   pods,
   SharedInformerFactory,
 } from "../mod.ts";
+import { objectKey } from "../src/cache/mod.ts";
 import { SimulatedCluster } from "../src/testing/mod.ts";
 
 interface Args {

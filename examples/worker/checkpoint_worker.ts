@@ -36,13 +36,8 @@
  * reports only the difference (deletions as `delete` with `finalStateUnknown`).
  * @module
  */
-import {
-  configmaps,
-  createInformer,
-  type InformerCheckpoint,
-  type InformerEvent,
-  KubeClient,
-} from "../../mod.ts";
+import { configmaps, createInformer, type InformerEvent, KubeClient } from "../../mod.ts";
+import type { InformerCheckpoint } from "../../src/cache/mod.ts";
 
 /** The part of a Workers KV namespace this job uses (`KVNamespace` satisfies it). */
 export interface CheckpointStore {

@@ -8,13 +8,6 @@ import { messageOf } from "../util/values.ts";
 
 /**
  * How many characters of a non-JSON error body an error keeps for its message.
- *
- * @example
- * ```ts
- * import { BODY_SNIPPET_LENGTH } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(BODY_SNIPPET_LENGTH, 200);
- * ```
  */
 export const BODY_SNIPPET_LENGTH = 200;
 

@@ -23,13 +23,6 @@ import type { KubeconfigExec } from "./kubeconfig.ts";
 
 /**
  * The `apiVersion`s of `ExecCredential` kinformer speaks.
- *
- * @example
- * ```ts
- * import { EXEC_API_VERSIONS } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.ok(EXEC_API_VERSIONS.includes("client.authentication.k8s.io/v1"));
- * ```
  */
 export const EXEC_API_VERSIONS: readonly string[] = [
   "client.authentication.k8s.io/v1",
@@ -40,13 +33,6 @@ export const EXEC_API_VERSIONS: readonly string[] = [
  * How long a plugin may run before it is stopped (milliseconds): 5 minutes, time for a login
  * in a browser or a device code. kubectl sets none; a plugin that hangs would then hold every
  * request forever.
- *
- * @example
- * ```ts
- * import { DEFAULT_EXEC_TIMEOUT_MS } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_EXEC_TIMEOUT_MS, 300_000);
- * ```
  */
 export const DEFAULT_EXEC_TIMEOUT_MS = 300_000;
 
@@ -70,13 +56,13 @@ export interface ExecCredentialSourceOptions {
   cluster?: ExecClusterInfo | undefined;
   /**
    * Decides when a credential has expired, and times the plugin's time limit.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
   /**
    * The plugin is stopped (with the processes it started) when it runs longer than this;
    * `Infinity` for no limit (as kubectl).
-   * @default 300_000 ({@linkcode DEFAULT_EXEC_TIMEOUT_MS})
+   * @default 300_000 (5 minutes)
    */
   timeoutMs?: number | undefined;
   /**

@@ -11,13 +11,6 @@ import { type TokenFileSource, tokenFileSource } from "./token_file.ts";
 
 /**
  * Where the kubelet mounts the service account token, CA and namespace.
- *
- * @example
- * ```ts
- * import { SERVICE_ACCOUNT_DIR } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.equal(SERVICE_ACCOUNT_DIR, "/var/run/secrets/kubernetes.io/serviceaccount");
- * ```
  */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -39,7 +32,7 @@ export interface InClusterConfigOptions {
   serviceAccountDir?: string | undefined;
   /**
    * Time source for re-reading the token.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
   /**

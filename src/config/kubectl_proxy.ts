@@ -9,13 +9,6 @@ import { redactUrl } from "../client/http.ts";
 
 /**
  * Where `kubectl proxy` listens by default.
- *
- * @example
- * ```ts
- * import { KUBECTL_PROXY_URL } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.equal(KUBECTL_PROXY_URL, "http://127.0.0.1:8001");
- * ```
  */
 export const KUBECTL_PROXY_URL = "http://127.0.0.1:8001";
 

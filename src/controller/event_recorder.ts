@@ -72,8 +72,8 @@ export type {
  *
  * @example
  * ```ts
- * import { KubeClient, pods } from "@kinformer/kinformer/client";
- * import { EventRecorder, eventsV1 } from "@kinformer/kinformer/controller";
+ * import { eventsV1, KubeClient, pods } from "@kinformer/kinformer/client";
+ * import { EventRecorder } from "@kinformer/kinformer/controller";
  * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
  *

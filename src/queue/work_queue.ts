@@ -45,7 +45,7 @@ export interface WorkQueueOptions<T> {
   name?: string;
   /**
    * Time source for queue latency and work duration.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock;
   /**

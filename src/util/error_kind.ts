@@ -35,7 +35,7 @@
  *
  * @example
  * ```ts
- * import type { ErrorKind } from "@kinformer/kinformer/cache";
+ * import type { ErrorKind } from "@kinformer/kinformer/client";
  * import { KubeApiError } from "@kinformer/kinformer/client";
  * import assert from "node:assert/strict";
  * const kind: ErrorKind = new KubeApiError({ code: 429 }).kind;

@@ -7,10 +7,10 @@ import { KubeClient } from "../../src/client/kube_client.ts";
 import { leases } from "../../src/client/resource.ts";
 import {
   assignShards,
-  SHARD_GROUP_LABEL,
   ShardCoordinator,
   type ShardCoordinatorOptions,
 } from "../../src/controller/mod.ts";
+import { SHARD_GROUP_LABEL } from "../../src/controller/shard_coordinator_options.ts";
 import { parseMicroTime } from "../../src/util/micro_time.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";

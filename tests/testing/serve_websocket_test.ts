@@ -8,13 +8,8 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { readFile } from "node:fs/promises";
 import { connect as tlsConnect } from "node:tls";
-import {
-  bearerProtocol,
-  configmaps,
-  KubeClient,
-  pods,
-  WebSocketWatchError,
-} from "../../src/client/mod.ts";
+import { bearerProtocol } from "../../src/client/websocket_watch.ts";
+import { configmaps, KubeClient, pods, WebSocketWatchError } from "../../src/client/mod.ts";
 import { createInformer } from "../../src/cache/informer.ts";
 import { errorKindOf as classifyError } from "../../src/util/error_kind.ts";
 import { decodeWatchStream } from "../../src/watch/watch_decoder.ts";

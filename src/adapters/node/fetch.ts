@@ -14,7 +14,7 @@
  *   are not read here: the loaders decide (see `TransportConfig.proxyUrl`).
  * - The request's `AbortSignal` aborts the request and its body at once, releasing the socket.
  * - Response bodies stream. Besides the standard `body`, the `Response` carries the socket's
- *   chunks under `RESPONSE_BYTES` (see `responseBytes` in `@kinformer/kinformer/watch`), which
+ *   chunks under an internal symbol (`RESPONSE_BYTES`, `src/watch/response_bytes.ts`), which
  *   the informer's watch reads without a Web stream in between.
  * - Request bodies are read whole and sent with `Content-Length` (Kubernetes writes are small
  *   JSON documents). Redirects are not followed.

@@ -40,9 +40,9 @@ export interface YamlSyntaxErrorOptions {
  *
  * @example
  * ```ts
- * import { parseKubeconfigYaml, YamlSyntaxError } from "@kinformer/kinformer/config";
+ * import { parseKubeconfig, YamlSyntaxError } from "@kinformer/kinformer/config";
  * import assert from "node:assert/strict";
- * assert.throws(() => parseKubeconfigYaml("users:\n- name: alice\n  user: !secret abc\n"), (error) => {
+ * assert.throws(() => parseKubeconfig("users:\n- name: alice\n  user: !secret abc\n"), (error) => {
  *   assert.ok(error instanceof YamlSyntaxError);
  *   assert.equal(error.line, 3);
  *   assert.equal(error.key, "users[0].user");
