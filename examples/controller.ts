@@ -332,7 +332,7 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
     }
   };
 
-  factory.start(signal);
+  factory.start({ signal });
   const done = (async (): Promise<void> => {
     try {
       await runController<KubeObject>({
@@ -349,13 +349,13 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
         ...(options.sharding === undefined ? {} : { sharding: options.sharding }),
       });
     } finally {
-      await factory.shutdown();
+      await factory.stop();
     }
   })();
 
   return {
     done,
-    waitForSync: () => factory.waitForCacheSync({ signal }),
+    waitForSync: () => factory.waitForSync({ signal }),
     stats,
     failing,
     get idle(): boolean {

@@ -163,7 +163,7 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
   factory.start();
 
   const t0 = Date.now();
-  const syncs = factory.waitForCacheSync().then(() => {
+  const syncs = factory.waitForSync().then(() => {
     console.log(
       `${stamp()}  cache synced in ${
         Date.now() - t0
@@ -253,7 +253,7 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
   } else {
     console.log(`${stamp()}  done: ${count} events, ${podInformer.store.size} pods cached`);
   }
-  await factory.shutdown();
+  await factory.stop();
   cluster?.close();
   closeConfig();
   return exit;

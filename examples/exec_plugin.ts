@@ -140,7 +140,7 @@ const timer = given === undefined
   : setTimeout(() => controller.abort(), seconds * 1000);
 let exitCode = 1;
 try {
-  informer.start(controller.signal);
+  informer.start({ signal: controller.signal });
   for await (const event of informer.events({ signal: controller.signal })) {
     if (event.type === "synced") {
       console.log(

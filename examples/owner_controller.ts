@@ -240,7 +240,7 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
     }
   };
 
-  factory.start(signal);
+  factory.start({ signal });
   const done = (async (): Promise<void> => {
     try {
       await runController({
@@ -264,13 +264,13 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
         startInformers: false, // the factory started them
       });
     } finally {
-      await factory.shutdown();
+      await factory.stop();
     }
   })();
 
   return {
     done,
-    waitForSync: () => factory.waitForCacheSync({ signal }),
+    waitForSync: () => factory.waitForSync({ signal }),
     failing,
     stats,
     get idle(): boolean {

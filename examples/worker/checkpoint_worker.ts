@@ -144,7 +144,7 @@ export async function catchUp(env: Env, options: CatchUpOptions = {}): Promise<C
     errors,
   };
   const signal = AbortSignal.timeout(timeoutMs);
-  informer.start(signal);
+  informer.start({ signal });
   try {
     try {
       for await (const ev of informer.events({ until: "current", signal })) {

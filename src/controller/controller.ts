@@ -430,7 +430,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
       }
       if (this.#startInformers && !stopTaking.aborted) {
         for (const informer of new Set(this.#feeds.map((f) => f.informer))) {
-          const result = informer.start?.(informersStop.signal);
+          const result = informer.start?.({ signal: informersStop.signal });
           const running = result === undefined
             ? Promise.resolve()
             : Promise.resolve(result).then(undefined, (error: unknown) => {

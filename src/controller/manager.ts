@@ -327,7 +327,7 @@ export class Manager implements AsyncDisposable {
     for (const runnable of this.#runnables) runnable.start();
     if (this.#startInformers) {
       for (const informer of this.#informers) {
-        const started = informer.start?.(this.#informersStop.signal);
+        const started = informer.start?.({ signal: this.#informersStop.signal });
         if (started !== undefined) {
           Promise.resolve(started).then(undefined, (error: unknown) => {
             if (!this.#informersStop.signal.aborted) this.#fatal(error);

@@ -434,7 +434,7 @@ describe("createNodeFetch and compression", () => {
     });
     const controller = new AbortController();
     try {
-      informer.start(controller.signal);
+      informer.start({ signal: controller.signal });
       const names: string[] = [];
       for await (const e of informer.events({ signal: controller.signal })) {
         if (e.type === "add") names.push(e.object.metadata?.name ?? "");
@@ -480,7 +480,7 @@ describe("an informer on the Node transport", () => {
       );
       const controller = new AbortController();
       const names: string[] = [];
-      informer.start(controller.signal);
+      informer.start({ signal: controller.signal });
       await informer.waitForSync({ signal: controller.signal });
       for (const name of ["a", "b", "c"]) {
         cluster.create(pods, { metadata: { namespace: "default", name } });

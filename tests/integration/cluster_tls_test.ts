@@ -246,7 +246,7 @@ describe(`HTTPS to the simulated cluster with the ${runtime} loader`, () => {
           }
         }
       })();
-      informer.start(controller.signal);
+      informer.start({ signal: controller.signal });
       await done;
       controller.abort();
       await informer.stop();
