@@ -5,7 +5,7 @@
  * {@linkcode RunCommand}.
  * @module
  */
-import { abortable } from "../util/abort.ts";
+import { abortable, onAbort } from "../util/abort.ts";
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
 import { checkClock, checkFunction, checkNumber } from "../util/validate.ts";
@@ -211,10 +211,11 @@ export class ExecCredentialSource {
     run.waiters++;
     return new Promise((resolve, reject) => {
       let waiting = true;
+      let stopListening = (): void => {};
       const leave = (): boolean => {
         if (!waiting) return false;
         waiting = false;
-        signal?.removeEventListener("abort", onAbort);
+        stopListening();
         if (--run.waiters === 0 && this.#current === run) {
           this.#current = undefined; // a later caller starts a new run
           run.controller.abort(
@@ -223,10 +224,9 @@ export class ExecCredentialSource {
         }
         return true;
       };
-      const onAbort = (): void => {
+      stopListening = onAbort(signal, () => {
         if (leave()) reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      });
       run.promise.then(
         (credential) => {
           if (leave()) resolve(credential);

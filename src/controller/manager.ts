@@ -6,6 +6,7 @@
  * `/bun` and `/node` (`runManager`).
  * @module
  */
+import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { reportError } from "../util/report_error.ts";
 import {
@@ -347,15 +348,7 @@ export class Manager implements AsyncDisposable {
       );
     }
     void this.#whenSynced();
-    const signal = options.signal;
-    if (signal !== undefined) {
-      const onAbort = (): void => void this.stop();
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener("abort", onAbort, { once: true });
-        this.#unlinkStart = () => signal.removeEventListener("abort", onAbort);
-      }
-    }
+    this.#unlinkStart = onAbort(options.signal, () => void this.stop());
   }
 
   /**

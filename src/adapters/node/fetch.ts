@@ -38,6 +38,7 @@ import { headerLinesOf } from "../../config/_header_lines.ts";
 import { bareHost, openTunnel, proxyAuthorization, proxyPort, servernameFor } from "./_proxy.ts";
 import { checkTlsMaterial } from "./_tls.ts";
 import { parseProxyUrl } from "../../config/_proxy_url.ts";
+import { onAbort } from "../../util/abort.ts";
 
 /** Statuses whose responses have no body (`Response` refuses one). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -242,14 +243,12 @@ async function send(request: Request, context: SendContext): Promise<Response> {
     const req = (isHttps || (viaProxy && proxy.protocol === "https:") ? https : http)
       .request(options);
     let bytes: NodeBodyBytes | undefined;
-    const onAbort = (): void => {
+    const detach = onAbort(signal, () => {
       const reason: unknown = signal.reason;
       if (bytes !== undefined) bytes.fail(reason);
       else reject(reason);
       req.destroy();
-    };
-    const detach = (): void => signal.removeEventListener("abort", onAbort);
-    signal.addEventListener("abort", onAbort, { once: true });
+    });
     req.on("error", (error: Error) => {
       detach();
       reject(describeError(error, url, secure));

@@ -9,6 +9,7 @@
 import type { AnyResourceDescriptor } from "../../client/resource.ts";
 import { KubeApiError } from "../../client/errors.ts";
 import type { KubeObject } from "../../client/types.ts";
+import { onAbort } from "../../util/abort.ts";
 import type { Clock, TimerHandle } from "../../util/clock.ts";
 import { requireNumber } from "../../util/validate.ts";
 import { fixtureFor } from "../_fixture_for_kind.ts";
@@ -289,7 +290,7 @@ export function startChurn(
   let done = 0;
   let timer: TimerHandle | undefined;
   let running = true;
-  const onAbort = (): void => handle.stop();
+  let stopListening = (): void => {};
   const tick = (): void => {
     timer = undefined;
     const due = Math.floor(((clock.now() - start) * ratePerSecond) / 1000);
@@ -316,7 +317,7 @@ export function startChurn(
       running = false;
       if (timer !== undefined) clock.clearTimeout(timer);
       timer = undefined;
-      signal?.removeEventListener("abort", onAbort);
+      stopListening();
       onStop(handle);
     },
     [Symbol.dispose]() {
@@ -327,7 +328,7 @@ export function startChurn(
     running = false;
     return handle;
   }
-  signal?.addEventListener("abort", onAbort, { once: true });
+  stopListening = onAbort(signal, () => handle.stop());
   timer = clock.setTimeout(tick, intervalMs);
   return handle;
 }

@@ -15,6 +15,7 @@ import {
   tableRequest,
 } from "../tables/table_rendering.ts";
 import type { KubeObject, Status } from "../../client/types.ts";
+import { onAbort } from "../../util/abort.ts";
 import type { TimerHandle } from "../../util/clock.ts";
 import { BodyChannel, networkError } from "./response_body.ts";
 import type { HandlerContext } from "./handler_context.ts";
@@ -80,10 +81,8 @@ class Watch implements ChangeListener {
   #endAfter: { events: number; clean: boolean } | undefined;
   #sent = 0;
   #disposed = false;
-  #signal: AbortSignal | undefined;
-  #onAbort = (): void => {
-    this.channel.fail(this.#signal?.reason ?? networkError("request aborted"), true);
-  };
+  /** Stops listening to the request's signal. */
+  #stopListening: () => void;
 
   readonly #metadata: boolean;
 
@@ -107,8 +106,10 @@ class Watch implements ChangeListener {
     if (faults.corruptLine !== undefined) this.channel.push(faults.corruptLine);
     ctx.track(this.channel);
     ctx.addWatch(this);
-    this.#signal = req.signal;
-    req.signal?.addEventListener("abort", this.#onAbort, { once: true });
+    const signal = req.signal;
+    this.#stopListening = onAbort(signal, () => {
+      this.channel.fail(signal?.reason ?? networkError("request aborted"), true);
+    });
   }
 
   #matches(v: Version): boolean {
@@ -256,8 +257,7 @@ class Watch implements ChangeListener {
     if (this.#timeoutTimer !== undefined) clock.clearTimeout(this.#timeoutTimer);
     this.#bookmarkTimer = undefined;
     this.#timeoutTimer = undefined;
-    this.#signal?.removeEventListener("abort", this.#onAbort);
-    this.#signal = undefined;
+    this.#stopListening();
     this.#ctx.removeWatch(this);
   }
 }
