@@ -5,6 +5,7 @@
  * @module
  */
 import { redactUrl } from "../client/http.ts";
+import { describeValue } from "../util/values.ts";
 
 /** Proxy URL schemes every loader accepts (client-go's list: http, https, socks5). */
 export const PROXY_PROTOCOLS: readonly string[] = ["http:", "https:", "socks5:", "socks5h:"];
@@ -25,7 +26,7 @@ export function parseProxyUrl(text: string, what = "proxy-url"): URL {
   }
   if (url === undefined) {
     throw new TypeError(
-      `${what} ${JSON.stringify(redactUrl(text))} is not a URL (percent-encode "@", "/", "?", ` +
+      `${what} ${describeValue(redactUrl(text))} is not a URL (percent-encode "@", "/", "?", ` +
         `"#" and ":" in its user name and password)`,
     );
   }

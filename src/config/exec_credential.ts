@@ -9,7 +9,7 @@ import { abortable, onAbort } from "../util/abort.ts";
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
 import { checkClock, checkFunction, checkNumber } from "../util/validate.ts";
-import { base64Utf8, messageOf } from "../util/values.ts";
+import { base64Utf8, describeValue, messageOf } from "../util/values.ts";
 import { OutputTail, parseExecOutput, redactStderr, STDOUT_LIMIT } from "./_exec_output.ts";
 import type {
   ExecClusterInfo,
@@ -351,7 +351,7 @@ export class ExecCredentialSource {
       if (this.#isNotFound(error)) {
         const hint = exec.installHint?.trim();
         throw this.#error(
-          `was not found (is ${JSON.stringify(exec.command)} installed and on PATH?)` +
+          `was not found (is ${describeValue(exec.command)} installed and on PATH?)` +
             (hint ? `\n${hint}` : ""),
           { code: "NotFound", installHint: exec.installHint, cause },
         );
@@ -402,10 +402,10 @@ export class ExecCredentialSource {
     message: string,
     options: Omit<ExecCredentialErrorOptions, "command" | "user">,
   ): ExecCredentialError {
-    const who = this.#user === undefined ? "" : ` of user ${JSON.stringify(this.#user)}`;
+    const who = this.#user === undefined ? "" : ` of user ${describeValue(this.#user)}`;
     const command = typeof this.#exec?.command === "string" ? this.#exec.command : "";
     // A command with a NUL is refused before anything is run; it is not shown either.
-    const shown = command.includes("\0") ? "<command>" : JSON.stringify(command);
+    const shown = command.includes("\0") ? "<command>" : describeValue(command);
     return new ExecCredentialError(
       `exec plugin ${shown}${who} ${message}`,
       { ...options, command: command.includes("\0") ? "" : command, user: this.#user },
@@ -445,7 +445,7 @@ export function checkExec(
   const apiVersion = exec.apiVersion ?? "";
   if (apiVersion === "") return `has no apiVersion (use one of ${EXEC_API_VERSIONS.join(", ")})`;
   if (!EXEC_API_VERSIONS.includes(apiVersion)) {
-    return `has apiVersion ${JSON.stringify(apiVersion)}, which kinformer does not speak ` +
+    return `has apiVersion ${describeValue(apiVersion)}, which kinformer does not speak ` +
       `(use one of ${EXEC_API_VERSIONS.join(", ")})`;
   }
   // client-go defaults a v1beta1 block's interactiveMode to IfAvailable; v1 requires it.
@@ -456,7 +456,7 @@ export function checkExec(
       "(Never, IfAvailable or Always)";
   }
   if (mode !== "Never" && mode !== "IfAvailable" && mode !== "Always") {
-    return `has interactiveMode ${JSON.stringify(mode)}; use Never, IfAvailable or Always`;
+    return `has interactiveMode ${describeValue(mode)}; use Never, IfAvailable or Always`;
   }
   return { apiVersion, mode };
 }

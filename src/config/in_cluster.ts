@@ -6,7 +6,7 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { ClusterConfigError } from "./errors.ts";
-import { trimEnd } from "../util/values.ts";
+import { describeValue, trimEnd } from "../util/values.ts";
 import { type TokenFileSource, tokenFileSource } from "./token_file.ts";
 
 /**
@@ -128,7 +128,7 @@ export async function loadInClusterConfig(
     new URL(server);
   } catch (cause) {
     throw new ClusterConfigError(
-      `KUBERNETES_SERVICE_HOST/PORT give an invalid URL ${JSON.stringify(server)}`,
+      `KUBERNETES_SERVICE_HOST/PORT give an invalid URL ${describeValue(server)}`,
       { code: "NotInCluster", cause },
     );
   }

@@ -39,6 +39,7 @@ import { bareHost, openTunnel, proxyAuthorization, proxyPort, servernameFor } fr
 import { checkTlsMaterial } from "./_tls.ts";
 import { parseProxyUrl } from "../../config/_proxy_url.ts";
 import { onAbort } from "../../util/abort.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** Statuses whose responses have no body (`Response` refuses one). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -312,7 +313,7 @@ function describeError(error: Error, url: URL, secure: tls.ConnectionOptions): T
         : "is certificate-authority the CA that signed the server's certificate?");
   } else if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
     message = `the certificate of ${host} is not valid for ` +
-      `${JSON.stringify(secure.servername ?? bareHost(url.hostname))}: ${error.message}; ` +
+      `${describeValue(secure.servername ?? bareHost(url.hostname))}: ${error.message}; ` +
       "set tls-server-name to a name the certificate has";
   } else {
     message = `request to ${url.origin} failed: ${error.message}` +

@@ -44,6 +44,7 @@ import {
   status,
 } from "../serving/status.ts";
 import { acceptedHandshake, checkHandshake } from "../serving/websocket_handshake.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** A watch request, parsed from the URL. */
 export interface WatchRequest {
@@ -273,7 +274,7 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
   const problems: FieldProblem[] = [];
   if (sendInitial !== null) {
     if (sendInitial !== "true" && sendInitial !== "false") {
-      fail(badRequest(`invalid sendInitialEvents: ${JSON.stringify(sendInitial)}`));
+      fail(badRequest(`invalid sendInitialEvents: ${describeValue(sendInitial)}`));
     }
     if (match !== "NotOlderThan") {
       problems.push(forbidden(
@@ -305,7 +306,7 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
   let timeoutMs: number | undefined;
   if (timeoutText !== null && timeoutText !== "") {
     if (!/^[0-9]+$/.test(timeoutText)) {
-      fail(badRequest(`invalid timeoutSeconds: ${JSON.stringify(timeoutText)}`));
+      fail(badRequest(`invalid timeoutSeconds: ${describeValue(timeoutText)}`));
     }
     if (Number(timeoutText) > 0) timeoutMs = Number(timeoutText) * 1000;
   }

@@ -8,7 +8,7 @@ import { labelKeyProblem, labelValueProblem } from "../../client/_label_syntax.t
 import type { KubeObject } from "../../client/types.ts";
 import type { Clock } from "../../util/clock.ts";
 import { Rng } from "../seeded_random.ts";
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { setOwn } from "./own_properties.ts";
 import type { ResourceInfo } from "./served_resources.ts";
 import { objectKey, Version } from "./object_version.ts";
@@ -214,7 +214,7 @@ export class Store {
         reason: "FieldValueInvalid",
         field: "metadata.name",
         message: `Invalid value: ${
-          JSON.stringify(name)
+          describeValue(name)
         }: a lowercase RFC 1123 name must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
       });
     }
@@ -239,7 +239,7 @@ export class Store {
           problems.push({
             reason: "FieldValueInvalid",
             field: `metadata.${field}`,
-            message: `Invalid value: ${JSON.stringify(k)}: ${problem}`,
+            message: `Invalid value: ${describeValue(k)}: ${problem}`,
           });
         }
       }
@@ -295,7 +295,7 @@ export class Store {
     if (input.kind !== undefined && input.kind !== info.desc.kind) {
       fail(
         badRequest(
-          `the kind ${JSON.stringify(input.kind)} does not match the expected ${info.desc.kind}`,
+          `the kind ${describeValue(input.kind)} does not match the expected ${info.desc.kind}`,
         ),
       );
     }
@@ -544,7 +544,7 @@ function checkNoNewFinalizers(info: ResourceInfo, item: KubeObject, before: Kube
     field: "metadata.finalizers",
     message:
       `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${
-        added.map((f) => JSON.stringify(f)).join(", ")
+        added.map((f) => describeValue(f)).join(", ")
       }}`,
   }]));
 }

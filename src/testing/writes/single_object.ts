@@ -9,7 +9,7 @@
 import { negotiate } from "../reads/content_negotiation.ts";
 import type { KubeObject, Status } from "../../client/types.ts";
 import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { applyConfiguration } from "./server_side_apply.ts";
 import { formatManagedFields, leafPaths, parseManagedFields } from "./managed_fields.ts";
 import { jsonPatch } from "./json_patch.ts";
@@ -293,9 +293,9 @@ async function apply(
     : [info.apiVersion, info.desc.kind];
   if (config.apiVersion !== apiVersion || config.kind !== kind) {
     fail(badRequest(
-      `the apply configuration must have apiVersion ${JSON.stringify(apiVersion)} and kind ${
-        JSON.stringify(kind)
-      }, got ${JSON.stringify(config.apiVersion)} and ${JSON.stringify(config.kind)}`,
+      `the apply configuration must have apiVersion ${describeValue(apiVersion)} and kind ${
+        describeValue(kind)
+      }, got ${describeValue(config.apiVersion)} and ${describeValue(config.kind)}`,
     ));
   }
   const name = config.metadata.name;
