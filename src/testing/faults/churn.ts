@@ -15,7 +15,8 @@ import { requireNumber } from "../../util/validate.ts";
 import { fixtureFor } from "../_fixture_for_kind.ts";
 import type { Rng } from "../seeded_random.ts";
 import type { Store } from "../store/object_store.ts";
-import { objectKey, type Version } from "../store/object_version.ts";
+import { keyOf } from "../../cache/object_key.ts";
+import type { Version } from "../store/object_version.ts";
 import type { ResourceState } from "../store/resource_state.ts";
 
 /** Relative weights of the churn operations (non-negative; at least one positive). */
@@ -195,7 +196,7 @@ export class Churner {
     if (n === undefined) {
       do {
         n = `${this.#prefix}-${this.#counter++}`;
-      } while (this.#state.objects.has(objectKey(ns, n)));
+      } while (this.#state.objects.has(keyOf(ns, n)));
     }
     const obj = this.#fixture(
       this.#counter,

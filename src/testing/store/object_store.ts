@@ -11,7 +11,8 @@ import { Rng } from "../seeded_random.ts";
 import { describeValue, isRecord } from "../../util/values.ts";
 import { setOwn } from "./own_properties.ts";
 import type { ResourceInfo } from "./served_resources.ts";
-import { objectKey, Version } from "./object_version.ts";
+import { keyOf } from "../../cache/object_key.ts";
+import { Version } from "./object_version.ts";
 import { ResourceState } from "./resource_state.ts";
 import { unservable } from "./servable_json.ts";
 import {
@@ -349,7 +350,7 @@ export class Store {
     if ((name === undefined || name === "") && typeof generateName === "string" && generateName) {
       do {
         name = generateName + this.#rng.chars(5, GENERATE_ALPHABET);
-      } while (state.objects.has(objectKey(checked.namespace, name as string)));
+      } while (state.objects.has(keyOf(checked.namespace, name as string)));
     }
     if (typeof name !== "string" || name === "") {
       fail(invalid(info.desc.kind, info.desc.group ?? "", "", [{
@@ -359,7 +360,7 @@ export class Store {
       }]));
     }
     if (!options.trusted) this.#validate(info, obj, name);
-    const key = objectKey(checked.namespace, name);
+    const key = keyOf(checked.namespace, name);
     if (state.objects.has(key)) fail(alreadyExists(info.desc.resource, info.desc.group, name));
     // A dry run gets everything but a resourceVersion, and changes nothing.
     const rv = options.dryRun ? this.rv : ++this.rv;
@@ -405,7 +406,7 @@ export class Store {
     if (options.name !== undefined && name !== options.name) {
       fail(badRequest("the name of the object does not match the name on the URL"));
     }
-    const key = objectKey(checked.namespace, name);
+    const key = keyOf(checked.namespace, name);
     const old = state.objects.get(key);
     if (!old) fail(objectNotFound(info.desc.resource, info.desc.group, name));
     const oldMeta = old.item.metadata;
@@ -481,7 +482,7 @@ export class Store {
     request: DeletionRequest = {},
   ): { version: Version; removed: boolean } {
     const info = state.info;
-    const key = objectKey(info.desc.namespaced ? namespace || "default" : undefined, name);
+    const key = keyOf(info.desc.namespaced ? namespace || "default" : undefined, name);
     const old = state.objects.get(key);
     if (!old) fail(objectNotFound(info.desc.resource, info.desc.group, name));
     const namespaceObject = isNamespaceResource(info);
