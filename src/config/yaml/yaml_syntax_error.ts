@@ -2,7 +2,6 @@
  * The error of the YAML subset parser: where the text is wrong, never what it says.
  * @module
  */
-import type { ErrorKind } from "../../util/error_kind.ts";
 
 /** Constructor options of {@linkcode YamlSyntaxError}. */
 export interface YamlSyntaxErrorOptions {
@@ -55,8 +54,11 @@ export interface YamlSyntaxErrorOptions {
 export class YamlSyntaxError extends Error {
   /** The error class name. */
   override name = "YamlSyntaxError";
-  /** Always `"config"` (for `KubeconfigParseError` too). */
-  readonly kind: ErrorKind = "config";
+  /**
+   * Always `"config"` (for `KubeconfigParseError` too): its `ErrorKind`, spelled as a literal so
+   * the parser's folder imports nothing from outside it.
+   */
+  readonly kind: "config" = "config";
   /** What is wrong, without the location. */
   readonly reason: string;
   /** 1-based line number of the offending line. */
