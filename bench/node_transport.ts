@@ -26,8 +26,8 @@ import { fileURLToPath } from "node:url";
 import { createInformer } from "../src/cache/mod.ts";
 import { KubeClient, pods } from "../src/client/mod.ts";
 import type { KubeObject } from "../src/client/types.ts";
-import { createNodeFetch } from "../src/config/node_fetch.ts";
-import { serve } from "../src/testing/serve_node.ts";
+import { createNodeFetch } from "../src/adapters/node/fetch.ts";
+import { serve } from "../src/adapters/node/serve.ts";
 import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
 import { clientNodeInformer, loadClientNode } from "./client_node.ts";
 import { buildWatchBurst, podFixture } from "./fixtures.ts";
@@ -187,7 +187,7 @@ function kinformerWatch(transport: "node" | "fetch"): Measure {
     const controller = new AbortController();
     let started = 0;
     let seen = 0;
-    informer.start(controller.signal);
+    informer.start({ signal: controller.signal });
     for await (const event of informer.events({ signal: controller.signal })) {
       if (event.type === "synced") started = mark();
       else if (event.type === "update" && ++seen === EVENTS) break;
@@ -288,7 +288,7 @@ function kinformerSync(transport: "node" | "fetch"): Measure {
     );
     const informer = createInformer(client, { resource: pods });
     const controller = new AbortController();
-    informer.start(controller.signal);
+    informer.start({ signal: controller.signal });
     await informer.waitForSync({ signal: controller.signal });
     const ms = performance.now() - started;
     if (informer.store.list().length !== SYNC_PODS) throw new Error("incomplete sync");

@@ -76,7 +76,7 @@ export function parseArgs(argv: readonly string[]): WatchArgs {
 export interface RuntimeGlue {
   /** Runtime name and version for the banner, e.g. `Deno 2.1.4`. */
   name: string;
-  /** Serves the simulated cluster over HTTP (a `serve` from `src/testing/serve_*.ts`). */
+  /** Serves the simulated cluster over HTTP (a `serve` from `src/adapters/<runtime>/serve.ts`). */
   serve(
     handler: (request: Request) => Response | Promise<Response>,
     options: { hostname: string; port: number },

@@ -22,7 +22,7 @@
  * @module
  */
 import process from "node:process";
-import { serve } from "../src/testing/serve_bun.ts";
+import { serve } from "../src/adapters/bun/serve.ts";
 import { parseArgs, watchAndPrint } from "./_watch_and_print.ts";
 
 // The simulated cluster is served with Bun.serve, which sends a response head only with the

@@ -26,25 +26,26 @@
  * (see `tests/controller/example_controller_test.ts`).
  * @module
  */
+import type { Clock } from "../src/cache/mod.ts";
 import {
-  type Clock,
   configmaps,
   type ErrorKind,
   KubeApiError,
   KubeClient,
   type KubeObject,
+  pods,
+  SharedInformerFactory,
+} from "../mod.ts";
+import {
   type LeaderElector,
   type LeaderElectorOptions,
-  pods,
-  RateLimitingQueue,
   type ReconcileContext,
-  resourcePath,
   runController,
   type ShardCoordinator,
   type ShardCoordinatorOptions,
-  SharedInformerFactory,
-  systemClock,
-} from "../mod.ts";
+} from "../src/controller/mod.ts";
+import { RateLimitingQueue } from "../src/queue/mod.ts";
+import { resourcePath } from "../src/client/mod.ts";
 import { SimulatedCluster } from "../src/testing/mod.ts";
 
 /** Name of the ConfigMap kept in every namespace that has pods. */
@@ -68,7 +69,7 @@ export interface PodIndexControllerOptions {
   signal: AbortSignal;
   /**
    * Time source of the informers and the work queue; tests pass a `ManualClock`.
-   * @default systemClock
+   * @default the system clock
    */
   clock?: Clock | undefined;
   /**
@@ -207,7 +208,7 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
   if (!Number.isInteger(workers) || workers < 1) {
     throw new RangeError(`options.workers must be a positive integer, got ${String(workers)}`);
   }
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock;
   const log = options.log ?? ((_line: string): void => {});
 
   const stats: PodIndexStats = {
@@ -236,7 +237,10 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
   const indexInformer = factory.informerFor<ConfigMap>(configmaps, {
     fieldSelector: `metadata.name=${INDEX_NAME}`,
   });
-  const queue = new RateLimitingQueue<string>({ clock, name: "pod-index" });
+  const queue = new RateLimitingQueue<string>({
+    name: "pod-index",
+    ...(clock === undefined ? {} : { clock }),
+  });
 
   /** Brings `namespace`'s pod-index in line with the pods in the cache. */
   const reconcile = async (namespace: string, { signal }: ReconcileContext): Promise<void> => {
@@ -328,7 +332,7 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
     }
   };
 
-  factory.start(signal);
+  factory.start({ signal });
   const done = (async (): Promise<void> => {
     try {
       await runController<KubeObject>({
@@ -345,13 +349,13 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
         ...(options.sharding === undefined ? {} : { sharding: options.sharding }),
       });
     } finally {
-      await factory.shutdown();
+      await factory.stop();
     }
   })();
 
   return {
     done,
-    waitForSync: () => factory.waitForCacheSync({ signal }),
+    waitForSync: () => factory.waitForSync({ signal }),
     stats,
     failing,
     get idle(): boolean {

@@ -24,15 +24,17 @@
  */
 import { readFile, rename, writeFile } from "node:fs/promises";
 import process from "node:process";
-import { createInformer, type InformerCheckpoint } from "../src/cache/informer.ts";
-import type { InformerEvent } from "../src/cache/informer_event.ts";
-import { objectKey } from "../src/cache/object_key.ts";
-import { KubeClient } from "../src/client/kube_client.ts";
-import { configmaps, pods, type ResourceDescriptor } from "../src/client/resource.ts";
-import type { KubeObject } from "../src/client/types.ts";
-import { podFixture } from "../src/testing/fixtures.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
-import { compareResourceVersions } from "../src/util/resource_version.ts";
+import {
+  configmaps,
+  createInformer,
+  type InformerEvent,
+  KubeClient,
+  type KubeObject,
+  pods,
+  type ResourceDescriptor,
+} from "../mod.ts";
+import { type InformerCheckpoint, objectKey } from "../src/cache/mod.ts";
+import { podFixture, SimulatedCluster } from "../src/testing/mod.ts";
 
 const RESOURCES: Record<string, ResourceDescriptor> = { pods, configmaps };
 
@@ -120,10 +122,14 @@ function simulatedCluster(
   const round = (): void => void cluster.churn(4, { resource, namespaces: ["default"] });
   round();
   // (A checkpoint from a real cluster has a far larger resourceVersion: give up after a while and
-  // let the informer find out the server does not know it.)
+  // let the informer find out the server does not know it. The simulated cluster's resource
+  // versions are integers; a real server's are opaque strings.)
+  const integer = (rv: string): bigint | undefined =>
+    /^[1-9]\d*$/.test(rv) ? BigInt(rv) : undefined;
   for (let rounds = 1; saved !== undefined && rounds < 1_000; rounds++) {
-    const cmp = compareResourceVersions(cluster.resourceVersion, saved.resourceVersion);
-    if (cmp === undefined || cmp > 0) break;
+    const current = integer(cluster.resourceVersion);
+    const wanted = integer(saved.resourceVersion);
+    if (current === undefined || wanted === undefined || current > wanted) break;
     round();
   }
   return cluster;

@@ -21,10 +21,10 @@ import {
   type InformerEvent,
   KubeClient,
   type KubeObject,
-  objectKey,
   pods,
   SharedInformerFactory,
 } from "../mod.ts";
+import { objectKey } from "../src/cache/mod.ts";
 import { SimulatedCluster } from "../src/testing/mod.ts";
 
 interface Args {
@@ -112,10 +112,10 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
     // A real cluster as kubectl sees it: TLS, client certificates, exec plugins (EKS, GKE, AKS).
     // The loader of the runtime this runs on (an example may pick; the library never sniffs).
     const { loadFromDefault, loadKubeconfig } = "Deno" in globalThis
-      ? await import("../src/config/deno.ts")
+      ? await import("../src/adapters/deno/config.ts")
       : "Bun" in globalThis
-      ? await import("../src/config/bun.ts")
-      : await import("../src/config/node.ts");
+      ? await import("../src/adapters/bun/config.ts")
+      : await import("../src/adapters/node/config.ts");
     const options = args.kubeconfig === ""
       ? await loadFromDefault(args.context ? { context: args.context } : {})
       : await loadKubeconfig({
@@ -163,7 +163,7 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
   factory.start();
 
   const t0 = Date.now();
-  const syncs = factory.waitForCacheSync().then(() => {
+  const syncs = factory.waitForSync().then(() => {
     console.log(
       `${stamp()}  cache synced in ${
         Date.now() - t0
@@ -253,7 +253,7 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
   } else {
     console.log(`${stamp()}  done: ${count} events, ${podInformer.store.size} pods cached`);
   }
-  await factory.shutdown();
+  await factory.stop();
   cluster?.close();
   closeConfig();
   return exit;

@@ -20,7 +20,7 @@
  * `"@kinformer/kinformer"` and `"@kinformer/kinformer/testing"` instead of the relative paths.
  * @module
  */
-import { serve } from "../src/testing/serve_deno.ts";
+import { serve } from "../src/adapters/deno/serve.ts";
 import { parseArgs, watchAndPrint } from "./_watch_and_print.ts";
 
 const synced = await watchAndPrint(parseArgs(Deno.args), {

@@ -31,16 +31,20 @@ import { fileURLToPath } from "node:url";
 import { createInformer, KubeClient, pods } from "../mod.ts";
 import type { ClusterClientOptions, LoadKubeconfigOptions } from "../src/config/mod.ts";
 import { SimulatedCluster } from "../src/testing/mod.ts";
-import { serve } from "../src/testing/serve_node.ts";
+import { serve } from "../src/adapters/node/serve.ts";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CERTS = join(HERE, "..", "tests", "fixtures", "kubeconfig", "certs");
 
 /** The runtime's loader: in your project, import the one for your runtime directly. */
 async function loadKubeconfig(options: LoadKubeconfigOptions): Promise<ClusterClientOptions> {
-  if ("Deno" in globalThis) return (await import("../src/config/deno.ts")).loadKubeconfig(options);
-  if ("Bun" in globalThis) return (await import("../src/config/bun.ts")).loadKubeconfig(options);
-  return (await import("../src/config/node.ts")).loadKubeconfig(options);
+  if ("Deno" in globalThis) {
+    return (await import("../src/adapters/deno/config.ts")).loadKubeconfig(options);
+  }
+  if ("Bun" in globalThis) {
+    return (await import("../src/adapters/bun/config.ts")).loadKubeconfig(options);
+  }
+  return (await import("../src/adapters/node/config.ts")).loadKubeconfig(options);
 }
 
 function flag(name: string): string | undefined {
@@ -136,7 +140,7 @@ const timer = given === undefined
   : setTimeout(() => controller.abort(), seconds * 1000);
 let exitCode = 1;
 try {
-  informer.start(controller.signal);
+  informer.start({ signal: controller.signal });
   for await (const event of informer.events({ signal: controller.signal })) {
     if (event.type === "synced") {
       console.log(

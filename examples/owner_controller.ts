@@ -32,20 +32,17 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import type { ObjectMeta, OwnerReference } from "kubernetes-types/meta/v1.js";
+import type { Clock } from "../src/cache/mod.ts";
+import { generationChanged, owns, runController } from "../src/controller/mod.ts";
 import {
-  type Clock,
-  generationChanged,
   KubeApiError,
   KubeClient,
   type KubeObjectLike,
-  owns,
-  RateLimitingQueue,
   type ResourceDescriptor,
-  runController,
   type SharedInformer,
   SharedInformerFactory,
-  systemClock,
 } from "../mod.ts";
+import { RateLimitingQueue } from "../src/queue/mod.ts";
 import { configmaps, deployments } from "../src/kubernetes_types/mod.ts";
 import { SimulatedCluster, type Widget, widgets } from "../src/testing/mod.ts";
 
@@ -60,7 +57,7 @@ export interface WidgetControllerOptions {
   client: KubeClient;
   /** Stops the controller; in-flight writes finish, every watch and timer is released. */
   signal: AbortSignal;
-  /** Time source of the informers and the queue; tests pass a `ManualClock`. @default systemClock */
+  /** Time source of the informers and the queue; tests pass a `ManualClock`. @default the system clock */
   clock?: Clock | undefined;
   /** Random source of backoff jitter; tests pass a seeded one. @default Math.random */
   random?: (() => number) | undefined;
@@ -149,7 +146,7 @@ function covers(have: unknown, want: unknown): boolean {
 /** Starts the controller and returns at once; it runs until `options.signal` aborts. */
 export function startWidgetController(options: WidgetControllerOptions): WidgetController {
   const { client, signal } = options;
-  const clock = options.clock ?? systemClock;
+  const clock = options.clock;
   const log = options.log ?? ((_line: string): void => {});
   const stats = { applied: 0, statuses: 0, orphansDeleted: 0, failures: 0 };
   const failing = new Set<string>();
@@ -172,7 +169,10 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
     labelSelector: selector,
     indexers: ownerIndex,
   });
-  const queue = new RateLimitingQueue<string>({ clock, name: "widgets" });
+  const queue = new RateLimitingQueue<string>({
+    name: "widgets",
+    ...(clock === undefined ? {} : { clock }),
+  });
   const write = { fieldManager: FIELD_MANAGER, force: true } as const;
 
   /** Deletes the children of `owner` (a widget key) whose controller is not `keepUid`. */
@@ -240,7 +240,7 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
     }
   };
 
-  factory.start(signal);
+  factory.start({ signal });
   const done = (async (): Promise<void> => {
     try {
       await runController({
@@ -264,13 +264,13 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
         startInformers: false, // the factory started them
       });
     } finally {
-      await factory.shutdown();
+      await factory.stop();
     }
   })();
 
   return {
     done,
-    waitForSync: () => factory.waitForCacheSync({ signal }),
+    waitForSync: () => factory.waitForSync({ signal }),
     failing,
     stats,
     get idle(): boolean {

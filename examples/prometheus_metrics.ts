@@ -11,10 +11,8 @@
  * `/healthz` answers 503 until the informer has synced, and while it is stalled.
  * @module
  */
-import { createInformer } from "../src/cache/informer.ts";
-import { KubeClient } from "../src/client/kube_client.ts";
-import { pods } from "../src/client/resource.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { createInformer, KubeClient, pods } from "../mod.ts";
+import { SimulatedCluster } from "../src/testing/mod.ts";
 import { prometheusMetrics } from "../src/metrics/mod.ts";
 
 interface Runtimes {

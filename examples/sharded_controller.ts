@@ -19,15 +19,9 @@
  * (`tests/controller/example_sharded_controller_test.ts`).
  * @module
  */
-import {
-  type Clock,
-  configmaps,
-  KubeClient,
-  LeaderElector,
-  pods,
-  ShardCoordinator,
-  systemClock,
-} from "../mod.ts";
+import type { Clock } from "../src/cache/mod.ts";
+import { configmaps, KubeClient, pods } from "../mod.ts";
+import { LeaderElector, ShardCoordinator } from "../src/controller/mod.ts";
 import { SimulatedCluster } from "../src/testing/mod.ts";
 import { INDEX_NAME, type PodIndexController, startPodIndexController } from "./controller.ts";
 
@@ -53,7 +47,7 @@ export interface ReplicaOptions {
    * @default {}
    */
   timings?: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
-  /** Time source. @default systemClock */
+  /** Time source. @default the system clock */
   clock?: Clock | undefined;
   /** Random source. @default Math.random */
   random?: (() => number) | undefined;
@@ -105,7 +99,7 @@ export function startReplica(options: ReplicaOptions): Replica {
     namespace: options.leaseNamespace,
     name: LEASE_NAME,
     identity: options.identity,
-    clock: options.clock ?? systemClock,
+    clock: options.clock,
     random: options.random,
     onError: (error: unknown) =>
       log(`lease request failed: ${error instanceof Error ? error.message : String(error)}`),
@@ -203,7 +197,7 @@ async function runInCluster(args: Args): Promise<void> {
   if ((globalThis as { Deno?: unknown }).Deno === undefined) {
     throw new TypeError("--in-cluster uses the Deno config loader; run it with deno");
   }
-  const { loadFromDefault } = await import("../src/config/deno.ts");
+  const { loadFromDefault } = await import("../src/adapters/deno/config.ts");
   const config = await loadFromDefault();
   const identity = env("POD_NAME");
   if (identity === undefined) throw new TypeError("POD_NAME must be set (the downward API)");

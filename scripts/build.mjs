@@ -67,9 +67,12 @@ function packageFields(entries) {
   };
 }
 
-/** Glob (`*` only) to RegExp over repository-relative paths with `/`. */
+/** Glob (`**` any path, `*` within one folder) to RegExp over repository-relative paths with `/`. */
 function globToRegExp(glob) {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(/\*/g, "[^/]*");
+  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, "\\$&").replace(
+    /\*\*|\*/g,
+    (star) => star === "**" ? ".*" : "[^/]*",
+  );
   return new RegExp(`^${escaped}$`);
 }
 

@@ -2,9 +2,11 @@
 // The API reference, from the JSDoc of every entry point in deno.json's `exports`.
 //
 //   node scripts/docs.mjs --check         `deno doc --lint` (every exported symbol documented,
-//                                         explicit types, no private types), and every exported
+//                                         explicit types, no private types), every exported
 //                                         function, class and constant has an @example
-//                                         (npm test runs this; the examples run as doc tests)
+//                                         (npm test runs this; the examples run as doc tests),
+//                                         and the root module exports at most ROOT_LIMIT names
+//                                         (tests/mod_test.ts pins the exact list)
 //   node scripts/docs.mjs --html [dir]    HTML reference into dir (default docs/api/; npm run build)
 //
 // The same JSDoc is what JSR shows at https://jsr.io/@kinformer/kinformer/doc.
@@ -17,10 +19,14 @@
 import { existsSync } from "node:fs";
 import { mkdir, readFile, rm } from "node:fs/promises";
 import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { bin, root, run } from "./_run.mjs";
 import { apiModules, entryPoints as apiEntryPoints, REPO_BLOB } from "./_api.mjs";
 
 const deno = bin("deno");
+
+/** Most names the root module (`mod.ts`) may export: what most programs need, nothing more. */
+const ROOT_LIMIT = 60;
 
 /** Kinds of declarations that must carry an @example: values users call or read. */
 const NEEDS_EXAMPLE = new Set(["function", "class", "variable", "enum", "namespace"]);
@@ -100,12 +106,24 @@ async function check() {
   }
   const missing = missingExamples(doc);
   const symbols = Object.values(doc.nodes).reduce((n, m) => n + m.symbols.length, 0);
+  const rootNode = doc.nodes[pathToFileURL(join(root, "mod.ts")).href];
+  const rootCount = rootNode?.symbols.length;
+  const rootOk = rootCount !== undefined && rootCount <= ROOT_LIMIT;
+  if (!rootOk) {
+    console.error(
+      rootCount === undefined
+        ? "deno doc --json: nothing for mod.ts"
+        : `the root module exports ${rootCount} names, more than ${ROOT_LIMIT}: ` +
+          "put new names on the subpath of their layer (src/<layer>/mod.ts)",
+    );
+  }
   if (missing.length > 0) {
     console.error(`exported values without an @example:\n  ${missing.join("\n  ")}`);
   } else {
     console.log(`${entries.length} entry points, ${symbols} exported symbols: all documented`);
   }
-  return linted && missing.length === 0 ? 0 : 1;
+  if (rootOk) console.log(`the root module exports ${rootCount} names (at most ${ROOT_LIMIT})`);
+  return linted && missing.length === 0 && rootOk ? 0 : 1;
 }
 
 async function html(dir) {

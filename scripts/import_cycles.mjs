@@ -5,9 +5,12 @@
 // every import in src/ is a relative path with its extension), finds the strongly connected
 // components of the graph (Tarjan), and prints each cycle with one path through it.
 //
-//   node scripts/import_cycles.mjs          # exit 1 on any cycle
+// It also fails when a module outside src/adapters/ imports one inside: the runtime adapters
+// (Deno, Bun, Node APIs) sit on top of the portable core, never under it.
+//
+//   node scripts/import_cycles.mjs          # exit 1 on any cycle or core -> adapter import
 import { readdir, readFile } from "node:fs/promises";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { root } from "./_run.mjs";
 
 const src = join(root, "src");
@@ -111,9 +114,26 @@ for (const component of cycles()) {
   failures++;
   console.error(`import cycle: ${pathThrough(component)} (modules: ${name(component).join(" ")})`);
 }
+const adapters = join(src, "adapters");
+const isAdapter = (f) => f.startsWith(adapters + sep);
+let layering = 0;
+for (const [file, deps] of graph) {
+  if (isAdapter(file)) continue;
+  for (const dep of deps.filter(isAdapter)) {
+    layering++;
+    console.error(
+      `core module imports a runtime adapter: ${name([file])[0]} -> ${name([dep])[0]}`,
+    );
+  }
+}
 console.log(
   failures === 0
     ? `no import cycles among ${files.length} modules in src/`
     : `${failures} import cycle(s) in src/`,
 );
-process.exit(failures === 0 ? 0 : 1);
+console.log(
+  layering === 0
+    ? "no module outside src/adapters/ imports one inside"
+    : `${layering} import(s) of src/adapters/ from outside it`,
+);
+process.exit(failures === 0 && layering === 0 ? 0 : 1);

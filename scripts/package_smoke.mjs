@@ -19,6 +19,7 @@ for (
     "createInformer",
     "SharedInformer",
     "pods",
+    "SharedInformerFactory",
     "WorkQueue",
   ]
 ) {

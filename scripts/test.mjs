@@ -68,9 +68,10 @@ if (!skipChecks) {
   console.log(`
 === README.md and docs/: code blocks and links (scripts/docs_check.mjs)`);
   const readme = await run(process.execPath, [join(root, "scripts", "docs_check.mjs")]);
-  // No module in src/ may import itself through others (scripts/import_cycles.mjs).
+  // No module in src/ may import itself through others, nor a core module an adapter
+  // (scripts/import_cycles.mjs).
   console.log(`
-=== import cycles in src/ (scripts/import_cycles.mjs)`);
+=== import cycles and adapter layering in src/ (scripts/import_cycles.mjs)`);
   const cycles = await run(process.execPath, [join(root, "scripts", "import_cycles.mjs")]);
   checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0 &&
     cycles.code === 0;

@@ -1,7 +1,7 @@
 // Test helpers: serve a fetch handler over HTTP on 127.0.0.1 with the adapter of the runtime
 // running the tests (runtime sniffing is fine here, in tests), a simulated cluster served so,
 // plus small readers for watch bodies that do not depend on src/watch.
-import type { FetchHandler, ServedHandle } from "../src/testing/_serve_common.ts";
+import type { FetchHandler, ServedHandle } from "../src/adapters/_serve_common.ts";
 import {
   SimulatedCluster,
   type SimulatedClusterOptions,
@@ -29,14 +29,14 @@ export type ServeFn = (
 export async function adapters(): Promise<
   Array<{ name: string; serve: ServeFn; streamsHeadersEarly: boolean }>
 > {
-  const node = await import("../src/testing/serve_node.ts");
+  const node = await import("../src/adapters/node/serve.ts");
   const list: Array<{ name: string; serve: ServeFn; streamsHeadersEarly: boolean }> = [];
   if (runtime === "deno") {
-    const deno = await import("../src/testing/serve_deno.ts");
+    const deno = await import("../src/adapters/deno/serve.ts");
     list.push({ name: "Deno.serve", serve: deno.serve, streamsHeadersEarly: true });
   }
   if (runtime === "bun") {
-    const bun = await import("../src/testing/serve_bun.ts");
+    const bun = await import("../src/adapters/bun/serve.ts");
     list.push({ name: "Bun.serve", serve: bun.serve, streamsHeadersEarly: false });
   }
   list.push({ name: "node:http", serve: node.serve, streamsHeadersEarly: true });

@@ -6,10 +6,8 @@
  * pages over pages / 60 minutes.
  * @module
  */
-import {
-  createInformer,
-  DEFAULT_CONSISTENCY_CHECK_REQUESTS_PER_MINUTE,
-} from "../../src/cache/mod.ts";
+import { createInformer } from "../../src/cache/mod.ts";
+import { DEFAULT_CONSISTENCY_CHECK_REQUESTS_PER_MINUTE } from "../../src/cache/consistency_check_options.ts";
 import { KubeClient, pods } from "../../src/client/mod.ts";
 import { option } from "../_runtime.ts";
 import { now } from "../_measure.ts";

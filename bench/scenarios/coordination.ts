@@ -66,7 +66,8 @@ async function takeover(): Promise<unknown> {
         onError: () => {},
         onStartedLeading: () => void started.push({ id, at: clock.now() }),
       });
-      return { id, elector, link, stop, running: elector.run(stop.signal) };
+      elector.start({ signal: stop.signal });
+      return { id, elector, link, stop };
     });
     const advance = async (ms: number): Promise<void> => {
       for (let t = 0; t < ms; t += 100) await clock.advance(100);
@@ -85,7 +86,7 @@ async function takeover(): Promise<unknown> {
     (isCrash ? crash : clean).push(next === undefined ? NaN : next.at - at);
     for (const c of candidates) c.stop.abort();
     await advance(200);
-    await Promise.all(candidates.map((c) => c.running));
+    await Promise.all(candidates.map((c) => c.elector.stop()));
     cluster.close();
   }
   return { crash, clean, wallMs: performance.now() - t0 };

@@ -57,7 +57,7 @@ async function sync(): Promise<unknown> {
   }
   const [, transport, mode] = impl.split("-") as [string, "node" | "fetch", InitialListMode];
   const host = transport === "node"
-    ? (await import("../../src/config/node_fetch.ts")).createNodeFetch()
+    ? (await import("../../src/adapters/node/fetch.ts")).createNodeFetch()
     : undefined;
   const t0 = now();
   const informer = createInformer(

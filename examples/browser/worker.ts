@@ -55,7 +55,7 @@ async function run(start: Extract<ToWorker, { type: "start" }>, stop: AbortSigna
     namespace: start.namespace,
     onError: (error) => scope.postMessage({ type: "error", message: String(error) }),
   });
-  informer.start(stop);
+  informer.start({ signal: stop });
   try {
     for await (const ev of informer.events({ signal: stop })) {
       if (ev.type === "synced") {

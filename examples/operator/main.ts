@@ -10,8 +10,8 @@
  * @module
  */
 import { KubeClient } from "../../src/client/mod.ts";
-import { loadFromDefault } from "../../src/config/deno.ts";
-import { runManager } from "../../src/controller/manager_deno.ts";
+import { loadFromDefault } from "../../src/adapters/deno/config.ts";
+import { runManager } from "../../src/adapters/deno/manager.ts";
 import { createOperator } from "./operator.ts";
 
 declare const Deno: { env: { get(name: string): string | undefined }; hostname(): string };

@@ -40,7 +40,7 @@ import {
   setCondition,
   updateWithRetry,
 } from "../../src/controller/mod.ts";
-import type { Clock } from "../../src/util/clock.ts";
+import type { Clock } from "../../src/cache/mod.ts";
 
 /** The desired state of a site. */
 export interface StaticSiteSpec {

@@ -36,13 +36,8 @@
  * reports only the difference (deletions as `delete` with `finalStateUnknown`).
  * @module
  */
-import {
-  configmaps,
-  createInformer,
-  type InformerCheckpoint,
-  type InformerEvent,
-  KubeClient,
-} from "../../mod.ts";
+import { configmaps, createInformer, type InformerEvent, KubeClient } from "../../mod.ts";
+import type { InformerCheckpoint } from "../../src/cache/mod.ts";
 
 /** The part of a Workers KV namespace this job uses (`KVNamespace` satisfies it). */
 export interface CheckpointStore {
@@ -149,7 +144,7 @@ export async function catchUp(env: Env, options: CatchUpOptions = {}): Promise<C
     errors,
   };
   const signal = AbortSignal.timeout(timeoutMs);
-  informer.start(signal);
+  informer.start({ signal });
   try {
     try {
       for await (const ev of informer.events({ until: "current", signal })) {

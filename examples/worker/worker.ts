@@ -92,7 +92,7 @@ export async function watchOnce(env: Env, url: URL): Promise<WatchReport> {
   };
   // A Worker must answer within its request: bound the wait, whatever the cluster does.
   const signal = AbortSignal.timeout(timeoutMs);
-  informer.start(signal);
+  informer.start({ signal });
   try {
     for await (const ev of informer.events({ signal })) {
       if (ev.type === "synced") {

@@ -7,39 +7,18 @@ import type { DriftEntry } from "./consistency_compare.ts";
 
 /**
  * Time between periodic consistency checks (ms) when `intervalMs` is not given: 10 minutes.
- *
- * @example
- * ```ts
- * import { DEFAULT_CONSISTENCY_CHECK_INTERVAL_MS } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_CONSISTENCY_CHECK_INTERVAL_MS, 600_000);
- * ```
  */
 export const DEFAULT_CONSISTENCY_CHECK_INTERVAL_MS = 600_000;
 
 /**
  * LIST page requests one consistency check may make per minute when `requestsPerMinute` is not
  * given: at 500 objects a page, 30,000 objects a minute.
- *
- * @example
- * ```ts
- * import { DEFAULT_CONSISTENCY_CHECK_REQUESTS_PER_MINUTE } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_CONSISTENCY_CHECK_REQUESTS_PER_MINUTE, 60);
- * ```
  */
 export const DEFAULT_CONSISTENCY_CHECK_REQUESTS_PER_MINUTE = 60;
 
 /**
  * How long (ms) a consistency check waits for the cache to reach the list's resource version
  * when `maxWaitMs` is not given: two bookmark periods of a real API server.
- *
- * @example
- * ```ts
- * import { DEFAULT_CONSISTENCY_CHECK_MAX_WAIT_MS } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_CONSISTENCY_CHECK_MAX_WAIT_MS, 120_000);
- * ```
  */
 export const DEFAULT_CONSISTENCY_CHECK_MAX_WAIT_MS = 120_000;
 

@@ -84,21 +84,6 @@ function versionOf(object: KubeObjectLike): ObjectVersion {
  * check began is at or before L (the list was asked for later), so a change the cache never
  * applied shows, and one that simply happened after L does not. When the server is behind the
  * cache (`serverBehind`), only the keys changed since the check began are left out.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { compareCacheWithList } from "@kinformer/kinformer/cache";
- * const listed = new Map([["default/a", { uid: "u1", resourceVersion: "10" }]]);
- * const cache = new Map([
- *   ["default/b", { metadata: { namespace: "default", name: "b", uid: "u2", resourceVersion: "9" } }],
- *   ["default/c", { metadata: { namespace: "default", name: "c", uid: "u3", resourceVersion: "12" } }],
- * ]);
- * const r = compareCacheWithList({ listed, resourceVersion: "11", cache, changes: new Map() });
- * assert.deepEqual(r.missing.map((e) => e.key), ["default/a"]); // listed at 11, not cached
- * assert.deepEqual(r.extra.map((e) => e.key), ["default/b"]);   // cached at 9, gone by 11
- * assert.equal(r.changedAfterList, 1);                           // default/c is newer than 11
- * ```
  */
 export function compareCacheWithList(input: CacheComparisonInput): CacheComparison {
   const { listed, resourceVersion: listRv, cache, changes } = input;

@@ -55,7 +55,6 @@ export type { InformerMetrics } from "./informer_metrics.ts";
 export type {
   CheckpointLimits,
   EventsOptions,
-  InformerErrorContext,
   InformerOptions,
   ListenerOptions,
 } from "./informer_options.ts";

@@ -23,35 +23,14 @@ import type { ReflectorOptions } from "./reflector.ts";
 
 /**
  * LIST page size (`limit`) when `pageSize` is not given.
- *
- * @example
- * ```ts
- * import { DEFAULT_PAGE_SIZE } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_PAGE_SIZE, 500);
- * ```
  */
 export const DEFAULT_PAGE_SIZE = 500;
 /**
  * Idle limit of watches and LIST responses (ms) when `inactivityTimeoutMs` is not given.
- *
- * @example
- * ```ts
- * import { DEFAULT_INACTIVITY_TIMEOUT_MS } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_INACTIVITY_TIMEOUT_MS, 150_000);
- * ```
  */
 export const DEFAULT_INACTIVITY_TIMEOUT_MS = 150_000;
 /**
  * Progress deadline of a streaming list (ms) when `initialEventsTimeoutMs` is not given.
- *
- * @example
- * ```ts
- * import { DEFAULT_INITIAL_EVENTS_TIMEOUT_MS } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_INITIAL_EVENTS_TIMEOUT_MS, 10_000);
- * ```
  */
 export const DEFAULT_INITIAL_EVENTS_TIMEOUT_MS = 10_000;
 
@@ -182,12 +161,6 @@ export interface CheckpointLimits {
   /** Most bytes a checkpoint may take as JSON (estimated). @default 536870912 (512 MiB) */
   maxBytes?: number | undefined;
 }
-
-/**
- * What an error callback learns besides the error.
- * @deprecated Use {@linkcode ErrorContext} (the same fields).
- */
-export type InformerErrorContext = ErrorContext;
 
 /** Options of {@linkcode SharedInformer.events} and {@linkcode SharedInformer.addEventHandler}. */
 export interface ListenerOptions {

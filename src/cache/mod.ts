@@ -45,35 +45,16 @@ export type {
   EventsOptions,
   HandlerRegistration,
   InformerCheckpoint,
-  InformerErrorContext,
   InformerHealth,
   InformerMetrics,
   InformerOptions,
   ListenerHealth,
   ListenerOptions,
 } from "./informer.ts";
-export {
-  DEFAULT_INACTIVITY_TIMEOUT_MS,
-  DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
-  DEFAULT_PAGE_SIZE,
-} from "./informer_options.ts";
-export {
-  DEFAULT_CONSISTENCY_CHECK_INTERVAL_MS,
-  DEFAULT_CONSISTENCY_CHECK_MAX_WAIT_MS,
-  DEFAULT_CONSISTENCY_CHECK_REQUESTS_PER_MINUTE,
-} from "./consistency_check_options.ts";
 export type { ConsistencyOutcome, ConsistencyReason } from "./consistency_check_options.ts";
-export { compareCacheWithList } from "./consistency_compare.ts";
-export type {
-  CacheComparison,
-  CacheComparisonInput,
-  DriftEntry,
-  ObjectVersion,
-} from "./consistency_compare.ts";
+export type { DriftEntry, ObjectVersion } from "./consistency_compare.ts";
 export { DriftError } from "./drift_error.ts";
 export type { DriftErrorInit } from "./drift_error.ts";
-export { processDeltas } from "./process_deltas.ts";
-export type { DeltaOutcome } from "./process_deltas.ts";
 export { SharedInformerFactory } from "./factory.ts";
 export type { InformerForOptions, SharedInformerFactoryOptions } from "./factory.ts";
 export type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
@@ -92,17 +73,12 @@ export type { InitialListMode } from "./reflector_state.ts";
 export { watcher } from "./watcher.ts";
 export { MutationError } from "./mutation_detector.ts";
 export type { WatcherEvent, WatcherOptions } from "./watcher.ts";
-export { MAX_RETRY_AFTER_MS } from "./reflector.ts";
-export type { ReflectorErrorContext, ReflectorState } from "./reflector.ts";
-export { PACER_BURST, PACER_STABLE_WATCH_MS } from "./request_pacer.ts";
+export type { ReflectorState } from "./reflector.ts";
 export {
   InitialEventsTimeoutError,
   ListInactivityError,
   WatchInactivityError,
 } from "./reflector_errors.ts";
 export type { InitialEventsTimeoutOptions } from "./reflector_errors.ts";
-export type { ErrorKind } from "../util/error_kind.ts";
-export { exponentialBackoff } from "../util/backoff.ts";
 export type { Backoff, BackoffOptions } from "../util/backoff.ts";
-export { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
-export { compareResourceVersions } from "../util/resource_version.ts";
+export type { Clock, TimerHandle } from "../util/clock.ts";

@@ -22,7 +22,16 @@ export function objectKey(object: KubeObjectLike): string {
   const meta = object.metadata;
   const name = meta?.name;
   if (!name) throw new TypeError(`object has no metadata.name: ${describeValue(meta)}`);
-  return meta.namespace ? `${meta.namespace}/${name}` : name;
+  return keyOf(meta.namespace, name);
+}
+
+/**
+ * The key of the object named `name` in `namespace` (none or `""`: cluster-scoped), the same as
+ * {@linkcode objectKey} gives; for code that has the names, not the object (the simulated
+ * cluster's store). Internal: not exported from `@kinformer/kinformer/cache`.
+ */
+export function keyOf(namespace: string | undefined, name: string): string {
+  return namespace ? `${namespace}/${name}` : name;
 }
 
 /**

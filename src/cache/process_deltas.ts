@@ -33,17 +33,6 @@ export interface DeltaOutcome<T extends KubeObjectLike> {
  * - `Sync` re-delivers the cached object as `update` with `object === oldObject`.
  *
  * Pure: returns the new state and the events, changes nothing.
- *
- * @example
- * ```ts
- * import { processDeltas } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * const v1 = { metadata: { name: "a", uid: "u1", resourceVersion: "1" } };
- * const v2 = { metadata: { name: "a", uid: "u1", resourceVersion: "2" } };
- * const out = processDeltas(v1, [{ type: "Updated", object: v2 }], false);
- * assert.equal(out.cached, v2);
- * assert.deepEqual(out.events, [{ type: "update", object: v2, oldObject: v1 }]);
- * ```
  */
 export function processDeltas<T extends KubeObjectLike>(
   cached: T | undefined,

@@ -48,21 +48,8 @@ export type { ReflectorState } from "./reflector_state.ts";
  * clamped to it, so a proxy sending nonsense cannot park the informer for hours. It is also
  * the delay between attempts of a request the server says it can never answer as configured
  * (406 Not Acceptable, kind `unsupported`).
- *
- * @example
- * ```ts
- * import { MAX_RETRY_AFTER_MS } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(MAX_RETRY_AFTER_MS, 60_000);
- * ```
  */
 export const MAX_RETRY_AFTER_MS = 60_000;
-
-/**
- * Context passed to a reflector's error callback.
- * @deprecated Use {@linkcode ErrorContext} (the same fields).
- */
-export type ReflectorErrorContext = ErrorContext;
 
 /** Counters and timestamps for `health()`. */
 export interface ReflectorStats {

@@ -6,25 +6,11 @@ import type { Backoff } from "../util/backoff.ts";
 
 /**
  * Request starts (LIST rounds and watches) allowed back to back before pacing begins.
- *
- * @example
- * ```ts
- * import { PACER_BURST } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(PACER_BURST, 5);
- * ```
  */
 export const PACER_BURST = 5;
 
 /**
  * A watch that stays open this long (ms) shows a working connection: the burst is restored.
- *
- * @example
- * ```ts
- * import { PACER_STABLE_WATCH_MS } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.equal(PACER_STABLE_WATCH_MS, 1_000);
- * ```
  */
 export const PACER_STABLE_WATCH_MS = 1_000;
 

@@ -48,7 +48,7 @@ const SYNCED: InformerEvent<never> = Object.freeze({ type: "synced" });
  * it from its reflector the same way): a list (`init` ... `init-done`) becomes a DeltaFIFO
  * `replace` (`Replaced` deltas, and tombstones for keys the list no longer has), `apply` and
  * `delete` become deltas of their key, and every queued key is then popped at once and applied
- * by {@linkcode processDeltas}: the store changes and `onEvent` hears of it. So the cache is
+ * by `processDeltas` (as client-go's): the store changes and `onEvent` hears of it. So the cache is
  * current whenever control returns to the event loop, and a relist tells only what differs.
  * It does no I/O.
  *

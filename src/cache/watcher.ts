@@ -50,7 +50,7 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
   maxLineLength?: number | undefined;
   /**
    * `"http"`, `"websocket"` or `"auto"`, as for informers. A WebSocket cannot be paused: while
-   * the consumer is behind, its messages queue (up to `WEBSOCKET_QUEUE_LIMIT` bytes, then the
+   * the consumer is behind, its messages queue (up to 64 MiB, then the
    * watch is reopened from the last event delivered).
    * @default the client's `watchTransport` ("http" unless set)
    */

@@ -144,6 +144,28 @@ export const endpoints: UntypedResourceDescriptor<"Endpoints"> = core(
 export const coreEvents: UntypedResourceDescriptor<"Event"> = core("events", "Event", true);
 
 /**
+ * `events.k8s.io/v1` Events (namespaced): the newer Events API, the same stored Events as
+ * {@linkcode coreEvents} in another shape. What the controller toolkit's `EventRecorder`
+ * writes, and what `kubectl events` and `kubectl get events` show.
+ *
+ * @example
+ * ```ts
+ * import { eventsV1, resourcePath } from "@kinformer/kinformer/client";
+ * import assert from "node:assert/strict";
+ * assert.equal(
+ *   resourcePath(eventsV1, { namespace: "default" }),
+ *   "/apis/events.k8s.io/v1/namespaces/default/events",
+ * );
+ * ```
+ */
+export const eventsV1: UntypedResourceDescriptor<"Event"> = grouped(
+  "events.k8s.io",
+  "events",
+  "Event",
+  true,
+);
+
+/**
  * Core `v1` ServiceAccounts (namespaced).
  *
  * @example

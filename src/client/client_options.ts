@@ -12,13 +12,6 @@ import type { WebSocketClientOptions } from "./websocket_watch.ts";
 
 /**
  * The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set.
- *
- * @example
- * ```ts
- * import { DEFAULT_USER_AGENT } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.match(DEFAULT_USER_AGENT, /^kinformer\/\d+\.\d+\.\d+$/); // "kinformer/<version>"
- * ```
  */
 export const DEFAULT_USER_AGENT = "kinformer/0.1.0";
 
@@ -83,7 +76,7 @@ export interface KubeClientOptions extends WebSocketClientOptions {
   userAgent?: string | undefined;
   /**
    * Time source, used to turn a `Retry-After` HTTP date into seconds.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
 }

@@ -3,18 +3,11 @@
  * @module
  */
 import type { Status } from "./types.ts";
-import type { ErrorKind } from "../util/error_kind.ts";
+import { type ErrorKind, ownKindOf } from "../util/error_kind.ts";
 import { messageOf } from "../util/values.ts";
 
 /**
  * How many characters of a non-JSON error body an error keeps for its message.
- *
- * @example
- * ```ts
- * import { BODY_SNIPPET_LENGTH } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(BODY_SNIPPET_LENGTH, 200);
- * ```
  */
 export const BODY_SNIPPET_LENGTH = 200;
 
@@ -122,8 +115,8 @@ export class KubeApiError extends Error {
 }
 
 /**
- * The request never got an HTTP answer (connection refused, reset, DNS, TLS). The original
- * error is the `cause`.
+ * The request never got an HTTP answer (connection refused, reset, DNS, TLS, or a credential
+ * the transport could not get). The original error is the `cause`.
  *
  * @example
  * ```ts
@@ -137,11 +130,15 @@ export class KubeApiError extends Error {
 export class KubeNetworkError extends Error {
   /** Always `"KubeNetworkError"`. */
   override name = "KubeNetworkError";
-  /** Always `"network"`. */
-  readonly kind: ErrorKind = "network";
+  /**
+   * `"network"`, or the kind of `cause` when it is one of kinformer's errors, e.g.
+   * `"credentials"` when an exec plugin failed in the transport (`ExecCredentialError`).
+   */
+  readonly kind: ErrorKind;
   /** Builds the error for `request` (method and URL) caused by `cause`. */
   constructor(request: string, cause: unknown) {
     super(`${request}: network error: ${messageOf(cause)}`, { cause });
+    this.kind = ownKindOf(cause) ?? "network";
   }
 }
 

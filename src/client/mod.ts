@@ -84,7 +84,7 @@ export type {
 export type { ApplyConfiguration } from "./apply_configuration.ts";
 export { defineResource } from "./define_resource.ts";
 export { isStatus } from "./types.ts";
-export { BODY_SNIPPET_LENGTH, KubeApiError, KubeNetworkError } from "./errors.ts";
+export { KubeApiError, KubeNetworkError } from "./errors.ts";
 export type { KubeApiErrorOptions } from "./errors.ts";
 export type { ErrorKind } from "../util/error_kind.ts";
 export {
@@ -95,6 +95,7 @@ export {
   daemonsets,
   deployments,
   endpoints,
+  eventsV1,
   ingresses,
   jobs,
   leases,
@@ -104,7 +105,6 @@ export {
   persistentvolumes,
   pods,
   replicasets,
-  resourceKey,
   resourcePath,
   secrets,
   serviceaccounts,
@@ -119,7 +119,7 @@ export type {
   ResourcePathOptions,
   UntypedResourceDescriptor,
 } from "./resource.ts";
-export { DEFAULT_USER_AGENT, KubeClient } from "./kube_client.ts";
+export { KubeClient } from "./kube_client.ts";
 export type {
   ApplyOptions,
   DeleteOptions,
@@ -138,14 +138,7 @@ export type {
   WriteCommonOptions,
   WriteOptions,
 } from "./kube_client.ts";
-export { resolveWatchTransport } from "./watch_transport.ts";
 export type { WatchTransport } from "./watch_transport.ts";
-export {
-  BEARER_PROTOCOL_PREFIX,
-  bearerProtocol,
-  DEFAULT_WEBSOCKET_PROTOCOL,
-  WEBSOCKET_QUEUE_LIMIT,
-} from "./websocket_watch.ts";
 export type { WebSocketClientOptions } from "./websocket_watch.ts";
 export { fetchWebSocket, globalWebSocket } from "./websocket_factory.ts";
 export type {

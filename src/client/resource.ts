@@ -15,6 +15,7 @@ export {
   daemonsets,
   deployments,
   endpoints,
+  eventsV1,
   ingresses,
   jobs,
   leases,
@@ -251,14 +252,6 @@ export function resourcePath(
  * A stable identity string for a resource type: `{group}/{version}/{resource}`, or
  * `{version}/{resource}` for the core group. Useful as a map key (e.g. one shared informer
  * per resource).
- *
- * @example
- * ```ts
- * import { deployments, pods, resourceKey } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(resourceKey(deployments), "apps/v1/deployments");
- * assert.equal(resourceKey(pods), "v1/pods");
- * ```
  */
 export function resourceKey(resource: AnyResourceDescriptor): string {
   checkDescriptor(resource);

@@ -14,16 +14,6 @@ import { checkOneOf } from "../util/validate.ts";
  * request to that origin, waits. Browsers do not draw WebSockets from that pool. Over HTTP/2
  * (an `https:` API server that negotiates it) watches share one connection and the limit does
  * not bite; WebSockets still work there.
- *
- * @example
- * ```ts
- * import { type WatchTransport, resolveWatchTransport } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * const transport: WatchTransport = "auto";
- * // Outside a browser (this example runs in Deno), "auto" is HTTP:
- * assert.equal(resolveWatchTransport(transport), "http");
- * assert.equal(resolveWatchTransport("websocket"), "websocket");
- * ```
  */
 export type WatchTransport = "http" | "websocket" | "auto";
 
@@ -38,14 +28,6 @@ export const WATCH_TRANSPORTS: readonly WatchTransport[] = ["http", "websocket",
  * the one place kinformer asks what it runs on.
  *
  * @throws {TypeError} for anything but a {@linkcode WatchTransport} or `undefined`.
- *
- * @example
- * ```ts
- * import { resolveWatchTransport } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(resolveWatchTransport(undefined), "http");
- * assert.throws(() => resolveWatchTransport("ws" as never), TypeError);
- * ```
  */
 export function resolveWatchTransport(
   transport: WatchTransport | undefined,

@@ -15,7 +15,7 @@
  * - **One other subprotocol.** The handshake then echoes the one remaining offered protocol.
  *   With two or more it answers 400; with none it echoes none, and a browser that offered one
  *   fails the connection. So exactly one other protocol is offered,
- *   {@linkcode DEFAULT_WEBSOCKET_PROTOCOL} unless `webSocketProtocol` says otherwise.
+ *   `base64.binary.k8s.io` unless `webSocketProtocol` says otherwise.
  * - **Origin.** The handshake is refused (403) without an `Origin` header (or with `null`).
  *   Browsers send the page's; the `WebSocket` of Node (22+), Deno and Bun sends none unless
  *   given one, which the default factory does (the API server's own origin, or
@@ -30,7 +30,7 @@
  *   there. A factory that can see the status (e.g. `fetchWebSocket` on Cloudflare
  *   Workers) throws the {@linkcode KubeApiError} instead.
  * - **No back-pressure.** A standard `WebSocket` cannot be paused: messages arrive whether or
- *   not they are read. Unread ones are queued, up to {@linkcode WEBSOCKET_QUEUE_LIMIT} bytes;
+ *   not they are read. Unread ones are queued, up to 64 MiB;
  *   beyond that the client closes the socket and the body fails with a
  *   {@linkcode WebSocketWatchError} (`phase: "queue"`); the reflector watches again from the
  *   last event it applied, so nothing is lost. A browser holds each whole message in memory
@@ -53,13 +53,6 @@ import { WebSocketWatchError } from "./websocket_watch_error.ts";
 /**
  * The prefix of the subprotocol that carries a bearer token (kube-apiserver's
  * `k8s.io/apiserver/pkg/authentication/request/websocket`).
- *
- * @example
- * ```ts
- * import { BEARER_PROTOCOL_PREFIX } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(BEARER_PROTOCOL_PREFIX, "base64url.bearer.authorization.k8s.io.");
- * ```
  */
 export const BEARER_PROTOCOL_PREFIX = "base64url.bearer.authorization.k8s.io.";
 
@@ -67,39 +60,18 @@ export const BEARER_PROTOCOL_PREFIX = "base64url.bearer.authorization.k8s.io.";
  * The subprotocol offered next to the bearer one when `webSocketProtocol` is not set (the one
  * Kubernetes dashboards offer for watches). The watch handler only echoes it: messages are JSON
  * text whatever it says.
- *
- * @example
- * ```ts
- * import { DEFAULT_WEBSOCKET_PROTOCOL } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_WEBSOCKET_PROTOCOL, "base64.binary.k8s.io");
- * ```
  */
 export const DEFAULT_WEBSOCKET_PROTOCOL = "base64.binary.k8s.io";
 
 /**
  * Bytes of unread messages a WebSocket watch queues before it gives up on its reader (64 MiB):
  * four times the default `maxLineLength`, so one large object never trips it.
- *
- * @example
- * ```ts
- * import { WEBSOCKET_QUEUE_LIMIT } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(WEBSOCKET_QUEUE_LIMIT, 64 * 1024 * 1024);
- * ```
  */
 export const WEBSOCKET_QUEUE_LIMIT: number = 64 * 1024 * 1024;
 
 /**
  * The subprotocol that carries `token`: {@linkcode BEARER_PROTOCOL_PREFIX} and the token's
  * UTF-8 bytes in base64url without padding.
- *
- * @example
- * ```ts
- * import { bearerProtocol } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(bearerProtocol("abc?"), "base64url.bearer.authorization.k8s.io.YWJjPw");
- * ```
  */
 export function bearerProtocol(token: string): string {
   const base64url = base64Utf8(token).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");

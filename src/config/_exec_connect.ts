@@ -18,6 +18,7 @@ import type { ExecClusterInfo, ExecCredential, RunCommand } from "./exec_command
 import { ExecCredentialSource } from "./exec_credential.ts";
 import type { KubeconfigExec } from "./kubeconfig.ts";
 import type { ResolvedClusterConfig } from "./resolve_kubeconfig.ts";
+import { describeValue } from "../util/values.ts";
 
 /**
  * The credential sources of the process, by runner and clock (one of each in a program; tests
@@ -58,8 +59,8 @@ export function execSource(
   const run = host.runCommand;
   if (run === undefined) {
     throw new ClusterConfigError(
-      `${where}: user ${JSON.stringify(user)} gets its credentials from the exec plugin ` +
-        `${exec.command.includes("\0") ? "<command>" : JSON.stringify(exec.command)}, and ` +
+      `${where}: user ${describeValue(user)} gets its credentials from the exec plugin ` +
+        `${exec.command.includes("\0") ? "<command>" : describeValue(exec.command)}, and ` +
         `${host.runtime} cannot run programs here. Use a token instead, or run ` +
         "`kubectl proxy` and connect with kubectlProxy().",
       { code: "UnsupportedAuth", path: where, subject: resolved.userName },
@@ -132,7 +133,7 @@ export function withExecCredentials(
     if (credential.clientCertificateData === undefined) return base(request);
     if (given !== undefined) {
       throw new ClusterConfigError(
-        `the exec plugin of user ${JSON.stringify(user)} gave a client ` +
+        `the exec plugin of user ${describeValue(user)} gave a client ` +
           "certificate, which cannot reach the `fetch` option: pass `createFetch` instead",
         { code: "UnsupportedTls", subject: "clientCert" },
       );

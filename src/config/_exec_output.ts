@@ -33,7 +33,7 @@ export function parseExecOutput(
   if (version !== apiVersion) {
     throw invalid(
       `apiVersion is ${describe(version)}, but the kubeconfig asked for ` +
-        JSON.stringify(apiVersion),
+        describeValue(apiVersion),
     );
   }
   const kind = own(parsed, "kind");
@@ -75,7 +75,7 @@ export function parseExecOutput(
   if (expiration !== undefined) {
     const at = Date.parse(expiration);
     if (!/^\d{4}-\d{2}-\d{2}T/.test(expiration) || Number.isNaN(at)) {
-      throw invalid(`status.expirationTimestamp ${JSON.stringify(expiration)} is not RFC 3339`);
+      throw invalid(`status.expirationTimestamp ${describeValue(expiration)} is not RFC 3339`);
     }
     credential.expiresAt = at;
   }

@@ -5,7 +5,7 @@
  * @module
  */
 import { checkHeaderValue } from "../client/http.ts";
-import { base64Utf8 } from "../util/values.ts";
+import { base64Utf8, describeValue } from "../util/values.ts";
 import type { HeaderLine } from "./_header_lines.ts";
 import { ClusterConfigError } from "./errors.ts";
 import type { ResolvedClusterConfig } from "./resolve_kubeconfig.ts";
@@ -14,8 +14,8 @@ import type { ResolvedClusterConfig } from "./resolve_kubeconfig.ts";
 export function rejectAuthProvider(resolved: ResolvedClusterConfig, path: string): void {
   if (resolved.authProvider === undefined) return;
   throw new ClusterConfigError(
-    `${path}: user ${JSON.stringify(resolved.userName ?? "")} uses the ` +
-      `${JSON.stringify(resolved.authProvider.name)} auth-provider, which kinformer does not ` +
+    `${path}: user ${describeValue(resolved.userName ?? "")} uses the ` +
+      `${describeValue(resolved.authProvider.name)} auth-provider, which kinformer does not ` +
       "run (kubectl dropped auth-providers too). Use the provider's exec plugin instead " +
       "(e.g. gke-gcloud-auth-plugin, kubelogin), a token (`token` or `tokenFile` in the " +
       "kubeconfig user, e.g. from `kubectl create token <serviceaccount>`), or run " +

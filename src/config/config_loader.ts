@@ -52,6 +52,7 @@ import type {
   LoadKubeconfigOptions,
   TransportConfig,
 } from "./config_loader_options.ts";
+import { describeValue } from "../util/values.ts";
 
 /** Checks loader options up front; throws a TypeError/RangeError naming the bad option. */
 function validateOptions(options: unknown, where: string): void {
@@ -333,7 +334,7 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     const checked = checkExec(exec);
     if (typeof checked === "string") {
       throw new ExecCredentialError(
-        `exec plugin of user ${JSON.stringify(resolved.userName ?? "")} ${checked}`,
+        `exec plugin of user ${describeValue(resolved.userName ?? "")} ${checked}`,
         { code: "InvalidConfig", command: exec.command.includes("\0") ? "" : exec.command },
       );
     }

@@ -195,7 +195,7 @@ export interface ConnectOptions {
    * Time source for re-reading token files and client certificate files (every 5 minutes,
    * as client-go), for the expiry of exec plugin credentials and for the exec plugin's time
    * limit.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
   /**

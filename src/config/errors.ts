@@ -3,6 +3,7 @@
  * configuration that parses but cannot be used.
  * @module
  */
+import type { ErrorKind } from "../util/error_kind.ts";
 import { YamlSyntaxError } from "./yaml/yaml_syntax_error.ts";
 
 /** Constructor options of {@linkcode KubeconfigParseError}. */
@@ -147,6 +148,7 @@ export interface ClusterConfigErrorOptions {
  *   assert.ok(error instanceof ClusterConfigError);
  *   assert.equal(error.code, "ContextNotFound");
  *   assert.equal(error.subject, "prod");
+ *   assert.equal(error.kind, "config");
  *   return true;
  * });
  * ```
@@ -154,6 +156,8 @@ export interface ClusterConfigErrorOptions {
 export class ClusterConfigError extends Error {
   /** Always `"ClusterConfigError"`. */
   override name = "ClusterConfigError";
+  /** Always `"config"`. */
+  readonly kind: ErrorKind = "config";
   /** What went wrong. */
   readonly code: ClusterConfigErrorCode;
   /** The file involved, when there is one. */

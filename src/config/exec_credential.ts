@@ -5,11 +5,11 @@
  * {@linkcode RunCommand}.
  * @module
  */
-import { abortable } from "../util/abort.ts";
+import { abortable, onAbort } from "../util/abort.ts";
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
 import { checkClock, checkFunction, checkNumber } from "../util/validate.ts";
-import { base64Utf8, messageOf } from "../util/values.ts";
+import { base64Utf8, describeValue, messageOf } from "../util/values.ts";
 import { OutputTail, parseExecOutput, redactStderr, STDOUT_LIMIT } from "./_exec_output.ts";
 import type {
   ExecClusterInfo,
@@ -23,13 +23,6 @@ import type { KubeconfigExec } from "./kubeconfig.ts";
 
 /**
  * The `apiVersion`s of `ExecCredential` kinformer speaks.
- *
- * @example
- * ```ts
- * import { EXEC_API_VERSIONS } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.ok(EXEC_API_VERSIONS.includes("client.authentication.k8s.io/v1"));
- * ```
  */
 export const EXEC_API_VERSIONS: readonly string[] = [
   "client.authentication.k8s.io/v1",
@@ -40,13 +33,6 @@ export const EXEC_API_VERSIONS: readonly string[] = [
  * How long a plugin may run before it is stopped (milliseconds): 5 minutes, time for a login
  * in a browser or a device code. kubectl sets none; a plugin that hangs would then hold every
  * request forever.
- *
- * @example
- * ```ts
- * import { DEFAULT_EXEC_TIMEOUT_MS } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_EXEC_TIMEOUT_MS, 300_000);
- * ```
  */
 export const DEFAULT_EXEC_TIMEOUT_MS = 300_000;
 
@@ -70,13 +56,13 @@ export interface ExecCredentialSourceOptions {
   cluster?: ExecClusterInfo | undefined;
   /**
    * Decides when a credential has expired, and times the plugin's time limit.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
   /**
    * The plugin is stopped (with the processes it started) when it runs longer than this;
    * `Infinity` for no limit (as kubectl).
-   * @default 300_000 ({@linkcode DEFAULT_EXEC_TIMEOUT_MS})
+   * @default 300_000 (5 minutes)
    */
   timeoutMs?: number | undefined;
   /**
@@ -225,10 +211,11 @@ export class ExecCredentialSource {
     run.waiters++;
     return new Promise((resolve, reject) => {
       let waiting = true;
+      let stopListening = (): void => {};
       const leave = (): boolean => {
         if (!waiting) return false;
         waiting = false;
-        signal?.removeEventListener("abort", onAbort);
+        stopListening();
         if (--run.waiters === 0 && this.#current === run) {
           this.#current = undefined; // a later caller starts a new run
           run.controller.abort(
@@ -237,10 +224,9 @@ export class ExecCredentialSource {
         }
         return true;
       };
-      const onAbort = (): void => {
+      stopListening = onAbort(signal, () => {
         if (leave()) reject(signal?.reason);
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
+      });
       run.promise.then(
         (credential) => {
           if (leave()) resolve(credential);
@@ -365,7 +351,7 @@ export class ExecCredentialSource {
       if (this.#isNotFound(error)) {
         const hint = exec.installHint?.trim();
         throw this.#error(
-          `was not found (is ${JSON.stringify(exec.command)} installed and on PATH?)` +
+          `was not found (is ${describeValue(exec.command)} installed and on PATH?)` +
             (hint ? `\n${hint}` : ""),
           { code: "NotFound", installHint: exec.installHint, cause },
         );
@@ -418,10 +404,10 @@ export class ExecCredentialSource {
     message: string,
     options: Omit<ExecCredentialErrorOptions, "command" | "user">,
   ): ExecCredentialError {
-    const who = this.#user === undefined ? "" : ` of user ${JSON.stringify(this.#user)}`;
+    const who = this.#user === undefined ? "" : ` of user ${describeValue(this.#user)}`;
     const command = typeof this.#exec?.command === "string" ? this.#exec.command : "";
     // A command with a NUL is refused before anything is run; it is not shown either.
-    const shown = command.includes("\0") ? "<command>" : JSON.stringify(command);
+    const shown = command.includes("\0") ? "<command>" : describeValue(command);
     return new ExecCredentialError(
       `exec plugin ${shown}${who} ${message}`,
       { ...options, command: command.includes("\0") ? "" : command, user: this.#user },
@@ -461,7 +447,7 @@ export function checkExec(
   const apiVersion = exec.apiVersion ?? "";
   if (apiVersion === "") return `has no apiVersion (use one of ${EXEC_API_VERSIONS.join(", ")})`;
   if (!EXEC_API_VERSIONS.includes(apiVersion)) {
-    return `has apiVersion ${JSON.stringify(apiVersion)}, which kinformer does not speak ` +
+    return `has apiVersion ${describeValue(apiVersion)}, which kinformer does not speak ` +
       `(use one of ${EXEC_API_VERSIONS.join(", ")})`;
   }
   // client-go defaults a v1beta1 block's interactiveMode to IfAvailable; v1 requires it.
@@ -472,7 +458,7 @@ export function checkExec(
       "(Never, IfAvailable or Always)";
   }
   if (mode !== "Never" && mode !== "IfAvailable" && mode !== "Always") {
-    return `has interactiveMode ${JSON.stringify(mode)}; use Never, IfAvailable or Always`;
+    return `has interactiveMode ${describeValue(mode)}; use Never, IfAvailable or Always`;
   }
   return { apiVersion, mode };
 }

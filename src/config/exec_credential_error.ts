@@ -2,6 +2,7 @@
  * The error of an exec credential plugin that could not give a credential.
  * @module
  */
+import type { ErrorKind } from "../util/error_kind.ts";
 
 /**
  * What went wrong in an {@linkcode ExecCredentialError}:
@@ -75,6 +76,7 @@ export interface ExecCredentialErrorOptions {
  *   stderr: "Unable to locate credentials",
  * });
  * assert.equal(error.code, "Failed");
+ * assert.equal(error.kind, "credentials");
  * assert.equal(error.exitCode, 255);
  * assert.equal(error.stderr, "Unable to locate credentials");
  * ```
@@ -82,6 +84,8 @@ export interface ExecCredentialErrorOptions {
 export class ExecCredentialError extends Error {
   /** Always `"ExecCredentialError"`. */
   override name = "ExecCredentialError";
+  /** Always `"credentials"`. */
+  readonly kind: ErrorKind = "credentials";
   /** What went wrong. */
   readonly code: ExecCredentialErrorCode;
   /** The plugin's command as written in the kubeconfig. */

@@ -6,18 +6,11 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { ClusterConfigError } from "./errors.ts";
-import { trimEnd } from "../util/values.ts";
+import { describeValue, trimEnd } from "../util/values.ts";
 import { type TokenFileSource, tokenFileSource } from "./token_file.ts";
 
 /**
  * Where the kubelet mounts the service account token, CA and namespace.
- *
- * @example
- * ```ts
- * import { SERVICE_ACCOUNT_DIR } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.equal(SERVICE_ACCOUNT_DIR, "/var/run/secrets/kubernetes.io/serviceaccount");
- * ```
  */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
@@ -39,7 +32,7 @@ export interface InClusterConfigOptions {
   serviceAccountDir?: string | undefined;
   /**
    * Time source for re-reading the token.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
   /**
@@ -135,7 +128,7 @@ export async function loadInClusterConfig(
     new URL(server);
   } catch (cause) {
     throw new ClusterConfigError(
-      `KUBERNETES_SERVICE_HOST/PORT give an invalid URL ${JSON.stringify(server)}`,
+      `KUBERNETES_SERVICE_HOST/PORT give an invalid URL ${describeValue(server)}`,
       { code: "NotInCluster", cause },
     );
   }

@@ -7,6 +7,7 @@
 import { invalidKubeconfig as invalid } from "./errors.ts";
 import { parseKubeconfigYaml } from "./kubeconfig_yaml.ts";
 import type { YamlMapping, YamlValue } from "./yaml/yaml_value.ts";
+import { describeValue } from "../util/values.ts";
 
 /** A cluster entry (`clusters[].cluster`, plus its `name`). */
 export interface KubeconfigCluster {
@@ -182,7 +183,7 @@ export function parseKubeconfig(text: string): Kubeconfig {
   const kind = optString(doc, "kind", "kind");
   if (kind !== undefined && kind !== "" && kind !== "Config") {
     throw invalid(
-      `this is not a kubeconfig: kind is ${JSON.stringify(kind)}, not "Config"`,
+      `this is not a kubeconfig: kind is ${describeValue(kind)}, not "Config"`,
       "kind",
     );
   }
@@ -276,7 +277,7 @@ function namedList<T extends { name: string }>(
     const name = optString(item, "name", `${at}.name`);
     if (name === undefined || name === "") throw invalid(`${at} has no name`, `${at}.name`);
     if (seen.has(name)) {
-      throw invalid(`${listKey} has two entries named ${JSON.stringify(name)}`, at);
+      throw invalid(`${listKey} has two entries named ${describeValue(name)}`, at);
     }
     seen.add(name);
     const field = `${listKey}[${name}].${innerKey}`;
@@ -405,7 +406,7 @@ function readExtensions(
     const item = asMapping(entry, `${at}[${i}]`);
     const name = optString(item, "name", `${at}[${i}].name`);
     if (name === undefined || name === "") throw invalid(`${at}[${i}] has no name`, `${at}[${i}]`);
-    if (seen.has(name)) throw invalid(`${at} has two entries named ${JSON.stringify(name)}`, at);
+    if (seen.has(name)) throw invalid(`${at} has two entries named ${describeValue(name)}`, at);
     seen.add(name);
     return { name, extension: own(item, "extension") ?? null };
   });

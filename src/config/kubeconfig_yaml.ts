@@ -27,29 +27,6 @@ import type { YamlValue } from "./yaml/yaml_value.ts";
  * lone CR is a line break; a block scalar ending the text without a line break gets no final
  * line feed; empty lines after an escaped line break in double quotes are line feeds. A text
  * that is valid JSON is read by `JSON.parse` (so a repeated key keeps its last value).
- *
- * @example
- * ```ts
- * import { parseKubeconfigYaml } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * const value = parseKubeconfigYaml([
- *   "clusters:",
- *   "- cluster: {server: https://127.0.0.1:6443, insecure-skip-tls-verify: true} # local",
- *   "  name: 'dev'",
- *   "users: [{name: me, user: {token: abc}}]",
- *   "note: |-",
- *   "  two",
- *   "  lines",
- * ].join("\n"));
- * assert.deepEqual(value, {
- *   clusters: [{
- *     cluster: { server: "https://127.0.0.1:6443", "insecure-skip-tls-verify": true },
- *     name: "dev",
- *   }],
- *   users: [{ name: "me", user: { token: "abc" } }],
- *   note: "two\nlines",
- * });
- * ```
  */
 export function parseKubeconfigYaml(text: string): YamlValue {
   try {

@@ -4,18 +4,11 @@
  * @module
  */
 import type { ClusterClientOptions } from "./config_loader_options.ts";
-import { trimEnd } from "../util/values.ts";
+import { describeValue, trimEnd } from "../util/values.ts";
 import { redactUrl } from "../client/http.ts";
 
 /**
  * Where `kubectl proxy` listens by default.
- *
- * @example
- * ```ts
- * import { KUBECTL_PROXY_URL } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.equal(KUBECTL_PROXY_URL, "http://127.0.0.1:8001");
- * ```
  */
 export const KUBECTL_PROXY_URL = "http://127.0.0.1:8001";
 
@@ -45,7 +38,7 @@ export function kubectlProxy(url: string = KUBECTL_PROXY_URL): ClusterClientOpti
   }
   if (parsed === undefined || (parsed.protocol !== "http:" && parsed.protocol !== "https:")) {
     throw new TypeError(
-      `kubectlProxy: url must be an http(s) URL, got ${JSON.stringify(redactUrl(url))}`,
+      `kubectlProxy: url must be an http(s) URL, got ${describeValue(redactUrl(url))}`,
     );
   }
   // An "@" past the host is a password with an unencoded "/", "?" or "#".

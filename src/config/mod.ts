@@ -57,7 +57,6 @@ export type {
   ClusterConfigErrorOptions,
   KubeconfigParseErrorOptions,
 } from "./errors.ts";
-export { parseKubeconfigYaml } from "./kubeconfig_yaml.ts";
 export type { YamlMapping, YamlValue } from "./yaml/yaml_value.ts";
 export { parseKubeconfig } from "./kubeconfig.ts";
 export { resolveKubeconfig } from "./resolve_kubeconfig.ts";
@@ -77,16 +76,12 @@ export type {
   KubeconfigExtension,
   KubeconfigUser,
 } from "./kubeconfig.ts";
-export { DEFAULT_TOKEN_REFRESH_MS, tokenFileSource } from "./token_file.ts";
+export { tokenFileSource } from "./token_file.ts";
 export type { TokenFileSource, TokenFileSourceOptions } from "./token_file.ts";
-export { loadInClusterConfig, SERVICE_ACCOUNT_DIR } from "./in_cluster.ts";
+export { loadInClusterConfig } from "./in_cluster.ts";
 export type { InClusterConfig, InClusterConfigOptions } from "./in_cluster.ts";
-export { KUBECTL_PROXY_URL, kubectlProxy } from "./kubectl_proxy.ts";
-export {
-  DEFAULT_EXEC_TIMEOUT_MS,
-  EXEC_API_VERSIONS,
-  ExecCredentialSource,
-} from "./exec_credential.ts";
+export { kubectlProxy } from "./kubectl_proxy.ts";
+export { ExecCredentialSource } from "./exec_credential.ts";
 export type {
   ExecCredentialRequestOptions,
   ExecCredentialSourceOptions,

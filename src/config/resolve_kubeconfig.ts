@@ -12,6 +12,7 @@ import type {
   KubeconfigUser,
 } from "./kubeconfig.ts";
 import type { YamlValue } from "./yaml/yaml_value.ts";
+import { describeValue } from "../util/values.ts";
 
 /** Name of the cluster extension client-go hands to exec plugins. */
 const EXEC_EXTENSION = "client.authentication.k8s.io/exec";
@@ -132,21 +133,21 @@ export function resolveKubeconfig(
   const context = config.contexts.find((c) => c.name === contextName);
   if (context === undefined) {
     throw new ClusterConfigError(
-      `context ${JSON.stringify(contextName)} is not in the kubeconfig ` +
+      `context ${describeValue(contextName)} is not in the kubeconfig ` +
         `(${listNames(config.contexts, "contexts")})`,
       { code: "ContextNotFound", subject: contextName },
     );
   }
   if (context.cluster === "") {
     throw invalid(
-      `context ${JSON.stringify(contextName)} names no cluster`,
+      `context ${describeValue(contextName)} names no cluster`,
       `contexts[${contextName}].context.cluster`,
     );
   }
   const cluster = config.clusters.find((c) => c.name === context.cluster);
   if (cluster === undefined) {
     throw new ClusterConfigError(
-      `cluster ${JSON.stringify(context.cluster)} of context ${JSON.stringify(contextName)} ` +
+      `cluster ${describeValue(context.cluster)} of context ${describeValue(contextName)} ` +
         `is not in the kubeconfig (${listNames(config.clusters, "clusters")})`,
       { code: "ClusterNotFound", subject: context.cluster },
     );
@@ -156,7 +157,7 @@ export function resolveKubeconfig(
     user = config.users.find((u) => u.name === context.user);
     if (user === undefined) {
       throw new ClusterConfigError(
-        `user ${JSON.stringify(context.user)} of context ${JSON.stringify(contextName)} ` +
+        `user ${describeValue(context.user)} of context ${describeValue(contextName)} ` +
           `is not in the kubeconfig (${listNames(config.users, "users")})`,
         { code: "UserNotFound", subject: context.user },
       );
@@ -164,7 +165,7 @@ export function resolveKubeconfig(
   }
 
   const server = cluster.server ?? "";
-  const where = `cluster ${JSON.stringify(cluster.name)}`;
+  const where = `cluster ${describeValue(cluster.name)}`;
   if (server === "") {
     throw invalid(`${where} has no server`, `clusters[${cluster.name}].cluster.server`);
   }
@@ -216,7 +217,7 @@ export function resolveKubeconfig(
 /** Copies the credentials of `user` into `resolved`. */
 function resolveUser(user: KubeconfigUser, resolved: ResolvedClusterConfig): void {
   const field = (name: string): string => `users[${user.name}].user.${name}`;
-  const who = `user ${JSON.stringify(user.name)}`;
+  const who = `user ${describeValue(user.name)}`;
   resolved.userName = user.name;
   if (user.token) resolved.token = user.token;
   else if (user.tokenFile) resolved.tokenFile = user.tokenFile;
@@ -276,5 +277,5 @@ function decodePem(base64: string, field: string): string {
 
 function listNames(items: { name: string }[], what: string): string {
   if (items.length === 0) return `it has no ${what}`;
-  return `${what}: ${items.map((i) => JSON.stringify(i.name)).join(", ")}`;
+  return `${what}: ${items.map((i) => describeValue(i.name)).join(", ")}`;
 }

@@ -11,13 +11,6 @@ import { ClusterConfigError } from "./errors.ts";
 /**
  * How often a token file is re-read by default (milliseconds), like client-go's cached file
  * token source.
- *
- * @example
- * ```ts
- * import { DEFAULT_TOKEN_REFRESH_MS } from "@kinformer/kinformer/config";
- * import assert from "node:assert/strict";
- * assert.equal(DEFAULT_TOKEN_REFRESH_MS, 60_000);
- * ```
  */
 export const DEFAULT_TOKEN_REFRESH_MS = 60_000;
 
@@ -27,7 +20,7 @@ export interface TokenFileSourceOptions {
   readFile: (path: string) => Promise<string>;
   /**
    * Time source deciding when the cached token is stale.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
   /**

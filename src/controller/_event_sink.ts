@@ -5,30 +5,9 @@
  */
 import { KubeApiError } from "../client/errors.ts";
 import type { KubeClient } from "../client/kube_client.ts";
-import type { UntypedResourceDescriptor } from "../client/resource.ts";
-import { coreEvents } from "../client/resource.ts";
+import { coreEvents, eventsV1 } from "../client/resource.ts";
 import { formatMicroTime } from "../util/micro_time.ts";
 import type { EventEntry, ObjectReference } from "./_event_series.ts";
-
-/**
- * `events.k8s.io/v1` Events (namespaced): what {@linkcode EventRecorder} writes, and what
- * `kubectl events` and `kubectl get events` show.
- *
- * @example
- * ```ts
- * import { eventsV1 } from "@kinformer/kinformer/controller";
- * import { resourcePath } from "@kinformer/kinformer/client";
- * import assert from "node:assert/strict";
- * assert.equal(resourcePath(eventsV1, { namespace: "default" }), "/apis/events.k8s.io/v1/namespaces/default/events");
- * ```
- */
-export const eventsV1: UntypedResourceDescriptor<"Event"> = Object.freeze({
-  group: "events.k8s.io",
-  version: "v1",
-  resource: "events",
-  kind: "Event",
-  namespaced: true,
-});
 
 /** Which API the events go to. */
 export type EventsApi = "events.k8s.io/v1" | "v1";

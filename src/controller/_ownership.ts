@@ -5,6 +5,7 @@
  * gained, including keys deleted shortly before. Internal.
  * @module
  */
+import { onAbort } from "../util/abort.ts";
 import type { Clock } from "../util/clock.ts";
 import { LeaderElector, type LeaderElectorOptions } from "./leader_election.ts";
 import { ShardCoordinator } from "./shard_coordinator.ts";
@@ -173,10 +174,7 @@ export class OwnershipGate<O> {
     try {
       if (start) this.#ownership.start();
       else for (const owns of this.#ownership.current()) replay(owns);
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener("abort", () => resolve(), { once: true });
-      });
+      await new Promise<void>((resolve) => void onAbort(signal, resolve));
       if (start) await this.#ownership.stop();
     } finally {
       unsubscribe();

@@ -13,6 +13,7 @@ import {
   checkSignal,
   checkString,
 } from "../util/validate.ts";
+import { onAbort } from "../util/abort.ts";
 import { describeValue } from "../util/values.ts";
 import type { Manager } from "./manager.ts";
 
@@ -103,11 +104,8 @@ export async function runManagerOn(
         else if (options.exitOnSecondSignal ?? true) platform.exit(1);
       }));
     }
-    const onAbort = (): void => stop.abort(options.signal?.reason);
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener("abort", onAbort, { once: true });
-    removers.push(() => options.signal?.removeEventListener("abort", onAbort));
-    stop.signal.addEventListener("abort", () => void manager.stop(), { once: true });
+    removers.push(onAbort(options.signal, () => stop.abort(options.signal?.reason)));
+    removers.push(onAbort(stop.signal, () => void manager.stop()));
     manager.start();
     await manager.whenStopped();
   } finally {

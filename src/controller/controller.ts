@@ -7,7 +7,7 @@
 import type { KubeObject } from "../client/types.ts";
 import { objectKey } from "../cache/object_key.ts";
 import { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
-import { linkedController } from "../util/abort.ts";
+import { linkedController, onAbort } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { reportError } from "../util/report_error.ts";
 import { checkOptionsObject, checkSignal } from "../util/validate.ts";
@@ -210,14 +210,8 @@ export class Controller<O = unknown> implements AsyncDisposable {
     if (this.#state !== "idle") return;
     this.#state = "starting";
     const signal = options.signal;
-    if (signal !== undefined) {
-      const onAbort = (): void => void this.stop();
-      if (signal.aborted) this.#beginStop(signal.reason);
-      else {
-        signal.addEventListener("abort", onAbort, { once: true });
-        this.#unlinkStart = () => signal.removeEventListener("abort", onAbort);
-      }
-    }
+    if (signal?.aborted) this.#beginStop(signal.reason);
+    else this.#unlinkStart = onAbort(signal, () => void this.stop());
     this.#run = this.#main().then(undefined, (error: unknown) => this.#fail(error));
   }
 
@@ -261,17 +255,17 @@ export class Controller<O = unknown> implements AsyncDisposable {
     }
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#syncWaiters.delete(wake);
-        reject(signal?.reason);
-      };
+      let stopListening = (): void => {};
       const wake = (): void => {
-        signal?.removeEventListener("abort", onAbort);
+        stopListening();
         if (this.#synced) resolve();
         else reject(new Error(`controller ${this.name} stopped before it synced`));
       };
       this.#syncWaiters.add(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      stopListening = onAbort(signal, () => {
+        this.#syncWaiters.delete(wake);
+        reject(signal?.reason);
+      });
     });
   }
 
@@ -430,7 +424,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
       }
       if (this.#startInformers && !stopTaking.aborted) {
         for (const informer of new Set(this.#feeds.map((f) => f.informer))) {
-          const result = informer.start?.(informersStop.signal);
+          const result = informer.start?.({ signal: informersStop.signal });
           const running = result === undefined
             ? Promise.resolve()
             : Promise.resolve(result).then(undefined, (error: unknown) => {
@@ -542,11 +536,10 @@ export class Controller<O = unknown> implements AsyncDisposable {
       this.#hook("onReconcile", o, Math.max(0, this.#clock.now() - started));
     // ctx.signal aborts when the work is abandoned, or when ownership of the key ends.
     const link = linkedController(this.#abortWork.signal);
-    const onLost = (): void => link.controller.abort(permit!.signal.reason);
-    if (permit !== undefined) {
-      if (permit.signal.aborted) onLost();
-      else permit.signal.addEventListener("abort", onLost, { once: true });
-    }
+    const stopListening = onAbort(
+      permit?.signal,
+      () => link.controller.abort(permit!.signal.reason),
+    );
     const signal = link.controller.signal;
     let result: ReconcileResult | void;
     try {
@@ -558,7 +551,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
       this.#report(error, key, "reconcile");
       return;
     } finally {
-      permit?.signal.removeEventListener("abort", onLost);
+      stopListening();
       link.release();
     }
     const after = typeof result === "object" && result !== null ? result.requeueAfterMs : undefined;

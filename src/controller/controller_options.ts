@@ -194,7 +194,7 @@ export interface ControllerOptions<O = unknown> {
     | undefined;
   /**
    * Time source for the default queue, polling `hasSynced()` and the shutdown grace period.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
   /**

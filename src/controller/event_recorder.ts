@@ -18,6 +18,7 @@ import {
   QUALIFIED_NAME,
   referenceOf,
 } from "./event_recorder_options.ts";
+import { onAbort } from "../util/abort.ts";
 import { type Clock, sleep, systemClock, type TimerHandle } from "../util/clock.ts";
 import {
   checkClock,
@@ -72,8 +73,8 @@ export type {
  *
  * @example
  * ```ts
- * import { KubeClient, pods } from "@kinformer/kinformer/client";
- * import { EventRecorder, eventsV1 } from "@kinformer/kinformer/controller";
+ * import { eventsV1, KubeClient, pods } from "@kinformer/kinformer/client";
+ * import { EventRecorder } from "@kinformer/kinformer/controller";
  * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
  *
@@ -276,15 +277,11 @@ export class EventRecorder implements AsyncDisposable {
     if (this.#state !== "idle") return;
     this.#state = "running";
     const signal = options.signal;
-    if (signal !== undefined) {
-      const onAbort = (): void => void this.stop();
-      if (signal.aborted) {
-        void this.stop();
-        return;
-      }
-      signal.addEventListener("abort", onAbort, { once: true });
-      this.#unlinkStart = () => signal.removeEventListener("abort", onAbort);
+    if (signal?.aborted) {
+      void this.stop();
+      return;
     }
+    this.#unlinkStart = onAbort(signal, () => void this.stop());
     this.#armFinish();
     this.#armRefresh();
     this.#pump();
@@ -319,16 +316,16 @@ export class EventRecorder implements AsyncDisposable {
     if (this.#idle()) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#idleWaiters.delete(wake);
-        reject(signal?.reason);
-      };
+      let stopListening = (): void => {};
       const wake = (): void => {
-        signal?.removeEventListener("abort", onAbort);
+        stopListening();
         resolve();
       };
       this.#idleWaiters.add(wake);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      stopListening = onAbort(signal, () => {
+        this.#idleWaiters.delete(wake);
+        reject(signal?.reason);
+      });
     });
   }
 

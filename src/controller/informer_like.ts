@@ -77,10 +77,11 @@ export interface InformerLike<O = unknown> {
   /** Registers `handler`; it first receives the current cache as adds. */
   addEventHandler(handler: InformerEventHandlerLike<O>): InformerRegistrationLike;
   /**
-   * Optional: starts the informer until `signal` aborts. If it returns a promise, the runner
-   * waits for it before resolving, so it must settle once `signal` aborts.
+   * Optional: starts the informer until `options.signal` aborts (kinformer's `SharedInformer`
+   * has it). If it returns a promise, the runner waits for it before resolving, so it must
+   * settle once the signal aborts.
    */
-  start?(signal?: AbortSignal): void | Promise<void>;
+  start?(options?: { signal?: AbortSignal | undefined }): void | Promise<void>;
   /**
    * Optional: stops the informer and resolves once it has released everything (kinformer's
    * `SharedInformer` has it). A controller that started the informer awaits it when stopping.

@@ -79,7 +79,7 @@ export interface LeaderElectorOptions extends LeaseTimingOptions, LeaderElection
   releaseOnStop?: boolean | undefined;
   /**
    * Time source: every deadline is measured on it.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
   /**

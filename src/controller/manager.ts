@@ -6,6 +6,7 @@
  * `/bun` and `/node` (`runManager`).
  * @module
  */
+import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { reportError } from "../util/report_error.ts";
 import {
@@ -327,7 +328,7 @@ export class Manager implements AsyncDisposable {
     for (const runnable of this.#runnables) runnable.start();
     if (this.#startInformers) {
       for (const informer of this.#informers) {
-        const started = informer.start?.(this.#informersStop.signal);
+        const started = informer.start?.({ signal: this.#informersStop.signal });
         if (started !== undefined) {
           Promise.resolve(started).then(undefined, (error: unknown) => {
             if (!this.#informersStop.signal.aborted) this.#fatal(error);
@@ -347,15 +348,7 @@ export class Manager implements AsyncDisposable {
       );
     }
     void this.#whenSynced();
-    const signal = options.signal;
-    if (signal !== undefined) {
-      const onAbort = (): void => void this.stop();
-      if (signal.aborted) onAbort();
-      else {
-        signal.addEventListener("abort", onAbort, { once: true });
-        this.#unlinkStart = () => signal.removeEventListener("abort", onAbort);
-      }
-    }
+    this.#unlinkStart = onAbort(options.signal, () => void this.stop());
   }
 
   /**

@@ -102,16 +102,13 @@ export {
 export { DeadlineError, LeaseLostError } from "./lease_errors.ts";
 export type { LeaseTimingOptions, LeaseTimings } from "./lease_timing.ts";
 export { ShardCoordinator } from "./shard_coordinator.ts";
-export {
-  SHARD_GROUP_LABEL,
-  SHARD_ROLE_LABEL,
-  type ShardCallbacks,
-  type ShardCoordinatorHealth,
-  type ShardCoordinatorOptions,
-  type ShardPermit,
+export type {
+  ShardCallbacks,
+  ShardCoordinatorHealth,
+  ShardCoordinatorOptions,
+  ShardPermit,
 } from "./shard_coordinator_options.ts";
 export { assignShards, shardOf } from "./shard_assignment.ts";
-export { formatMicroTime, parseMicroTime } from "../util/micro_time.ts";
 export {
   type Condition,
   type ConditionInput,
@@ -138,7 +135,6 @@ export {
   type EventRecorderOptions,
   type ObjectReference,
 } from "./event_recorder.ts";
-export { eventsV1 } from "./_event_sink.ts";
 export {
   Manager,
   type ManagerErrorContext,

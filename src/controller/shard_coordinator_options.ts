@@ -12,26 +12,11 @@ import { isDnsSubdomain } from "../util/dns_names.ts";
 
 /**
  * The label that names the group on every Lease of a {@linkcode ShardCoordinator}.
- *
- * @example
- * ```ts
- * import { SHARD_GROUP_LABEL } from "@kinformer/kinformer/controller";
- * import assert from "node:assert/strict";
- * // kubectl get leases -l kinformer.io/shard-group=my-controller
- * assert.equal(`${SHARD_GROUP_LABEL}=my-controller`, "kinformer.io/shard-group=my-controller");
- * ```
  */
 export const SHARD_GROUP_LABEL = "kinformer.io/shard-group";
 
 /**
  * The label that says what a Lease of a group is: `member` or `shard`.
- *
- * @example
- * ```ts
- * import { SHARD_ROLE_LABEL } from "@kinformer/kinformer/controller";
- * import assert from "node:assert/strict";
- * assert.equal(SHARD_ROLE_LABEL, "kinformer.io/shard-role");
- * ```
  */
 export const SHARD_ROLE_LABEL = "kinformer.io/shard-role";
 
@@ -70,7 +55,8 @@ export interface ShardCoordinatorOptions extends LeaseTimingOptions, ShardCallba
   namespace: string;
   /**
    * Name of the group (a DNS label of at most 50 characters). The Leases are `<name>-shard-<i>`
-   * and `<name>-member-<identity>`, all labelled {@linkcode SHARD_GROUP_LABEL}`=<name>`.
+   * and `<name>-member-<identity>`, all labelled `kinformer.io/shard-group=<name>` and `kinformer.io/shard-role` (`member` or
+   * `shard`).
    */
   name: string;
   /** This replica's identity, unique among the replicas (e.g. the pod name). */

@@ -97,7 +97,7 @@ export interface ControllerRuntimeMetricsOptions {
   /**
    * Time source of `workqueue_unfinished_work_seconds` and
    * `workqueue_longest_running_processor_seconds`.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
 }

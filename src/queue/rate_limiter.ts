@@ -109,7 +109,7 @@ export interface BucketRateLimiterOptions {
   burst?: number;
   /**
    * Time source.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock;
 }

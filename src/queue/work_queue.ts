@@ -3,6 +3,7 @@
  * handing one item to two workers at once.
  * @module
  */
+import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
 import { reportError } from "../util/report_error.ts";
@@ -45,7 +46,7 @@ export interface WorkQueueOptions<T> {
   name?: string;
   /**
    * Time source for queue latency and work duration.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock;
   /**
@@ -274,16 +275,13 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     if (this.#queue.length > 0) return Promise.resolve({ shutdown: false, item: this.#take() });
     if (this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
     return new Promise<WorkQueueGetResult<T>>((resolve, reject) => {
-      const onAbort = (): void => {
+      let stopListening = (): void => {};
+      const waiter: Waiter<T> = { resolve, release: () => stopListening() };
+      this.#waiters.add(waiter);
+      stopListening = onAbort(signal, () => {
         this.#waiters.delete(waiter);
         reject(signal?.reason);
-      };
-      const waiter: Waiter<T> = {
-        resolve,
-        release: () => signal?.removeEventListener("abort", onAbort),
-      };
-      this.#waiters.add(waiter);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      });
     });
   }
 
@@ -328,16 +326,16 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     if (!drain || this.#processing.size === 0) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<void>((resolve, reject) => {
-      const onAbort = (): void => {
-        this.#drainWaiters.delete(onDrained);
-        reject(signal?.reason);
-      };
+      let stopListening = (): void => {};
       const onDrained = (): void => {
-        signal?.removeEventListener("abort", onAbort);
+        stopListening();
         resolve();
       };
       this.#drainWaiters.add(onDrained);
-      signal?.addEventListener("abort", onAbort, { once: true });
+      stopListening = onAbort(signal, () => {
+        this.#drainWaiters.delete(onDrained);
+        reject(signal?.reason);
+      });
     });
   }
 

@@ -9,6 +9,7 @@
  * @module
  */
 import type { WebSocketInit, WebSocketLike } from "../client/websocket_factory.ts";
+import { onAbort } from "../util/abort.ts";
 import { markInProcess } from "./serving/cors.ts";
 import { acceptedProtocol } from "./serving/websocket_handshake.ts";
 import { readTextMessages } from "./serving/websocket_messages.ts";
@@ -51,11 +52,10 @@ export class InProcessWebSocket extends EventTarget implements WebSocketLike {
     if (init.protocols.length > 0) headers.set("sec-websocket-protocol", init.protocols.join(", "));
     const request = new Request(http, { headers, signal: this.#abort.signal });
     markInProcess(request);
-    const onAbort = (): void => this.close();
-    init.signal.addEventListener("abort", onAbort, { once: true });
+    const stopListening = onAbort(init.signal, () => this.close());
     this.#run(handler, request, init.protocols)
       .catch(() => this.#closed(1006, "", false, true))
-      .finally(() => init.signal.removeEventListener("abort", onAbort));
+      .finally(stopListening);
   }
 
   /** 0 connecting, 1 open, 2 closing, 3 closed. */

@@ -24,7 +24,7 @@ export interface SimulatedClusterOptions {
   /**
    * Time source for timestamps, bookmarks, `timeoutSeconds`, chunk delays and churn. Pass a
    * `ManualClock` in tests.
-   * @default systemClock
+   * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock;
   /**

@@ -9,7 +9,7 @@ import { requireNumber } from "../util/validate.ts";
 /**
  * A deterministic random source in [0, 1): the same seed always gives the same sequence, so a
  * failing run can be replayed from its seed. Pass it as `random` to `createInformer` (jitter,
- * watch timeouts) or to `exponentialBackoff`; the simulated cluster uses the same generator.
+ * watch timeouts); the simulated cluster uses the same generator.
  *
  * @example
  * ```ts

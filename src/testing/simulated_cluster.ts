@@ -25,7 +25,7 @@ import { type RecordedRequest, RequestLog } from "./serving/request_log.ts";
 import { resourceId, type ResourceInfo } from "./store/served_resources.ts";
 import { Rng } from "./seeded_random.ts";
 import { Store } from "./store/object_store.ts";
-import { objectKey } from "./store/object_version.ts";
+import { keyOf } from "../cache/object_key.ts";
 import type { ResourceState } from "./store/resource_state.ts";
 import { findObject } from "./writes/single_object.ts";
 import {
@@ -467,7 +467,7 @@ export class SimulatedCluster implements Disposable {
     const view = this.#served(resource);
     checkRef(ref);
     const ns = view.state.info.desc.namespaced ? ref.namespace || "default" : undefined;
-    const v = view.state.objects.get(objectKey(ns, ref.name));
+    const v = view.state.objects.get(keyOf(ns, ref.name));
     return v === undefined ? undefined : view.toObject(v) as unknown as T;
   }
 

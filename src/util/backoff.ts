@@ -31,14 +31,6 @@ export interface BackoffOptions {
 
 /**
  * A source of delays: `next()` after each failure, `reset()` after a success.
- *
- * @example
- * ```ts
- * import { exponentialBackoff, systemClock } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * const backoff = exponentialBackoff(systemClock, { jitter: "none" });
- * assert.deepEqual([backoff.next(), backoff.next()], [800, 1600]);
- * ```
  */
 export interface Backoff {
   /** The delay in ms before the next attempt; grows with each call. */
@@ -51,16 +43,6 @@ export interface Backoff {
  * Exponential backoff with jitter and automatic reset after a quiet period. The delay grows
  * before jitter is applied, so jitter never compounds. Throws a `TypeError` or `RangeError`
  * for an invalid option.
- *
- * @example
- * ```ts
- * import { exponentialBackoff, systemClock } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * const backoff = exponentialBackoff(systemClock, { initialMs: 100, maxMs: 1000, jitter: "none" });
- * assert.deepEqual([1, 2, 3, 4, 5].map(() => backoff.next()), [100, 200, 400, 800, 1000]);
- * backoff.reset();
- * assert.equal(backoff.next(), 100);
- * ```
  */
 export function exponentialBackoff(clock: Clock, options: BackoffOptions = {}): Backoff {
   const initialMs = options.initialMs ?? 800;

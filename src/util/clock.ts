@@ -9,17 +9,22 @@ import { onAbort } from "./abort.ts";
 export type TimerHandle = unknown;
 
 /**
- * A source of time and timers.
+ * A source of time and timers: what the `clock` options take (the system clock, `Date.now`
+ * and the global timers, when not given). `ManualClock` (`@kinformer/kinformer/testing`) is
+ * one that tests move by hand.
  *
  * @example
  * ```ts
- * import { systemClock } from "@kinformer/kinformer/cache";
+ * import type { Clock } from "@kinformer/kinformer/cache";
+ * import { ManualClock } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
+ * const manual = new ManualClock(1_000);
+ * const clock: Clock = manual;
  * let fired = false;
- * const h = systemClock.setTimeout(() => (fired = true), 10);
- * systemClock.clearTimeout(h);
- * assert.equal(fired, false);
- * assert.ok(systemClock.now() > 0);
+ * clock.setTimeout(() => (fired = true), 10);
+ * await manual.advance(10);
+ * assert.equal(fired, true);
+ * assert.equal(clock.now(), 1_010);
  * ```
  */
 export interface Clock {
@@ -33,14 +38,6 @@ export interface Clock {
 
 /**
  * The real clock: `Date.now` and the global timers.
- *
- * @example
- * ```ts
- * import { systemClock } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * const before = Date.now();
- * assert.ok(systemClock.now() >= before);
- * ```
  */
 export const systemClock: Clock = {
   now: () => Date.now(),

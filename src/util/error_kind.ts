@@ -24,6 +24,10 @@
  * - `handler`: a listener, an index function or a metrics hook threw;
  * - `mutation`: a cached object was changed in place (only with `detectMutations`);
  * - `drift`: a consistency check found the cache differing from the server;
+ * - `config`: a cluster configuration that cannot be read or used (`ClusterConfigError`,
+ *   `KubeconfigParseError`, `YamlSyntaxError` of `@kinformer/kinformer/config`);
+ * - `credentials`: an exec credential plugin gave no usable credential (`ExecCredentialError`):
+ *   a request needing it fails before it is sent, and is retried on the backoff;
  * - `other`: anything else.
  *
  * A watch over a WebSocket that fails (`WebSocketWatchError`) is filed by how it ended: a
@@ -32,10 +36,12 @@
  * error, 1003 unsupported data, 1007 invalid payload, 1009 message too big) are `decode`; 1008
  * (policy violation) is `forbidden`; 1011 to 1014 (server error, restart, try again later, bad
  * gateway) are `server`; any other code is `other` (`network` when the close was not clean).
+ * A request that got no HTTP answer is a `KubeNetworkError`: `network`, or the kind of its cause
+ * when the cause is one of kinformer's (an exec plugin failing in the transport: `credentials`).
  *
  * @example
  * ```ts
- * import type { ErrorKind } from "@kinformer/kinformer/cache";
+ * import type { ErrorKind } from "@kinformer/kinformer/client";
  * import { KubeApiError } from "@kinformer/kinformer/client";
  * import assert from "node:assert/strict";
  * const kind: ErrorKind = new KubeApiError({ code: 429 }).kind;
@@ -61,6 +67,8 @@ export type ErrorKind =
   | "handler"
   | "mutation"
   | "drift"
+  | "config"
+  | "credentials"
   | "other";
 
 /** Every {@linkcode ErrorKind}, to tell a kinformer error's `kind` from another `kind` field. */
@@ -83,6 +91,8 @@ const KINDS: ReadonlySet<string> = new Set<ErrorKind>([
   "handler",
   "mutation",
   "drift",
+  "config",
+  "credentials",
   "other",
 ]);
 
@@ -93,9 +103,14 @@ const KINDS: ReadonlySet<string> = new Set<ErrorKind>([
  * is the network's), and `other` for anything else. Internal.
  */
 export function errorKindOf(error: unknown): ErrorKind {
+  return ownKindOf(error) ?? (error instanceof TypeError ? "network" : "other");
+}
+
+/** The {@linkcode ErrorKind} `error` carries itself, if any (no fallback). Internal. */
+export function ownKindOf(error: unknown): ErrorKind | undefined {
   if (typeof error === "object" && error !== null) {
     const kind = (error as { kind?: unknown }).kind;
     if (typeof kind === "string" && KINDS.has(kind)) return kind as ErrorKind;
   }
-  return error instanceof TypeError ? "network" : "other";
+  return undefined;
 }

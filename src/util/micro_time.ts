@@ -12,13 +12,6 @@ const MICRO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{6})(Z|
  * six fractional digits (the last three are zero: JavaScript time has millisecond precision).
  *
  * @throws {RangeError} when `ms` is not a finite time a `Date` can hold.
- *
- * @example
- * ```ts
- * import { formatMicroTime } from "@kinformer/kinformer/controller";
- * import assert from "node:assert/strict";
- * assert.equal(formatMicroTime(Date.UTC(2026, 10, 26, 3, 4, 5, 123)), "2026-11-26T03:04:05.123000Z");
- * ```
  */
 export function formatMicroTime(ms: number): string {
   const date = new Date(ms);
@@ -37,14 +30,6 @@ export function formatMicroTime(ms: number): string {
  * Reads a Kubernetes MicroTime (RFC 3339 with exactly six fractional digits, `Z` or an offset)
  * and returns milliseconds since the epoch (microseconds are truncated), or `undefined` when
  * `text` is not in that exact format or names an impossible date.
- *
- * @example
- * ```ts
- * import { parseMicroTime } from "@kinformer/kinformer/controller";
- * import assert from "node:assert/strict";
- * assert.equal(parseMicroTime("2026-11-26T03:04:05.123456Z"), Date.UTC(2026, 10, 26, 3, 4, 5, 123));
- * assert.equal(parseMicroTime("2026-11-26T03:04:05.123Z"), undefined); // toISOString()'s three digits
- * ```
  */
 export function parseMicroTime(text: string): number | undefined {
   if (typeof text !== "string") return undefined;

@@ -10,15 +10,6 @@
  * is not well formed the way Kubernetes' own comparison requires: a positive decimal integer
  * with no leading zero. `"0"` (the "any version" request value) and `""` are not comparable;
  * then only a bookmark or a fresh list can tell where you are.
- *
- * @example
- * ```ts
- * import { compareResourceVersions } from "@kinformer/kinformer/cache";
- * import assert from "node:assert/strict";
- * assert.ok(compareResourceVersions("999", "1000")! < 0);
- * assert.equal(compareResourceVersions("42", "42"), 0);
- * assert.equal(compareResourceVersions("0", "1"), undefined);
- * ```
  */
 export function compareResourceVersions(a: string, b: string): number | undefined {
   if (!WELL_FORMED.test(a) || !WELL_FORMED.test(b)) return undefined;

@@ -17,13 +17,6 @@ const SNIPPET_LENGTH = 120;
  */
 export type WatchDecodeReason = "malformed-json" | "not-an-event" | "html" | "truncated";
 
-/**
- * The old name of {@linkcode WatchDecodeReason}.
- * @deprecated Use `WatchDecodeReason` (a `WatchDecodeError`'s `kind` is now `"decode"`, its
- * `reason` what was wrong).
- */
-export type WatchDecodeErrorKind = WatchDecodeReason;
-
 /** Constructor options of {@linkcode WatchDecodeError}: `reason` is required. */
 export interface WatchDecodeErrorOptions {
   /** What was wrong. */

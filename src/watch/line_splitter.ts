@@ -44,17 +44,19 @@ export interface LineTooLongErrorOptions {
 }
 
 /**
- * A line grew past {@linkcode LineSplitterOptions.maxLineLength}. The splitter has already
- * dropped the bytes it held for that line.
+ * A watch line grew past `maxLineLength` (an option of the decoder, the informer and
+ * `watcher()`). The bytes held for that line are already dropped.
  *
  * @example
  * ```ts
- * import { LineSplitter, LineTooLongError } from "@kinformer/kinformer/watch";
+ * import { decodeWatchStream, LineTooLongError } from "@kinformer/kinformer/watch";
  * import assert from "node:assert/strict";
- * const splitter = new LineSplitter({ maxLineLength: 4 });
- * assert.throws(() => splitter.push(new TextEncoder().encode("0123456789"), () => {}), (err) => {
+ * const body = new Response(`{"type":"ADDED","object":{"metadata":{"name":"${"x".repeat(64)}"}}}\n`).body!;
+ * await assert.rejects(async () => {
+ *   for await (const _ of decodeWatchStream(body, { maxLineLength: 16 })) assert.fail("no event");
+ * }, (err) => {
  *   assert.ok(err instanceof LineTooLongError);
- *   assert.equal(err.limit, 4);
+ *   assert.equal(err.limit, 16);
  *   assert.equal(err.lineNumber, 1);
  *   assert.equal(err.byteOffset, 0);
  *   return true;
@@ -100,21 +102,6 @@ export class LineTooLongError extends Error {
  * When a line passes `maxLineLength`, the push throws a {@linkcode LineTooLongError}; lines
  * after it in that same chunk are not delivered. The bytes of the oversized line are dropped,
  * and the rest of it (up to its newline) is skipped by later pushes.
- *
- * @example
- * ```ts
- * import { LineSplitter } from "@kinformer/kinformer/watch";
- * import assert from "node:assert/strict";
- * const splitter = new LineSplitter();
- * const utf8 = new TextEncoder();
- * const lines: string[] = [];
- * const onLine = (line: Uint8Array) => lines.push(new TextDecoder().decode(line));
- * splitter.push(utf8.encode('{"a":1}\r\n{"b"'), onLine);
- * splitter.push(utf8.encode(':2}\n\n{"c":3}'), onLine);
- * assert.deepEqual(lines, ['{"a":1}', '{"b":2}']);
- * const rest = splitter.finish(); // the last line had no newline
- * assert.equal(rest && new TextDecoder().decode(rest), '{"c":3}');
- * ```
  */
 export class LineSplitter {
   readonly #maxLineLength: number;
@@ -196,19 +183,6 @@ export class LineSplitter {
    * as one view of the chunk (see {@linkcode LinesHandler}: `\r` and empty lines are left for
    * the consumer). Line numbers, offsets and `maxLineLength` work as in `push`; when a line is
    * too long, the lines before it are delivered before the error is thrown.
-   *
-   * @example
-   * ```ts
-   * import { LineSplitter } from "@kinformer/kinformer/watch";
-   * import assert from "node:assert/strict";
-   * const splitter = new LineSplitter();
-   * const runs: string[] = [];
-   * const onLines = (lines: Uint8Array, first: number) =>
-   *   runs.push(`${first}: ${new TextDecoder().decode(lines)}`);
-   * splitter.pushLines(new TextEncoder().encode('{"a":1}\n{"b":2}\n{"c"'), onLines);
-   * splitter.pushLines(new TextEncoder().encode(':3}\n'), onLines);
-   * assert.deepEqual(runs, ['1: {"a":1}\n{"b":2}', '3: {"c":3}']);
-   * ```
    */
   pushLines(chunk: Uint8Array, onLines: LinesHandler): void {
     const chunkOffset = this.#streamOffset;

@@ -1,6 +1,6 @@
 /**
- * Turning a Kubernetes watch response body into typed events: bytes are split into lines
- * ({@linkcode LineSplitter}), each line is parsed into a {@linkcode WatchEvent}, an ERROR event
+ * Turning a Kubernetes watch response body into typed events: bytes are split into lines (at
+ * most `maxLineLength` bytes each, else a {@linkcode LineTooLongError}), each line is parsed into a {@linkcode WatchEvent}, an ERROR event
  * becomes a thrown `KubeApiError`, and anything that is not an event becomes a
  * {@linkcode WatchDecodeError} naming the line.
  *
@@ -56,24 +56,10 @@ export {
   WatchDecoderStream,
   type WatchDecoderStreamOptions,
 } from "./watch_decoder.ts";
-export { RESPONSE_BYTES, responseBytes } from "./response_bytes.ts";
-export {
-  INITIAL_EVENTS_END_ANNOTATION,
-  type WatchBookmarkEvent,
-  type WatchEvent,
-  type WatchObjectEvent,
-} from "./watch_event.ts";
+export { type WatchBookmarkEvent, type WatchEvent, type WatchObjectEvent } from "./watch_event.ts";
 export {
   WatchDecodeError,
-  type WatchDecodeErrorKind,
   type WatchDecodeErrorOptions,
   type WatchDecodeReason,
 } from "./decode_error.ts";
-export {
-  type LineHandler,
-  type LinesHandler,
-  LineSplitter,
-  type LineSplitterOptions,
-  LineTooLongError,
-  type LineTooLongErrorOptions,
-} from "./line_splitter.ts";
+export { LineTooLongError, type LineTooLongErrorOptions } from "./line_splitter.ts";

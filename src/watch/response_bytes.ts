@@ -11,21 +11,6 @@
  * The property key (a registered symbol, so that separately bundled entry points agree) under
  * which a transport puts a function returning a faster view of the response body. Calling the
  * function takes the body: the `Response`'s own `body` must not be read afterwards.
- *
- * @example
- * ```ts
- * import { RESPONSE_BYTES, responseBytes } from "@kinformer/kinformer/watch";
- * import assert from "node:assert/strict";
- * const chunks = [new TextEncoder().encode("hello\n")];
- * const response = Object.assign(new Response(null), {
- *   [RESPONSE_BYTES]: (): AsyncIterable<Uint8Array> => (async function* () { yield* chunks; })(),
- * });
- * const body = responseBytes(response);
- * assert.ok(body !== null && !(body instanceof ReadableStream)); // the transport's view
- * const received: Uint8Array[] = [];
- * for await (const chunk of body) received.push(chunk);
- * assert.deepEqual(received, chunks);
- * ```
  */
 export const RESPONSE_BYTES: unique symbol = Symbol.for("kinformer.responseBytes");
 
@@ -34,14 +19,6 @@ export const RESPONSE_BYTES: unique symbol = Symbol.for("kinformer.responseBytes
  * under {@linkcode RESPONSE_BYTES} and the standard body is untouched, else `response.body`.
  * The iterable's `return()` must end the body at once, also while a `next()` is pending (that
  * is how a stopped watch releases its connection).
- *
- * @example
- * ```ts
- * import { responseBytes } from "@kinformer/kinformer/watch";
- * import assert from "node:assert/strict";
- * const response = new Response("{}\n");
- * assert.equal(responseBytes(response), response.body); // a plain Response has no faster view
- * ```
  */
 export function responseBytes(
   response: Response,

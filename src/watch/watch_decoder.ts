@@ -51,9 +51,8 @@ export type WatchBody = ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>;
 
 /**
  * Decodes a watch response body into events, one per JSON line, in order. The body is a
- * `ReadableStream` (`response.body`) or any `AsyncIterable<Uint8Array>` (what
- * `responseBytes(response)` returns for a transport with a faster view of its bytes, such as
- * the Node transport's socket chunks).
+ * `ReadableStream` (`response.body`) or any `AsyncIterable<Uint8Array>` (a transport's faster
+ * view of its bytes, such as the Node transport's socket chunks).
  *
  * - ADDED / MODIFIED / DELETED events are yielded as sent; BOOKMARKs gain `resourceVersion`
  *   and `initialEventsEnd`.

@@ -6,13 +6,6 @@ import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 
 /**
  * Annotation (value `"true"`) on the BOOKMARK that ends a streaming list's initial events.
- *
- * @example
- * ```ts
- * import { INITIAL_EVENTS_END_ANNOTATION } from "@kinformer/kinformer/watch";
- * import assert from "node:assert/strict";
- * assert.equal(INITIAL_EVENTS_END_ANNOTATION, "k8s.io/initial-events-end");
- * ```
  */
 export const INITIAL_EVENTS_END_ANNOTATION = "k8s.io/initial-events-end";
 

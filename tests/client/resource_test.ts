@@ -18,13 +18,13 @@ import {
   pods,
   replicasets,
   type ResourceDescriptor,
-  resourceKey,
   resourcePath,
   secrets,
   serviceaccounts,
   services,
   statefulsets,
 } from "../../src/client/mod.ts";
+import { resourceKey } from "../../src/client/resource.ts";
 
 const widgets: ResourceDescriptor = {
   group: "example.com",

@@ -8,16 +8,18 @@ import {
   BEARER_PROTOCOL_PREFIX,
   bearerProtocol,
   DEFAULT_WEBSOCKET_PROTOCOL,
+} from "../../src/client/websocket_watch.ts";
+import {
   fetchWebSocket,
   globalWebSocket,
   KubeApiError,
   KubeClient,
   type KubeClientOptions,
   pods,
-  resolveWatchTransport,
   type WebSocketInit,
   WebSocketWatchError,
 } from "../../src/client/mod.ts";
+import { resolveWatchTransport } from "../../src/client/watch_transport.ts";
 import { openWebSocketWatch, resolveWebSocketOptions } from "../../src/client/websocket_watch.ts";
 import type { WebSocketLike } from "../../src/client/websocket_factory.ts";
 import { errorKindOf as classifyError } from "../../src/util/error_kind.ts";

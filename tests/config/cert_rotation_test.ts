@@ -12,7 +12,7 @@ import { KubeApiError, KubeClient, KubeNetworkError, pods } from "../../src/clie
 import { type ClusterClientOptions, createConfigLoader } from "../../src/config/mod.ts";
 import { CERT_REFRESH_MS } from "../../src/config/_cert_rotation.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { serve } from "../../src/testing/serve_node.ts";
+import { serve } from "../../src/adapters/node/serve.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import {
   fixture,

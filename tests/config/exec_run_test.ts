@@ -4,8 +4,8 @@
 // tests/integration/exec_plugin_test.ts checks the same with each runtime's real runner.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { DEFAULT_EXEC_TIMEOUT_MS } from "../../src/config/exec_credential.ts";
 import {
-  DEFAULT_EXEC_TIMEOUT_MS,
   type ExecCommand,
   type ExecCommandResult,
   ExecCredentialError,

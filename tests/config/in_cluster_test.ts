@@ -7,9 +7,9 @@ import {
   ClusterConfigError,
   createConfigLoader,
   loadInClusterConfig,
-  SERVICE_ACCOUNT_DIR,
   tokenFileSource,
 } from "../../src/config/mod.ts";
+import { SERVICE_ACCOUNT_DIR } from "../../src/config/in_cluster.ts";
 import type { ClusterConfigErrorCode, InClusterConfigOptions } from "../../src/config/mod.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import {

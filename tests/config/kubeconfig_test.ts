@@ -228,6 +228,23 @@ describe("resolveKubeconfig", () => {
     assert.equal(resolved.namespace, undefined);
   });
 
+  test("a message names a long context, cluster or user name cut short, not whole", () => {
+    const long = "x".repeat(5_000);
+    const config = parseKubeconfig(
+      `clusters:\n- name: ${long}\n  cluster:\n    server: https://10.0.0.1\n` +
+        `users:\n- name: ${long}\n  user: {}\n` +
+        `contexts:\n- name: ${long}\n  context:\n    cluster: ${long}\n    user: ${long}\n` +
+        `current-context: ${long}\n`,
+    );
+    assert.throws(() => resolveKubeconfig(config, { context: `${long}-missing` }), (error) => {
+      assert.ok(error instanceof ClusterConfigError);
+      assert.equal(error.code, "ContextNotFound");
+      assert.ok(error.message.length < 600, `a ${error.message.length}-character message`);
+      assert.match(error.message, /\(5008 characters\)/);
+      return true;
+    });
+  });
+
   test("an explicit context wins over current-context", async () => {
     const resolved = resolveKubeconfig(parseKubeconfig(await fixture("embedded.yaml")), {
       context: "dev-alice",

@@ -5,12 +5,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import YAML from "yaml";
-import {
-  ClusterConfigError,
-  KubeconfigParseError,
-  parseKubeconfig,
-  parseKubeconfigYaml,
-} from "../../src/config/mod.ts";
+import { ClusterConfigError, KubeconfigParseError, parseKubeconfig } from "../../src/config/mod.ts";
+import { parseKubeconfigYaml } from "../../src/config/kubeconfig_yaml.ts";
 
 const env = (globalThis as { process?: { env: Record<string, string | undefined> } }).process
   ?.env ?? {};

@@ -5,9 +5,9 @@ import {
   ClusterConfigError,
   KubeconfigParseError,
   parseKubeconfig,
-  parseKubeconfigYaml,
   resolveKubeconfig,
 } from "../../src/config/mod.ts";
+import { parseKubeconfigYaml } from "../../src/config/kubeconfig_yaml.ts";
 import { fixture } from "../fixtures/kubeconfig/helpers.ts";
 
 /** The error `fn` throws (failing when it returns). */

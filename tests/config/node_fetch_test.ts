@@ -10,9 +10,9 @@ import net from "node:net";
 import { createGzip, gzipSync } from "node:zlib";
 import { createInformer } from "../../src/cache/mod.ts";
 import { KubeClient, KubeNetworkError, pods } from "../../src/client/mod.ts";
-import { createNodeFetch } from "../../src/config/node_fetch.ts";
+import { createNodeFetch } from "../../src/adapters/node/fetch.ts";
 import { RESPONSE_BYTES, responseBytes } from "../../src/watch/response_bytes.ts";
-import { serve } from "../../src/testing/serve_node.ts";
+import { serve } from "../../src/adapters/node/serve.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { fixture, runtime } from "../fixtures/kubeconfig/helpers.ts";
 import { httpProxy, socksProxy } from "./_proxies.ts";
@@ -434,7 +434,7 @@ describe("createNodeFetch and compression", () => {
     });
     const controller = new AbortController();
     try {
-      informer.start(controller.signal);
+      informer.start({ signal: controller.signal });
       const names: string[] = [];
       for await (const e of informer.events({ signal: controller.signal })) {
         if (e.type === "add") names.push(e.object.metadata?.name ?? "");
@@ -480,7 +480,7 @@ describe("an informer on the Node transport", () => {
       );
       const controller = new AbortController();
       const names: string[] = [];
-      informer.start(controller.signal);
+      informer.start({ signal: controller.signal });
       await informer.waitForSync({ signal: controller.signal });
       for (const name of ["a", "b", "c"]) {
         cluster.create(pods, { metadata: { namespace: "default", name } });

@@ -13,7 +13,7 @@ import {
   ClusterConfigError,
   createConfigLoader,
 } from "../../src/config/mod.ts";
-import { serve } from "../../src/testing/serve_node.ts";
+import { serve } from "../../src/adapters/node/serve.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { fixture, runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { failure } from "../_errors.ts";

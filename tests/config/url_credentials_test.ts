@@ -10,7 +10,7 @@ import {
   createConfigLoader,
   kubectlProxy,
 } from "../../src/config/mod.ts";
-import { createNodeFetch } from "../../src/config/node_fetch.ts";
+import { createNodeFetch } from "../../src/adapters/node/fetch.ts";
 
 /** Passwords that URL parsers cut short. */
 const PASSWORDS = ["Pw/Zq9x", "Pw#Zq9x", "Pw?Zq9x", "P@Xw/K#Zq9x", "12/Zq9x"];

@@ -41,8 +41,8 @@ class FakeInformer implements InformerLike<Obj> {
     };
   }
 
-  start(signal?: AbortSignal): void {
-    this.startedWith = signal;
+  start(options?: { signal?: AbortSignal | undefined }): void {
+    this.startedWith = options?.signal;
   }
 
   add(o: Obj): void {

@@ -7,8 +7,8 @@ import {
   EventRecorder,
   type EventRecorderErrorContext,
   type EventRecorderOptions,
-  eventsV1,
 } from "../../src/controller/mod.ts";
+import { eventsV1 } from "../../src/client/mod.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { coreEvents, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";

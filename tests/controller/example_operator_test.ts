@@ -13,7 +13,8 @@ import {
   type StaticSite,
   staticSites,
 } from "../../examples/operator/operator.ts";
-import { type Condition, eventsV1 } from "../../src/controller/mod.ts";
+import type { Condition } from "../../src/controller/mod.ts";
+import { eventsV1 } from "../../src/client/mod.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { configmaps, deployments, leases, namespaces } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";

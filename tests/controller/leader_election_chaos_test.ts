@@ -27,7 +27,6 @@ interface Candidate {
   elector: LeaderElector;
   link: Link;
   stop: AbortController;
-  running: Promise<void>;
   starts: number[];
   /** Running (not stopped, not crashed): may be picked for faults. */
   alive: boolean;
@@ -67,7 +66,7 @@ class Arena {
         this.check(`${id} started leading`);
       },
     });
-    c.running = c.elector.run(stop.signal);
+    c.elector.start({ signal: stop.signal });
     this.candidates.push(c);
     return c;
   }
@@ -125,7 +124,7 @@ class Arena {
       c.link.mode = { kind: "ok" };
       c.stop.abort();
     }
-    await Promise.all(this.candidates.map((c) => c.running));
+    await Promise.all(this.candidates.map((c) => c.elector.stop()));
     this.cluster.close();
     assert.equal(this.clock.pendingTimers, 0, "timers left behind");
   }

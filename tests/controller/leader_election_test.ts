@@ -19,7 +19,6 @@ interface Candidate {
   elector: LeaderElector;
   link: Link;
   stop: AbortController;
-  running: Promise<void> | undefined;
   log: string[];
   errors: unknown[];
 }
@@ -64,7 +63,6 @@ function world(): World {
         elector,
         link,
         stop: new AbortController(),
-        running: undefined,
         log,
         errors,
       };
@@ -72,18 +70,18 @@ function world(): World {
       return c;
     },
     start(c): void {
-      c.running = c.elector.run(c.stop.signal);
+      c.elector.start({ signal: c.stop.signal });
     },
     async stop(c): Promise<void> {
       c.stop.abort();
-      await c.running;
+      await c.elector.stop();
     },
     async close(): Promise<void> {
       for (const c of all) {
         c.link.mode = { kind: "ok" };
         c.stop.abort();
       }
-      await Promise.all(all.map((c) => c.running));
+      await Promise.all(all.map((c) => c.elector.stop()));
       cluster.close();
       assert.equal(clock.pendingTimers, 0, "timers left behind");
     },
@@ -343,7 +341,7 @@ describe("LeaderElector", () => {
     await w.close();
   });
 
-  test("run() twice at once is refused; stop leaves no timer", async () => {
+  test("run() (deprecated) while running is refused; stop leaves no timer", async () => {
     const w = world();
     const a = w.add("a");
     w.start(a);

@@ -15,18 +15,18 @@ async function adapters(): Promise<{ name: string; runManager: RunManager }[]> {
   if (runtime === "deno") {
     list.push({
       name: "manager_deno",
-      runManager: (await import("../../src/controller/manager_deno.ts")).runManager,
+      runManager: (await import("../../src/adapters/deno/manager.ts")).runManager,
     });
   }
   if (runtime === "bun") {
     list.push({
       name: "manager_bun",
-      runManager: (await import("../../src/controller/manager_bun.ts")).runManager,
+      runManager: (await import("../../src/adapters/bun/manager.ts")).runManager,
     });
   }
   list.push({
     name: "manager_node",
-    runManager: (await import("../../src/controller/manager_node.ts")).runManager,
+    runManager: (await import("../../src/adapters/node/manager.ts")).runManager,
   });
   return list;
 }

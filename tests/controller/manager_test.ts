@@ -3,12 +3,8 @@
 // a failing controller, runnables. Two replicas on one simulated cluster and a ManualClock.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  EventRecorder,
-  eventsV1,
-  Manager,
-  type ManagerErrorContext,
-} from "../../src/controller/mod.ts";
+import { EventRecorder, Manager, type ManagerErrorContext } from "../../src/controller/mod.ts";
+import { eventsV1 } from "../../src/client/mod.ts";
 import { createInformer, type SharedInformer } from "../../src/cache/informer.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { leases, namespaces, pods } from "../../src/client/resource.ts";

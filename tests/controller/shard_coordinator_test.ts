@@ -7,10 +7,10 @@ import { KubeClient } from "../../src/client/kube_client.ts";
 import { leases } from "../../src/client/resource.ts";
 import {
   assignShards,
-  SHARD_GROUP_LABEL,
   ShardCoordinator,
   type ShardCoordinatorOptions,
 } from "../../src/controller/mod.ts";
+import { SHARD_GROUP_LABEL } from "../../src/controller/shard_coordinator_options.ts";
 import { parseMicroTime } from "../../src/util/micro_time.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
@@ -26,7 +26,6 @@ interface Replica {
   coordinator: ShardCoordinator;
   link: Link;
   stop: AbortController;
-  running: Promise<void>;
   /** shard -> start times */
   starts: Map<number, number[]>;
   crashed: boolean;
@@ -68,7 +67,7 @@ class Group {
       },
       ...options,
     });
-    r.running = r.coordinator.run(stop.signal);
+    r.coordinator.start({ signal: stop.signal });
     this.replicas.push(r);
     return r;
   }
@@ -125,7 +124,7 @@ class Group {
       r.link.mode = { kind: "ok" };
       r.stop.abort();
     }
-    await Promise.all(this.replicas.map((r) => r.running));
+    await Promise.all(this.replicas.map((r) => r.coordinator.stop()));
     this.cluster.close();
     assert.equal(this.clock.pendingTimers, 0, "timers left behind");
   }
@@ -246,7 +245,7 @@ describe("ShardCoordinator", () => {
     await g.run(8_000);
     const stoppedAt = g.clock.now();
     a.stop.abort();
-    await a.running;
+    await a.coordinator.stop();
     a.crashed = true; // out of the safety check: it has stopped
     assert.equal(g.cluster.get(leases, { namespace: "default", name: "ctl-member-a" }), undefined);
     await g.run(2 * RETRY + 500);

@@ -3,7 +3,8 @@
 // cannot send the Origin the API server requires), creates ConfigMaps, waits for their live
 // events, and answers with what happened. It also tries one watch with a wrong token, to show
 // that the handshake's status reaches the caller.
-import { configmaps, createInformer, fetchWebSocket, KubeApiError, KubeClient } from "../../mod.ts";
+import { configmaps, createInformer, KubeApiError, KubeClient } from "../../mod.ts";
+import { fetchWebSocket } from "../../src/client/mod.ts";
 
 /** The Worker's bindings. */
 interface Env {

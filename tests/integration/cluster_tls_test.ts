@@ -15,8 +15,8 @@ import {
   type ConfigHost,
   createConfigLoader,
 } from "../../src/config/mod.ts";
-import type { ServeOptions } from "../../src/testing/_serve_common.ts";
-import { serve } from "../../src/testing/serve_node.ts";
+import type { ServeOptions } from "../../src/adapters/_serve_common.ts";
+import { serve } from "../../src/adapters/node/serve.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { fixture, runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { failure } from "../_errors.ts";
@@ -246,7 +246,7 @@ describe(`HTTPS to the simulated cluster with the ${runtime} loader`, () => {
           }
         }
       })();
-      informer.start(controller.signal);
+      informer.start({ signal: controller.signal });
       await done;
       controller.abort();
       await informer.stop();
@@ -259,10 +259,10 @@ describe(`HTTPS to the simulated cluster with the ${runtime} loader`, () => {
 describe("the runtime's own serve adapter over HTTPS", () => {
   test("serves HTTPS with a certificate and key (CA + token)", async () => {
     const adapter = runtime === "deno"
-      ? await import("../../src/testing/serve_deno.ts")
+      ? await import("../../src/adapters/deno/serve.ts")
       : runtime === "bun"
-      ? await import("../../src/testing/serve_bun.ts")
-      : await import("../../src/testing/serve_node.ts");
+      ? await import("../../src/adapters/bun/serve.ts")
+      : await import("../../src/adapters/node/serve.ts");
     const cluster = new SimulatedCluster({ token: TOKEN });
     cluster.seed(pods, 1);
     const server = await adapter.serve(cluster.fetch, {
@@ -296,8 +296,8 @@ describe("the runtime's own serve adapter over HTTPS", () => {
   test("Deno.serve and Bun.serve refuse tls.clientCa, pointing to @kinformer/kinformer/testing/node", async () => {
     if (runtime === "node") return; // their adapters cannot be imported on Node
     const adapter = runtime === "deno"
-      ? await import("../../src/testing/serve_deno.ts")
-      : await import("../../src/testing/serve_bun.ts");
+      ? await import("../../src/adapters/deno/serve.ts")
+      : await import("../../src/adapters/bun/serve.ts");
     const tls = {
       cert: await fixture("certs/server.crt"),
       key: await fixture("certs/server.key"),

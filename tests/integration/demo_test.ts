@@ -5,7 +5,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pods } from "../../src/client/resource.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import { serve } from "../../src/testing/serve_node.ts";
+import { serve } from "../../src/adapters/node/serve.ts";
 import { bin, missingBinary, ROOT, runProcess, withTempDir } from "../_runtime_process.ts";
 
 const deno = bin("deno");

@@ -22,7 +22,7 @@ import {
 } from "../../src/config/mod.ts";
 import type { KubeconfigExec } from "../../src/config/kubeconfig.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { serve } from "../../src/testing/serve_node.ts";
+import { serve } from "../../src/adapters/node/serve.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import {
   fixture,

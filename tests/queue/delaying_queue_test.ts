@@ -107,7 +107,7 @@ describe("DelayingQueue", () => {
     await clock.advance(10);
     assert.equal(q.len, 3);
     assert.equal(timersSet, 1);
-    q.shutDown();
+    void q.stop();
   });
 
   test("addAfter with a delay of zero or less adds the item at once", () => {
@@ -128,12 +128,12 @@ describe("DelayingQueue", () => {
     assert.equal(queue.len, 1);
   });
 
-  test("shutDown drops waiting items and clears the timer", async () => {
+  test("stop drops waiting items and clears the timer", async () => {
     const clock = new ManualClock(0);
     const queue = new DelayingQueue<string>({ clock });
     queue.addAfter("a", 10);
     queue.addAfter("b", 20);
-    queue.shutDown();
+    void queue.stop();
     assert.equal(clock.pendingTimers, 0);
     assert.equal(queue.delayedLen, 0);
     queue.addAfter("c", 10);
@@ -142,11 +142,11 @@ describe("DelayingQueue", () => {
     assert.deepEqual(await queue.get(), { shutdown: true });
   });
 
-  test("shutDownWithDrain also clears the timer", async () => {
+  test("stop({ drain: true }) also clears the timer", async () => {
     const clock = new ManualClock(0);
     const queue = new DelayingQueue<string>({ clock });
     queue.addAfter("a", 10);
-    await queue.shutDownWithDrain();
+    await queue.stop({ drain: true });
     assert.equal(clock.pendingTimers, 0);
   });
 
@@ -165,7 +165,7 @@ describe("DelayingQueue", () => {
     assert.equal(m.delayed, 1);
     assert.equal(m.depth, 1);
     assert.deepEqual(retried, ["a", "a", "b"]);
-    queue.shutDown();
+    void queue.stop();
   });
 
   test("addAfter rejects a NaN or infinite delay with a RangeError", () => {

@@ -25,7 +25,7 @@ describe("RateLimitingQueue", () => {
       await takeDone(queue);
     }
     assert.equal(queue.numRequeues("a"), 4);
-    queue.shutDown();
+    void queue.stop();
     assert.equal(clock.pendingTimers, 0);
   });
 
@@ -43,7 +43,7 @@ describe("RateLimitingQueue", () => {
     queue.addRateLimited("a");
     await clock.advance(5);
     assert.equal(queue.len, 1, "after forget the delay starts again at 5 ms");
-    queue.shutDown();
+    void queue.stop();
   });
 
   test("the default limiter's token bucket runs on the queue's clock", async () => {
@@ -56,7 +56,7 @@ describe("RateLimitingQueue", () => {
     assert.equal(queue.len, 100);
     await clock.advance(1);
     assert.equal(queue.len, 101, "the 101st waits 100 ms for a token");
-    queue.shutDown();
+    void queue.stop();
   });
 
   test("a custom rate limiter chooses the delay", async () => {
@@ -70,13 +70,13 @@ describe("RateLimitingQueue", () => {
     assert.equal(queue.len, 0);
     await clock.advance(1);
     assert.equal(queue.len, 1);
-    queue.shutDown();
+    void queue.stop();
   });
 
   test("addRateLimited after shutdown is ignored and does not count a retry", () => {
     const clock = new ManualClock(0);
     const queue = new RateLimitingQueue<string>({ clock });
-    queue.shutDown();
+    void queue.stop();
     queue.addRateLimited("a");
     assert.equal(queue.numRequeues("a"), 0);
     assert.equal(queue.metrics().retries, 0);
@@ -98,7 +98,7 @@ describe("RateLimitingQueue", () => {
     assert.equal(m.retries, 2);
     assert.equal(m.delayed, 2);
     assert.deepEqual(retried, ["a", "b"]);
-    queue.shutDown();
+    void queue.stop();
   });
 
   test("an invalid rateLimiter option is rejected with a TypeError naming it", () => {

@@ -137,31 +137,31 @@ describe("WorkQueue", () => {
     const queue = new WorkQueue<string>();
     const waiting = [pendingGet(queue), pendingGet(queue)];
     await settle();
-    queue.shutDown();
+    void queue.stop();
     await Promise.all(waiting.map((w) => w.promise));
     for (const w of waiting) assert.deepEqual(w.result(), { shutdown: true });
     assert.equal(queue.shuttingDown, true);
   });
 
-  test("after shutDown, add is ignored and queued items can still be taken", async () => {
+  test("after stop, add is ignored and queued items can still be taken", async () => {
     const queue = new WorkQueue<string>();
     queue.add("a");
-    queue.shutDown();
-    queue.shutDown(); // idempotent
+    void queue.stop();
+    void queue.stop(); // idempotent
     queue.add("b");
     assert.equal(queue.len, 1);
     assert.deepEqual(await queue.get(), { shutdown: false, item: "a" });
     assert.deepEqual(await queue.get(), { shutdown: true });
   });
 
-  test("shutDownWithDrain resolves only after every in-flight item is done", async () => {
+  test("stop({ drain: true }) resolves only after every in-flight item is done", async () => {
     const queue = new WorkQueue<string>();
     queue.add("a");
     queue.add("b");
     await take(queue);
     await take(queue);
     let drained = false;
-    const drain = queue.shutDownWithDrain().then(() => {
+    const drain = queue.stop({ drain: true }).then(() => {
       drained = true;
     });
     await settle();
@@ -174,19 +174,19 @@ describe("WorkQueue", () => {
     assert.equal(drained, true);
   });
 
-  test("shutDownWithDrain resolves at once when nothing is in flight", async () => {
+  test("stop({ drain: true }) resolves at once when nothing is in flight", async () => {
     const queue = new WorkQueue<string>();
     queue.add("queued-but-not-taken");
-    await queue.shutDownWithDrain();
+    await queue.stop({ drain: true });
     assert.equal(queue.len, 1);
   });
 
-  test("shutDownWithDrain rejects with the signal's reason and keeps the queue shut down", async () => {
+  test("stop({ drain: true }) rejects with the signal's reason and keeps the queue shut down", async () => {
     const queue = new WorkQueue<string>();
     queue.add("a");
     await take(queue);
     const controller = new AbortController();
-    const drain = queue.shutDownWithDrain({ signal: controller.signal });
+    const drain = queue.stop({ drain: true, signal: controller.signal });
     const reason = new Error("gave up waiting");
     controller.abort(reason);
     await assert.rejects(drain, (e) => e === reason);
@@ -225,7 +225,7 @@ describe("WorkQueue", () => {
     assert.deepEqual(seen, ["a", "b"]);
     queue.add("c");
     await settle();
-    queue.shutDown();
+    void queue.stop();
     await loop;
     assert.deepEqual(seen, ["a", "b", "c"]);
   });

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { KubeClient, pods } from "../../src/client/mod.ts";
 import { createConfigLoader } from "../../src/config/mod.ts";
 import { SimulatedCluster } from "../../src/testing/mod.ts";
-import { serve } from "../../src/testing/serve_node.ts";
+import { serve } from "../../src/adapters/node/serve.ts";
 import { fixture, runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { httpProxy, NO_PROXY_VARS, toLoopback, withEnv } from "../config/_proxies.ts";
 import { kubeconfigJson } from "./_canary.ts";

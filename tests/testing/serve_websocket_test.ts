@@ -8,19 +8,14 @@ import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { readFile } from "node:fs/promises";
 import { connect as tlsConnect } from "node:tls";
-import {
-  bearerProtocol,
-  configmaps,
-  KubeClient,
-  pods,
-  WebSocketWatchError,
-} from "../../src/client/mod.ts";
+import { bearerProtocol } from "../../src/client/websocket_watch.ts";
+import { configmaps, KubeClient, pods, WebSocketWatchError } from "../../src/client/mod.ts";
 import { createInformer } from "../../src/cache/informer.ts";
 import { errorKindOf as classifyError } from "../../src/util/error_kind.ts";
 import { decodeWatchStream } from "../../src/watch/watch_decoder.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import { serve as serveNode } from "../../src/testing/serve_node.ts";
+import { serve as serveNode } from "../../src/adapters/node/serve.ts";
 import { adapters, runtime } from "../_serve.ts";
 import { eventually } from "../_runtime_process.ts";
 import { pod, seeded } from "../_informer_env.ts";

@@ -48,6 +48,28 @@ async function rejects(
 }
 
 describe("server-side apply in the simulated cluster", () => {
+  test("a YAML body is read as YAML (not as a kubeconfig); a broken one is a 400 naming the line", async () => {
+    const { c } = setup();
+    const send = (body: string) =>
+      c.fetch(
+        new Request("http://sim/api/v1/namespaces/default/configmaps/settings?fieldManager=ctl", {
+          method: "PATCH",
+          headers: { "content-type": "application/apply-patch+yaml" },
+          body,
+        }),
+      );
+    const created = await send(
+      "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: settings\ndata:\n  mode: fast\n",
+    );
+    assert.equal(created.status, 201);
+    const broken = await send("apiVersion: v1\nkind: ConfigMap\ndata:\n  mode: &a fast\n");
+    assert.equal(broken.status, 400);
+    const status = await broken.json() as { message: string };
+    assert.match(status.message, /^error decoding YAML: apply configuration:4:9: anchors/);
+    assert.doesNotMatch(status.message, /kubeconfig/);
+    c.close();
+  });
+
   test("apply creates the object (201) and records the applier's fields in managedFields", async () => {
     const { c } = setup();
     const res = await c.fetch(

@@ -2,19 +2,10 @@
 // kube-apiserver, with the API server's checks.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { coreEvents } from "../../src/client/resource.ts";
+import { coreEvents, eventsV1 } from "../../src/client/resource.ts";
 import type { KubeObject, Status } from "../../src/client/types.ts";
-import { defineResource } from "../../src/client/define_resource.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-
-const eventsV1 = defineResource({
-  group: "events.k8s.io",
-  version: "v1",
-  resource: "events",
-  kind: "Event",
-  namespaced: true,
-});
 
 const V1 = "/apis/events.k8s.io/v1/namespaces/default/events";
 const CORE = "/api/v1/namespaces/default/events";

@@ -4,12 +4,8 @@
 // browser's does.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  bearerProtocol,
-  configmaps,
-  type WebSocketInit,
-  type WebSocketLike,
-} from "../../src/client/mod.ts";
+import { bearerProtocol } from "../../src/client/websocket_watch.ts";
+import { configmaps, type WebSocketInit, type WebSocketLike } from "../../src/client/mod.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 

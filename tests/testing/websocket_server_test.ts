@@ -9,7 +9,7 @@ import {
   closeFrame,
   encodeFrame,
   FrameReader,
-} from "../../src/testing/_websocket_server.ts";
+} from "../../src/adapters/node/_websocket_server.ts";
 import { MessageJoiner, readMessages } from "../../src/testing/serving/websocket_messages.ts";
 
 /** A client frame: masked with `mask`, as a client must send it. */

@@ -3,13 +3,12 @@
 import type { Pod } from "kubernetes-types/core/v1.js";
 import {
   createInformer,
-  type CustomObject,
   defineResource,
   KubeClient,
-  type ObjectOf,
   type ResourceDescriptor,
   type SharedInformer,
 } from "../../mod.ts";
+import type { CustomObject, ObjectOf } from "../../src/client/mod.ts";
 import { SimulatedCluster, type Widget, widgets } from "../../src/testing/mod.ts";
 
 declare const client: KubeClient;

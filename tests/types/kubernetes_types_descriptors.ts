@@ -3,7 +3,8 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap, Pod } from "kubernetes-types/core/v1.js";
 import { createInformer, KubeClient, SharedInformerFactory } from "../../mod.ts";
-import type { InformerEvent, Scale, SharedInformer } from "../../mod.ts";
+import type { InformerEvent, SharedInformer } from "../../mod.ts";
+import type { Scale } from "../../src/client/mod.ts";
 import { runController } from "../../src/controller/mod.ts";
 import { configmaps, deployments, pods } from "../../src/kubernetes_types/mod.ts";
 

@@ -12,8 +12,8 @@ import {
   pods,
   type ResourceDescriptor,
   type SharedInformer,
-  type UntypedResourceDescriptor,
 } from "../../mod.ts";
+import type { UntypedResourceDescriptor } from "../../src/client/mod.ts";
 import { SimulatedCluster } from "../../src/testing/mod.ts";
 
 declare const client: KubeClient;

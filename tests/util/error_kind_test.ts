@@ -9,6 +9,14 @@ import {
   WatchInactivityError,
 } from "../../src/cache/reflector_errors.ts";
 import { errorKindOf } from "../../src/util/error_kind.ts";
+import { ClusterConfigError, KubeconfigParseError } from "../../src/config/errors.ts";
+import { ExecCredentialError } from "../../src/config/exec_credential_error.ts";
+import { YamlSyntaxError } from "../../src/config/yaml/yaml_syntax_error.ts";
+import { createInformer } from "../../src/cache/informer.ts";
+import { KubeClient } from "../../src/client/kube_client.ts";
+import { pods } from "../../src/client/resource.ts";
+import type { ErrorContext } from "../../src/cache/error_context.ts";
+import { ManualClock } from "../../src/testing/manual_clock.ts";
 
 function apiError(code: number, status?: Omit<Status, "kind" | "code">): KubeApiError {
   return status === undefined
@@ -144,5 +152,59 @@ describe("errors carry their kind from where they are raised", () => {
     assert.equal(errorKindOf(Object.assign(new Error("x"), { kind: "malformed-json" })), "other");
     assert.equal(errorKindOf({ kind: "server" }), "server");
     assert.equal(errorKindOf(Object.assign(new TypeError("x"), { kind: 3 })), "network");
+  });
+});
+
+describe("configuration and credential errors carry their kind", () => {
+  const execFailure = (): ExecCredentialError =>
+    new ExecCredentialError('exec plugin "aws" exited with code 255', {
+      code: "Failed",
+      command: "aws",
+      exitCode: 255,
+    });
+
+  test("config for a configuration that cannot be used or read, credentials for a plugin", () => {
+    const config = new ClusterConfigError("no context", { code: "NoCurrentContext" });
+    assert.equal(config.kind, "config");
+    assert.equal(new KubeconfigParseError({ reason: "tabs", line: 1 }).kind, "config");
+    assert.equal(new YamlSyntaxError({ reason: "tabs", line: 1 }).kind, "config");
+    assert.equal(execFailure().kind, "credentials");
+    assert.equal(errorKindOf(execFailure()), "credentials");
+  });
+
+  test("a request whose credential plugin failed is a credentials error, not network", async () => {
+    const client = new KubeClient({
+      server: "https://cluster.test",
+      fetch: () => Promise.reject(execFailure()),
+    });
+    await assert.rejects(client.list(pods), (error: unknown) => {
+      assert.ok(error instanceof KubeNetworkError, "still the client's error for no answer");
+      assert.ok(error.cause instanceof ExecCredentialError);
+      assert.equal(error.kind, "credentials");
+      return true;
+    });
+    const plain = new KubeClient({
+      server: "https://cluster.test",
+      fetch: () => Promise.reject(new TypeError("fetch failed")),
+    });
+    await assert.rejects(plain.list(pods), (error: KubeNetworkError) => error.kind === "network");
+  });
+
+  test("the informer files an exec plugin failure under credentials", async () => {
+    const clock = new ManualClock();
+    const seen: ErrorContext[] = [];
+    const informer = createInformer(
+      new KubeClient({
+        server: "https://cluster.test",
+        fetch: () => Promise.reject(execFailure()),
+      }),
+      { resource: pods, clock, onError: (_error, context) => void seen.push(context) },
+    );
+    informer.start();
+    for (let i = 0; i < 10 && seen.length === 0; i++) await clock.advance(0);
+    await informer.stop();
+    assert.equal(seen[0]?.kind, "credentials");
+    assert.equal(informer.health().errors.credentials, seen.length);
+    assert.equal(informer.health().errors.network, undefined);
   });
 });

@@ -1,6 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { LineSplitter, LineTooLongError } from "../../src/watch/mod.ts";
+import { LineSplitter } from "../../src/watch/line_splitter.ts";
+import { LineTooLongError } from "../../src/watch/mod.ts";
 import { PODS_WATCH } from "../fixtures/pods_watch.ts";
 
 const utf8 = new TextEncoder();

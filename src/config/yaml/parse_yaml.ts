@@ -3,7 +3,7 @@
  * --raw` writes, what people write by hand, and JSON). No dependency; anything outside the
  * subset fails with a `YamlSyntaxError` naming the line instead of being
  * half-understood. One pass over the text, in linear time (see `_scanner.ts`). Internal: the
- * public entry point is `parseKubeconfigYaml`.
+ * public entry point is `parseKubeconfig` (`@kinformer/kinformer/config`).
  * @module
  */
 import { childPath, type ShowKey, type YamlPath } from "./_path.ts";

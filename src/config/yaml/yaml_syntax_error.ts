@@ -40,9 +40,9 @@ export interface YamlSyntaxErrorOptions {
  *
  * @example
  * ```ts
- * import { parseKubeconfigYaml, YamlSyntaxError } from "@kinformer/kinformer/config";
+ * import { parseKubeconfig, YamlSyntaxError } from "@kinformer/kinformer/config";
  * import assert from "node:assert/strict";
- * assert.throws(() => parseKubeconfigYaml("users:\n- name: alice\n  user: !secret abc\n"), (error) => {
+ * assert.throws(() => parseKubeconfig("users:\n- name: alice\n  user: !secret abc\n"), (error) => {
  *   assert.ok(error instanceof YamlSyntaxError);
  *   assert.equal(error.line, 3);
  *   assert.equal(error.key, "users[0].user");
@@ -54,6 +54,11 @@ export interface YamlSyntaxErrorOptions {
 export class YamlSyntaxError extends Error {
   /** The error class name. */
   override name = "YamlSyntaxError";
+  /**
+   * Always `"config"` (for `KubeconfigParseError` too): its `ErrorKind`, spelled as a literal so
+   * the parser's folder imports nothing from outside it.
+   */
+  readonly kind: "config" = "config";
   /** What is wrong, without the location. */
   readonly reason: string;
   /** 1-based line number of the offending line. */

@@ -6,7 +6,7 @@
  * 201), in JSON or in protobuf (what kubectl sends).
  * @module
  */
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { parseJsonBody, readBodyBytes } from "../serving/request_body.ts";
 import type { BodyLimits } from "../serving/request_body.ts";
 import { badRequest, fail, type FieldProblem, invalid, jsonResponse } from "../serving/status.ts";
@@ -109,8 +109,8 @@ async function readReview(
   ) {
     fail(badRequest(
       `the body must be a ${kind.group}/${kind.version} ${kind.kind}, got ${
-        JSON.stringify(body.apiVersion)
-      } ${JSON.stringify(body.kind)}`,
+        describeValue(body.apiVersion)
+      } ${describeValue(body.kind)}`,
     ));
   }
   return body;

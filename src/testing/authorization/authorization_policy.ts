@@ -241,17 +241,17 @@ export function ruleAllows(rule: AuthorizationRule, a: AuthorizationAttributes):
 
 /** The message of a 403, worded as kube-apiserver's. */
 export function forbiddenMessage(a: AuthorizationAttributes, reason: string | undefined): string {
-  const user = JSON.stringify(a.user.username);
+  const user = describeValue(a.user.username);
   let message: string;
   if (!a.resourceRequest) {
-    message = `User ${user} cannot ${a.verb} path ${JSON.stringify(a.path)}`;
+    message = `User ${user} cannot ${a.verb} path ${describeValue(a.path)}`;
   } else {
     const resource = a.subresource === "" ? a.resource : `${a.resource}/${a.subresource}`;
     const where = a.namespace === ""
       ? "at the cluster scope"
-      : `in the namespace ${JSON.stringify(a.namespace)}`;
-    message = `User ${user} cannot ${a.verb} resource ${JSON.stringify(resource)} in API group ${
-      JSON.stringify(a.apiGroup)
+      : `in the namespace ${describeValue(a.namespace)}`;
+    message = `User ${user} cannot ${a.verb} resource ${describeValue(resource)} in API group ${
+      describeValue(a.apiGroup)
     } ${where}`;
   }
   return reason === undefined || reason === "" ? message : `${message}: ${reason}`;

@@ -1,3 +1,4 @@
+import { describeValue } from "../../util/values.ts";
 /**
  * Reads the protobuf bodies of the self reviews kubectl sends (`kubectl auth can-i` posts a
  * `SelfSubjectAccessReview` as `application/vnd.kubernetes.protobuf`): the Kubernetes envelope
@@ -123,5 +124,5 @@ export function decodeReview(bytes: Uint8Array): Record<string, unknown> {
     case "SelfSubjectReview":
       return out;
   }
-  throw new ProtobufError(`cannot decode a ${JSON.stringify(kind)}`);
+  throw new ProtobufError(`cannot decode a ${describeValue(kind)}`);
 }

@@ -9,12 +9,14 @@
 import type { AnyResourceDescriptor } from "../../client/resource.ts";
 import { KubeApiError } from "../../client/errors.ts";
 import type { KubeObject } from "../../client/types.ts";
+import { onAbort } from "../../util/abort.ts";
 import type { Clock, TimerHandle } from "../../util/clock.ts";
 import { requireNumber } from "../../util/validate.ts";
 import { fixtureFor } from "../_fixture_for_kind.ts";
 import type { Rng } from "../seeded_random.ts";
 import type { Store } from "../store/object_store.ts";
-import { objectKey, type Version } from "../store/object_version.ts";
+import { keyOf } from "../../cache/object_key.ts";
+import type { Version } from "../store/object_version.ts";
 import type { ResourceState } from "../store/resource_state.ts";
 
 /** Relative weights of the churn operations (non-negative; at least one positive). */
@@ -194,7 +196,7 @@ export class Churner {
     if (n === undefined) {
       do {
         n = `${this.#prefix}-${this.#counter++}`;
-      } while (this.#state.objects.has(objectKey(ns, n)));
+      } while (this.#state.objects.has(keyOf(ns, n)));
     }
     const obj = this.#fixture(
       this.#counter,
@@ -289,7 +291,7 @@ export function startChurn(
   let done = 0;
   let timer: TimerHandle | undefined;
   let running = true;
-  const onAbort = (): void => handle.stop();
+  let stopListening = (): void => {};
   const tick = (): void => {
     timer = undefined;
     const due = Math.floor(((clock.now() - start) * ratePerSecond) / 1000);
@@ -316,7 +318,7 @@ export function startChurn(
       running = false;
       if (timer !== undefined) clock.clearTimeout(timer);
       timer = undefined;
-      signal?.removeEventListener("abort", onAbort);
+      stopListening();
       onStop(handle);
     },
     [Symbol.dispose]() {
@@ -327,7 +329,7 @@ export function startChurn(
     running = false;
     return handle;
   }
-  signal?.addEventListener("abort", onAbort, { once: true });
+  stopListening = onAbort(signal, () => handle.stop());
   timer = clock.setTimeout(tick, intervalMs);
   return handle;
 }

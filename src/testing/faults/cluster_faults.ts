@@ -8,6 +8,7 @@ import type { AnyResourceDescriptor } from "../../client/resource.ts";
 import { resourceId } from "../store/served_resources.ts";
 import { checkNumber } from "../../util/validate.ts";
 import { waitFor } from "../../util/wait_for.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
 export type RequestVerb =
@@ -320,7 +321,7 @@ export class ClusterFaults {
         line = `{"type":"ADDED","object":{"metadata":{"name":"${"x".repeat(longLineBytes)}"}}}\n`;
         break;
       default:
-        throw new TypeError(`unknown watch corruption ${JSON.stringify(kind)}`);
+        throw new TypeError(`unknown watch corruption ${describeValue(kind)}`);
     }
     for (let i = 0; i < times; i++) this.#corruptions.push(line);
   }
@@ -358,9 +359,7 @@ export class ClusterFaults {
     const corruption = options?.corruption ?? "wrong-uid";
     if (corruption !== "wrong-uid" && corruption !== "old-version") {
       throw new TypeError(
-        `options.corruption must be "wrong-uid" or "old-version", got ${
-          JSON.stringify(corruption)
-        }`,
+        `options.corruption must be "wrong-uid" or "old-version", got ${describeValue(corruption)}`,
       );
     }
     this.#armEventFault(corruption, options);

@@ -9,7 +9,7 @@
  * @module
  */
 import { parseMicroTime } from "../../util/micro_time.ts";
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
 
 const LIMIT = 128;
@@ -32,7 +32,7 @@ function checkMicroTime(value: unknown, field: string): void {
   if (typeof value !== "string" || parseMicroTime(value) === undefined) {
     fail(badRequest(
       `Event in version "v1" cannot be handled as a Event: ${field}: ${
-        JSON.stringify(value)
+        describeValue(value)
       } is not a MicroTime (RFC 3339 with exactly six fractional digits, e.g. 2006-01-02T15:04:05.000000Z)`,
     ));
   }
@@ -46,7 +46,7 @@ const required = (field: string): FieldProblem => ({
 const invalidValue = (field: string, value: string, detail: string): FieldProblem => ({
   reason: "FieldValueInvalid",
   field,
-  message: `Invalid value: ${JSON.stringify(value)}: ${detail}`,
+  message: `Invalid value: ${describeValue(value)}: ${detail}`,
 });
 
 /**

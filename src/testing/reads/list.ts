@@ -29,6 +29,7 @@ import {
   type FieldProblem,
   resourceVersionTooLarge,
 } from "../serving/status.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** A list request, parsed from the URL. */
 export interface ListRequest {
@@ -55,7 +56,7 @@ export function handleList(ctx: HandlerContext, req: ListRequest): Response {
   let limit = 0;
   if (limitText !== "") {
     if (!/^-?[0-9]+$/.test(limitText)) {
-      fail(badRequest(`invalid limit: ${JSON.stringify(limitText)}`));
+      fail(badRequest(`invalid limit: ${describeValue(limitText)}`));
     }
     limit = Math.max(0, Number(limitText));
   }

@@ -14,6 +14,7 @@ import type { ResourceInfo } from "../store/served_resources.ts";
 import type { Version } from "../store/object_version.ts";
 import type { KubeObject } from "../../client/types.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** Label and field selector of a request. */
 export interface Selectors {
@@ -64,7 +65,7 @@ export function parseResourceVersion(text: string): number {
   if (!/^[0-9]+$/.test(text)) why = "invalid syntax";
   else if (digits.length > 20 || BigInt(digits) > MAX_RESOURCE_VERSION) why = "value out of range";
   if (why !== undefined) {
-    const quoted = JSON.stringify(text);
+    const quoted = describeValue(text);
     fail(badRequest(
       `invalid resource version: resourceVersion: Invalid value: ${quoted}: strconv.ParseUint: parsing ${quoted}: ${why}`,
     ));
@@ -87,7 +88,7 @@ export function notSupported(field: string, value: string, supported: string[]):
   return {
     reason: "FieldValueNotSupported",
     field,
-    message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${
+    message: `Unsupported value: ${describeValue(value)}: supported values: ${
       supported.map((s) => JSON.stringify(s)).join(", ")
     }`,
   };

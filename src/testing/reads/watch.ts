@@ -15,6 +15,7 @@ import {
   tableRequest,
 } from "../tables/table_rendering.ts";
 import type { KubeObject, Status } from "../../client/types.ts";
+import { onAbort } from "../../util/abort.ts";
 import type { TimerHandle } from "../../util/clock.ts";
 import { BodyChannel, networkError } from "./response_body.ts";
 import type { HandlerContext } from "./handler_context.ts";
@@ -43,6 +44,7 @@ import {
   status,
 } from "../serving/status.ts";
 import { acceptedHandshake, checkHandshake } from "../serving/websocket_handshake.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** A watch request, parsed from the URL. */
 export interface WatchRequest {
@@ -80,10 +82,8 @@ class Watch implements ChangeListener {
   #endAfter: { events: number; clean: boolean } | undefined;
   #sent = 0;
   #disposed = false;
-  #signal: AbortSignal | undefined;
-  #onAbort = (): void => {
-    this.channel.fail(this.#signal?.reason ?? networkError("request aborted"), true);
-  };
+  /** Stops listening to the request's signal. */
+  #stopListening: () => void;
 
   readonly #metadata: boolean;
 
@@ -107,8 +107,10 @@ class Watch implements ChangeListener {
     if (faults.corruptLine !== undefined) this.channel.push(faults.corruptLine);
     ctx.track(this.channel);
     ctx.addWatch(this);
-    this.#signal = req.signal;
-    req.signal?.addEventListener("abort", this.#onAbort, { once: true });
+    const signal = req.signal;
+    this.#stopListening = onAbort(signal, () => {
+      this.channel.fail(signal?.reason ?? networkError("request aborted"), true);
+    });
   }
 
   #matches(v: Version): boolean {
@@ -256,8 +258,7 @@ class Watch implements ChangeListener {
     if (this.#timeoutTimer !== undefined) clock.clearTimeout(this.#timeoutTimer);
     this.#bookmarkTimer = undefined;
     this.#timeoutTimer = undefined;
-    this.#signal?.removeEventListener("abort", this.#onAbort);
-    this.#signal = undefined;
+    this.#stopListening();
     this.#ctx.removeWatch(this);
   }
 }
@@ -273,7 +274,7 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
   const problems: FieldProblem[] = [];
   if (sendInitial !== null) {
     if (sendInitial !== "true" && sendInitial !== "false") {
-      fail(badRequest(`invalid sendInitialEvents: ${JSON.stringify(sendInitial)}`));
+      fail(badRequest(`invalid sendInitialEvents: ${describeValue(sendInitial)}`));
     }
     if (match !== "NotOlderThan") {
       problems.push(forbidden(
@@ -305,7 +306,7 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
   let timeoutMs: number | undefined;
   if (timeoutText !== null && timeoutText !== "") {
     if (!/^[0-9]+$/.test(timeoutText)) {
-      fail(badRequest(`invalid timeoutSeconds: ${JSON.stringify(timeoutText)}`));
+      fail(badRequest(`invalid timeoutSeconds: ${describeValue(timeoutText)}`));
     }
     if (Number(timeoutText) > 0) timeoutMs = Number(timeoutText) * 1000;
   }

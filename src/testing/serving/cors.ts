@@ -135,7 +135,7 @@ export class CorsPolicy {
           403,
           "Forbidden",
           `origin ${
-            JSON.stringify(origin)
+            describeValue(origin)
           } is not allowed by the simulated cluster (see its corsAllowedOrigins option)`,
         ),
       );

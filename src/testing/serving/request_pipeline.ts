@@ -5,12 +5,12 @@
  * responses.
  * @module
  */
-import { objectKey } from "../store/object_version.ts";
+import { keyOf as objectKey } from "../../cache/object_key.ts";
 import { isTable, negotiate } from "../reads/content_negotiation.ts";
 import { KubeApiError } from "../../client/errors.ts";
 import type { KubeObject } from "../../client/types.ts";
 import { rejectUnauthenticated } from "./authentication.ts";
-import { clientCertUser } from "../_serve_tls.ts";
+import { clientCertUser } from "./client_cert_user.ts";
 import type { HandlerContext } from "../reads/handler_context.ts";
 import type { CorsPolicy } from "./cors.ts";
 import { discovery, type DiscoveryModel } from "../reads/discovery.ts";

@@ -5,6 +5,7 @@
  */
 import { KubeApiError } from "../../client/errors.ts";
 import type { Status, StatusDetails } from "../../client/types.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** Headers every response carries (CORS headers are added by `cors.ts`, per origin). */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
@@ -218,7 +219,7 @@ export function unsupportedMediaType(contentType: string): Status {
     415,
     "UnsupportedMediaType",
     `the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/strategic-merge-patch+json, application/json-patch+json; got ${
-      JSON.stringify(contentType)
+      describeValue(contentType)
     }`,
   );
 }
@@ -251,7 +252,7 @@ export function forbidden(
     ? `forbidden: ${message}`
     : name === ""
     ? `${qualified} is forbidden: ${message}`
-    : `${qualified} ${JSON.stringify(name)} is forbidden: ${message}`;
+    : `${qualified} ${describeValue(name)} is forbidden: ${message}`;
   const details: StatusDetails = {};
   if (name !== "") details.name = name;
   if (group !== "") details.group = group;

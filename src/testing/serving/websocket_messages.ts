@@ -6,6 +6,8 @@
  * @module
  */
 
+import { onAbort } from "../../util/abort.ts";
+
 const NEWLINE = 0x0a;
 
 /**
@@ -23,13 +25,11 @@ export async function readMessages(
   signal?: AbortSignal,
 ): Promise<"end" | "error" | "cancelled"> {
   const reader = body.getReader();
-  const onAbort = (): void => {
+  const stopListening = onAbort(signal, () => {
     reader.cancel(signal?.reason).catch(() => {
       // The body already failed: nothing more to read either way.
     });
-  };
-  if (signal?.aborted) onAbort();
-  else signal?.addEventListener("abort", onAbort, { once: true });
+  });
   /** Whether the message being sent has had a fragment already. */
   let open = false;
   try {
@@ -60,7 +60,7 @@ export async function readMessages(
       }
     }
   } finally {
-    signal?.removeEventListener("abort", onAbort);
+    stopListening();
     reader.releaseLock();
   }
 }

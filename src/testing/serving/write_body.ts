@@ -8,7 +8,7 @@
  * @module
  */
 import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
 import { duplicateFields, pruneUnknownFields } from "../openapi/field_validation.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
@@ -67,7 +67,7 @@ function directive(
     reason: "FieldValueNotSupported",
     field: "fieldValidation",
     message: `Unsupported value: ${
-      JSON.stringify(value)
+      describeValue(value)
     }: supported values: "Ignore", "Strict", "Warn"`,
   }]));
 }
@@ -110,13 +110,13 @@ function strictError(
     ));
   }
   const errors = [
-    ...unknown.map((p) => `unknown field ${JSON.stringify(p)}`),
-    ...duplicates.map((p) => `duplicate field ${JSON.stringify(p)}`),
+    ...unknown.map((p) => `unknown field ${describeValue(p)}`),
+    ...duplicates.map((p) => `duplicate field ${describeValue(p)}`),
   ].join(", ");
   if (kind === "object") {
     fail(badRequest(
       `${info.desc.kind} in version ${
-        JSON.stringify(info.desc.version)
+        describeValue(info.desc.version)
       } cannot be handled as a ${info.desc.kind}: strict decoding error: ${errors}`,
     ));
   }
@@ -193,8 +193,8 @@ export async function prepareWrite(
         strictError(target, kind, [...found.unknown], duplicates);
       }
       if (mode === "Warn") {
-        for (const p of found.unknown) warnings.push(`unknown field ${JSON.stringify(p)}`);
-        for (const p of duplicates) warnings.push(`duplicate field ${JSON.stringify(p)}`);
+        for (const p of found.unknown) warnings.push(`unknown field ${describeValue(p)}`);
+        for (const p of duplicates) warnings.push(`duplicate field ${describeValue(p)}`);
       }
       if (found.pointers.length > 0) {
         body = [...body, ...found.pointers.map((path) => ({ op: "remove", path }))];
@@ -216,8 +216,8 @@ export async function prepareWrite(
       strictError(target, kind, unknown, duplicates);
     }
     if (mode === "Warn") {
-      for (const p of unknown) warnings.push(`unknown field ${JSON.stringify(p)}`);
-      for (const p of duplicates) warnings.push(`duplicate field ${JSON.stringify(p)}`);
+      for (const p of unknown) warnings.push(`unknown field ${describeValue(p)}`);
+      for (const p of duplicates) warnings.push(`duplicate field ${describeValue(p)}`);
     }
     if (found.value !== body) {
       body = found.value;

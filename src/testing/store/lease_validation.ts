@@ -5,7 +5,7 @@
  * @module
  */
 import { parseMicroTime } from "../../util/micro_time.ts";
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
 
 /** Throws the Status a real server answers for a malformed or invalid Lease. */
@@ -19,7 +19,7 @@ export function checkLease(obj: Record<string, unknown>, name: string): void {
     if (typeof value !== "string" || parseMicroTime(value) === undefined) {
       fail(badRequest(decodeError(
         `spec.${field}: ${
-          JSON.stringify(value)
+          describeValue(value)
         } is not a MicroTime (RFC 3339 with exactly six fractional digits, e.g. 2006-01-02T15:04:05.000000Z)`,
       )));
     }

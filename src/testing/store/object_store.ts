@@ -8,10 +8,11 @@ import { labelKeyProblem, labelValueProblem } from "../../client/_label_syntax.t
 import type { KubeObject } from "../../client/types.ts";
 import type { Clock } from "../../util/clock.ts";
 import { Rng } from "../seeded_random.ts";
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { setOwn } from "./own_properties.ts";
 import type { ResourceInfo } from "./served_resources.ts";
-import { objectKey, Version } from "./object_version.ts";
+import { keyOf } from "../../cache/object_key.ts";
+import { Version } from "./object_version.ts";
 import { ResourceState } from "./resource_state.ts";
 import { unservable } from "./servable_json.ts";
 import {
@@ -214,7 +215,7 @@ export class Store {
         reason: "FieldValueInvalid",
         field: "metadata.name",
         message: `Invalid value: ${
-          JSON.stringify(name)
+          describeValue(name)
         }: a lowercase RFC 1123 name must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
       });
     }
@@ -239,7 +240,7 @@ export class Store {
           problems.push({
             reason: "FieldValueInvalid",
             field: `metadata.${field}`,
-            message: `Invalid value: ${JSON.stringify(k)}: ${problem}`,
+            message: `Invalid value: ${describeValue(k)}: ${problem}`,
           });
         }
       }
@@ -295,7 +296,7 @@ export class Store {
     if (input.kind !== undefined && input.kind !== info.desc.kind) {
       fail(
         badRequest(
-          `the kind ${JSON.stringify(input.kind)} does not match the expected ${info.desc.kind}`,
+          `the kind ${describeValue(input.kind)} does not match the expected ${info.desc.kind}`,
         ),
       );
     }
@@ -349,7 +350,7 @@ export class Store {
     if ((name === undefined || name === "") && typeof generateName === "string" && generateName) {
       do {
         name = generateName + this.#rng.chars(5, GENERATE_ALPHABET);
-      } while (state.objects.has(objectKey(checked.namespace, name as string)));
+      } while (state.objects.has(keyOf(checked.namespace, name as string)));
     }
     if (typeof name !== "string" || name === "") {
       fail(invalid(info.desc.kind, info.desc.group ?? "", "", [{
@@ -359,7 +360,7 @@ export class Store {
       }]));
     }
     if (!options.trusted) this.#validate(info, obj, name);
-    const key = objectKey(checked.namespace, name);
+    const key = keyOf(checked.namespace, name);
     if (state.objects.has(key)) fail(alreadyExists(info.desc.resource, info.desc.group, name));
     // A dry run gets everything but a resourceVersion, and changes nothing.
     const rv = options.dryRun ? this.rv : ++this.rv;
@@ -405,7 +406,7 @@ export class Store {
     if (options.name !== undefined && name !== options.name) {
       fail(badRequest("the name of the object does not match the name on the URL"));
     }
-    const key = objectKey(checked.namespace, name);
+    const key = keyOf(checked.namespace, name);
     const old = state.objects.get(key);
     if (!old) fail(objectNotFound(info.desc.resource, info.desc.group, name));
     const oldMeta = old.item.metadata;
@@ -481,7 +482,7 @@ export class Store {
     request: DeletionRequest = {},
   ): { version: Version; removed: boolean } {
     const info = state.info;
-    const key = objectKey(info.desc.namespaced ? namespace || "default" : undefined, name);
+    const key = keyOf(info.desc.namespaced ? namespace || "default" : undefined, name);
     const old = state.objects.get(key);
     if (!old) fail(objectNotFound(info.desc.resource, info.desc.group, name));
     const namespaceObject = isNamespaceResource(info);
@@ -544,7 +545,7 @@ function checkNoNewFinalizers(info: ResourceInfo, item: KubeObject, before: Kube
     field: "metadata.finalizers",
     message:
       `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${
-        added.map((f) => JSON.stringify(f)).join(", ")
+        added.map((f) => describeValue(f)).join(", ")
       }}`,
   }]));
 }

@@ -16,11 +16,6 @@ export function metadataJson(metadata: unknown): string {
   }}`;
 }
 
-/** The key of an object: `namespace/name`, or `name` when cluster-scoped. */
-export function objectKey(namespace: string | undefined, name: string): string {
-  return namespace ? `${namespace}/${name}` : name;
-}
-
 /**
  * One immutable version of one object. Its JSON is made once, on first use, and reused by
  * every list page and watch event that carries it.

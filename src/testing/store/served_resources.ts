@@ -10,6 +10,7 @@ import {
   configmaps,
   coreEvents,
   deployments,
+  eventsV1,
   leases,
   namespaces,
   pods,
@@ -113,15 +114,6 @@ function info(desc: AnyResourceDescriptor, o: InfoOptions = {}): ResourceInfo {
     ...(o.check === undefined ? {} : { check: o.check }),
   });
 }
-
-/** `events.k8s.io/v1` Events: a view of the core/v1 Events storage. */
-const eventsV1 = defineResource({
-  group: "events.k8s.io",
-  version: "v1",
-  resource: "events",
-  kind: "Event",
-  namespaced: true,
-});
 
 const EVENTS_VIEW: StorageView = Object.freeze({
   storage: resourceId(coreEvents),

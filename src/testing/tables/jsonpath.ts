@@ -7,7 +7,7 @@
  * prototype.
  * @module
  */
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 
 /** One step of a compiled path. */
 type Step =
@@ -23,7 +23,7 @@ export class JsonPathError extends Error {
   /** The path. */
   readonly path: string;
   constructor(path: string, message: string) {
-    super(`invalid JSONPath ${JSON.stringify(path)}: ${message}`);
+    super(`invalid JSONPath ${describeValue(path)}: ${message}`);
     this.name = "JsonPathError";
     this.path = path;
   }
@@ -101,7 +101,7 @@ class Parser {
       } else if (this.#peek("[")) {
         steps.push(this.#bracket());
       } else {
-        this.#fail(`unexpected ${JSON.stringify(this.text[this.#at])} at ${this.#at}`);
+        this.#fail(`unexpected ${describeValue(this.text[this.#at])} at ${this.#at}`);
       }
     }
     return steps;

@@ -9,6 +9,7 @@
 import type { KubeObject } from "../../client/types.ts";
 import { badRequest, fail } from "../serving/status.ts";
 import type { TableConvertor } from "./table_convertor.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** What a Table request asks for. */
 export interface TableRequest {
@@ -24,7 +25,7 @@ export function tableRequest(apiVersion: string, query: URLSearchParams): TableR
   if (include !== "" && include !== "None" && include !== "Metadata" && include !== "Object") {
     fail(badRequest(
       `Unable to convert to Table as requested: includeObject: Invalid value: ${
-        JSON.stringify(include)
+        describeValue(include)
       }: must be 'Metadata', 'Object', 'None', or empty`,
     ));
   }

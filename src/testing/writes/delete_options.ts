@@ -6,7 +6,7 @@
  * ignored), as on kube-apiserver.
  * @module
  */
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import type { DeletionRequest, PropagationPolicy } from "../store/deletion.ts";
 import { parseJsonBody } from "../serving/request_body.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
@@ -19,7 +19,7 @@ function queryBool(query: URLSearchParams, name: string): boolean | undefined {
   if (text === null) return undefined;
   if (["1", "t", "T", "TRUE", "true", "True"].includes(text)) return true;
   if (["0", "f", "F", "FALSE", "false", "False"].includes(text)) return false;
-  fail(badRequest(`strconv.ParseBool: parsing ${JSON.stringify(text)}: invalid syntax`));
+  fail(badRequest(`strconv.ParseBool: parsing ${describeValue(text)}: invalid syntax`));
 }
 
 /**
@@ -63,7 +63,7 @@ export function deletionRequest(
       reason: "FieldValueInvalid",
       field: "propagationPolicy",
       message: `Invalid value: ${
-        JSON.stringify(policy)
+        describeValue(policy)
       }: orphanDependents and deletionPropagation cannot be both set`,
     });
   }
@@ -72,7 +72,7 @@ export function deletionRequest(
       reason: "FieldValueNotSupported",
       field: "propagationPolicy",
       message: `Unsupported value: ${
-        JSON.stringify(policy)
+        describeValue(policy)
       }: supported values: "Foreground", "Background", "Orphan", "nil"`,
     });
   }

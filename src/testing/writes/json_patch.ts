@@ -11,7 +11,7 @@
  * and keys are written as own data properties, so a `__proto__` key is data, never a prototype.
  * @module
  */
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { getOwn, setOwn } from "../store/own_properties.ts";
 import { fail, status } from "../serving/status.ts";
 import { sameJson } from "./field_set.ts";
@@ -42,7 +42,7 @@ function patchError(message: string): never {
 
 function parsePointer(path: unknown): string[] {
   if (typeof path !== "string" || (path !== "" && !path.startsWith("/"))) {
-    patchError(`invalid JSON pointer ${JSON.stringify(path)}`);
+    patchError(`invalid JSON pointer ${describeValue(path)}`);
   }
   if (path === "") return [];
   const tokens = path.slice(1).split("/").map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
@@ -192,7 +192,7 @@ export function jsonPatch(target: unknown, operations: unknown, limits: JsonPatc
           }
           break;
         default:
-          patchError(`unknown JSON patch operation ${JSON.stringify(op.op)}`);
+          patchError(`unknown JSON patch operation ${describeValue(op.op)}`);
       }
     }
     return doc;

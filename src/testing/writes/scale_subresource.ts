@@ -4,7 +4,7 @@
  * @module
  */
 import type { KubeObject } from "../../client/types.ts";
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { badRequest, fail, invalid } from "../serving/status.ts";
 
 /** The Scale of `object` (its identity metadata, desired and observed replicas, selector). */
@@ -45,7 +45,7 @@ export function requestedReplicas(scale: unknown, name: string): number {
       reason: "FieldValueInvalid",
       field: "spec.replicas",
       message: `Invalid value: ${
-        JSON.stringify(replicas ?? null)
+        describeValue(replicas ?? null)
       }: must be greater than or equal to 0`,
     }]));
   }

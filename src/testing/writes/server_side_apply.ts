@@ -8,7 +8,7 @@
  * time linear in the sizes of the object, the configuration and the managed fields.
  * @module
  */
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import {
   ABSENT,
   type Beside,
@@ -114,8 +114,8 @@ function prune(
 
 /** How the API server names a manager in a conflict. */
 function describeManager(e: ManagedEntry): string {
-  let text = JSON.stringify(e.manager);
-  if (e.subresource !== undefined) text += ` with subresource ${JSON.stringify(e.subresource)}`;
+  let text = describeValue(e.manager);
+  if (e.subresource !== undefined) text += ` with subresource ${describeValue(e.subresource)}`;
   if (e.operation === "Update") {
     text += ` using ${e.apiVersion}`;
     if (e.time !== "") text += ` at ${e.time}`;

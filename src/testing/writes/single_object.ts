@@ -8,8 +8,8 @@
  */
 import { negotiate } from "../reads/content_negotiation.ts";
 import type { KubeObject, Status } from "../../client/types.ts";
-import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
-import { isRecord } from "../../util/values.ts";
+import { parseYaml } from "../../config/yaml/parse_yaml.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { applyConfiguration } from "./server_side_apply.ts";
 import { formatManagedFields, leafPaths, parseManagedFields } from "./managed_fields.ts";
 import { jsonPatch } from "./json_patch.ts";
@@ -37,7 +37,8 @@ import { isBuiltIn, SCALE_SCHEMA, schemaOf } from "./patch_strategies.ts";
 import { strategicMergePatch } from "./strategic_merge_patch.ts";
 import { utf8Length } from "./_utf8_length.ts";
 import { rfc3339, type Store } from "../store/object_store.ts";
-import { objectKey, type Version } from "../store/object_version.ts";
+import { keyOf } from "../../cache/object_key.ts";
+import type { Version } from "../store/object_version.ts";
 import type { ResourceState } from "../store/resource_state.ts";
 import { scopeOf, updateTracker, type WriteParams, writeParams, writerOf } from "./write_params.ts";
 import { deletionRequest } from "./delete_options.ts";
@@ -65,7 +66,7 @@ export function findObject(
   name: string,
 ): Version {
   const ns = state.info.desc.namespaced ? namespace || "default" : undefined;
-  const v = state.objects.get(objectKey(ns, name));
+  const v = state.objects.get(keyOf(ns, name));
   if (!v) {
     fail(objectNotFound(state.info.desc.resource, state.info.desc.group, name));
   }
@@ -258,7 +259,7 @@ function parseApplyBody(text: string, limits: BodyLimits): unknown {
   if (/^\s*[{[]/.test(text)) return parseJsonBody(text, limits.maxJsonDepth);
   let value: unknown;
   try {
-    value = parseKubeconfigYaml(text);
+    value = parseYaml(text, { source: "apply configuration" });
   } catch (error) {
     fail(badRequest(`error decoding YAML: ${error instanceof Error ? error.message : "invalid"}`));
   }
@@ -293,9 +294,9 @@ async function apply(
     : [info.apiVersion, info.desc.kind];
   if (config.apiVersion !== apiVersion || config.kind !== kind) {
     fail(badRequest(
-      `the apply configuration must have apiVersion ${JSON.stringify(apiVersion)} and kind ${
-        JSON.stringify(kind)
-      }, got ${JSON.stringify(config.apiVersion)} and ${JSON.stringify(config.kind)}`,
+      `the apply configuration must have apiVersion ${describeValue(apiVersion)} and kind ${
+        describeValue(kind)
+      }, got ${describeValue(config.apiVersion)} and ${describeValue(config.kind)}`,
     ));
   }
   const name = config.metadata.name;
@@ -310,7 +311,7 @@ async function apply(
       "the namespace of the provided object does not match the namespace sent on the request",
     ));
   }
-  const key = objectKey(info.desc.namespaced ? r.namespace || "default" : undefined, r.name!);
+  const key = keyOf(info.desc.namespaced ? r.namespace || "default" : undefined, r.name!);
   const current = state.objects.get(key);
   if (current === undefined && r.subresource !== undefined) {
     fail(objectNotFound(info.desc.resource, info.desc.group, r.name!));

@@ -14,6 +14,7 @@ import {
 import type { ResourceInfo } from "../store/served_resources.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
 import type { FieldTracker } from "../store/object_store.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** Longest `fieldManager` the API server accepts. */
 const MAX_FIELD_MANAGER = 128;
@@ -50,7 +51,7 @@ export function writeParams(
   const dryRun = query.getAll("dryRun");
   for (const value of dryRun) {
     if (value !== "All") {
-      fail(badRequest(`unsupported dryRun value ${JSON.stringify(value)}: the only one is "All"`));
+      fail(badRequest(`unsupported dryRun value ${describeValue(value)}: the only one is "All"`));
     }
   }
   const problems: FieldProblem[] = [];

@@ -9,9 +9,9 @@ import { YamlSyntaxError } from "../../../src/config/yaml/yaml_syntax_error.ts";
 import {
   KubeconfigParseError,
   parseKubeconfig,
-  parseKubeconfigYaml,
   YamlSyntaxError as PublicYamlSyntaxError,
 } from "../../../src/config/mod.ts";
+import { parseKubeconfigYaml } from "../../../src/config/kubeconfig_yaml.ts";
 import { FIXTURES } from "../../fixtures/kubeconfig/helpers.ts";
 
 function thrown(fn: () => unknown): unknown {

@@ -6,7 +6,7 @@
  * here: the socket is described by the little this needs, and SHA-1 comes from Web Crypto.
  * @module
  */
-import { readMessages } from "./serving/websocket_messages.ts";
+import { readMessages } from "../../testing/serving/websocket_messages.ts";
 
 /** The GUID RFC 6455 appends to the client's key before hashing (section 1.3). */
 const GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11";

@@ -27,14 +27,14 @@
  * @module
  */
 import process from "node:process";
-import { createConfigLoader } from "./config_loader.ts";
-import { runNodeCommand } from "./_node_run_command.ts";
-import { withRepeatedHeaderLines } from "./_node_header_lines_fetch.ts";
+import { createConfigLoader } from "../../config/config_loader.ts";
+import { runNodeCommand } from "../node/_run_command.ts";
+import { withRepeatedHeaderLines } from "../node/_header_lines_fetch.ts";
 import { isatty } from "node:tty";
-import { createNodeFetch } from "./node_fetch.ts";
-import { checkTlsMaterial } from "./_node_tls.ts";
-import { withoutCompression } from "./_transport_build.ts";
-import { noProxySet, proxyVariablesSet } from "../util/env.ts";
+import { createNodeFetch } from "../node/fetch.ts";
+import { checkTlsMaterial } from "../node/_tls.ts";
+import { withoutCompression } from "../../config/_transport_build.ts";
+import { noProxySet, proxyVariablesSet } from "../../util/env.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -44,7 +44,7 @@ import type {
   LoadInClusterOptions,
   LoadKubeconfigOptions,
   TransportConfig,
-} from "./config_loader_options.ts";
+} from "../../config/config_loader_options.ts";
 
 /** The part of the `Bun` namespace this file uses. */
 interface BunApi {

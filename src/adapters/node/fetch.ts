@@ -14,7 +14,7 @@
  *   are not read here: the loaders decide (see `TransportConfig.proxyUrl`).
  * - The request's `AbortSignal` aborts the request and its body at once, releasing the socket.
  * - Response bodies stream. Besides the standard `body`, the `Response` carries the socket's
- *   chunks under `RESPONSE_BYTES` (see `responseBytes` in `@kinformer/kinformer/watch`), which
+ *   chunks under an internal symbol (`RESPONSE_BYTES`, `src/watch/response_bytes.ts`), which
  *   the informer's watch reads without a Web stream in between.
  * - Request bodies are read whole and sent with `Content-Length` (Kubernetes writes are small
  *   JSON documents). Redirects are not followed.
@@ -32,18 +32,14 @@ import https from "node:https";
 import type { Duplex, Readable } from "node:stream";
 import tls from "node:tls";
 import zlib from "node:zlib";
-import { RESPONSE_BYTES } from "../watch/response_bytes.ts";
-import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
-import { headerLinesOf } from "./_header_lines.ts";
-import {
-  bareHost,
-  openTunnel,
-  proxyAuthorization,
-  proxyPort,
-  servernameFor,
-} from "./_node_proxy.ts";
-import { checkTlsMaterial } from "./_node_tls.ts";
-import { parseProxyUrl } from "./_proxy_url.ts";
+import { RESPONSE_BYTES } from "../../watch/response_bytes.ts";
+import type { HostFetch, TransportConfig } from "../../config/config_loader_options.ts";
+import { headerLinesOf } from "../../config/_header_lines.ts";
+import { bareHost, openTunnel, proxyAuthorization, proxyPort, servernameFor } from "./_proxy.ts";
+import { checkTlsMaterial } from "./_tls.ts";
+import { parseProxyUrl } from "../../config/_proxy_url.ts";
+import { onAbort } from "../../util/abort.ts";
+import { describeValue } from "../../util/values.ts";
 
 /** Statuses whose responses have no body (`Response` refuses one). */
 const NULL_BODY_STATUS = new Set([101, 103, 204, 205, 304]);
@@ -248,14 +244,12 @@ async function send(request: Request, context: SendContext): Promise<Response> {
     const req = (isHttps || (viaProxy && proxy.protocol === "https:") ? https : http)
       .request(options);
     let bytes: NodeBodyBytes | undefined;
-    const onAbort = (): void => {
+    const detach = onAbort(signal, () => {
       const reason: unknown = signal.reason;
       if (bytes !== undefined) bytes.fail(reason);
       else reject(reason);
       req.destroy();
-    };
-    const detach = (): void => signal.removeEventListener("abort", onAbort);
-    signal.addEventListener("abort", onAbort, { once: true });
+    });
     req.on("error", (error: Error) => {
       detach();
       reject(describeError(error, url, secure));
@@ -319,7 +313,7 @@ function describeError(error: Error, url: URL, secure: tls.ConnectionOptions): T
         : "is certificate-authority the CA that signed the server's certificate?");
   } else if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
     message = `the certificate of ${host} is not valid for ` +
-      `${JSON.stringify(secure.servername ?? bareHost(url.hostname))}: ${error.message}; ` +
+      `${describeValue(secure.servername ?? bareHost(url.hostname))}: ${error.message}; ` +
       "set tls-server-name to a name the certificate has";
   } else {
     message = `request to ${url.origin} failed: ${error.message}` +

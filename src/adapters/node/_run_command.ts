@@ -9,7 +9,8 @@
 import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
-import type { ExecCommand, ExecCommandResult } from "./exec_command.ts";
+import type { ExecCommand, ExecCommandResult } from "../../config/exec_command.ts";
+import { onAbort } from "../../util/abort.ts";
 
 /**
  * Runs `command` without a shell; rejects with the spawn error (code `ENOENT` for a missing
@@ -40,7 +41,7 @@ export function runNodeCommand(command: ExecCommand): Promise<ExecCommandResult>
     const finish = (): boolean => {
       if (settled) return false;
       settled = true;
-      signal.removeEventListener("abort", onAbort);
+      stopListening();
       return true;
     };
     const stop = (): void => {
@@ -55,12 +56,11 @@ export function runNodeCommand(command: ExecCommand): Promise<ExecCommandResult>
       child.stdout?.destroy();
       child.stderr?.destroy();
     };
-    const onAbort = (): void => {
+    const stopListening = onAbort(signal, () => {
       if (!finish()) return;
       stop();
       reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+    });
     child.stdout?.on("data", (chunk: Uint8Array) => {
       if (settled) return;
       chunks.push(chunk);

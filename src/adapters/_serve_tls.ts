@@ -1,7 +1,7 @@
 /**
- * HTTPS for the serve adapters (no runtime APIs here): the `tls` option, its checks, and how
- * an adapter tells the handler which client certificate authenticated a request (the user
- * name is its subject's CN, as the API server's x509 authenticator takes it).
+ * HTTPS for the serve adapters (no runtime APIs here): the `tls` option and its checks. An
+ * adapter tells the handler which client certificate authenticated a request through
+ * `src/testing/serving/client_cert_user.ts`.
  * @module
  */
 
@@ -41,20 +41,4 @@ export function serveTls(tls: unknown): ServeTlsOptions | undefined {
     }
   }
   return tls as ServeTlsOptions;
-}
-
-/** Users authenticated by a client certificate, per request handed to the handler. */
-const clientCertUsers = new WeakMap<Request, string>();
-
-/** Records that `request` came over a connection authenticated as `user` (adapters only). */
-export function setClientCertUser(request: Request, user: string): void {
-  clientCertUsers.set(request, user);
-}
-
-/**
- * The user a verified client certificate authenticated `request` as (its CN), when an HTTPS
- * adapter with `tls.clientCa` served it; undefined otherwise.
- */
-export function clientCertUser(request: Request): string | undefined {
-  return clientCertUsers.get(request);
 }

@@ -4,10 +4,14 @@
  * @module
  */
 import process from "node:process";
-import type { Manager } from "./manager.ts";
-import { type ManagerPlatform, runManagerOn, type RunManagerOptions } from "./_run_manager.ts";
+import type { Manager } from "../../controller/manager.ts";
+import {
+  type ManagerPlatform,
+  runManagerOn,
+  type RunManagerOptions,
+} from "../../controller/_run_manager.ts";
 
-export type { RunManagerOptions } from "./_run_manager.ts";
+export type { RunManagerOptions } from "../../controller/_run_manager.ts";
 
 interface BunServer {
   readonly port: number;

@@ -7,10 +7,14 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import process from "node:process";
-import type { Manager } from "./manager.ts";
-import { type ManagerPlatform, runManagerOn, type RunManagerOptions } from "./_run_manager.ts";
+import type { Manager } from "../../controller/manager.ts";
+import {
+  type ManagerPlatform,
+  runManagerOn,
+  type RunManagerOptions,
+} from "../../controller/_run_manager.ts";
 
-export type { RunManagerOptions } from "./_run_manager.ts";
+export type { RunManagerOptions } from "../../controller/_run_manager.ts";
 
 /** Answers one request with `handler` (the endpoints read no request body). */
 async function answer(

@@ -8,7 +8,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
-import { serveTls, setClientCertUser } from "./_serve_tls.ts";
+import { serveTls } from "../_serve_tls.ts";
+import { setClientCertUser } from "../../testing/serving/client_cert_user.ts";
 import {
   drained,
   httpAnswer,
@@ -26,10 +27,10 @@ import {
   type FetchHandler,
   type ServedHandle,
   type ServeOptions,
-} from "./_serve_common.ts";
+} from "../_serve_common.ts";
 
-export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
-export type { ServeTlsOptions } from "./_serve_tls.ts";
+export type { FetchHandler, ServedHandle, ServeOptions } from "../_serve_common.ts";
+export type { ServeTlsOptions } from "../_serve_tls.ts";
 
 async function readRequestBody(req: IncomingMessage): Promise<Uint8Array<ArrayBuffer> | undefined> {
   if (req.method === "GET" || req.method === "HEAD") return undefined;

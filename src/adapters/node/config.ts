@@ -26,20 +26,20 @@
  */
 import { readFile } from "node:fs/promises";
 import process from "node:process";
-import { createConfigLoader } from "./config_loader.ts";
-import { createNodeFetch } from "./node_fetch.ts";
-import { runNodeCommand } from "./_node_run_command.ts";
+import { createConfigLoader } from "../../config/config_loader.ts";
+import { createNodeFetch } from "./fetch.ts";
+import { runNodeCommand } from "./_run_command.ts";
 import { isatty } from "node:tty";
-import { envFlag, proxyVariablesSet } from "../util/env.ts";
+import { envFlag, proxyVariablesSet } from "../../util/env.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
   LoadFromDefaultOptions,
   LoadInClusterOptions,
   LoadKubeconfigOptions,
-} from "./config_loader_options.ts";
+} from "../../config/config_loader_options.ts";
 
-export { createNodeFetch } from "./node_fetch.ts";
+export { createNodeFetch } from "./fetch.ts";
 
 /**
  * The Node {@linkcode ConfigHost}: pass it to `createConfigLoader` with parts replaced.

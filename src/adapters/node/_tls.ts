@@ -5,7 +5,7 @@
  * @module
  */
 import { createPrivateKey, type KeyObject, X509Certificate } from "node:crypto";
-import type { TransportConfig } from "./config_loader_options.ts";
+import type { TransportConfig } from "../../config/config_loader_options.ts";
 
 /**
  * Throws a TypeError naming the setting when the CA, the client certificate or its key is not

@@ -7,9 +7,9 @@
 import { Buffer } from "node:buffer";
 import net from "node:net";
 import tls from "node:tls";
-import { messageOf } from "../util/values.ts";
-import { redactUrl } from "../client/http.ts";
-import { basicAuthorization } from "./_user_auth.ts";
+import { messageOf } from "../../util/values.ts";
+import { redactUrl } from "../../client/http.ts";
+import { basicAuthorization } from "../../config/_user_auth.ts";
 
 /** The proxy's port, with each scheme's default. */
 export function proxyPort(proxy: URL): number {

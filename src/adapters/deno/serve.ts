@@ -14,13 +14,13 @@ import {
   type FetchHandler,
   type ServedHandle,
   type ServeOptions,
-} from "./_serve_common.ts";
-import { serveTls } from "./_serve_tls.ts";
-import { isWebSocketUpgrade } from "./serving/websocket_handshake.ts";
-import { readTextMessages } from "./serving/websocket_messages.ts";
+} from "../_serve_common.ts";
+import { serveTls } from "../_serve_tls.ts";
+import { isWebSocketUpgrade } from "../../testing/serving/websocket_handshake.ts";
+import { readTextMessages } from "../../testing/serving/websocket_messages.ts";
 
-export type { FetchHandler, ServedHandle, ServeOptions } from "./_serve_common.ts";
-export type { ServeTlsOptions } from "./_serve_tls.ts";
+export type { FetchHandler, ServedHandle, ServeOptions } from "../_serve_common.ts";
+export type { ServeTlsOptions } from "../_serve_tls.ts";
 
 interface DenoServer {
   shutdown(): Promise<void>;

@@ -5,7 +5,8 @@
  * for a run without a terminal) when the signal aborts. Internal.
  * @module
  */
-import type { ExecCommand, ExecCommandResult } from "./exec_command.ts";
+import type { ExecCommand, ExecCommandResult } from "../../config/exec_command.ts";
+import { onAbort } from "../../util/abort.ts";
 
 /** The part of the `Deno` namespace this file uses. */
 interface DenoProcessApi {
@@ -70,7 +71,7 @@ export function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult>
     const finish = (): boolean => {
       if (settled) return false;
       settled = true;
-      signal.removeEventListener("abort", onAbort);
+      stopListening();
       return true;
     };
     const stop = (): void => {
@@ -89,12 +90,11 @@ export function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult>
       out.cancel().catch(() => {});
       err.cancel().catch(() => {});
     };
-    const onAbort = (): void => {
+    const stopListening = onAbort(signal, () => {
       if (!finish()) return;
       stop();
       reject(signal.reason);
-    };
-    signal.addEventListener("abort", onAbort, { once: true });
+    });
     const chunks: Uint8Array[] = [];
     let size = 0;
     const readStdout = async (): Promise<void> => {

@@ -8,9 +8,10 @@
 
 import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
 import type { ServeTlsOptions } from "./_serve_tls.ts";
-import { acceptedProtocol } from "./serving/websocket_handshake.ts";
-import { badHandshake } from "./_websocket_server.ts";
+import { acceptedProtocol } from "../testing/serving/websocket_handshake.ts";
+import { badHandshake } from "./node/_websocket_server.ts";
 import { messageOf } from "../util/values.ts";
+import { onAbort } from "../util/abort.ts";
 
 /** A `fetch`-style request handler, e.g. `cluster.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
@@ -105,13 +106,13 @@ export function _closeOnce(
   shutdown: () => Promise<void>,
 ): () => Promise<void> {
   let closing: Promise<void> | undefined;
+  let stopListening = (): void => {};
   const close = (): Promise<void> => {
-    signal?.removeEventListener("abort", onAbort);
+    stopListening();
     closing ??= shutdown();
     return closing;
   };
-  const onAbort = (): void => void close();
-  signal?.addEventListener("abort", onAbort, { once: true });
+  stopListening = onAbort(signal, () => void close());
   return close;
 }
 

@@ -30,13 +30,13 @@
  * ```
  * @module
  */
-import { createConfigLoader } from "./config_loader.ts";
-import { runDenoCommand } from "./_deno_run_command.ts";
-import { withRepeatedHeaderLines } from "./_node_header_lines_fetch.ts";
-import { createNodeFetch } from "./node_fetch.ts";
-import { withoutCompression } from "./_transport_build.ts";
-import { checkTlsMaterial } from "./_node_tls.ts";
-import { noProxySet, proxyVariablesSet } from "../util/env.ts";
+import { createConfigLoader } from "../../config/config_loader.ts";
+import { runDenoCommand } from "./_run_command.ts";
+import { withRepeatedHeaderLines } from "../node/_header_lines_fetch.ts";
+import { createNodeFetch } from "../node/fetch.ts";
+import { withoutCompression } from "../../config/_transport_build.ts";
+import { checkTlsMaterial } from "../node/_tls.ts";
+import { noProxySet, proxyVariablesSet } from "../../util/env.ts";
 import type {
   ClusterClientOptions,
   ConfigHost,
@@ -46,7 +46,7 @@ import type {
   LoadInClusterOptions,
   LoadKubeconfigOptions,
   TransportConfig,
-} from "./config_loader_options.ts";
+} from "../../config/config_loader_options.ts";
 
 /** The part of the `Deno` namespace this file uses. */
 interface DenoApi {

@@ -4,9 +4,9 @@
  * own `fetch` joins the values into one line, which kube-apiserver reads as one value.
  * @module
  */
-import { hasRepeatedHeaderLines } from "./_header_lines.ts";
-import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
-import { createNodeFetch } from "./node_fetch.ts";
+import { hasRepeatedHeaderLines } from "../../config/_header_lines.ts";
+import type { HostFetch, TransportConfig } from "../../config/config_loader_options.ts";
+import { createNodeFetch } from "./fetch.ts";
 
 /**
  * `native`, except that a request carrying repeated header lines goes through a
