@@ -119,25 +119,44 @@ function suiteRunner(say) {
     });
 }
 
+/**
+ * Test files that change process-wide state (environment variables) start with a line
+ * `// serial: <why>`. Deno runs the modules of one `deno test --parallel` in one process, so
+ * those run in a second, serial `deno test`; Node (a process per file) and Bun (one file at a
+ * time) need nothing special.
+ */
+async function isSerial(file) {
+  return /^\/\/ serial: /m.test((await readFile(join(root, file), "utf8")).slice(0, 2000));
+}
+
 async function runDeno(run, say) {
   const t0 = performance.now();
-  say(`\n=== deno test (${files.length} files)\n`);
-  const r = await run(bin("deno"), [
-    "test",
-    "-A",
-    "--no-check",
-    "--parallel",
-    "--v8-flags=--expose-gc", // tests that check what garbage collection releases
-    ...files,
-  ]);
+  const serialFiles = [];
+  const parallelFiles = [];
+  for (const f of files) (await isSerial(f) ? serialFiles : parallelFiles).push(f);
+  say(`\n=== deno test (${files.length} files, ${serialFiles.length} of them serially)\n`);
+  const flags = ["test", "-A", "--no-check", "--v8-flags=--expose-gc"]; // --expose-gc: tests of what GC releases
+  const runs = [];
+  if (parallelFiles.length > 0) {
+    runs.push(await run(bin("deno"), [...flags, "--parallel", ...parallelFiles]));
+  }
+  if (serialFiles.length > 0) runs.push(await run(bin("deno"), [...flags, ...serialFiles]));
   // "ok | 9 passed (64 steps) | 0 failed (12 steps)": describe() blocks count as tests, it() as steps.
-  const m = [
-    ...r.out.matchAll(
-      /(?:ok|FAILED) \| (\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g,
-    ),
-  ].at(-1);
-  const n = (i) => (m && m[i] ? Number(m[i]) : 0);
-  record("deno (tests+steps)", n(1) + n(2), m ? n(3) + n(4) : 1, r.code, elapsed(t0));
+  let passed = 0;
+  let failed = 0;
+  let code = 0;
+  for (const r of runs) {
+    const m = [
+      ...r.out.matchAll(
+        /(?:ok|FAILED) \| (\d+) passed(?: \((\d+) steps?\))? \| (\d+) failed(?: \((\d+) steps?\))?/g,
+      ),
+    ].at(-1);
+    const n = (i) => (m && m[i] ? Number(m[i]) : 0);
+    passed += n(1) + n(2);
+    failed += m ? n(3) + n(4) : 1;
+    code ||= r.code;
+  }
+  record("deno (tests+steps)", passed, failed, code, elapsed(t0));
 }
 
 async function runBun(run, say) {

@@ -1,3 +1,5 @@
+// serial: sets process environment variables, which Deno shares between the modules it runs in
+// parallel, so scripts/test.mjs runs this file on its own there.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";

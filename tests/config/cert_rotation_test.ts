@@ -1,3 +1,5 @@
+// serial: sets process environment variables, which Deno shares between the modules it runs in
+// parallel, so scripts/test.mjs runs this file on its own there.
 // Client certificate rotation with this runtime's loader (Node: new agents; Deno: a new
 // Deno.HttpClient; Bun: new per-request tls options): certificate and key FILES are read again
 // after the refresh interval on the injected clock, and at once after a request fails to connect

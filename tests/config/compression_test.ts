@@ -1,3 +1,5 @@
+// serial: sets process environment variables, which Deno shares between the modules it runs in
+// parallel, so scripts/test.mjs runs this file on its own there.
 // Compression through this runtime's config loader: every transport asks for gzip (the API
 // server then compresses LIST answers over 128 KiB) and decodes it, unless the kubeconfig says
 // `disable-compression: true`; against the simulated cluster over HTTPS (the loader's own

@@ -1,3 +1,5 @@
+// serial: sets process environment variables, which Deno shares between the modules it runs in
+// parallel, so scripts/test.mjs runs this file on its own there.
 // Proxies through this runtime's config loader (Deno, Bun or Node), as kubectl applies them: a
 // kubeconfig `proxy-url`, else HTTPS_PROXY/HTTP_PROXY minus NO_PROXY and loopback (Go's
 // httpproxy rules). The simulated cluster is served on 127.0.0.1, and the kubeconfig names it

@@ -252,9 +252,9 @@ describe("docs_check: guides and the API reference", () => {
   });
 
   test("a guide's unlinked symbols and the module docs' Guides lists are reported", () => {
-    const guide = "docs/informers.md";
+    const guide = "docs/no-such-guide.md";
     const text = [
-      "# Informers",
+      "# No such guide",
       "Call `createInformer` ([reference](https://jsr.io/@kinformer/kinformer/doc/cache/~/createInformer))",
       "with a `KubeClient` and `createInformer()` again.",
     ].join("\n");
@@ -275,7 +275,7 @@ describe("docs_check: guides and the API reference", () => {
         subpath: "cache",
         file: "src/cache/mod.ts",
         moduleDoc:
-          "## Guides\n- [Informers](https://github.com/kinformer/kinformer/blob/main/docs/informers.md)",
+          "## Guides\n- [Informers](https://github.com/kinformer/kinformer/blob/main/docs/no-such-guide.md)",
         symbols: new Map([["createInformer", []]]),
       },
     ];
@@ -286,14 +286,14 @@ describe("docs_check: guides and the API reference", () => {
       modules,
     });
     assert.deepEqual(result.problems, [
-      "docs/informers.md:3: `KubeClient` names KubeClient but the guide never links its " +
+      "docs/no-such-guide.md:3: `KubeClient` names KubeClient but the guide never links its " +
       "reference: [`KubeClient`](https://jsr.io/@kinformer/kinformer/doc/client/~/KubeClient)",
       "mod.ts: the module doc's Guides list lacks this guide (the root lists every guide): " +
-      "- [Informers](https://github.com/kinformer/kinformer/blob/main/docs/informers.md)",
+      "- [No such guide](https://github.com/kinformer/kinformer/blob/main/docs/no-such-guide.md)",
     ]);
     // The cache module's list links a guide that does not exist in this checkout: an error.
     assert.deepEqual(result.errors, [
-      "src/cache/mod.ts: its module doc links docs/informers.md, which does not exist",
+      "src/cache/mod.ts: its module doc links docs/no-such-guide.md, which does not exist",
     ]);
   });
 });

@@ -1,3 +1,5 @@
+// serial: sets process environment variables, which Deno shares between the modules it runs in
+// parallel, so scripts/test.mjs runs this file on its own there.
 // What runs when, for exec credential plugins (SECURITY.md "Exec credential plugins"): nothing
 // at parse, resolve, merge or load; the first request that needs a credential runs the plugin
 // once; its arguments reach it as written, through no shell; it inherits this process's

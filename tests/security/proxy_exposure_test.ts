@@ -1,3 +1,5 @@
+// serial: sets process environment variables, which Deno shares between the modules it runs in
+// parallel, so scripts/test.mjs runs this file on its own there.
 // What a proxy from the environment gets to see (SECURITY.md "Proxies"), with this runtime's
 // loader: every byte the proxy receives is recorded by a relay in front of it. Through
 // HTTPS_PROXY an https server is reached with CONNECT: the proxy sees the target host and port

@@ -1,3 +1,5 @@
+// serial: sets process environment variables, which Deno shares between the modules it runs in
+// parallel, so scripts/test.mjs runs this file on its own there.
 // Canaries: unique secret strings planted in every credential position the library handles,
 // then every error path it can be driven down. No error message, String(error),
 // JSON.stringify(error), cause, health(), checkpoint() or metrics hook argument may contain
