@@ -125,8 +125,9 @@ export default {
         `link N=${n}: ${IMPLS.join(", ")} over loopback, then ${LINK.mbit} Mbit/s + ` +
           `${LINK.delayMs} ms each way (${reps} fresh process(es) each)`,
       );
-      const loopback = await measure(ctx, server.url, n, reps, undefined);
-      const shaped = await measure(ctx, link.url, n, reps, () => {
+      // The bench server's /gzip prefix compresses as kube-apiserver does (see bench/server.ts).
+      const loopback = await measure(ctx, `${server.url}/gzip`, n, reps, undefined);
+      const shaped = await measure(ctx, `${link.url}/gzip`, n, reps, () => {
         link.reset();
         return { read: () => link.bytes().down };
       });
