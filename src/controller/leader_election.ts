@@ -14,9 +14,8 @@ import {
   checkOptionsObject,
   checkSignal,
   requireNonEmptyString,
-  requireSignal,
 } from "../util/validate.ts";
-import { linkedController } from "../util/abort.ts";
+import { BackgroundLoop } from "./_background_loop.ts";
 import { type AttemptResult, LeaseClaim } from "./_lease_claim.ts";
 import {
   jittered,
@@ -195,8 +194,8 @@ export class LeaderElector implements AsyncDisposable {
   #state: LeaderElectorHealth["state"] = "idle";
   #term: LeaseTerm | undefined;
   #reported = "";
-  /** The running campaign (from `start` until it has released), and what stops it. */
-  #running: { promise: Promise<void>; stop: AbortController } | undefined;
+  /** The running campaign, from `start` until it has released. */
+  readonly #background = new BackgroundLoop("the elector stopped");
 
   /** Validates the options; starts no I/O. */
   constructor(options: LeaderElectorOptions) {
@@ -283,22 +282,16 @@ export class LeaderElector implements AsyncDisposable {
   start(options: { signal?: AbortSignal | undefined } = {}): void {
     checkOptionsObject(options, "LeaderElector.start");
     checkSignal(options.signal, "signal");
-    if (this.#running !== undefined) return;
-    const link = linkedController(options.signal);
-    const stop = link.controller;
-    this.#state = "candidate";
-    const promise = (async () => {
+    this.#background.start(options.signal, async (signal) => {
+      this.#state = "candidate";
       try {
-        await this.#campaign(stop.signal);
+        await this.#campaign(signal);
       } finally {
         this.#endTerm("the elector stopped");
         if (this.#releaseOnStop) await this.#release();
         this.#state = "stopped";
-        link.release();
-        this.#running = undefined;
       }
-    })();
-    this.#running = { promise, stop };
+    });
   }
 
   /**
@@ -306,11 +299,8 @@ export class LeaderElector implements AsyncDisposable {
    * resolves once every request and timer is done. Idempotent; resolves at once when not
    * running.
    */
-  async stop(): Promise<void> {
-    const running = this.#running;
-    if (running === undefined) return;
-    if (!running.stop.signal.aborted) running.stop.abort(new Error("the elector stopped"));
-    await running.promise;
+  stop(): Promise<void> {
+    return this.#background.stop();
   }
 
   /** Same as {@linkcode LeaderElector.stop}, for `await using`. */
@@ -320,7 +310,7 @@ export class LeaderElector implements AsyncDisposable {
 
   /** Whether the elector runs now (between `start` and the end of `stop`). */
   get running(): boolean {
-    return this.#running !== undefined;
+    return this.#background.running;
   }
 
   /**
@@ -331,13 +321,8 @@ export class LeaderElector implements AsyncDisposable {
    * has stopped.
    * @throws {TypeError} when `signal` is not an AbortSignal or the elector is already running.
    */
-  async run(signal: AbortSignal): Promise<void> {
-    requireSignal(signal, "signal");
-    if (this.#running !== undefined) {
-      throw new TypeError("LeaderElector.run: already running");
-    }
-    this.start({ signal });
-    await this.#running!.promise;
+  run(signal: AbortSignal): Promise<void> {
+    return this.#background.run(signal, "LeaderElector.run", () => this.start({ signal }));
   }
 
   async #campaign(signal: AbortSignal): Promise<void> {

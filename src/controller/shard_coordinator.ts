@@ -16,9 +16,8 @@ import {
   checkOptionsObject,
   checkSignal,
   requireNonEmptyString,
-  requireSignal,
 } from "../util/validate.ts";
-import { linkedController } from "../util/abort.ts";
+import { BackgroundLoop } from "./_background_loop.ts";
 import { describeValue } from "../util/values.ts";
 import { LeaseClaim } from "./_lease_claim.ts";
 import { jittered, type LeaseTimings, resolveTimings } from "./lease_timing.ts";
@@ -114,8 +113,8 @@ export class ShardCoordinator implements AsyncDisposable {
   readonly #slots: Slot[] = [];
   #members: string[] = [];
   #state: ShardCoordinatorHealth["state"] = "idle";
-  /** The running group membership (from `start` until released), and what stops it. */
-  #running: { promise: Promise<void>; stop: AbortController } | undefined;
+  /** The running group membership, from `start` until released. */
+  readonly #background = new BackgroundLoop("the coordinator stopped");
 
   /** Validates the options; starts no I/O. */
   constructor(options: ShardCoordinatorOptions) {
@@ -262,21 +261,15 @@ export class ShardCoordinator implements AsyncDisposable {
   start(options: { signal?: AbortSignal | undefined } = {}): void {
     checkOptionsObject(options, "ShardCoordinator.start");
     checkSignal(options.signal, "signal");
-    if (this.#running !== undefined) return;
-    const link = linkedController(options.signal);
-    const stop = link.controller;
-    this.#state = "running";
-    const promise = (async () => {
+    this.#background.start(options.signal, async (signal) => {
+      this.#state = "running";
       try {
-        await this.#loop(stop.signal);
+        await this.#loop(signal);
       } finally {
         await this.#shutdown();
         this.#state = "stopped";
-        link.release();
-        this.#running = undefined;
       }
-    })();
-    this.#running = { promise, stop };
+    });
   }
 
   /**
@@ -284,11 +277,8 @@ export class ShardCoordinator implements AsyncDisposable {
    * releases the shard Leases, deletes this replica's member Lease, and resolves once every
    * request and timer is done. Idempotent; resolves at once when not running.
    */
-  async stop(): Promise<void> {
-    const running = this.#running;
-    if (running === undefined) return;
-    if (!running.stop.signal.aborted) running.stop.abort(new Error("the coordinator stopped"));
-    await running.promise;
+  stop(): Promise<void> {
+    return this.#background.stop();
   }
 
   /** Same as {@linkcode ShardCoordinator.stop}, for `await using`. */
@@ -298,7 +288,7 @@ export class ShardCoordinator implements AsyncDisposable {
 
   /** Whether the coordinator runs now (between `start` and the end of `stop`). */
   get running(): boolean {
-    return this.#running !== undefined;
+    return this.#background.running;
   }
 
   /**
@@ -309,13 +299,8 @@ export class ShardCoordinator implements AsyncDisposable {
    * {@linkcode ShardCoordinator.stop}.
    * @throws {TypeError} when `signal` is not an AbortSignal or the coordinator is running.
    */
-  async run(signal: AbortSignal): Promise<void> {
-    requireSignal(signal, "signal");
-    if (this.#running !== undefined) {
-      throw new TypeError("ShardCoordinator.run: already running");
-    }
-    this.start({ signal });
-    await this.#running!.promise;
+  run(signal: AbortSignal): Promise<void> {
+    return this.#background.run(signal, "ShardCoordinator.run", () => this.start({ signal }));
   }
 
   async #loop(signal: AbortSignal): Promise<void> {
