@@ -26,11 +26,10 @@
  * ```
  * @module
  */
-import process from "node:process";
 import { createConfigLoader } from "../../config/config_loader.ts";
-import { runNodeCommand } from "../node/_run_command.ts";
+import { EVERY_TRANSPORT_FEATURE } from "../_transport_features.ts";
+import { processHostParts } from "../node/_process_host.ts";
 import { withRepeatedHeaderLines } from "../node/_header_lines_fetch.ts";
-import { isatty } from "node:tty";
 import { createNodeFetch } from "../node/fetch.ts";
 import { checkTlsMaterial } from "../node/_tls.ts";
 import { withoutCompression } from "../../config/_transport_build.ts";
@@ -119,24 +118,12 @@ function createBunFetch(transport: TransportConfig): HostFetch {
 export const bunHost: ConfigHost = {
   runtime: "Bun",
   readFile: (path) => bun().file(path).text(),
-  isNotFound: (error) => (error as { code?: unknown } | null)?.code === "ENOENT",
-  env: (name) => process.env[name],
-  pathListSeparator: process.platform === "win32" ? ";" : ":",
+  ...processHostParts,
   transport: {
-    supports: [
-      "ca",
-      "clientCert",
-      "insecureSkipTlsVerify",
-      "tlsServerName",
-      "proxy",
-      "disableCompression",
-    ],
+    supports: EVERY_TRANSPORT_FEATURE,
     create: (transport) => withRepeatedHeaderLines(createBunFetch(transport), transport),
     readsProxyEnv: proxyVariablesSet,
   },
-  runCommand: runNodeCommand,
-  stdinIsTerminal: () => isatty(0),
-  writeStderr: (chunk) => process.stderr.write(chunk),
 };
 
 const loader = createConfigLoader(bunHost);

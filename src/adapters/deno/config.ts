@@ -31,6 +31,7 @@
  * @module
  */
 import { createConfigLoader } from "../../config/config_loader.ts";
+import { EVERY_TRANSPORT_FEATURE } from "../_transport_features.ts";
 import { runDenoCommand } from "./_run_command.ts";
 import { withRepeatedHeaderLines } from "../node/_header_lines_fetch.ts";
 import { createNodeFetch } from "../node/fetch.ts";
@@ -132,14 +133,7 @@ export const denoHost: ConfigHost = {
     return deno().build.os === "windows" ? ";" : ":";
   },
   transport: {
-    supports: [
-      "ca",
-      "clientCert",
-      "insecureSkipTlsVerify",
-      "tlsServerName",
-      "proxy",
-      "disableCompression",
-    ],
+    supports: EVERY_TRANSPORT_FEATURE,
     create: (transport) => withRepeatedHeaderLines(createDenoFetch(transport), transport),
     readsProxyEnv: proxyVariablesSet,
   },

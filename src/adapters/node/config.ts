@@ -27,9 +27,9 @@
 import { readFile } from "node:fs/promises";
 import process from "node:process";
 import { createConfigLoader } from "../../config/config_loader.ts";
+import { EVERY_TRANSPORT_FEATURE } from "../_transport_features.ts";
+import { processHostParts } from "./_process_host.ts";
 import { createNodeFetch } from "./fetch.ts";
-import { runNodeCommand } from "./_run_command.ts";
-import { isatty } from "node:tty";
 import { envFlag, proxyVariablesSet } from "../../util/env.ts";
 import type {
   ClusterClientOptions,
@@ -56,27 +56,15 @@ export { createNodeFetch } from "./fetch.ts";
 export const nodeHost: ConfigHost = {
   runtime: "Node",
   readFile: (path) => readFile(path, "utf8"),
-  isNotFound: (error) => (error as { code?: unknown } | null)?.code === "ENOENT",
-  env: (name) => process.env[name],
-  pathListSeparator: process.platform === "win32" ? ";" : ":",
+  ...processHostParts,
   transport: {
-    supports: [
-      "ca",
-      "clientCert",
-      "insecureSkipTlsVerify",
-      "tlsServerName",
-      "proxy",
-      "disableCompression",
-    ],
+    supports: EVERY_TRANSPORT_FEATURE,
     create: createNodeFetch,
     // Node's global fetch takes proxies from the environment only when asked to.
     readsProxyEnv: () =>
       (envFlag("NODE_USE_ENV_PROXY") || process.execArgv.includes("--use-env-proxy")) &&
       proxyVariablesSet(),
   },
-  runCommand: runNodeCommand,
-  stdinIsTerminal: () => isatty(0),
-  writeStderr: (chunk) => process.stderr.write(chunk),
 };
 
 const loader = createConfigLoader(nodeHost);
