@@ -1,5 +1,5 @@
 /**
- * What the three runtime adapters share (no runtime APIs here): option checks, a tracker of
+ * What the three runtime adapters share (no runtime APIs here): option checks (`tls` too), a tracker of
  * open response bodies, so `close()` can end streams (open watches) that would otherwise keep a
  * server from shutting down, the run-once `close()` itself, and the answer to a WebSocket
  * handshake.
@@ -7,7 +7,7 @@
  */
 
 import { requireNonEmptyString, requireNumber } from "../util/validate.ts";
-import type { ServeTlsOptions } from "./_serve_tls.ts";
+import { serveTls, type ServeTlsOptions } from "./_serve_tls.ts";
 import { acceptedProtocol } from "../testing/serving/websocket_handshake.ts";
 import { badHandshake } from "./node/_websocket_server.ts";
 import { messageOf } from "../util/values.ts";
@@ -48,17 +48,31 @@ export interface ServedHandle {
   close(): Promise<void>;
 }
 
-/** Validated options. */
-export function _serveOptions(options: ServeOptions | undefined): {
+/**
+ * Validated options: `hostname`, `port`, then `tls` ({@linkcode serveTls}); `clientCaRefused`,
+ * where the adapter cannot verify client certificates, is the TypeError's reason for a
+ * `tls.clientCa`. Throws the signal's reason when it has aborted already.
+ */
+export function _serveOptions(
+  options: ServeOptions | undefined,
+  clientCaRefused?: string,
+): {
   hostname: string;
   port: number;
   signal: AbortSignal | undefined;
+  tls: ServeTlsOptions | undefined;
 } {
   const hostname = options?.hostname ?? "127.0.0.1";
   const port = options?.port ?? 0;
   requireNonEmptyString(hostname, "options.hostname");
   requireNumber(port, "options.port", { min: 0, max: 65535, integer: true });
-  return { hostname, port, signal: options?.signal };
+  const tls = serveTls(options?.tls);
+  if (tls?.clientCa !== undefined && clientCaRefused !== undefined) {
+    throw new TypeError(`options.tls.clientCa: ${clientCaRefused}`);
+  }
+  const signal = options?.signal;
+  signal?.throwIfAborted();
+  return { hostname, port, signal, tls };
 }
 
 /** `hostname` as it stands in a URL: an IPv6 address in brackets. */

@@ -15,7 +15,6 @@ import {
   type ServedHandle,
   type ServeOptions,
 } from "../_serve_common.ts";
-import { serveTls } from "../_serve_tls.ts";
 import { isWebSocketUpgrade } from "../../testing/serving/websocket_handshake.ts";
 import { readTextMessages } from "../../testing/serving/websocket_messages.ts";
 
@@ -145,15 +144,11 @@ async function upgrade(
  * ```
  */
 export function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
-  const { hostname, port, signal } = _serveOptions(options);
-  const tls = serveTls(options?.tls);
-  if (tls?.clientCa !== undefined) {
-    throw new TypeError(
-      "options.tls.clientCa: Bun.serve does not show client certificates to the handler; " +
-        "use @kinformer/kinformer/testing/node, which runs on Bun too",
-    );
-  }
-  signal?.throwIfAborted();
+  const { hostname, port, signal, tls } = _serveOptions(
+    options,
+    "Bun.serve does not show client certificates to the handler; use " +
+      "@kinformer/kinformer/testing/node, which runs on Bun too",
+  );
   const tracker = new _BodyTracker();
   const server = Bun.serve({
     hostname,

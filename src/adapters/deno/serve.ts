@@ -15,7 +15,6 @@ import {
   type ServedHandle,
   type ServeOptions,
 } from "../_serve_common.ts";
-import { serveTls } from "../_serve_tls.ts";
 import { isWebSocketUpgrade } from "../../testing/serving/websocket_handshake.ts";
 import { readTextMessages } from "../../testing/serving/websocket_messages.ts";
 
@@ -113,15 +112,11 @@ async function upgrade(
  * ```
  */
 export async function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
-  const { hostname, port, signal } = _serveOptions(options);
-  const tls = serveTls(options?.tls);
-  if (tls?.clientCa !== undefined) {
-    throw new TypeError(
-      "options.tls.clientCa: Deno.serve cannot verify client certificates; use " +
-        "@kinformer/kinformer/testing/node, which runs on Deno too",
-    );
-  }
-  signal?.throwIfAborted();
+  const { hostname, port, signal, tls } = _serveOptions(
+    options,
+    "Deno.serve cannot verify client certificates; use @kinformer/kinformer/testing/node, " +
+      "which runs on Deno too",
+  );
   const tracker = new _BodyTracker();
   let listening!: (addr: { hostname: string; port: number }) => void;
   const ready = new Promise<{ hostname: string; port: number }>((r) => (listening = r));

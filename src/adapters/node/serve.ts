@@ -8,7 +8,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
-import { serveTls } from "../_serve_tls.ts";
 import { setClientCertUser } from "../../testing/serving/client_cert_user.ts";
 import {
   drained,
@@ -188,9 +187,7 @@ async function upgrade(
  * ```
  */
 export async function serve(handler: FetchHandler, options?: ServeOptions): Promise<ServedHandle> {
-  const { hostname, port, signal } = _serveOptions(options);
-  const tls = serveTls(options?.tls);
-  signal?.throwIfAborted();
+  const { hostname, port, signal, tls } = _serveOptions(options);
   const tracker = new _BodyTracker();
   const sockets = new Set<Socket>();
   const track = (socket: Socket): void => {
