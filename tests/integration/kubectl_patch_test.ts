@@ -6,8 +6,7 @@ import assert from "node:assert/strict";
 import { pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { widgets } from "../../src/testing/widgets.ts";
-import { kubectlVersion } from "./_kubectl.ts";
-import { kubectlCluster } from "./_kubectl_cluster.ts";
+import { kubectlVersion, setupKubectl } from "./_kubectl.ts";
 
 const version = await kubectlVersion();
 console.log(`kubectl_patch_test: ${version ? `kubectl ${version}` : "skipped, no kubectl"}`);
@@ -16,15 +15,15 @@ type Container = { name: string; image: string };
 
 describe("kubectl patch", { skip: version === undefined && "kubectl not found" }, () => {
   test("a strategic merge patch merges containers by name and finalizers as a set; $patch: delete removes", async () => {
-    const k = await kubectlCluster();
+    const k = await setupKubectl({}, { advanceClock: true });
     try {
-      k.cluster.create(pods, {
+      k.c.create(pods, {
         metadata: { name: "web", namespace: "default", finalizers: ["example.com/a"] },
         spec: {
           containers: [{ name: "app", image: "app:1" }, { name: "proxy", image: "proxy:1" }],
         },
       });
-      const get = () => k.cluster.get(pods, { namespace: "default", name: "web" })!;
+      const get = () => k.c.get(pods, { namespace: "default", name: "web" })!;
       const containers = () => (get().spec as { containers: Container[] }).containers;
 
       const out = await k.kubectl([
@@ -40,7 +39,7 @@ describe("kubectl patch", { skip: version === undefined && "kubectl not found" }
         image: "proxy:1",
       }]);
       assert.ok(
-        k.cluster.requests.some((r) => r.method === "PATCH" && r.name === "web"),
+        k.c.requests.some((r) => r.method === "PATCH" && r.name === "web"),
         "kubectl sent a PATCH",
       );
 
@@ -91,9 +90,9 @@ describe("kubectl patch", { skip: version === undefined && "kubectl not found" }
   });
 
   test("on a custom resource the strategic merge patch is refused (415) and kubectl says so", async () => {
-    const k = await kubectlCluster();
+    const k = await setupKubectl({}, { advanceClock: true });
     try {
-      k.cluster.create(widgets, {
+      k.c.create(widgets, {
         metadata: { name: "w", namespace: "default" },
         spec: { size: 1 },
       });
@@ -108,13 +107,13 @@ describe("kubectl patch", { skip: version === undefined && "kubectl not found" }
         /accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml/,
       );
       assert.equal(
-        (k.cluster.get(widgets, { namespace: "default", name: "w" })!.spec as { size: number })
+        (k.c.get(widgets, { namespace: "default", name: "w" })!.spec as { size: number })
           .size,
         1,
       );
       await k.kubectl(["patch", "widget", "w", "--type", "merge", "-p", '{"spec":{"size":2}}']);
       assert.equal(
-        (k.cluster.get(widgets, { namespace: "default", name: "w" })!.spec as { size: number })
+        (k.c.get(widgets, { namespace: "default", name: "w" })!.spec as { size: number })
           .size,
         2,
       );
