@@ -7,30 +7,9 @@
 import type { KubeObject, KubeObjectLike } from "./types.ts";
 import { describeValue } from "../util/values.ts";
 
-export {
-  configmaps,
-  coreEvents,
-  cronjobs,
-  customresourcedefinitions,
-  daemonsets,
-  deployments,
-  endpoints,
-  eventsV1,
-  ingresses,
-  jobs,
-  leases,
-  namespaces,
-  nodes,
-  persistentvolumeclaims,
-  persistentvolumes,
-  pods,
-  replicasets,
-  secrets,
-  serviceaccounts,
-  services,
-  statefulsets,
-} from "./builtin_resources.ts";
-export type { UntypedResourceDescriptor } from "./builtin_resources.ts";
+// The built-in descriptors, for the modules that take every descriptor from here (the client's
+// mod.ts lists them by name for the public surface).
+export * from "./builtin_resources.ts";
 
 /**
  * The `kind` an object type declares: `"Pod"` for `kubernetes-types`' `Pod` (whose `kind` is
