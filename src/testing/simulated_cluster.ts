@@ -332,6 +332,17 @@ export class SimulatedCluster implements Disposable {
     return convert.stored(object);
   }
 
+  /** A write of the control API: `object` (in `view`'s form) created or updated, as served. */
+  #write(view: ServedView, object: unknown, verb: "create" | "update"): unknown {
+    const stored = this.#stored(view, object, verb === "create");
+    const options = { writer: "control" } as const;
+    return view.toObject(
+      verb === "create"
+        ? this.#store.create(view.state, stored, options)
+        : this.#store.update(view.state, stored, options),
+    );
+  }
+
   #checkOpen(): void {
     if (this.#closed) throw new TypeError("the simulated cluster is closed");
   }
@@ -351,10 +362,7 @@ export class SimulatedCluster implements Disposable {
     object: NoInfer<T>,
   ): NoInfer<T> {
     this.#checkOpen();
-    const view = this.#served(resource);
-    return view.toObject(
-      this.#store.create(view.state, this.#stored(view, object, true), { writer: "control" }),
-    ) as unknown as T;
+    return this.#write(this.#served(resource), object, "create") as T;
   }
 
   /**
@@ -369,10 +377,7 @@ export class SimulatedCluster implements Disposable {
     object: NoInfer<T>,
   ): NoInfer<T> {
     this.#checkOpen();
-    const view = this.#served(resource);
-    return view.toObject(
-      this.#store.update(view.state, this.#stored(view, object, false), { writer: "control" }),
-    ) as unknown as T;
+    return this.#write(this.#served(resource), object, "update") as T;
   }
 
   /**
@@ -392,11 +397,8 @@ export class SimulatedCluster implements Disposable {
     const current = findObject(view.state, ref.namespace, ref.name);
     if (!isRecord(patch)) throw new TypeError("patch must be an object (a JSON merge patch)");
     this.#store.assertServable(patch, "the patch");
-    const next = mergePatch(view.toObject(current), patch) as KubeObject;
-    const stored = this.#stored(view, next, false);
-    return view.toObject(
-      this.#store.update(view.state, stored, { writer: "control" }),
-    ) as unknown as T;
+    const next = mergePatch(view.toObject(current), patch);
+    return this.#write(view, next, "update") as T;
   }
 
   /**
