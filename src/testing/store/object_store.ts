@@ -75,6 +75,14 @@ export type FieldTracker = (before: KubeObject | undefined, after: KubeObject) =
 
 /** What create and update share: a dry run stores nothing; `fields` tracks ownership. */
 export interface WriteExtras {
+  /** The namespace the request addressed, if any. */
+  namespace?: string | undefined;
+  /** Who writes. */
+  writer: Writer;
+  /** Take ownership of the input instead of copying it. */
+  adopt?: boolean;
+  /** Skip name and label validation (internal writers that only write valid objects). */
+  trusted?: boolean;
   /** Answer what would be stored, and store nothing. */
   dryRun?: boolean | undefined;
   /** Ownership tracking (HTTP writes). */
@@ -283,13 +291,14 @@ export class Store {
    * Checks an input object's shape and its namespace against the one addressed, and (unless
    * `trusted`) that it can be served: the stored object is made of the input's values plus
    * shallow server metadata, so an input JSON can carry gives a stored object it can carry.
+   * Returns the input's copy (the input itself with `adopt`) and the namespace it goes to.
    */
   #checkInput(
     info: ResourceInfo,
     input: unknown,
-    namespace: string | undefined,
-    trusted: boolean | undefined,
+    options: WriteExtras,
   ): { obj: Record<string, unknown>; namespace: string | undefined } {
+    const { namespace, trusted } = options;
     if (!isRecord(input)) fail(badRequest("the body of the request must be a JSON object"));
     if (!trusted) this.assertServable(input, "the object");
     if (!isRecord(input.metadata)) fail(badRequest("the object has no metadata"));
@@ -300,8 +309,13 @@ export class Store {
         ),
       );
     }
+    // The input, taken (`adopt`) or copied once it has passed every check.
+    const taken = (ns: string | undefined) => ({
+      obj: options.adopt ? input : structuredCloneJson(input),
+      namespace: ns,
+    });
     const metaNs = input.metadata.namespace;
-    if (!info.desc.namespaced) return { obj: input, namespace: undefined };
+    if (!info.desc.namespaced) return taken(undefined);
     if (metaNs !== undefined && typeof metaNs !== "string") {
       fail(badRequest("metadata.namespace must be a string"));
     }
@@ -310,21 +324,14 @@ export class Store {
         "the namespace of the provided object does not match the namespace sent on the request",
       ));
     }
-    return { obj: input, namespace: namespace || metaNs || "default" };
+    return taken(namespace || metaNs || "default");
   }
 
-  /**
-   * Creates an object; `adopt` takes ownership of `input` instead of copying it; `trusted`
-   * skips name and label validation (internal writers that only write valid objects).
-   */
+  /** Creates an object. */
   create(
     state: ResourceState,
     input: unknown,
     options: {
-      namespace?: string | undefined;
-      writer: Writer;
-      adopt?: boolean;
-      trusted?: boolean;
       /** Create the object's namespace when it is missing (bulk loading: `seed`). */
       provisionNamespace?: boolean;
       /** Where the uid comes from. @default the store's random source */
@@ -332,8 +339,8 @@ export class Store {
     } & WriteExtras,
   ): Version {
     const info = state.info;
-    const checked = this.#checkInput(info, input, options.namespace, options.trusted);
-    const obj = options.adopt ? checked.obj : structuredCloneJson(checked.obj);
+    const checked = this.#checkInput(info, input, options);
+    const { obj } = checked;
     const inMeta = obj.metadata as Record<string, unknown>;
     let name = inMeta.name;
     const generateName = inMeta.generateName;
@@ -389,17 +396,13 @@ export class Store {
     state: ResourceState,
     input: unknown,
     options: {
-      namespace?: string | undefined;
       name?: string | undefined;
-      writer: Writer;
       subresource?: string | undefined;
-      adopt?: boolean;
-      trusted?: boolean;
     } & WriteExtras,
   ): Version {
     const info = state.info;
-    const checked = this.#checkInput(info, input, options.namespace, options.trusted);
-    const obj = options.adopt ? checked.obj : structuredCloneJson(checked.obj);
+    const checked = this.#checkInput(info, input, options);
+    const { obj } = checked;
     const inMeta = obj.metadata as Record<string, unknown>;
     const name = inMeta.name ?? options.name;
     if (typeof name !== "string" || name === "") fail(badRequest("metadata.name is required"));
