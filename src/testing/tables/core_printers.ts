@@ -13,22 +13,12 @@ import { since } from "./human_duration.ts";
 import {
   AGE,
   column,
+  convertor,
   NAME,
   nameAndAge,
-  type PrintedRow,
   type TableConvertor,
   wide,
 } from "./table_convertor.ts";
-
-function convertor(
-  columns: TableConvertor["columns"],
-  row: (obj: KubeObject, now: number) => readonly unknown[],
-): TableConvertor {
-  return Object.freeze({
-    columns: Object.freeze(columns),
-    row: (obj: KubeObject, now: number): PrintedRow => ({ cells: row(obj, now) }),
-  });
-}
 
 /** The sorted, distinct IPs (else host names) of a load balancer status's ingress points. */
 function loadBalancerAddresses(obj: KubeObject): string[] {

@@ -51,6 +51,17 @@ export interface TableConvertor {
   row(item: KubeObject, now: number): PrintedRow;
 }
 
+/** A convertor of `columns` whose rows are the cells `row` gives (no row conditions). */
+export function convertor(
+  columns: TableConvertor["columns"],
+  row: (item: KubeObject, now: number) => readonly unknown[],
+): TableConvertor {
+  return Object.freeze({
+    columns: Object.freeze(columns),
+    row: (item: KubeObject, now: number): PrintedRow => ({ cells: row(item, now) }),
+  });
+}
+
 /** A column definition. */
 export function column(
   name: string,

@@ -14,10 +14,10 @@ import {
   AGE,
   column,
   CONTAINERS,
+  convertor,
   IMAGES,
   NAME,
   nameAndAge,
-  type PrintedRow,
   type TableConvertor,
   wide,
 } from "./table_convertor.ts";
@@ -34,16 +34,6 @@ function containerCells(template: unknown): [string, string] {
 /** `spec.replicas`, defaulted to 1 as the API server does on create. */
 function replicas(obj: KubeObject): number {
   return optionalInt(obj, "spec", "replicas") ?? 1;
-}
-
-function convertor(
-  columns: TableConvertor["columns"],
-  row: (obj: KubeObject, now: number) => readonly unknown[],
-): TableConvertor {
-  return Object.freeze({
-    columns: Object.freeze(columns),
-    row: (obj: KubeObject, now: number): PrintedRow => ({ cells: row(obj, now) }),
-  });
 }
 
 const SELECTOR_OF = (key: string) => wide("Selector", "string", doc(key));
