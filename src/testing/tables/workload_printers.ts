@@ -65,56 +65,50 @@ export const DEPLOYMENT_TABLE: TableConvertor = convertor(
   },
 );
 
+/**
+ * Replica sets and replication controllers: `NAME DESIRED CURRENT READY AGE` (+ containers,
+ * images, selector); `selector` prints the selector (a label selector, or an RC's map).
+ */
+function replicaTable(
+  kind: "ReplicaSet" | "ReplicationController",
+  selector: (obj: KubeObject) => string,
+): TableConvertor {
+  return convertor(
+    [
+      NAME,
+      column("Desired", "integer", doc(`${kind}Spec.replicas`)),
+      column("Current", "integer", doc(`${kind}Status.replicas`)),
+      column("Ready", "integer", doc(`${kind}Status.readyReplicas`)),
+      AGE,
+      CONTAINERS,
+      IMAGES,
+      SELECTOR_OF(`${kind}Spec.selector`),
+    ],
+    (obj, now) => {
+      const [name, age] = nameAndAge(obj, now);
+      return [
+        name,
+        replicas(obj),
+        int(obj, "status", "replicas"),
+        int(obj, "status", "readyReplicas"),
+        age,
+        ...containerCells(at(obj, "spec", "template")),
+        selector(obj),
+      ];
+    },
+  );
+}
+
 /** Replica sets: `NAME DESIRED CURRENT READY AGE` (+ containers, images, selector). */
-export const REPLICA_SET_TABLE: TableConvertor = convertor(
-  [
-    NAME,
-    column("Desired", "integer", doc("ReplicaSetSpec.replicas")),
-    column("Current", "integer", doc("ReplicaSetStatus.replicas")),
-    column("Ready", "integer", doc("ReplicaSetStatus.readyReplicas")),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-    SELECTOR_OF("ReplicaSetSpec.selector"),
-  ],
-  (rs, now) => {
-    const [name, age] = nameAndAge(rs, now);
-    return [
-      name,
-      replicas(rs),
-      int(rs, "status", "replicas"),
-      int(rs, "status", "readyReplicas"),
-      age,
-      ...containerCells(at(rs, "spec", "template")),
-      formatLabelSelector(at(rs, "spec", "selector")),
-    ];
-  },
+export const REPLICA_SET_TABLE: TableConvertor = replicaTable(
+  "ReplicaSet",
+  (rs) => formatLabelSelector(at(rs, "spec", "selector")),
 );
 
 /** Replication controllers (`v1`): as replica sets, with a map selector. */
-export const REPLICATION_CONTROLLER_TABLE: TableConvertor = convertor(
-  [
-    NAME,
-    column("Desired", "integer", doc("ReplicationControllerSpec.replicas")),
-    column("Current", "integer", doc("ReplicationControllerStatus.replicas")),
-    column("Ready", "integer", doc("ReplicationControllerStatus.readyReplicas")),
-    AGE,
-    CONTAINERS,
-    IMAGES,
-    SELECTOR_OF("ReplicationControllerSpec.selector"),
-  ],
-  (rc, now) => {
-    const [name, age] = nameAndAge(rc, now);
-    return [
-      name,
-      replicas(rc),
-      int(rc, "status", "replicas"),
-      int(rc, "status", "readyReplicas"),
-      age,
-      ...containerCells(at(rc, "spec", "template")),
-      formatLabels(rc, "spec", "selector"),
-    ];
-  },
+export const REPLICATION_CONTROLLER_TABLE: TableConvertor = replicaTable(
+  "ReplicationController",
+  (rc) => formatLabels(rc, "spec", "selector"),
 );
 
 /** Stateful sets: `NAME READY AGE` (+ containers, images). */
