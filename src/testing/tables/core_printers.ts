@@ -96,25 +96,16 @@ function formatEndpoints(ep: KubeObject): string {
   for (const subset of subsets) {
     const addresses = list(subset, "addresses");
     const ports = list(subset, "ports");
-    if (ports.length === 0) {
+    // Every address once per port; once in all, without a port, when there are none.
+    for (const port of ports.length === 0 ? [undefined] : ports) {
       count += addresses.length;
       for (const a of addresses) {
         if (shown.length === max) {
           more = true;
           break;
         }
-        shown.push(str(a, "ip"));
-      }
-      continue;
-    }
-    for (const port of ports) {
-      count += addresses.length;
-      for (const a of addresses) {
-        if (shown.length === max) {
-          more = true;
-          break;
-        }
-        shown.push(joinHostPort(str(a, "ip"), int(port, "port")));
+        const ip = str(a, "ip");
+        shown.push(port === undefined ? ip : joinHostPort(ip, int(port, "port")));
       }
     }
   }
