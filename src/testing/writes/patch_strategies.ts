@@ -9,6 +9,7 @@
  * @module
  */
 import type { ResourceInfo } from "../store/served_resources.ts";
+import { BUILTIN_GROUPS } from "../tables/table_convertors.ts";
 
 /** The merge behaviour of one field. */
 export interface FieldStrategy {
@@ -107,32 +108,16 @@ const SCHEMAS: ReadonlyMap<string, Schema> = new Map<string, Schema>([
   ["autoscaling/HorizontalPodAutoscaler", { metadata, status: nested(conditions) }],
 ]);
 
-/** The API groups kube-apiserver serves itself (any other group holds custom resources). */
+/**
+ * The API groups whose resources are built in (take strategic merge patches): those
+ * kube-apiserver serves itself ({@linkcode BUILTIN_GROUPS}, any other group holds custom
+ * resources), and two groups of its own it does not serve by default (`extensions`, whose last
+ * kinds stopped being served in 1.22, and the alpha `internal.apiserver.k8s.io`).
+ */
 const BUILT_IN_GROUPS: ReadonlySet<string> = new Set([
-  "",
-  "admissionregistration.k8s.io",
-  "apiextensions.k8s.io",
-  "apiregistration.k8s.io",
-  "apps",
-  "authentication.k8s.io",
-  "authorization.k8s.io",
-  "autoscaling",
-  "batch",
-  "certificates.k8s.io",
-  "coordination.k8s.io",
-  "discovery.k8s.io",
-  "events.k8s.io",
+  ...BUILTIN_GROUPS,
   "extensions",
-  "flowcontrol.apiserver.k8s.io",
   "internal.apiserver.k8s.io",
-  "networking.k8s.io",
-  "node.k8s.io",
-  "policy",
-  "rbac.authorization.k8s.io",
-  "resource.k8s.io",
-  "scheduling.k8s.io",
-  "storage.k8s.io",
-  "storagemigration.k8s.io",
 ]);
 
 /** Whether `info` is a built-in resource (strategic merge patches apply to it). */
