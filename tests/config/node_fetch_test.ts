@@ -59,6 +59,28 @@ async function eventually(check: () => boolean, what: string): Promise<void> {
 
 const encoder = new TextEncoder();
 
+/**
+ * `fetch`, counting the watch bodies taken through RESPONSE_BYTES (the informer's fast path)
+ * rather than `body`.
+ */
+function countWatchTakes(
+  fetch: (request: Request) => Promise<Response>,
+): { fetch: (request: Request) => Promise<Response>; taken: () => number } {
+  let taken = 0;
+  const spied = async (request: Request): Promise<Response> => {
+    const response = await fetch(request);
+    const take = (response as unknown as Record<symbol, () => unknown>)[RESPONSE_BYTES]!;
+    Object.defineProperty(response, RESPONSE_BYTES, {
+      value: () => {
+        if (new URL(request.url).searchParams.has("watch")) taken++;
+        return take();
+      },
+    });
+    return response;
+  };
+  return { fetch: spied, taken: () => taken };
+}
+
 describe("createNodeFetch over HTTP", () => {
   test("sends method, headers and body, and returns status, headers and body", async () => {
     const server = await httpServer((req, res) => {
@@ -417,19 +439,8 @@ describe("createNodeFetch and compression", () => {
       }
     });
     const transport = createNodeFetch();
-    let taken = 0;
-    const spied = async (request: Request): Promise<Response> => {
-      const response = await transport.fetch(request);
-      const take = (response as unknown as Record<symbol, () => unknown>)[RESPONSE_BYTES]!;
-      Object.defineProperty(response, RESPONSE_BYTES, {
-        value: () => {
-          if (new URL(request.url).searchParams.has("watch")) taken++;
-          return take();
-        },
-      });
-      return response;
-    };
-    const informer = createInformer(new KubeClient({ server: server.url, fetch: spied }), {
+    const spied = countWatchTakes(transport.fetch);
+    const informer = createInformer(new KubeClient({ server: server.url, fetch: spied.fetch }), {
       resource: pods,
     });
     const controller = new AbortController();
@@ -441,7 +452,7 @@ describe("createNodeFetch and compression", () => {
         if (names.length === 3) break;
       }
       assert.deepEqual(names, ["a", "b", "c"]);
-      assert.equal(taken, 1, "the watch body was read through RESPONSE_BYTES");
+      assert.equal(spied.taken(), 1, "the watch body was read through RESPONSE_BYTES");
     } finally {
       controller.abort();
       await informer.stop();
@@ -456,23 +467,11 @@ describe("an informer on the Node transport", () => {
     const cluster = new SimulatedCluster();
     const server = await serve(cluster.fetch);
     const transport = createNodeFetch();
-    // Counts the watch bodies taken through RESPONSE_BYTES (the fast path) rather than `body`.
-    let taken = 0;
-    const spied = async (request: Request): Promise<Response> => {
-      const response = await transport.fetch(request);
-      const take = (response as unknown as Record<symbol, () => unknown>)[RESPONSE_BYTES]!;
-      Object.defineProperty(response, RESPONSE_BYTES, {
-        value: () => {
-          if (new URL(request.url).searchParams.has("watch")) taken++;
-          return take();
-        },
-      });
-      return response;
-    };
+    const spied = countWatchTakes(transport.fetch);
     let informer: ReturnType<typeof createInformer> | undefined;
     try {
       informer = createInformer(
-        new KubeClient({ server: server.url, fetch: spied }),
+        new KubeClient({ server: server.url, fetch: spied.fetch }),
         {
           resource: pods,
           namespace: "default",
@@ -491,7 +490,7 @@ describe("an informer on the Node transport", () => {
       }
       assert.deepEqual(names, ["a", "b", "c"]);
       assert.equal(cluster.openWatches, 1);
-      assert.equal(taken, 1, "the watch body was read through RESPONSE_BYTES");
+      assert.equal(spied.taken(), 1, "the watch body was read through RESPONSE_BYTES");
       await informer.stop();
       await eventually(() => cluster.openWatches === 0, "the server sees the watch end");
     } finally {
@@ -504,37 +503,38 @@ describe("an informer on the Node transport", () => {
 });
 
 describe("createNodeFetch through a proxy", () => {
-  async function httpsCluster() {
+  /**
+   * A cluster of 2 pods served over HTTPS, and a client of it through `proxy` (the transport
+   * trusts the cluster's CA); `close()` releases the transport, the cluster and the proxy.
+   */
+  async function httpsClusterThrough(proxy: { url: string; close(): Promise<void> }) {
     const cluster = new SimulatedCluster({ token: "t0k3n" });
     cluster.seed(pods, 2);
     const server = await serve(cluster.fetch, {
       tls: { cert: await fixture("certs/server.crt"), key: await fixture("certs/server.key") },
     });
+    const transport = createNodeFetch({
+      caData: await fixture("certs/ca.crt"),
+      proxyUrl: proxy.url,
+    });
     return {
-      url: server.url,
+      client: new KubeClient({ server: server.url, token: "t0k3n", fetch: transport.fetch }),
+      port: new URL(server.url).port,
       close: async () => {
+        transport.close();
         cluster.close();
         await server.close();
+        await proxy.close();
       },
     };
   }
 
   test("an https server through an HTTP proxy: CONNECT with the proxy's credentials", async () => {
     const proxy = await httpProxy();
-    const cluster = await httpsCluster();
-    const transport = createNodeFetch({
-      caData: await fixture("certs/ca.crt"),
-      proxyUrl: proxy.url,
-    });
+    const { client, port, close } = await httpsClusterThrough(proxy);
     try {
-      const client = new KubeClient({
-        server: cluster.url,
-        token: "t0k3n",
-        fetch: transport.fetch,
-      });
       assert.equal((await client.list(pods)).items.length, 2);
       assert.equal((await client.list(pods)).items.length, 2);
-      const port = new URL(cluster.url).port;
       const connect = `CONNECT 127.0.0.1:${port} auth=Basic ${
         Buffer.from("user:p@ss").toString("base64")
       }`;
@@ -542,9 +542,7 @@ describe("createNodeFetch through a proxy", () => {
       // node:http does not pool sockets made by an agent's createConnection: one per request.
       assert.deepEqual(proxy.seen, runtime === "deno" ? [connect, connect] : [connect]);
     } finally {
-      transport.close();
-      await cluster.close();
-      await proxy.close();
+      await close();
     }
   });
 
@@ -566,26 +564,12 @@ describe("createNodeFetch through a proxy", () => {
 
   test("an https server through a SOCKS5 proxy with user and password", async () => {
     const proxy = await socksProxy();
-    const cluster = await httpsCluster();
-    const transport = createNodeFetch({
-      caData: await fixture("certs/ca.crt"),
-      proxyUrl: proxy.url,
-    });
+    const { client, port, close } = await httpsClusterThrough(proxy);
     try {
-      const client = new KubeClient({
-        server: cluster.url,
-        token: "t0k3n",
-        fetch: transport.fetch,
-      });
       assert.equal((await client.list(pods)).items.length, 2);
-      assert.deepEqual(proxy.seen, [
-        "auth kin:former",
-        `connect 127.0.0.1:${new URL(cluster.url).port}`,
-      ]);
+      assert.deepEqual(proxy.seen, ["auth kin:former", `connect 127.0.0.1:${port}`]);
     } finally {
-      transport.close();
-      await cluster.close();
-      await proxy.close();
+      await close();
     }
   });
 
