@@ -233,21 +233,21 @@ describe("Controller", () => {
 });
 
 describe("LeaderElector and ShardCoordinator lifecycle", () => {
-  function cluster(clock: ManualClock): { cluster: SimulatedCluster; client: KubeClient } {
+  /** A ManualClock, a simulated cluster on it, and the options of replica `a` of group `ctl`. */
+  function setup() {
+    const clock = new ManualClock();
     const c = new SimulatedCluster({ clock });
-    return { cluster: c, client: new KubeClient({ server: "http://sim", fetch: c.fetch }) };
+    const client = new KubeClient({ server: "http://sim", fetch: c.fetch });
+    return {
+      clock,
+      c,
+      replica: { client, namespace: "default", name: "ctl", identity: "a", clock },
+    };
   }
 
   test("LeaderElector: start is idempotent, stop releases, it starts again, asyncDispose stops", async () => {
-    const clock = new ManualClock();
-    const { cluster: c, client } = cluster(clock);
-    const elector = new LeaderElector({
-      client,
-      namespace: "default",
-      name: "ctl",
-      identity: "a",
-      clock,
-    });
+    const { clock, c, replica } = setup();
+    const elector = new LeaderElector(replica);
     elector.start();
     elector.start();
     assert.equal(elector.running, true);
@@ -278,15 +278,8 @@ describe("LeaderElector and ShardCoordinator lifecycle", () => {
   });
 
   test("the deprecated run(signal) still works and still refuses a second run", async () => {
-    const clock = new ManualClock();
-    const { cluster: c, client } = cluster(clock);
-    const elector = new LeaderElector({
-      client,
-      namespace: "default",
-      name: "ctl",
-      identity: "a",
-      clock,
-    });
+    const { clock, c, replica } = setup();
+    const elector = new LeaderElector(replica);
     const abort = new AbortController();
     const run = elector.run(abort.signal);
     await assert.rejects(elector.run(new AbortController().signal), /already running/);
@@ -299,16 +292,8 @@ describe("LeaderElector and ShardCoordinator lifecycle", () => {
   });
 
   test("ShardCoordinator: start/stop/asyncDispose, the start signal stops it", async () => {
-    const clock = new ManualClock();
-    const { cluster: c, client } = cluster(clock);
-    const coordinator = new ShardCoordinator({
-      client,
-      namespace: "default",
-      name: "ctl",
-      identity: "a",
-      shards: 4,
-      clock,
-    });
+    const { clock, c, replica } = setup();
+    const coordinator = new ShardCoordinator({ ...replica, shards: 4 });
     const abort = new AbortController();
     coordinator.start({ signal: abort.signal });
     await clock.advance(5_000);
@@ -332,15 +317,8 @@ describe("LeaderElector and ShardCoordinator lifecycle", () => {
   });
 
   test("one elector shared by two controllers (startCoordination: false): both follow it", async () => {
-    const clock = new ManualClock();
-    const { cluster: c, client } = cluster(clock);
-    const elector = new LeaderElector({
-      client,
-      namespace: "default",
-      name: "ctl",
-      identity: "a",
-      clock,
-    });
+    const { clock, c, replica } = setup();
+    const elector = new LeaderElector(replica);
     const done: string[] = [];
     const make = (name: string) =>
       new Controller({
