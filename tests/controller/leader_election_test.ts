@@ -28,6 +28,8 @@ interface World {
   cluster: SimulatedCluster;
   add(id: string, options?: Partial<LeaderElectorOptions>, clock?: Clock): Candidate;
   start(c: Candidate): void;
+  /** Starts `leader`, then `standby` 100 ms later (when `leader` already holds the lease). */
+  startInTurn(leader: Candidate, standby: Candidate): Promise<void>;
   stop(c: Candidate): Promise<void>;
   close(): Promise<void>;
   lease(): KubeObject | undefined;
@@ -71,6 +73,11 @@ function world(): World {
     },
     start(c): void {
       c.elector.start({ signal: c.stop.signal });
+    },
+    async startInTurn(leader, standby): Promise<void> {
+      this.start(leader);
+      await clock.advance(100);
+      this.start(standby);
     },
     async stop(c): Promise<void> {
       c.stop.abort();
@@ -154,9 +161,7 @@ describe("LeaderElector", () => {
     const w = world();
     const a = w.add("a");
     const b = w.add("b");
-    w.start(a);
-    await w.clock.advance(100);
-    w.start(b);
+    await w.startInTurn(a, b);
     await w.clock.advance(60_000);
     assert.ok(a.elector.isLeader());
     assert.equal(b.elector.isLeader(), false);
@@ -170,9 +175,7 @@ describe("LeaderElector", () => {
     const w = world();
     const a = w.add("a");
     const b = w.add("b");
-    w.start(a);
-    await w.clock.advance(100);
-    w.start(b);
+    await w.startInTurn(a, b);
     await w.clock.advance(5_000);
     await w.stop(a);
     assert.equal(spec(w).holderIdentity, "");
@@ -190,9 +193,7 @@ describe("LeaderElector", () => {
     const w = world();
     const a = w.add("a", { releaseOnStop: false });
     const b = w.add("b");
-    w.start(a);
-    await w.clock.advance(100);
-    w.start(b);
+    await w.startInTurn(a, b);
     await w.clock.advance(5_900); // a renewed at 2000, 4000, 6000 (b polls at 100, 2100, ...)
     await w.stop(a); // crash-like: no release
     assert.equal(spec(w).holderIdentity, "a");
@@ -258,9 +259,7 @@ describe("LeaderElector", () => {
     };
     const a = w.add("a", {}, behind);
     const b = w.add("b");
-    w.start(a);
-    await w.clock.advance(100);
-    w.start(b);
+    await w.startInTurn(a, b);
     await w.clock.advance(120_000);
     // renewTime says an hour ago, but it keeps changing: b does not take over
     assert.ok(Date.parse(String(spec(w).renewTime)) < w.clock.now() - 3_500_000);
@@ -277,9 +276,7 @@ describe("LeaderElector", () => {
       releaseOnStop: false,
     });
     const b = w.add("b");
-    w.start(a);
-    await w.clock.advance(100);
-    w.start(b); // b sees the record at 100
+    await w.startInTurn(a, b); // b sees the record at 100
     await w.stop(a);
     await w.clock.advance(30_000 - 1);
     assert.equal(b.elector.isLeader(), false);
