@@ -9,6 +9,35 @@ import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { closed, env, pod, seeded, show, take, verbs } from "../_informer_env.ts";
 import { catchUncaught } from "./_uncaught.ts";
 
+/** An env whose cluster holds pod a/p1, and a started informer on pods; `it` has seen `synced`. */
+async function syncedOnP1() {
+  const e = env();
+  e.cluster.create(pods, pod("a", "p1"));
+  const inf = e.informer({ resource: pods });
+  const it = inf.events();
+  inf.start();
+  await take(it, (ev) => ev.type === "synced");
+  return { e, inf, it };
+}
+
+/**
+ * An `env` fetch that answers the first request `matches` accepts with `answer()` instead of the
+ * cluster, and passes every other request to the cluster.
+ */
+function answerFirst(
+  matches: (request: Request) => boolean,
+  answer: () => Response,
+): (c: SimulatedCluster) => (request: Request) => Promise<Response> {
+  let pending = true;
+  return (c) => (request) => {
+    if (pending && matches(request)) {
+      pending = false;
+      return Promise.resolve(answer());
+    }
+    return c.fetch(request);
+  };
+}
+
 describe("informer: list, cache and listeners", () => {
   test("does nothing until start(), then lists at RV 0 with limit 500 and serves the cache", async () => {
     const e = env();
@@ -223,12 +252,7 @@ describe("informer: list, cache and listeners", () => {
   });
 
   test("an object re-created under the same name arrives as delete then add", async () => {
-    const e = env();
-    e.cluster.create(pods, pod("a", "p1"));
-    const inf = e.informer({ resource: pods });
-    const it = inf.events();
-    inf.start();
-    await take(it, (ev) => ev.type === "synced");
+    const { e, inf, it } = await syncedOnP1();
     const oldUid = inf.store.get("a/p1")!.metadata.uid;
     e.cluster.delete(pods, { namespace: "a", name: "p1" });
     e.cluster.create(pods, pod("a", "p1"));
@@ -241,12 +265,7 @@ describe("informer: list, cache and listeners", () => {
 
 describe("informer: surviving a real cluster", () => {
   test("a dropped watch resumes from the last RV without relisting", async () => {
-    const e = env();
-    e.cluster.create(pods, pod("a", "p1"));
-    const inf = e.informer({ resource: pods });
-    const it = inf.events();
-    inf.start();
-    await take(it, (ev) => ev.type === "synced");
+    const { e, inf, it } = await syncedOnP1();
     const rv = inf.resourceVersion;
     assert.equal(e.cluster.faults.dropWatches(), 1);
     e.cluster.create(pods, pod("a", "p2"));
@@ -387,19 +406,14 @@ describe("informer: surviving a real cluster", () => {
   });
 
   test("a malformed watch line is reported as a decode error and the watch resumes, cache intact", async () => {
-    let corrupt = true;
     const e = env({
-      fetch: (c) => (req) => {
-        if (corrupt && new URL(req.url).searchParams.get("watch")) {
-          corrupt = false;
-          return Promise.resolve(
-            new Response('{"type":"ADDED","object":{"metadata":{"name":"x"}}}\n{not json\n', {
-              headers: { "content-type": "application/json" },
-            }),
-          );
-        }
-        return c.fetch(req);
-      },
+      fetch: answerFirst(
+        (req) => Boolean(new URL(req.url).searchParams.get("watch")),
+        () =>
+          new Response('{"type":"ADDED","object":{"metadata":{"name":"x"}}}\n{not json\n', {
+            headers: { "content-type": "application/json" },
+          }),
+      ),
     });
     e.cluster.create(pods, pod("a", "p1"));
     const inf = e.informer({ resource: pods });
@@ -415,20 +429,15 @@ describe("informer: surviving a real cluster", () => {
   });
 
   test("an HTML error page from a proxy on LIST is a typed error, then the informer recovers", async () => {
-    let html = true;
     const e = env({
-      fetch: (c) => (req) => {
-        if (html) {
-          html = false;
-          return Promise.resolve(
-            new Response("<html><body><h1>502 Bad Gateway</h1></body></html>", {
-              status: 502,
-              headers: { "content-type": "text/html" },
-            }),
-          );
-        }
-        return c.fetch(req);
-      },
+      fetch: answerFirst(
+        () => true,
+        () =>
+          new Response("<html><body><h1>502 Bad Gateway</h1></body></html>", {
+            status: 502,
+            headers: { "content-type": "text/html" },
+          }),
+      ),
     });
     e.cluster.create(pods, pod("a", "p1"));
     const inf = e.informer({ resource: pods });
@@ -690,12 +699,7 @@ describe("SharedInformerFactory", () => {
 
 describe("informer: relist after a watch that had made progress", () => {
   test("410 after events relists at the last synced RV, unpaged (served from the watch cache)", async () => {
-    const e = env();
-    e.cluster.create(pods, pod("a", "p1"));
-    const inf = e.informer({ resource: pods });
-    const it = inf.events();
-    inf.start();
-    await take(it, (ev) => ev.type === "synced");
+    const { e, inf, it } = await syncedOnP1();
     e.cluster.create(pods, pod("a", "p2"));
     await take(it, () => true);
     const rv = inf.resourceVersion!;
