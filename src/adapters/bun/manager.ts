@@ -3,13 +3,13 @@
  * `Bun.serve`, a graceful stop on SIGTERM and SIGINT, an immediate exit on a second signal.
  * @module
  */
-import process from "node:process";
 import type { Manager } from "../../controller/manager.ts";
 import {
   type ManagerPlatform,
   runManagerOn,
   type RunManagerOptions,
 } from "../../controller/_run_manager.ts";
+import { processSignals } from "../node/_process_signals.ts";
 
 export type { RunManagerOptions } from "../../controller/_run_manager.ts";
 
@@ -37,13 +37,7 @@ const platform: ManagerPlatform = {
       },
     });
   },
-  onSignal(signal, listener) {
-    process.on(signal, listener);
-    return () => void process.off(signal, listener);
-  },
-  exit(code) {
-    process.exit(code);
-  },
+  ...processSignals,
 };
 
 /**

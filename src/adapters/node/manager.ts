@@ -6,13 +6,13 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import process from "node:process";
 import type { Manager } from "../../controller/manager.ts";
 import {
   type ManagerPlatform,
   runManagerOn,
   type RunManagerOptions,
 } from "../../controller/_run_manager.ts";
+import { processSignals } from "./_process_signals.ts";
 
 export type { RunManagerOptions } from "../../controller/_run_manager.ts";
 
@@ -66,13 +66,7 @@ const platform: ManagerPlatform = {
       });
     });
   },
-  onSignal(signal, listener) {
-    process.on(signal, listener);
-    return () => void process.off(signal, listener);
-  },
-  exit(code) {
-    process.exit(code);
-  },
+  ...processSignals,
 };
 
 /**
