@@ -14,6 +14,7 @@ import {
   type AuthorizationAttributes,
   type AuthorizationPolicy,
   type AuthorizationRule,
+  nonResourceAttributes,
   type UserInfo,
 } from "./authorization_policy.ts";
 import { decodeReview, isKubernetesProtobuf, ProtobufError } from "./review_protobuf.ts";
@@ -149,18 +150,7 @@ function accessReview(
       name: text(resource, "name"),
       path: "",
     }
-    : {
-      user,
-      verb: text(nonResource!, "verb"),
-      resourceRequest: false,
-      apiGroup: "",
-      apiVersion: "",
-      resource: "",
-      subresource: "",
-      namespace: "",
-      name: "",
-      path: text(nonResource!, "path"),
-    };
+    : nonResourceAttributes(user, text(nonResource!, "verb"), text(nonResource!, "path"));
   const decision = policy.decide(attributes);
   return decision.reason === undefined
     ? { allowed: decision.allowed }

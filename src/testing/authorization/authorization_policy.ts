@@ -48,6 +48,26 @@ export interface AuthorizationAttributes {
   readonly path: string;
 }
 
+/** The attributes of a request for a non-resource path (`/healthz`): no resource fields. */
+export function nonResourceAttributes(
+  user: UserInfo,
+  verb: string,
+  path: string,
+): AuthorizationAttributes {
+  return {
+    user,
+    verb,
+    resourceRequest: false,
+    apiGroup: "",
+    apiVersion: "",
+    resource: "",
+    subresource: "",
+    namespace: "",
+    name: "",
+    path,
+  };
+}
+
 /** A decision with a reason (shown by `kubectl auth can-i` and in 403 messages). */
 export interface AuthorizationDecision {
   /** Whether the request may proceed. */

@@ -50,6 +50,7 @@ import {
   type AuthorizationAttributes,
   type AuthorizationPolicy,
   forbiddenMessage,
+  nonResourceAttributes,
   type UserInfo,
 } from "../authorization/authorization_policy.ts";
 import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
@@ -120,18 +121,7 @@ function attributesOf(
   query: URLSearchParams,
 ): AuthorizationAttributes {
   if (r.kind !== "resource") {
-    return {
-      user,
-      verb: method.toLowerCase(),
-      resourceRequest: false,
-      apiGroup: "",
-      apiVersion: "",
-      resource: "",
-      subresource: "",
-      namespace: "",
-      name: "",
-      path,
-    };
+    return nonResourceAttributes(user, method.toLowerCase(), path);
   }
   let name = r.name ?? "";
   if (name === "" && (r.verb === "list" || r.verb === "watch")) {
