@@ -147,6 +147,13 @@ function resourcePaths(info: ResourceInfo, kindRef: string, smp: boolean): Recor
     },
     ...ok(one),
   });
+  // The object's operations, the same on its /status.
+  const get = op("get", ok(one));
+  const put = op("put", {
+    parameters: writeParams,
+    requestBody: { required: true, content: content(one) },
+    ...ok(one),
+  });
   const itemParams = [pathParam("name"), ...(info.desc.namespaced ? [pathParam("namespace")] : [])];
   const collectionParams = info.desc.namespaced ? [pathParam("namespace")] : [];
   const paths: Record<string, Schema> = {
@@ -160,12 +167,8 @@ function resourcePaths(info: ResourceInfo, kindRef: string, smp: boolean): Recor
       parameters: collectionParams,
     },
     [item]: {
-      get: op("get", ok(one)),
-      put: op("put", {
-        parameters: writeParams,
-        requestBody: { required: true, content: content(one) },
-        ...ok(one),
-      }),
+      get,
+      put,
       patch,
       delete: op("delete", { parameters: [queryParam("dryRun")], ...ok(one) }),
       parameters: itemParams,
@@ -173,12 +176,8 @@ function resourcePaths(info: ResourceInfo, kindRef: string, smp: boolean): Recor
   };
   if (info.statusSubresource) {
     paths[`${item}/status`] = {
-      get: op("get", ok(one)),
-      put: op("put", {
-        parameters: writeParams,
-        requestBody: { required: true, content: content(one) },
-        ...ok(one),
-      }),
+      get,
+      put,
       patch,
       parameters: itemParams,
     };
