@@ -343,7 +343,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   /**
    * Streams this informer's events: first the current cache as `add` (`isInInitialList: true`),
    * then `{ type: "synced" }`, then live changes. Ends when the signal aborts, the iterator is
-   * returned (`break`), or the informer stops.
+   * returned (`break`) or disposed (`await using`), or the informer stops.
    *
    * The listener starts when `events()` is called, not at the first `next()`: events from then
    * on are buffered for it. An iterator that is dropped without `break`, `return()` or an abort
@@ -366,7 +366,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    * cluster.close();
    * ```
    */
-  events(options: EventsOptions = {}): AsyncIterableIterator<InformerEvent<T>> {
+  events(options: EventsOptions = {}): AsyncIterableIterator<InformerEvent<T>> & AsyncDisposable {
     if (options.until !== undefined && options.until !== "current") {
       throw new TypeError(`until must be "current", got ${describeValue(options.until)}`);
     }

@@ -85,6 +85,21 @@ describe("informer: list, cache and listeners", () => {
     await e.close();
   });
 
+  test("an events() iterator is AsyncDisposable: disposing removes its listener (await using)", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const inf = e.informer({ resource: pods });
+    const it = inf.events();
+    inf.start();
+    await take(it, (ev) => ev.type === "synced");
+    assert.equal(inf.health().listeners.length, 1);
+    assert.equal(typeof it[Symbol.asyncDispose], "function");
+    await it[Symbol.asyncDispose]();
+    assert.equal(inf.health().listeners.length, 0);
+    assert.equal((await it.next()).done, true);
+    await e.close();
+  });
+
   test("a listener that joins late gets the cache as initial adds, then its own synced", async () => {
     const e = env();
     e.cluster.create(pods, pod("a", "p1"));
@@ -683,6 +698,28 @@ describe("SharedInformerFactory", () => {
     await late.waitForSync();
     assert.equal(late.store.size, 1);
     await factory.stop();
+    e.cluster.close();
+    assert.equal(e.clock.pendingTimers, 0);
+  });
+
+  test("an informer asked for after stop() is not started: nothing outlives the factory", async () => {
+    const e = env();
+    const factory = new SharedInformerFactory(e.client, { clock: e.clock });
+    factory.informerFor(pods);
+    factory.start();
+    await factory.waitForSync();
+    await factory.stop();
+    e.cluster.clearRequests();
+    const late = factory.informerFor(configmaps);
+    await e.clock.advance(1_000);
+    assert.deepEqual(e.cluster.requests.map((r) => r.verb), [], "no list, no watch");
+    assert.equal(late.health().state, "idle");
+    assert.equal(e.cluster.openWatches, 0);
+    factory.start(); // a stopped factory does not start again
+    await e.clock.advance(1_000);
+    assert.deepEqual(e.cluster.requests.map((r) => r.verb), []);
+    await factory.stop();
+    await late.stop();
     e.cluster.close();
     assert.equal(e.clock.pendingTimers, 0);
   });
