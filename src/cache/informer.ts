@@ -160,7 +160,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         : trackedStore(this.#indexer, this.#mutations),
       onEvent: (event) => this.#tell(event),
       // An index function threw: the key keeps its cached object; the other keys go on.
-      onError: (error) => this.#report(error, { kind: "handler", phase: "watch", retryInMs: 0 }),
+      onError: (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
     });
     // A checkpoint is input: it seeds the cache only if every object in it belongs here.
     const resume = resumeFromCheckpoint(options);

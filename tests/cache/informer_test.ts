@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, namespaces, pods } from "../../src/client/resource.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
-import { createInformer } from "../../src/cache/informer.ts";
+import { createInformer, type ErrorContext } from "../../src/cache/informer.ts";
 import { SharedInformerFactory } from "../../src/cache/factory.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
@@ -838,5 +838,32 @@ describe("informer: one way a throwing callback is reported", () => {
       restore();
     }
     await closed(e);
+  });
+
+  test("a throwing index function goes to onError as kind and phase handler; that key keeps its state", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("default", "p1"));
+    const contexts: ErrorContext[] = [];
+    const inf = e.informer({
+      resource: pods,
+      indexers: {
+        byName: (o) => {
+          if (o.metadata.labels?.["broken"] === "yes") throw new Error("index broke");
+          return [o.metadata.name ?? ""];
+        },
+      },
+      onError: (_error, context) => void contexts.push(context),
+    });
+    inf.start();
+    await inf.waitForSync();
+    e.cluster.patch(pods, { namespace: "default", name: "p1" }, {
+      metadata: { labels: { broken: "yes" } },
+    });
+    e.cluster.create(pods, pod("default", "p2"));
+    await e.clock.flush();
+    assert.deepEqual(contexts, [{ kind: "handler", phase: "handler", retryInMs: 0 }]);
+    assert.equal(inf.store.get("default/p1")?.metadata.labels?.["broken"], undefined);
+    assert.deepEqual(inf.store.byIndex("byName", "p2").length, 1);
+    await e.close();
   });
 });
