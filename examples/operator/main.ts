@@ -4,9 +4,11 @@
  * 8080, a graceful stop on SIGTERM. See README.md.
  *
  * ```sh
- * deno run --allow-net --allow-read --allow-env examples/operator/main.ts            # in a pod
- * deno run --allow-net --allow-read --allow-env examples/operator/main.ts --kubeconfig # outside
+ * deno run --allow-net --allow-read --allow-env --allow-sys=hostname examples/operator/main.ts
  * ```
+ *
+ * In a pod it uses the service account (in-cluster config); elsewhere the kubeconfig kubectl
+ * uses (`KUBECONFIG`, else `~/.kube/config`): `loadFromDefault` picks.
  * @module
  */
 import { KubeClient } from "../../src/client/mod.ts";

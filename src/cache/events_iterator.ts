@@ -31,7 +31,7 @@ export function eventsIterator<T extends KubeObjectLike>(
   finish: () => void,
   signal: AbortSignal | undefined,
   catchUp: CatchUpSource | undefined,
-): AsyncIterableIterator<InformerEvent<T>> {
+): AsyncIterableIterator<InformerEvent<T>> & AsyncDisposable {
   // Catch-up run: the resource version to reach, learned once at the start.
   let goal: string | undefined;
   let goalError: { error: unknown } | undefined;
@@ -80,6 +80,11 @@ export function eventsIterator<T extends KubeObjectLike>(
     return: (): Promise<IteratorResult<InformerEvent<T>>> => {
       finish();
       return Promise.resolve(done);
+    },
+    // `await using`: the same as `return()`.
+    [Symbol.asyncDispose]: (): Promise<void> => {
+      finish();
+      return Promise.resolve();
     },
     // No closure here captures the iterator itself: the abort listener and the listener's
     // wake-ups would then keep a dropped iterator alive, and it could never be collected.

@@ -22,7 +22,7 @@ const IDENTITY = new Set(["resource", "namespace", "labelSelector", "fieldSelect
 /**
  * Hands out one shared informer per resource + namespace + selectors, so every part of a
  * program that asks for "pods in default" shares one connection and one cache. Informers
- * created after `start()` start at once.
+ * created after `start()` start at once (until `stop()`).
  *
  * A later `informerFor()` for the same resource + namespace + selectors may bring more
  * `indexers`: they are added to the shared cache (as client-go's `AddIndexers`). Any other
@@ -55,6 +55,8 @@ export class SharedInformerFactory implements AsyncDisposable {
   #indexers = new Map<string, Map<string, unknown>>();
   #signal: AbortSignal | undefined;
   #started = false;
+  /** Set by `stop()`: informers asked for afterwards are not started, nor is the factory. */
+  #stopped = false;
 
   /** Creates a factory; `defaults` apply to every informer (namespace, resync, transform, ...). */
   constructor(client: KubeClient, defaults: SharedInformerFactoryOptions = {}) {
@@ -80,7 +82,7 @@ export class SharedInformerFactory implements AsyncDisposable {
       informer = createInformer<T>(this.#client, merged);
       this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
       this.#indexers.set(key, new Map(Object.entries(merged.indexers ?? {})));
-      if (this.#started) informer.start({ signal: this.#signal });
+      if (this.#started && !this.#stopped) informer.start({ signal: this.#signal });
       return informer;
     }
     const first = informer.options as Record<string, unknown>;
@@ -131,7 +133,7 @@ export class SharedInformerFactory implements AsyncDisposable {
    */
   start(signal: AbortSignal | undefined): void;
   start(options?: { signal?: AbortSignal | undefined } | AbortSignal): void {
-    if (this.#started) return;
+    if (this.#started || this.#stopped) return;
     this.#started = true;
     this.#signal = options instanceof AbortSignal ? options : options?.signal;
     for (const informer of this.#informers.values()) informer.start({ signal: this.#signal });
@@ -166,9 +168,11 @@ export class SharedInformerFactory implements AsyncDisposable {
 
   /**
    * Stops every informer; idempotent. Resolves once each has released its timers and
-   * connections.
+   * connections. A stopped factory stays stopped: informers it hands out afterwards are not
+   * started (as client-go's factory after `Shutdown`), and `start()` does nothing.
    */
   async stop(): Promise<void> {
+    this.#stopped = true;
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
   }
 

@@ -160,7 +160,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         : trackedStore(this.#indexer, this.#mutations),
       onEvent: (event) => this.#tell(event),
       // An index function threw: the key keeps its cached object; the other keys go on.
-      onError: (error) => this.#report(error, { kind: "handler", phase: "watch", retryInMs: 0 }),
+      onError: (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
     });
     // A checkpoint is input: it seeds the cache only if every object in it belongs here.
     const resume = resumeFromCheckpoint(options);
@@ -343,7 +343,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   /**
    * Streams this informer's events: first the current cache as `add` (`isInInitialList: true`),
    * then `{ type: "synced" }`, then live changes. Ends when the signal aborts, the iterator is
-   * returned (`break`), or the informer stops.
+   * returned (`break`) or disposed (`await using`), or the informer stops.
    *
    * The listener starts when `events()` is called, not at the first `next()`: events from then
    * on are buffered for it. An iterator that is dropped without `break`, `return()` or an abort
@@ -366,7 +366,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    * cluster.close();
    * ```
    */
-  events(options: EventsOptions = {}): AsyncIterableIterator<InformerEvent<T>> {
+  events(options: EventsOptions = {}): AsyncIterableIterator<InformerEvent<T>> & AsyncDisposable {
     if (options.until !== undefined && options.until !== "current") {
       throw new TypeError(`until must be "current", got ${describeValue(options.until)}`);
     }

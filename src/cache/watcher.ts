@@ -86,8 +86,8 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
  *
  * The watch reads no faster than the consumer: once `highWaterMark` events wait, no more bytes
  * are read until the consumer catches up (the idle timer does not count that wait). Nothing
- * happens until the first `next()`; `break` (`return()`) or aborting `signal` stops the watcher
- * and releases its connection and timers.
+ * happens until the first `next()`; `break` (`return()`), aborting `signal` or disposing it
+ * (`await using`) stops the watcher and releases its connection and timers.
  *
  * @example
  * ```ts
@@ -112,7 +112,7 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
 export function watcher<T extends KubeObjectLike = KubeObject>(
   client: KubeClient,
   options: WatcherOptions<T>,
-): AsyncIterableIterator<WatcherEvent<T>> {
+): AsyncIterableIterator<WatcherEvent<T>> & AsyncDisposable {
   checkNumber(options.highWaterMark, "highWaterMark", { min: 1, integer: true });
   validateListWatchOptions(options);
   checkFunction(options.onError, "onError");
@@ -178,6 +178,10 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
     },
     [Symbol.asyncIterator](): AsyncIterableIterator<WatcherEvent<T>> {
       return this;
+    },
+    /** Same as `return()`, for `await using`. */
+    async [Symbol.asyncDispose](): Promise<void> {
+      await finish();
     },
   };
 }

@@ -11,11 +11,13 @@ import type { KubeObjectLike } from "../client/types.ts";
 import { checkOptionsObject, checkString } from "../util/validate.ts";
 import { describeValue, messageOf } from "../util/values.ts";
 import { isDnsSubdomain } from "../util/dns_names.ts";
+import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 import { retryOnConflict, type RetryOnConflictOptions } from "./retry_on_conflict.ts";
 
 /**
  * Adding or removing a finalizer failed (after retrying conflicts): `phase` says which, `cause`
- * is the API error. The object is unchanged by this attempt; reconciling again retries.
+ * is the API error and `kind` its kind. The object is unchanged by this attempt; reconciling
+ * again retries.
  *
  * @example
  * ```ts
@@ -23,6 +25,7 @@ import { retryOnConflict, type RetryOnConflictOptions } from "./retry_on_conflic
  * import assert from "node:assert/strict";
  * const error = new FinalizerError("remove", "example.com/cleanup", "default/w1", new Error("503"));
  * assert.equal(error.phase, "remove");
+ * assert.equal(error.kind, "other"); // its cause's kind
  * assert.match(error.message, /removing finalizer example.com\/cleanup from default\/w1: 503/);
  * ```
  */
@@ -35,6 +38,8 @@ export class FinalizerError extends Error {
   readonly finalizer: string;
   /** `namespace/name` (or `name`) of the object. */
   readonly object: string;
+  /** How it is filed: the kind of its cause (`forbidden`, `server`, `network`, ...). */
+  readonly kind: ErrorKind;
 
   /** Builds the error; `cause` is the API error. */
   constructor(phase: "add" | "remove", finalizer: string, object: string, cause: unknown) {
@@ -47,6 +52,7 @@ export class FinalizerError extends Error {
     this.phase = phase;
     this.finalizer = finalizer;
     this.object = object;
+    this.kind = errorKindOf(cause);
   }
 }
 

@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, namespaces, pods } from "../../src/client/resource.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
-import { createInformer } from "../../src/cache/informer.ts";
+import { createInformer, type ErrorContext } from "../../src/cache/informer.ts";
 import { SharedInformerFactory } from "../../src/cache/factory.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
@@ -111,6 +111,21 @@ describe("informer: list, cache and listeners", () => {
     assert.equal(del.object.metadata.labels?.x, "1");
     await it.return!();
     assert.equal(inf.health().listeners.length, 0);
+    await e.close();
+  });
+
+  test("an events() iterator is AsyncDisposable: disposing removes its listener (await using)", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const inf = e.informer({ resource: pods });
+    const it = inf.events();
+    inf.start();
+    await take(it, (ev) => ev.type === "synced");
+    assert.equal(inf.health().listeners.length, 1);
+    assert.equal(typeof it[Symbol.asyncDispose], "function");
+    await it[Symbol.asyncDispose]();
+    assert.equal(inf.health().listeners.length, 0);
+    assert.equal((await it.next()).done, true);
     await e.close();
   });
 
@@ -695,6 +710,28 @@ describe("SharedInformerFactory", () => {
     e.cluster.close();
     assert.equal(e.clock.pendingTimers, 0);
   });
+
+  test("an informer asked for after stop() is not started: nothing outlives the factory", async () => {
+    const e = env();
+    const factory = new SharedInformerFactory(e.client, { clock: e.clock });
+    factory.informerFor(pods);
+    factory.start();
+    await factory.waitForSync();
+    await factory.stop();
+    e.cluster.clearRequests();
+    const late = factory.informerFor(configmaps);
+    await e.clock.advance(1_000);
+    assert.deepEqual(e.cluster.requests.map((r) => r.verb), [], "no list, no watch");
+    assert.equal(late.health().state, "idle");
+    assert.equal(e.cluster.openWatches, 0);
+    factory.start(); // a stopped factory does not start again
+    await e.clock.advance(1_000);
+    assert.deepEqual(e.cluster.requests.map((r) => r.verb), []);
+    await factory.stop();
+    await late.stop();
+    e.cluster.close();
+    assert.equal(e.clock.pendingTimers, 0);
+  });
 });
 
 describe("informer: relist after a watch that had made progress", () => {
@@ -805,5 +842,32 @@ describe("informer: one way a throwing callback is reported", () => {
       restore();
     }
     await closed(e);
+  });
+
+  test("a throwing index function goes to onError as kind and phase handler; that key keeps its state", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("default", "p1"));
+    const contexts: ErrorContext[] = [];
+    const inf = e.informer({
+      resource: pods,
+      indexers: {
+        byName: (o) => {
+          if (o.metadata.labels?.["broken"] === "yes") throw new Error("index broke");
+          return [o.metadata.name ?? ""];
+        },
+      },
+      onError: (_error, context) => void contexts.push(context),
+    });
+    inf.start();
+    await inf.waitForSync();
+    e.cluster.patch(pods, { namespace: "default", name: "p1" }, {
+      metadata: { labels: { broken: "yes" } },
+    });
+    e.cluster.create(pods, pod("default", "p2"));
+    await e.clock.flush();
+    assert.deepEqual(contexts, [{ kind: "handler", phase: "handler", retryInMs: 0 }]);
+    assert.equal(inf.store.get("default/p1")?.metadata.labels?.["broken"], undefined);
+    assert.deepEqual(inf.store.byIndex("byName", "p2").length, 1);
+    await e.close();
   });
 });

@@ -141,6 +141,26 @@ describe("watcher", () => {
     await closed(e);
   });
 
+  test("it is AsyncDisposable: disposing ends it and releases the watch (await using)", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const it = watcher(e.client, { resource: pods, clock: e.clock, random: seededRandom(1) });
+    assert.equal(typeof it[Symbol.asyncDispose], "function");
+    for (let ev = await it.next(); !ev.done; ev = await it.next()) {
+      if (ev.value.type === "init-done") break;
+    }
+    await e.clock.flush();
+    assert.equal(e.cluster.openWatches, 1);
+    await it[Symbol.asyncDispose]();
+    assert.equal(e.cluster.openWatches, 0);
+    assert.equal((await it.next()).done, true);
+    // Disposing one never iterated makes no request.
+    const unused = watcher(e.client, { resource: pods, clock: e.clock });
+    await unused[Symbol.asyncDispose]();
+    assert.deepEqual(e.cluster.requests.filter((r) => r.verb === "list").length, 1);
+    await closed(e);
+  });
+
   test("an onError that throws does not stop the watcher; the throw is reported as uncaught", async () => {
     const e = env();
     e.cluster.faults.failNext(1, { status: 500, verb: "list" });

@@ -184,9 +184,11 @@ describe("finalizer()", () => {
       }),
       (e: unknown) =>
         e instanceof FinalizerError && e.phase === "add" && e.finalizer === NAME &&
-        e.object === "default/w1",
+        e.object === "default/w1" && e.kind === "server", // its cause's kind: a 503
     );
     assert.equal(applied, false, "no external work without the finalizer");
+    // A cause that is not one of kinformer's errors: filed as "other", as errorKind files it.
+    assert.equal(new FinalizerError("remove", NAME, "default/w1", new Error("x")).kind, "other");
     cluster.close();
   });
 

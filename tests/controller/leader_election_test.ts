@@ -4,6 +4,7 @@ import { KubeClient } from "../../src/client/kube_client.ts";
 import { leases } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import {
+  DeadlineError,
   LeaderElector,
   type LeaderElectorOptions,
   LeaseLostError,
@@ -206,6 +207,22 @@ describe("LeaderElector", () => {
     await w.close();
   });
 
+  test("a renewal nobody answers is given up at its deadline: a DeadlineError, kind network", async () => {
+    const w = world();
+    const a = w.add("a");
+    w.start(a);
+    await w.clock.advance(4_500);
+    assert.ok(a.elector.isLeader());
+    a.link.mode = { kind: "hang" };
+    await w.clock.advance(15_000);
+    assert.equal(a.elector.isLeader(), false);
+    const deadline = a.errors.find((e) => e instanceof DeadlineError) as DeadlineError | undefined;
+    assert.ok(deadline, "the hung renewal is reported");
+    assert.equal(deadline.kind, "network");
+    a.link.mode = { kind: "ok" };
+    await w.close();
+  });
+
   test("a leader that cannot renew stops at its last renewal's start + renewDeadline", async () => {
     const w = world();
     const a = w.add("a");
@@ -221,6 +238,7 @@ describe("LeaderElector", () => {
     assert.equal(a.elector.isLeader(), false);
     assert.ok(lost?.aborted);
     assert.ok(lost?.reason instanceof LeaseLostError);
+    assert.equal((lost?.reason as LeaseLostError).kind, "other"); // errors carry their kind
     assert.ok(a.log.includes("stop@14000"));
     assert.ok(a.errors.length >= 4, "failed renewals reported");
     // once the network is back it leads again (the lease still names it)

@@ -154,6 +154,19 @@ describe("kubectl apply against the simulated cluster", {
         Object.hasOwn(c.get(configmaps, { namespace: "default", name: "settings" })!, "dta"),
         false,
       );
+
+      // A pod's top level has only apiVersion, kind, metadata, spec and status: a misspelt
+      // `spec` is refused as kube-apiserver refuses it.
+      const typo = await file(
+        "pod.yaml",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nsepc:\n  containers: []\n",
+      );
+      const refusedPod = await run(["apply", "-f", typo]);
+      assert.notEqual(refusedPod.code, 0);
+      assert.equal(
+        refusedPod.stderr.trim(),
+        `Error from server (BadRequest): error when creating "${typo}": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "sepc"`,
+      );
     } finally {
       await close();
     }

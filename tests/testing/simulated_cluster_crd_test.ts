@@ -5,6 +5,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../src/client/types.ts";
 import { defineResource } from "../../src/client/define_resource.ts";
+import { customresourcedefinitions } from "../../src/client/builtin_resources.ts";
+import { KubeClient } from "../../src/client/kube_client.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import type { SimulatedClusterOptions } from "../../src/testing/cluster_options.ts";
 
@@ -65,6 +67,21 @@ describe("SimulatedCluster with CustomResourceDefinition objects", () => {
     assert.equal(body.apiVersion, "example.org/v1beta1");
     assert.deepEqual(body.items.map((i) => i.metadata.name), ["g"]);
     c.close();
+  });
+
+  test("the customresourcedefinitions descriptor serves CRDs; it is not read as a CRD object", async () => {
+    const ok = { name: "v1", served: true, storage: true };
+    const cluster = new SimulatedCluster({ resources: [customresourcedefinitions, crd([ok])] });
+    const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+    const created = await client.create(customresourcedefinitions, {
+      ...crd([ok]),
+      metadata: { name: "gizmos.example.org" },
+    });
+    assert.equal(created.metadata.name, "gizmos.example.org");
+    const listed = await client.list(customresourcedefinitions);
+    assert.deepEqual(listed.items.map((c) => c.metadata.name), ["gizmos.example.org"]);
+    assert.equal((await client.list(v1, { namespace: "default" })).items.length, 0); // served
+    cluster.close();
   });
 
   test("malformed CRDs are TypeErrors naming the field", () => {

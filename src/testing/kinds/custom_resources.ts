@@ -55,7 +55,9 @@ export interface CustomResourceDefinitionObject {
 
 /** Whether `value` is a CustomResourceDefinition object (its `kind` says so). */
 export function isCustomResourceDefinition(value: unknown): value is Record<string, unknown> {
-  return isRecord(value) && value.kind === "CustomResourceDefinition";
+  // The `customresourcedefinitions` descriptor has this kind too, and a `resource`: it is served.
+  return isRecord(value) && value.kind === "CustomResourceDefinition" &&
+    typeof value.resource !== "string";
 }
 
 /** One served version of a CRD: what to serve, and how it converts when not the storage one. */

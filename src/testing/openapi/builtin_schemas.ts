@@ -4,8 +4,10 @@
  * `finalizers`) and the whole of `ConfigMap`, `Secret`, `Namespace`, `ServiceAccount`, `Lease`
  * and both Event kinds are described field by field; every other built-in kind is described in
  * its `metadata` only (its other fields are accepted as they come:
- * `x-kubernetes-preserve-unknown-fields`), so server-side field validation reports unknown
- * fields only where a schema describes them.
+ * `x-kubernetes-preserve-unknown-fields`), or, for kinds that have nothing besides `spec` and
+ * `status`, in its metadata and its top level (a stray top-level field is unknown; `spec` and
+ * `status` are open), so server-side field validation reports unknown fields only where a
+ * schema describes them.
  * @module
  */
 
@@ -268,6 +270,34 @@ function envelope(): Record<string, Schema> {
   return { apiVersion: str, kind: str, metadata: ref(`${META}.ObjectMeta`, { default: {} }) };
 }
 
+/**
+ * Built-in kinds whose objects have nothing at the top level besides `apiVersion`, `kind`,
+ * `metadata`, `spec` and `status` (per `group/Kind`): a stray top-level field (`sepc`) is unknown
+ * there, while `spec` and `status` stay open.
+ */
+const SPEC_AND_STATUS: ReadonlySet<string> = new Set([
+  "/Pod",
+  "/Service",
+  "/ReplicationController",
+  "/Node",
+  "/PersistentVolume",
+  "/PersistentVolumeClaim",
+  "/LimitRange",
+  "/ResourceQuota",
+  "apps/Deployment",
+  "apps/ReplicaSet",
+  "apps/StatefulSet",
+  "apps/DaemonSet",
+  "batch/Job",
+  "batch/CronJob",
+  "autoscaling/HorizontalPodAutoscaler",
+  "networking.k8s.io/Ingress",
+  "networking.k8s.io/IngressClass",
+  "networking.k8s.io/NetworkPolicy",
+  "policy/PodDisruptionBudget",
+  "apiextensions.k8s.io/CustomResourceDefinition",
+]);
+
 /** Whether a built-in kind is described field by field (else only at its top level). */
 export function isFullyDescribed(group: string, version: string, kind: string): boolean {
   return Object.hasOwn(DESCRIBED, `${group}/${version}/${kind}`);
@@ -293,6 +323,16 @@ export function builtinSchema(
     description: "Not described by the simulated cluster: any fields are accepted.",
     "x-kubernetes-preserve-unknown-fields": true,
   };
+  if (SPEC_AND_STATUS.has(`${group}/${kind}`)) {
+    return {
+      schema: object({ ...envelope(), spec: open, status: open }, {
+        description: "Described by the simulated cluster in its metadata and top level only: " +
+          "any fields are accepted in spec and status.",
+        ...gvk,
+      }),
+      components: {},
+    };
+  }
   return {
     schema: object({ ...envelope(), spec: open, status: open }, {
       description:
