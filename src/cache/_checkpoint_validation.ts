@@ -9,7 +9,12 @@ import type { LabelSelector } from "../client/label_selector.ts";
 import { isMetadataOnly } from "../client/metadata_only.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { describeKind, isRecord } from "../util/values.ts";
-import { checkCheckpoint, type InformerCheckpoint, type InformerSelection } from "./checkpoint.ts";
+import {
+  checkpointHeaderProblem,
+  type InformerCheckpoint,
+  type InformerSelection,
+  typeMetaOf,
+} from "./checkpoint.ts";
 import { CheckpointError, type CheckpointProblem } from "./checkpoint_error.ts";
 
 /** Objects a checkpoint may hold when `checkpointLimits.maxObjects` is not given. */
@@ -47,15 +52,18 @@ const NOTHING: Resume<never> = {
 };
 
 /**
- * The resume an informer with options `o` makes of `o.resumeFrom`. A value that is not a
- * kinformer checkpoint, or one taken for another resource, namespace or selection, is a
- * programming error and throws a `TypeError` (from `checkCheckpoint`). Contents that fail the
- * checks (see {@linkcode CheckpointError}) are refused: the informer lists instead.
+ * The resume an informer with options `o` makes of `o.resumeFrom`, which is input (read back
+ * from storage): a value that is not a kinformer checkpoint, one taken for another resource,
+ * namespace or selection, and contents that fail the checks (see {@linkcode CheckpointError})
+ * are refused, and the informer lists instead.
  */
 export function resumeFromCheckpoint<T extends KubeObjectLike>(o: ResumeOptions<T>): Resume<T> {
   const cp = o.resumeFrom;
   if (cp === undefined) return NOTHING;
-  checkCheckpoint(cp, o);
+  const header = checkpointHeaderProblem(cp, o);
+  if (header !== undefined) {
+    return { resourceVersion: undefined, objects: undefined, refused: new CheckpointError(header) };
+  }
   const refused = checkContents(cp, o);
   if (refused !== undefined) return { resourceVersion: undefined, objects: undefined, refused };
   return { resourceVersion: cp.resourceVersion, objects: cp.objects, refused: undefined };
@@ -220,15 +228,10 @@ class Selection {
     labels: LabelSelector | undefined,
     fields: FieldSelector | undefined,
   ) {
-    const r = o.resource;
-    const metadataOnly = isMetadataOnly(r);
+    const { apiVersion, kind } = typeMetaOf(o.resource);
     this.#o = o;
-    this.#apiVersion = metadataOnly
-      ? "meta.k8s.io/v1"
-      : r.group
-      ? `${r.group}/${r.version}`
-      : r.version;
-    this.#kind = metadataOnly ? "PartialObjectMetadata" : r.kind;
+    this.#apiVersion = apiVersion;
+    this.#kind = kind;
     this.#labels = labels;
     this.#fields = fields;
   }
@@ -238,18 +241,24 @@ class Selection {
     if (!isRecord(object)) {
       return { problem: "malformed", detail: `is ${describeKind(object)}, not a JSON object` };
     }
+    // Every object must say what it is (checkpoint() writes both): without them an object of
+    // another kind (a Secret in a pods checkpoint) could not be told apart.
     const { apiVersion, kind } = object;
-    if (apiVersion !== undefined && apiVersion !== this.#apiVersion) {
+    if (apiVersion !== this.#apiVersion) {
       return {
         problem: "resource",
-        detail: "has another apiVersion than the informer's resource",
+        detail: apiVersion === undefined
+          ? "has no apiVersion"
+          : "has another apiVersion than the informer's resource",
         path: "apiVersion",
       };
     }
-    if (kind !== undefined && kind !== this.#kind) {
+    if (kind !== this.#kind) {
       return {
         problem: "resource",
-        detail: "has another kind than the informer's resource",
+        detail: kind === undefined
+          ? "has no kind"
+          : "has another kind than the informer's resource",
         path: "kind",
       };
     }

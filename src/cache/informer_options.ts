@@ -125,11 +125,12 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * the difference.
    *
    * A checkpoint is input, as trusted as the storage it came from: a value that is not a
-   * checkpoint, or one taken for another resource, namespace or selection, throws a
-   * `TypeError` here; a checkpoint whose contents do not belong to this informer (an object of
-   * another kind, namespace or selection, malformed metadata, a `__proto__`, `constructor` or
-   * `prototype` key anywhere) or exceed `checkpointLimits` is refused: the informer reports a
-   * `CheckpointError` (kind `checkpoint`) when it starts and lists as if it had none.
+   * checkpoint, one taken for another resource, namespace or selection, and one whose contents
+   * do not belong to this informer (an object of another kind or without `apiVersion` and
+   * `kind`, in another namespace or selection, malformed metadata, a `__proto__`,
+   * `constructor` or `prototype` key anywhere) or exceed `checkpointLimits` is refused: the
+   * informer reports a `CheckpointError` (kind `checkpoint`) when it starts and lists as if it
+   * had none.
    * @default undefined
    */
   resumeFrom?: InformerCheckpoint<T> | undefined;
