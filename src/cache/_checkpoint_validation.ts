@@ -26,6 +26,9 @@ export const DEFAULT_CHECKPOINT_MAX_OBJECTS = 500_000;
  */
 export const DEFAULT_CHECKPOINT_MAX_BYTES = 512 * 1024 * 1024;
 
+/** The top-level fields an object without `apiVersion` and `kind` may have in a checkpoint. */
+const UNTYPED_FIELDS: ReadonlySet<string> = new Set(["metadata", "spec", "status"]);
+
 /** Keys that reach an object's prototype when an object is built from JSON naively. */
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -241,23 +244,34 @@ class Selection {
     if (!isRecord(object)) {
       return { problem: "malformed", detail: `is ${describeKind(object)}, not a JSON object` };
     }
-    // Every object must say what it is (checkpoint() writes both): without them an object of
-    // another kind (a Secret in a pods checkpoint) could not be told apart.
     const { apiVersion, kind } = object;
-    if (apiVersion !== this.#apiVersion) {
+    if (apiVersion === undefined && kind === undefined) {
+      // As a LIST's items come (checkpoint() writes both): such an object cannot say what it
+      // is, so it passes only with the fields most kinds have (metadata, spec, status); a
+      // Secret's data and type in a pods checkpoint are refused.
+      for (const key in object) {
+        if (Object.hasOwn(object, key) && !UNTYPED_FIELDS.has(key)) {
+          return {
+            problem: "resource",
+            detail: "has no apiVersion and kind, and a top-level field other than metadata, " +
+              "spec and status",
+            path: key,
+          };
+        }
+      }
+    } else if (apiVersion !== this.#apiVersion) {
       return {
         problem: "resource",
         detail: apiVersion === undefined
-          ? "has no apiVersion"
+          ? "has a kind but no apiVersion"
           : "has another apiVersion than the informer's resource",
         path: "apiVersion",
       };
-    }
-    if (kind !== this.#kind) {
+    } else if (kind !== this.#kind) {
       return {
         problem: "resource",
         detail: kind === undefined
-          ? "has no kind"
+          ? "has an apiVersion but no kind"
           : "has another kind than the informer's resource",
         path: "kind",
       };

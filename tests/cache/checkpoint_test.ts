@@ -640,7 +640,7 @@ describe("hostile checkpoints: a resume checks everything against its informer",
     await closed(e);
   });
 
-  test("an object without apiVersion and kind is refused (a Secret without them would pass as a pod); the informer's own checkpoints carry both", async () => {
+  test("an object without apiVersion and kind passes only if shaped like a pod (metadata, spec, status): a Secret's data and type are refused; the informer's own checkpoints carry both", async () => {
     const e = env();
     const cp = await defaultCheckpoint(e);
     for (const object of cp.objects!) {
@@ -653,9 +653,24 @@ describe("hostile checkpoints: a resume checks everything against its informer",
       data: { token: "c2VjcmV0" },
     };
     await refused(e, { ...cp, objects: [...cp.objects!, secret as KubeObject] }, "resource");
-    const bare = structuredClone(cp.objects![0]!) as Partial<KubeObject>;
-    delete bare.kind;
-    await refused(e, { ...cp, objects: [bare as KubeObject] }, "resource");
+    const halfTyped = structuredClone(cp.objects![0]!) as Partial<KubeObject>;
+    delete halfTyped.kind;
+    halfTyped.apiVersion = "apps/v1";
+    await refused(e, { ...cp, objects: [halfTyped as KubeObject] }, "resource");
+    // As a LIST gives them (no apiVersion, no kind): a checkpoint written by hand still resumes.
+    const bare = cp.objects!.map((o) => {
+      const { apiVersion: _a, kind: _k, ...rest } = o;
+      return rest as KubeObject;
+    });
+    e.cluster.clearRequests();
+    const resumed = e.informer({
+      resource: pods,
+      namespace: "default",
+      resumeFrom: { ...cp, objects: bare },
+    });
+    assert.equal(resumed.store.size, 2);
+    assert.equal(resumed.health().errors.checkpoint ?? 0, 0);
+    await resumed.stop();
     await closed(e);
   });
 
