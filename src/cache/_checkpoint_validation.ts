@@ -9,7 +9,12 @@ import type { LabelSelector } from "../client/label_selector.ts";
 import { isMetadataOnly } from "../client/metadata_only.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { describeKind, isRecord } from "../util/values.ts";
-import { checkCheckpoint, type InformerCheckpoint, type InformerSelection } from "./checkpoint.ts";
+import {
+  checkpointHeaderProblem,
+  type InformerCheckpoint,
+  type InformerSelection,
+  typeMetaOf,
+} from "./checkpoint.ts";
 import { CheckpointError, type CheckpointProblem } from "./checkpoint_error.ts";
 
 /** Objects a checkpoint may hold when `checkpointLimits.maxObjects` is not given. */
@@ -20,6 +25,9 @@ export const DEFAULT_CHECKPOINT_MAX_OBJECTS = 500_000;
  * largest checkpoint `JSON.stringify` can write.
  */
 export const DEFAULT_CHECKPOINT_MAX_BYTES = 512 * 1024 * 1024;
+
+/** The top-level fields an object without `apiVersion` and `kind` may have in a checkpoint. */
+const UNTYPED_FIELDS: ReadonlySet<string> = new Set(["metadata", "spec", "status"]);
 
 /** Keys that reach an object's prototype when an object is built from JSON naively. */
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
@@ -47,15 +55,18 @@ const NOTHING: Resume<never> = {
 };
 
 /**
- * The resume an informer with options `o` makes of `o.resumeFrom`. A value that is not a
- * kinformer checkpoint, or one taken for another resource, namespace or selection, is a
- * programming error and throws a `TypeError` (from `checkCheckpoint`). Contents that fail the
- * checks (see {@linkcode CheckpointError}) are refused: the informer lists instead.
+ * The resume an informer with options `o` makes of `o.resumeFrom`, which is input (read back
+ * from storage): a value that is not a kinformer checkpoint, one taken for another resource,
+ * namespace or selection, and contents that fail the checks (see {@linkcode CheckpointError})
+ * are refused, and the informer lists instead.
  */
 export function resumeFromCheckpoint<T extends KubeObjectLike>(o: ResumeOptions<T>): Resume<T> {
   const cp = o.resumeFrom;
   if (cp === undefined) return NOTHING;
-  checkCheckpoint(cp, o);
+  const header = checkpointHeaderProblem(cp, o);
+  if (header !== undefined) {
+    return { resourceVersion: undefined, objects: undefined, refused: new CheckpointError(header) };
+  }
   const refused = checkContents(cp, o);
   if (refused !== undefined) return { resourceVersion: undefined, objects: undefined, refused };
   return { resourceVersion: cp.resourceVersion, objects: cp.objects, refused: undefined };
@@ -220,15 +231,10 @@ class Selection {
     labels: LabelSelector | undefined,
     fields: FieldSelector | undefined,
   ) {
-    const r = o.resource;
-    const metadataOnly = isMetadataOnly(r);
+    const { apiVersion, kind } = typeMetaOf(o.resource);
     this.#o = o;
-    this.#apiVersion = metadataOnly
-      ? "meta.k8s.io/v1"
-      : r.group
-      ? `${r.group}/${r.version}`
-      : r.version;
-    this.#kind = metadataOnly ? "PartialObjectMetadata" : r.kind;
+    this.#apiVersion = apiVersion;
+    this.#kind = kind;
     this.#labels = labels;
     this.#fields = fields;
   }
@@ -239,17 +245,34 @@ class Selection {
       return { problem: "malformed", detail: `is ${describeKind(object)}, not a JSON object` };
     }
     const { apiVersion, kind } = object;
-    if (apiVersion !== undefined && apiVersion !== this.#apiVersion) {
+    if (apiVersion === undefined && kind === undefined) {
+      // As a LIST's items come (checkpoint() writes both): such an object cannot say what it
+      // is, so it passes only with the fields most kinds have (metadata, spec, status); a
+      // Secret's data and type in a pods checkpoint are refused.
+      for (const key in object) {
+        if (Object.hasOwn(object, key) && !UNTYPED_FIELDS.has(key)) {
+          return {
+            problem: "resource",
+            detail: "has no apiVersion and kind, and a top-level field other than metadata, " +
+              "spec and status",
+            path: key,
+          };
+        }
+      }
+    } else if (apiVersion !== this.#apiVersion) {
       return {
         problem: "resource",
-        detail: "has another apiVersion than the informer's resource",
+        detail: apiVersion === undefined
+          ? "has a kind but no apiVersion"
+          : "has another apiVersion than the informer's resource",
         path: "apiVersion",
       };
-    }
-    if (kind !== undefined && kind !== this.#kind) {
+    } else if (kind !== this.#kind) {
       return {
         problem: "resource",
-        detail: "has another kind than the informer's resource",
+        detail: kind === undefined
+          ? "has an apiVersion but no kind"
+          : "has another kind than the informer's resource",
         path: "kind",
       };
     }

@@ -6,7 +6,7 @@
 import { isMetadataOnly } from "../client/metadata_only.ts";
 import { type AnyResourceDescriptor, resourceKey } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import { describeValue } from "../util/values.ts";
+import { describeKind } from "../util/values.ts";
 
 /**
  * A small JSON-serializable snapshot of an informer: where it was (resource version), what it
@@ -56,12 +56,23 @@ function resourceIdentity(resource: InformerSelection["resource"]): string {
   return resourceKey(resource) + (isMetadataOnly(resource) ? "#metadata" : "");
 }
 
-/** The identity recorded in a checkpoint. */
-function checkpointIdentity<T extends KubeObjectLike>(cp: InformerCheckpoint<T>): string {
-  return [cp.resource, cp.namespace, cp.labelSelector, cp.fieldSelector].join("|");
+/**
+ * The `apiVersion` and `kind` of the objects of `resource` (`meta.k8s.io/v1`
+ * `PartialObjectMetadata` for a metadata-only descriptor). Internal.
+ */
+export function typeMetaOf(resource: AnyResourceDescriptor): { apiVersion: string; kind: string } {
+  if (isMetadataOnly(resource)) {
+    return { apiVersion: "meta.k8s.io/v1", kind: "PartialObjectMetadata" };
+  }
+  const r = resource as { group?: string; version: string; kind: string };
+  return { apiVersion: r.group ? `${r.group}/${r.version}` : r.version, kind: r.kind };
 }
 
-/** A checkpoint of an informer with selection `s` at `resourceVersion`. Internal. */
+/**
+ * A checkpoint of an informer with selection `s` at `resourceVersion`. Objects without an
+ * `apiVersion` or `kind` (a LIST's items have none) get the informer's, so that a resume can
+ * check every object's kind. Internal.
+ */
 export function makeCheckpoint<T extends KubeObjectLike>(
   s: InformerSelection,
   resourceVersion: string,
@@ -75,22 +86,50 @@ export function makeCheckpoint<T extends KubeObjectLike>(
     fieldSelector: s.fieldSelector ?? "",
     resourceVersion,
   };
-  if (objects !== undefined) cp.objects = objects;
+  if (objects !== undefined) {
+    const { apiVersion, kind } = typeMetaOf(s.resource);
+    cp.objects = objects.map((o) =>
+      o.apiVersion === undefined || o.kind === undefined ? { apiVersion, kind, ...o } : o
+    );
+  }
   return cp;
 }
 
-/** Throws a `TypeError` unless `cp` is a checkpoint taken for selection `s`. Internal. */
-export function checkCheckpoint<T extends KubeObjectLike>(
-  cp: InformerCheckpoint<T>,
+/**
+ * What is wrong with the fields of `cp` (a value read back from storage: anything) for an
+ * informer with selection `s`, or undefined when it is a checkpoint taken for that selection.
+ * The message says what, never the value. Internal.
+ */
+export function checkpointHeaderProblem(
+  cp: unknown,
   s: InformerSelection,
-): void {
-  if (
-    typeof cp !== "object" || cp === null || cp.version !== 1 ||
-    typeof cp.resourceVersion !== "string"
-  ) {
-    throw new TypeError(`resumeFrom is not a kinformer checkpoint: got ${describeValue(cp)}`);
+): { problem: "malformed" | "resource" | "namespace" | "selector"; detail: string } | undefined {
+  if (typeof cp !== "object" || cp === null || Array.isArray(cp)) {
+    return { problem: "malformed", detail: `is ${describeKind(cp)}, not a kinformer checkpoint` };
   }
-  const mine = informerIdentity(s);
-  const theirs = checkpointIdentity(cp);
-  if (mine !== theirs) throw new TypeError(`resumeFrom was taken for ${theirs}, not ${mine}`);
+  const c = cp as Record<string, unknown>;
+  if (c.version !== 1) {
+    return { problem: "malformed", detail: "is not a kinformer checkpoint of format version 1" };
+  }
+  for (const field of ["resource", "namespace", "labelSelector", "fieldSelector"] as const) {
+    if (typeof c[field] !== "string") {
+      return { problem: "malformed", detail: `has a ${field} that is ${describeKind(c[field])}` };
+    }
+  }
+  if (typeof c.resourceVersion !== "string") {
+    return {
+      problem: "malformed",
+      detail: `has a resourceVersion that is ${describeKind(c.resourceVersion)}`,
+    };
+  }
+  if (c.resource !== resourceIdentity(s.resource)) {
+    return { problem: "resource", detail: "was taken for another resource than the informer's" };
+  }
+  if (c.namespace !== (s.namespace ?? "")) {
+    return { problem: "namespace", detail: "was taken for another namespace than the informer's" };
+  }
+  if (c.labelSelector !== (s.labelSelector ?? "") || c.fieldSelector !== (s.fieldSelector ?? "")) {
+    return { problem: "selector", detail: "was taken with other selectors than the informer's" };
+  }
+  return undefined;
 }

@@ -6,14 +6,17 @@ import type { ErrorKind } from "../util/error_kind.ts";
 
 /**
  * What was wrong with a refused checkpoint:
- * - `malformed`: not the shape a checkpoint has (`objects` not an array, an empty resource
+ * - `malformed`: not a kinformer checkpoint (not an object, another format version, a field of
+ *   the wrong type), or not the shape one has (`objects` not an array, an empty resource
  *   version, an object that is not a JSON object, a value JSON cannot hold);
  * - `metadata`: an object without a string `metadata.name`, `uid` and `resourceVersion`, or
  *   with a namespace (or labels) of the wrong type;
- * - `resource`: an object of another `apiVersion` or `kind` than the informer's resource;
- * - `namespace`: an object outside the informer's namespace (or namespaced for a
- *   cluster-scoped resource, or the reverse);
- * - `selector`: an object the informer's label or field selector does not select;
+ * - `resource`: a checkpoint taken for another resource, or an object of another `apiVersion`
+ *   or `kind` than the informer's resource, or without them;
+ * - `namespace`: a checkpoint taken for another namespace, or an object outside the informer's
+ *   namespace (or namespaced for a cluster-scoped resource, or the reverse);
+ * - `selector`: a checkpoint taken with other selectors, or an object the informer's label or
+ *   field selector does not select;
  * - `forbidden-key`: a `__proto__`, `constructor` or `prototype` key anywhere in an object;
  * - `duplicate`: two objects under one cache key;
  * - `too-large`: more objects, or more bytes, than `checkpointLimits` allows.

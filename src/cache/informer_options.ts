@@ -56,8 +56,14 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
   pageSize?: number | undefined;
   /**
    * `"list"`: paged LIST then WATCH. `"stream"`: streaming list (`sendInitialEvents`), falling
-   * back to LIST when the server refuses or never sends the end bookmark. `"auto"`: the same
-   * as `"stream"`. @default "list"
+   * back to LIST at once when the server refuses it or never sends the end bookmark, and trying
+   * to stream again at the next relist. `"auto"`: the same, but a server that could not stream
+   * is remembered for the informer's life (LISTs from then on).
+   *
+   * `"list"` stays the default because it is the faster one on a real link: kube-apiserver
+   * gzips LIST answers but never watch streams, so syncing 10,000 pods over 100 Mbit/s with
+   * 10 ms delay took about 2x the time and 20x the bytes as a stream (bench scenario 12,
+   * `bench/scenarios/link.ts`); only on loopback is the stream 10-20% faster. @default "list"
    */
   initialList?: InitialListMode | undefined;
   /**
@@ -86,8 +92,9 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * objects (ADDED events, and the bytes of a stream that is delivering them): keep-alive
    * bookmarks, live MODIFIED/DELETED events or empty lines from a server that accepts
    * `sendInitialEvents` but never finishes do not count, so such a server is left for a LIST
-   * within this limit. A stream of initial objects that keeps flowing is never cut. Streaming
-   * is tried again at the next relist. @default 10000
+   * within this limit, and the LIST follows at once. A stream of initial objects that keeps
+   * flowing is never cut. With `"stream"`, streaming is tried again at the next relist.
+   * @default 10000
    */
   initialEventsTimeoutMs?: number | undefined;
   /**
@@ -118,11 +125,13 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * the difference.
    *
    * A checkpoint is input, as trusted as the storage it came from: a value that is not a
-   * checkpoint, or one taken for another resource, namespace or selection, throws a
-   * `TypeError` here; a checkpoint whose contents do not belong to this informer (an object of
-   * another kind, namespace or selection, malformed metadata, a `__proto__`, `constructor` or
-   * `prototype` key anywhere) or exceed `checkpointLimits` is refused: the informer reports a
-   * `CheckpointError` (kind `checkpoint`) when it starts and lists as if it had none.
+   * checkpoint, one taken for another resource, namespace or selection, and one whose contents
+   * do not belong to this informer (an object of another kind, or without `apiVersion` and
+   * `kind` and with fields besides `metadata`, `spec` and `status`, in another namespace or
+   * selection, malformed metadata, a `__proto__`,
+   * `constructor` or `prototype` key anywhere) or exceed `checkpointLimits` is refused: the
+   * informer reports a `CheckpointError` (kind `checkpoint`) when it starts and lists as if it
+   * had none.
    * @default undefined
    */
   resumeFrom?: InformerCheckpoint<T> | undefined;

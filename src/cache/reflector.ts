@@ -384,8 +384,10 @@ export class Reflector<T extends KubeObjectLike> {
       if (body === null) throw new TypeError("watch response has no body");
       const events = decodeWatchStream<KubeObject>(body, {
         signal: controller.signal,
-        onProgress: () => {
-          if (bytesCount) idle.touch(o.clock.now());
+        onProgress: (chunk) => {
+          // In a stream's initial phase, a chunk of only line breaks and spaces (a keep-alive)
+          // is no progress toward the initial list.
+          if (bytesCount && (initial === undefined || !blank(chunk))) idle.touch(o.clock.now());
         },
         ...(o.maxLineLength === undefined ? {} : { maxLineLength: o.maxLineLength }),
       });
@@ -493,4 +495,13 @@ function backoffDelay(backoff: Backoff): number {
 function retryAfterMs(error: unknown): number {
   if (!(error instanceof KubeApiError) || error.retryAfterSeconds === undefined) return 0;
   return Math.min(error.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS);
+}
+
+/** Whether `chunk` holds only line breaks, tabs and spaces (keep-alive bytes, no event). */
+function blank(chunk: Uint8Array): boolean {
+  for (let i = 0; i < chunk.length; i++) {
+    const byte = chunk[i]!;
+    if (byte !== 0x0a && byte !== 0x0d && byte !== 0x20 && byte !== 0x09) return false;
+  }
+  return true;
 }

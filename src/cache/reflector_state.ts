@@ -28,7 +28,8 @@ export interface ListWatchState {
   readonly initialList: InitialListMode;
   /**
    * The server refused (or never finished) a streaming list during this relist: use LIST until
-   * a list succeeds, then try streaming again at the next relist.
+   * a list succeeds, then try streaming again at the next relist (`"stream"`), or never again
+   * for this informer (`"auto"`).
    */
   readonly streamUnavailable: boolean;
   /**
@@ -128,8 +129,9 @@ export interface ListOutcome {
 
 /**
  * A complete list arrived: the cache is at its resource version. Another relist follows only if
- * one was asked for after this list started. Streaming is tried again at the next relist,
- * whatever happened during this one. A first list at "0" that came back in pages shows a
+ * one was asked for after this list started. With `"stream"`, streaming is tried again at the
+ * next relist, whatever happened during this one; `"auto"` remembers a server that could not
+ * stream for the informer's life. A first list at "0" that came back in pages shows a
  * server that pages this resource. A streaming list goes on as the watch.
  */
 export function listed(state: ListWatchState, outcome: ListOutcome): ListWatchState {
@@ -144,7 +146,7 @@ export function listed(state: ListWatchState, outcome: ListOutcome): ListWatchSt
     listedAt: resourceVersion,
     mustRelist: again,
     needsConsistentList: again,
-    streamUnavailable: false,
+    streamUnavailable: state.initialList === "auto" && state.streamUnavailable,
     paginatedResult: state.paginatedResult === true || pagedFirst,
     fromList: false,
   };
@@ -194,8 +196,9 @@ export interface PlanAfterFailure {
  * The state after a failure, and how long to wait. An expired watch relists (at once, unless it
  * had just started from a list's RV: then that RV is already gone, so back off and list
  * consistently); an expired or too-large RV on a list retries at once with a consistent list
- * (`""`); a streaming list the server refuses or never finishes falls back to LIST until the
- * next relist. A watch the server refuses as invalid (400/422, e.g. a resource version from a
+ * (`""`); a streaming list the server refuses or never finishes falls back to LIST at once, as
+ * client-go's reflector does (the next request is that LIST, the request pacer bounds how often
+ * requests start, and an unfinished stream already lasted `initialEventsTimeoutMs`). A watch the server refuses as invalid (400/422, e.g. a resource version from a
  * checkpoint that it cannot parse) relists consistently after a backoff, as client-go relists
  * after any watch error it cannot retry; a list refused as invalid is asked for again at `""`. A watch that cannot be decoded is watched again from
  * the same resource version once; a second decode failure at that resource version relists
@@ -230,7 +233,7 @@ export function planAfterFailure(
   }
   const changes: { -readonly [K in keyof ListWatchState]?: ListWatchState[K] } = {};
   if (request.kind === "stream" && (kind === "invalid" || kind === "initial-events-timeout")) {
-    changes.streamUnavailable = true;
+    return next({ streamUnavailable: true }, "none");
   }
   if (kind === "expired" || kind === "too-large-rv") {
     const wasConsistent = state.needsConsistentList || request.resourceVersion === "";

@@ -145,7 +145,9 @@ function checkDescriptor(resource: AnyResourceDescriptor): void {
 
 /**
  * Percent-encodes one path segment. `.` and `..` are refused because URL parsing would
- * silently turn them into "this folder" and "parent folder".
+ * silently turn them into "this folder" and "parent folder"; a `/` or `%`, which no
+ * Kubernetes name holds, too, as client-go refuses them (`IsValidPathSegmentName`): a proxy
+ * that decodes `%2F` before routing could otherwise read `a/../../b` as a climb.
  */
 function segment(option: string, value: string): string {
   if (typeof value !== "string") {
@@ -153,6 +155,9 @@ function segment(option: string, value: string): string {
   }
   if (value === "." || value === "..") {
     throw new TypeError(`${option} must not be ${describeValue(value)}`);
+  }
+  if (value.includes("/") || value.includes("%")) {
+    throw new TypeError(`${option} must not contain "/" or "%", got ${describeValue(value)}`);
   }
   return encodeURIComponent(value);
 }
@@ -165,7 +170,7 @@ function segment(option: string, value: string): string {
  *
  * @throws {TypeError} when `namespace` is given for a cluster-scoped resource, when
  * `subresource` is given without `name`, when `name` is given for a namespaced resource
- * without `namespace`, or when a segment is `.` or `..`.
+ * without `namespace`, or when a segment is `.` or `..` or holds a `/` or `%`.
  *
  * @example
  * ```ts

@@ -10,7 +10,8 @@
  * handshake: the server no longer takes the old certificate) or was answered 401.
  *
  * How: each pair gets its own `fetch` built by the runtime (Node: new agents; Deno: a new
- * `Deno.HttpClient`; Bun: new per-request `tls` options). On a change the previous one is
+ * `Deno.HttpClient`; Bun: new per-request `tls` options in a `Bun.FetchSession` of their own,
+ * whose `close()` ends its idle connections, from Bun 1.4.2). On a change the previous one is
  * closed, and requests still running on it are aborted, so that no connection keeps the old
  * certificate. A pair that cannot be used (a file missing or half-written, the key not
  * matching the certificate) is reported and the previous pair kept until the next check.

@@ -29,11 +29,11 @@ export interface DecodeWatchStreamOptions {
    */
   maxLineLength?: number;
   /**
-   * Called for each chunk of bytes read, before its events are decoded: a heartbeat for an
-   * idle timer (one large object can take many chunks).
+   * Called for each chunk of bytes read, with the chunk, before its events are decoded: a
+   * heartbeat for an idle timer (one large object can take many chunks).
    * @default undefined
    */
-  onProgress?: (() => void) | undefined;
+  onProgress?: ((chunk: Uint8Array) => void) | undefined;
 }
 
 /** Options of {@linkcode WatchDecoderStream}. */
@@ -324,7 +324,7 @@ class WatchEventIterator<T extends KubeObjectLike> implements AsyncIterableItera
   readonly #reader: ByteReader;
   readonly #parser: WatchEventParser<T>;
   readonly #signal: AbortSignal | undefined;
-  readonly #onProgress: (() => void) | undefined;
+  readonly #onProgress: ((chunk: Uint8Array) => void) | undefined;
   /** Events decoded from the current chunk; `#head` is the next one to deliver. */
   readonly #queue: WatchEvent<T>[] = [];
   #head = 0;
@@ -419,7 +419,7 @@ class WatchEventIterator<T extends KubeObjectLike> implements AsyncIterableItera
             if (last !== undefined) this.#queue.push(last);
             this.#release();
           } else {
-            this.#onProgress?.();
+            this.#onProgress?.(chunk.value);
             this.#parser.push(chunk.value, this.#enqueue);
           }
         } catch (error) {

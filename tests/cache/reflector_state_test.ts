@@ -218,7 +218,10 @@ describe("planAfterFailure", () => {
         initialList: "stream",
       };
       const r = after(s, { kind, request: { kind: "stream", resourceVersion: "" } });
-      assert.equal(r.retryNow, false);
+      // As client-go's reflector: a stream the server refuses or never finishes is followed by
+      // the LIST at once (the next request is a LIST, and the request pacer bounds the starts);
+      // a stream that cannot be decoded backs off first.
+      assert.equal(r.retryNow, kind !== "decode", kind);
       assert.deepEqual(planNextRequest(r.state), {
         kind: "list",
         resourceVersion: "0",
@@ -347,7 +350,7 @@ describe("state transitions", () => {
 
   test("listed: at the list's RV, no relist owed, streaming tried again, a stream goes on as the watch", () => {
     const s: ListWatchState = {
-      ...initialState("auto", undefined),
+      ...initialState("stream", undefined),
       phase: "listing",
       streamUnavailable: true,
       needsConsistentList: true,
@@ -365,6 +368,29 @@ describe("state transitions", () => {
       assert.equal(after.needsConsistentList, false);
       assert.equal(after.streamUnavailable, false);
       assert.deepEqual(planNextRequest(after), watch("20"));
+    }
+  });
+
+  test('listed: "auto" remembers a server that cannot stream for the informer\'s life; "stream" tries again', () => {
+    for (const initialList of ["auto", "stream"] as const) {
+      const s: ListWatchState = {
+        ...initialState(initialList, undefined),
+        phase: "listing",
+        streamUnavailable: true,
+      };
+      const after = listed(s, { request: list0, resourceVersion: "20", pages: 1 });
+      assert.equal(after.streamUnavailable, initialList === "auto", initialList);
+      assert.deepEqual(
+        planNextRequest({ ...after, mustRelist: true }).kind,
+        initialList === "auto" ? "list" : "stream",
+      );
+      // A stream that did finish shows a server that can: "auto" streams at the next relist.
+      const streamed = listed({ ...s, streamUnavailable: false }, {
+        request: stream,
+        resourceVersion: "20",
+        pages: 1,
+      });
+      assert.equal(streamed.streamUnavailable, false);
     }
   });
 

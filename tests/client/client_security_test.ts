@@ -120,4 +120,24 @@ describe("KubeClient: paths stay below the server's path", () => {
     });
     await assert.rejects(client.get(pods, "..", { namespace: "a" }), TypeError);
   });
+
+  test("a name or namespace holding / or % is refused, as client-go refuses it (no proxy can decode it into a climb)", async () => {
+    const sent: string[] = [];
+    const client = new KubeClient({
+      server: "http://proxy/k8s/clusters/a",
+      fetch: (request) => {
+        sent.push(request.url);
+        return Promise.resolve(Response.json({ metadata: {}, items: [] }));
+      },
+    });
+    for (const bad of ["../..", "a/../../b", "%2e%2e", "..%2f", "a%2F..%2F.."]) {
+      await assert.rejects(client.get(pods, bad, { namespace: "a" }), TypeError, bad);
+      await assert.rejects(client.list(pods, { namespace: bad }), TypeError, bad);
+      await assert.rejects(client.delete(pods, bad, { namespace: "a" }), TypeError, bad);
+    }
+    assert.deepEqual(sent, []);
+    // Names as Kubernetes allows them still go out.
+    await client.get(pods, "web-1.v2:x", { namespace: "a" });
+    assert.equal(sent.length, 1);
+  });
 });

@@ -123,7 +123,11 @@ describe("metadata-only informers (metadataOnly(descriptor))", () => {
     assert.equal((meta.store.get("a/p1") as { spec?: unknown }).spec, undefined);
     const cp = meta.checkpoint();
     assert.equal(cp.resource, "v1/pods#metadata");
-    assert.throws(() => createInformer(e.client, { resource: pods, resumeFrom: cp }), TypeError);
+    // A metadata checkpoint does not resume a full informer: refused, and that informer lists.
+    const other = createInformer(e.client, { resource: pods, resumeFrom: cp });
+    assert.equal(other.health().lastError?.kind, "checkpoint");
+    assert.equal(other.store.size, 0);
+    await other.stop();
     await factory.stop();
     await closed(e);
   });

@@ -116,11 +116,13 @@ describe("resourcePath", () => {
     );
   });
 
-  test("path segments are percent-encoded", () => {
+  test("path segments are percent-encoded; a / or % in one is refused, as client-go refuses it", () => {
     assert.equal(
-      resourcePath(configmaps, { namespace: "a b", name: "x/y?z#w%" }),
-      "/api/v1/namespaces/a%20b/configmaps/x%2Fy%3Fz%23w%25",
+      resourcePath(configmaps, { namespace: "a b", name: "x?y#z" }),
+      "/api/v1/namespaces/a%20b/configmaps/x%3Fy%23z",
     );
+    assert.throws(() => resourcePath(configmaps, { namespace: "a", name: "x/y" }), /options\.name/);
+    assert.throws(() => resourcePath(configmaps, { namespace: "a%2F", name: "x" }), /namespace/);
   });
 
   test("a namespace for a cluster-scoped resource is a TypeError naming the option", () => {

@@ -1,9 +1,10 @@
 // serial: sets process environment variables, which Deno shares between the modules it runs in
 // parallel, so scripts/test.mjs runs this file on its own there.
 // Client certificate rotation with this runtime's loader (Node: new agents; Deno: a new
-// Deno.HttpClient; Bun: new per-request tls options): certificate and key FILES are read again
-// after the refresh interval on the injected clock, and at once after a request fails to connect
-// or is answered 401; new connections use the new pair and the old connections are closed.
+// Deno.HttpClient; Bun: new per-request tls options in a FetchSession of their own): certificate
+// and key FILES are read again after the refresh interval on the injected clock, and at once
+// after a request fails to connect or is answered 401; new connections use the new pair and the
+// old connections are closed.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -159,6 +160,42 @@ describe(`client certificate rotation with the ${runtime} loader`, () => {
     }
   });
 
+  test("idle keep-alive connections made with the old pair are closed too, not only open watches", async (t) => {
+    const server = await connectionTrackingTlsServer();
+    if (server === undefined) {
+      t.skip("no `node` executable to run the TLS server");
+      return;
+    }
+    try {
+      await withSetup(async ({ dir, clock, load }) => {
+        await install(dir, "first");
+        const client = new KubeClient(await load(server.url));
+        const ask = async () =>
+          await (await client.request("/state")).json() as {
+            cn: string;
+            socket: number;
+            open: number[];
+          };
+        const first = await ask();
+        assert.equal(first.cn, "kinformer-user");
+        assert.equal((await ask()).socket, first.socket, "the connection is kept alive");
+        await install(dir, "second");
+        await clock.advance(CERT_REFRESH_MS);
+        const second = await ask();
+        assert.equal(second.cn, "kinformer-second-user");
+        assert.notEqual(second.socket, first.socket);
+        let open = second.open;
+        for (let i = 0; i < 200 && open.includes(first.socket); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          open = (await ask()).open;
+        }
+        assert.deepEqual(open, [second.socket], "the old pair's idle connection was closed");
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
   test("a half-written pair (new certificate, old key) keeps the old pair until both match", async () => {
     const bothCas = (await fixture("certs/ca.crt")) + (await fixture("certs/second-ca.crt"));
     const sim = await httpsCluster(bothCas);
@@ -244,6 +281,55 @@ server.listen(0, "127.0.0.1", () => console.log(server.address().port));
 process.stdin.on("end", () => server.close(() => process.exit(0)));
 process.stdin.resume();
 `;
+  return nodeTlsServer(source);
+}
+
+/**
+ * An HTTPS server (a Node child process, the same on every runtime) that takes client
+ * certificates from either fixture CA, keeps idle connections open forever, and answers
+ * `{ cn, socket, open }`: the client certificate's CN, this connection's number, and the numbers
+ * of the connections still open.
+ */
+function connectionTrackingTlsServer(): Promise<
+  { url: string; close(): Promise<void> } | undefined
+> {
+  const source = `
+import https from "node:https";
+import fs from "node:fs";
+const dir = process.argv.at(-1);
+const open = new Set();
+let next = 0;
+const server = https.createServer({
+  key: fs.readFileSync(dir + "/server.key"),
+  cert: fs.readFileSync(dir + "/server.crt"),
+  ca: [fs.readFileSync(dir + "/ca.crt"), fs.readFileSync(dir + "/second-ca.crt")],
+  requestCert: true,
+  rejectUnauthorized: true,
+  keepAliveTimeout: 0,
+}, (req, res) => res.end(JSON.stringify({
+  cn: req.socket.getPeerCertificate().subject.CN,
+  socket: req.socket.number,
+  open: [...open].map((s) => s.number),
+})));
+server.on("secureConnection", (socket) => {
+  socket.number = ++next;
+  open.add(socket);
+  socket.on("close", () => open.delete(socket));
+});
+server.listen(0, "127.0.0.1", () => console.log(server.address().port));
+process.stdin.on("end", () => {
+  server.closeAllConnections();
+  server.close(() => process.exit(0));
+});
+process.stdin.resume();
+`;
+  return nodeTlsServer(source);
+}
+
+/** Runs a Node HTTPS server `source` that prints its port; undefined without `node`. */
+function nodeTlsServer(
+  source: string,
+): Promise<{ url: string; close(): Promise<void> } | undefined> {
   const node = runtime === "node" ? process.execPath : "node";
   return new Promise((resolve, reject) => {
     const child = spawn(node, ["--input-type=module", "-e", source, join(FIXTURES, "certs")], {

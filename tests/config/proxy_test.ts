@@ -292,6 +292,24 @@ describe(`proxy-url schemes with the ${runtime} loader: each works or is refused
     });
   });
 
+  test("a password a URL parser has to percent-encode (a space) works on every runtime", async () => {
+    await withCluster({}, async (cluster) => {
+      await withProxies([httpProxy({ route: toLoopback(cluster.port) })], async (proxy) => {
+        const url = new URL(proxy.url);
+        await withEnv(NO_PROXY_VARS, async () => {
+          const options = await load(`https://kinformer.test:${cluster.port}`, {
+            // As typed in the kubeconfig: the space not encoded.
+            "proxy-url": `http://${url.username}:pa ss@${url.host}`,
+          });
+          assert.equal(await listWith(options), 3);
+        });
+        assert.ok(proxy.seen.length >= 1);
+        const auth = `Basic ${b64(`${decodeURIComponent(url.username)}:pa ss`)}`;
+        for (const line of proxy.seen) assert.ok(line.endsWith(`auth=${auth}`), line);
+      });
+    });
+  });
+
   test("a scheme no transport speaks is refused at load, not at every request", async () => {
     await withEnv(NO_PROXY_VARS, async () => {
       const error = await failure(

@@ -48,6 +48,8 @@ import type {
 /** The part of the `Bun` namespace this file uses. */
 interface BunApi {
   file(path: string): { text(): Promise<string> };
+  /** Bun 1.4.2 and later: a connection pool of its own, with `close()`. */
+  FetchSession?: new (init: Record<string, never>) => { close(): void };
 }
 
 /** Bun's extensions to `RequestInit`. */
@@ -60,6 +62,7 @@ interface BunRequestInit extends RequestInit {
     serverName?: string;
   };
   proxy?: string;
+  session?: { close(): void };
 }
 
 function bun(): BunApi {
@@ -96,10 +99,15 @@ function createBunFetch(transport: TransportConfig): HostFetch {
   if (transport.tlsServerName !== undefined) tls.serverName = transport.tlsServerName;
   if (Object.keys(tls).length > 0) init.tls = tls;
   if (proxy !== undefined) init.proxy = proxy;
+  // Connections in a pool of their own, so that close() ends the idle ones (a rotated client
+  // certificate's old connections; released options), as Node's agents and Deno's HttpClient do.
+  const Session = bun().FetchSession;
+  const session = Session === undefined ? undefined : new Session({});
+  if (session !== undefined) init.session = session;
   const withInit: FetchFunction = (request) => fetch(request, init);
   return {
     fetch: transport.disableCompression === true ? withoutCompression(withInit) : withInit,
-    close: () => {},
+    close: () => session?.close(),
   };
 }
 

@@ -36,6 +36,7 @@ import { runDenoCommand } from "./_run_command.ts";
 import { withRepeatedHeaderLines } from "../node/_header_lines_fetch.ts";
 import { createNodeFetch } from "../node/fetch.ts";
 import { withoutCompression } from "../../config/_transport_build.ts";
+import { parseProxyUrl } from "../../config/_proxy_url.ts";
 import { checkTlsMaterial } from "../node/_tls.ts";
 import { noProxySet, proxyVariablesSet } from "../../util/env.ts";
 import type {
@@ -87,7 +88,11 @@ function createDenoFetch(transport: TransportConfig): HostFetch {
   if (transport.caData !== undefined) options.caCerts = [transport.caData];
   if (transport.certData !== undefined) options.cert = transport.certData;
   if (transport.keyData !== undefined) options.key = transport.keyData;
-  if (transport.proxyUrl !== undefined) options.proxy = { url: transport.proxyUrl };
+  // As the URL parser reads it (percent-encoded): Deno's client refuses a raw space or other
+  // character in the user name or password that Node, Bun and Go take.
+  if (transport.proxyUrl !== undefined) {
+    options.proxy = { url: parseProxyUrl(transport.proxyUrl).href };
+  }
   // Deno checks the CA, certificate and key here: a bad one fails the load, not every request
   // (node:tls on Deno does not check them).
   const client = deno().createHttpClient(options);
