@@ -16,6 +16,7 @@ import {
   typeMetaOf,
 } from "./checkpoint.ts";
 import { CheckpointError, type CheckpointProblem } from "./checkpoint_error.ts";
+import { keyOf } from "./object_key.ts";
 
 /** Objects a checkpoint may hold when `checkpointLimits.maxObjects` is not given. */
 export const DEFAULT_CHECKPOINT_MAX_OBJECTS = 500_000;
@@ -28,9 +29,6 @@ export const DEFAULT_CHECKPOINT_MAX_BYTES = 512 * 1024 * 1024;
 
 /** The top-level fields an object without `apiVersion` and `kind` may have in a checkpoint. */
 const UNTYPED_FIELDS: ReadonlySet<string> = new Set(["metadata", "spec", "status"]);
-
-/** Keys that reach an object's prototype when an object is built from JSON naively. */
-const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"]);
 
 /** What an informer resumes from: a resource version and objects, or a refusal. */
 export interface Resume<T> {
@@ -89,7 +87,7 @@ function checkContents<T extends KubeObjectLike>(
   if (cp.resourceVersion === "") {
     return new CheckpointError({ problem: "malformed", detail: "has an empty resourceVersion" });
   }
-  let bytes = 128 + cp.resourceVersion.length + cp.resource.length + cp.namespace.length +
+  const bytes = 128 + cp.resourceVersion.length + cp.resource.length + cp.namespace.length +
     cp.labelSelector.length + cp.fieldSelector.length;
   const tooLarge = (): CheckpointError =>
     new CheckpointError({
@@ -114,17 +112,20 @@ function checkContents<T extends KubeObjectLike>(
   }
   const selection = compileSelection(o);
   if (!(selection instanceof Selection)) return new CheckpointError(selection);
+  const walker = new JsonWalker(maxBytes - bytes);
   const keys = new Set<string>();
   for (let index = 0; index < objects.length; index++) {
     const object: unknown = objects[index];
-    const walked = walk(object, maxBytes - bytes);
-    if (walked === undefined) return tooLarge();
-    if (typeof walked !== "number") return new CheckpointError({ ...walked, index });
-    bytes += walked;
+    // Not an object: Selection.check says so.
+    if (typeof object === "object" && object !== null) {
+      const found = walker.walk(object);
+      if (found === "too-large") return tooLarge();
+      if (found !== undefined) return new CheckpointError({ ...found, index });
+    }
     const finding = selection.check(object);
     if (finding !== undefined) return new CheckpointError({ ...finding, index });
     const meta = (object as KubeObject).metadata;
-    const key = meta.namespace ? `${meta.namespace}/${meta.name}` : meta.name!;
+    const key = keyOf(meta.namespace, meta.name!);
     if (keys.has(key)) {
       return new CheckpointError({
         problem: "duplicate",
@@ -138,84 +139,121 @@ function checkContents<T extends KubeObjectLike>(
   return undefined;
 }
 
-/** One container met while walking an object, and how it was reached (for the path). */
-interface Step {
-  readonly value: object;
-  readonly key: string;
-  readonly parent: Step | undefined;
-}
-
-/** `a.b[2].c` for a step. */
-function pathOf(step: Step | undefined, last?: string): string {
-  const parts: string[] = last === undefined ? [] : [last];
-  for (let s = step; s !== undefined && s.parent !== undefined; s = s.parent) parts.push(s.key);
-  let path = "";
-  for (let i = parts.length - 1; i >= 0; i--) {
-    const part = parts[i]!;
-    path += part.startsWith("[") ? part : path === "" ? part : `.${part}`;
-  }
-  return path;
-}
+/**
+ * The most levels of objects and arrays an object in a checkpoint may nest, counting itself as
+ * one. kube-apiserver's decoder accepts up to 10,000; a checkpoint holding anything deeper than
+ * this is refused (the informer lists instead), which keeps the check a plain recursion that
+ * fits every runtime's stack, and finds a cycle (which JSON cannot hold).
+ */
+export const CHECKPOINT_MAX_DEPTH = 1_000;
 
 /**
- * Walks every value of `object` with an explicit stack (any depth): its size as JSON
- * (estimated), or a forbidden key or a value JSON cannot hold; undefined once it passes
- * `budget` bytes. A container met twice (shared, or a cycle) is walked once.
+ * One linear pass over an object and everything in it: it sums the object's size as JSON
+ * (estimated: what `JSON.stringify` would write, a container reached twice counted twice) and
+ * finds a forbidden key, a value JSON cannot hold, or a nesting deeper than
+ * {@linkcode CHECKPOINT_MAX_DEPTH}, with the path to it. It allocates nothing unless it finds a
+ * problem (the path is gathered while the recursion unwinds), so it costs a fraction of the
+ * `JSON.parse` that made the checkpoint; it stops once the size passes the budget, so a
+ * container shared many times (2^40 leaves as JSON in 41 objects) ends it early.
  */
-function walk(object: unknown, budget: number): number | Finding | undefined {
-  if (typeof object !== "object" || object === null) return 0; // checked as an object later
-  let bytes = 0;
-  const seen = new Set<object>();
-  const stack: Step[] = [{ value: object, key: "", parent: undefined }];
-  while (stack.length > 0) {
-    const step = stack.pop()!;
-    if (seen.has(step.value)) continue;
-    seen.add(step.value);
-    const array = Array.isArray(step.value);
-    const entries = array ? (step.value as unknown[]) : Object.keys(step.value);
-    bytes += 2 + entries.length;
-    for (let i = 0; i < entries.length; i++) {
-      let key: string;
-      let value: unknown;
-      if (array) {
-        key = `[${i}]`;
-        value = (step.value as unknown[])[i];
-      } else {
-        key = entries[i] as string;
-        if (FORBIDDEN_KEYS.has(key)) {
-          return {
-            problem: "forbidden-key",
-            detail: `has a key named ${key}`,
-            path: pathOf(step, key),
-          };
+class JsonWalker {
+  /** Bytes counted so far, over every object walked. */
+  #bytes = 0;
+  readonly #budget: number;
+  /** The problem found; undefined with `found` set means the budget ran out. */
+  #finding: Finding | undefined;
+  /** The path to the problem, innermost key first. */
+  readonly #route: (string | number)[] = [];
+
+  constructor(budget: number) {
+    this.#budget = budget;
+  }
+
+  /** Walks `object`: undefined, a problem in it, or "too-large" once the budget ran out. */
+  walk(object: object): Finding | "too-large" | undefined {
+    if (!this.#container(object, 1)) return this.#bytes > this.#budget ? "too-large" : undefined;
+    // A problem ends the check: the walker is not used again.
+    const finding = this.#finding;
+    if (finding === undefined) return "too-large";
+    let path = "";
+    for (let i = this.#route.length - 1; i >= 0; i--) {
+      const part = this.#route[i]!;
+      path += typeof part === "number" ? `[${part}]` : path === "" ? part : `.${part}`;
+    }
+    return path === "" ? finding : { ...finding, path };
+  }
+
+  /** True when it found a problem or ran out of budget. */
+  #container(container: object, depth: number): boolean {
+    if (this.#bytes > this.#budget) return true;
+    if (depth > CHECKPOINT_MAX_DEPTH) {
+      this.#finding = {
+        problem: "malformed",
+        detail: `nests deeper than ${CHECKPOINT_MAX_DEPTH} levels (or holds a cycle)`,
+      };
+      return true;
+    }
+    this.#bytes += 2;
+    if (Array.isArray(container)) {
+      const n = container.length;
+      this.#bytes += n;
+      for (let i = 0; i < n; i++) {
+        if (this.#value(container[i], depth)) {
+          this.#route.push(i);
+          return true;
         }
-        bytes += key.length + 3;
-        value = (step.value as Record<string, unknown>)[key];
       }
-      switch (typeof value) {
-        case "string":
-          bytes += value.length + 2;
-          break;
-        case "number":
-        case "boolean":
-        case "undefined":
-          bytes += 8;
-          break;
-        case "object":
-          if (value === null) bytes += 4;
-          else stack.push({ value, key, parent: step });
-          break;
-        default:
-          return {
-            problem: "malformed",
-            detail: `holds ${describeKind(value)}, which JSON cannot hold`,
-            path: pathOf(step, key),
-          };
+      return false;
+    }
+    // for-in reads the object's enumeration cache without allocating (Object.keys allocates);
+    // an inherited enumerable key is walked too, which only makes the estimate larger.
+    for (const key in container) {
+      if (key === "__proto__" || key === "constructor" || key === "prototype") {
+        this.#finding = { problem: "forbidden-key", detail: `has a key named ${key}` };
+        this.#route.push(key);
+        return true;
+      }
+      this.#bytes += key.length + 4;
+      if (this.#value((container as Record<string, unknown>)[key], depth)) {
+        this.#route.push(key);
+        return true;
       }
     }
-    if (bytes > budget) return undefined;
+    return false;
   }
-  return bytes;
+
+  /** Counts one value; true when it found a problem or ran out of budget. */
+  #value(value: unknown, depth: number): boolean {
+    switch (typeof value) {
+      case "string":
+        this.#bytes += value.length + 2;
+        return false;
+      case "number":
+      case "boolean":
+      case "undefined":
+        this.#bytes += 8;
+        return false;
+      case "object":
+        if (value !== null) return this.#container(value, depth + 1);
+        this.#bytes += 4;
+        return false;
+    }
+    this.#finding = {
+      problem: "malformed",
+      detail: `holds ${describeKind(value)}, which JSON cannot hold`,
+    };
+    return true;
+  }
+}
+
+/** The metadata fields every cached object has, as non-empty strings. */
+const REQUIRED_METADATA = ["name", "uid", "resourceVersion"] as const;
+
+/** Whether `value` is an object whose own values are all strings (labels, annotations). */
+function isStringMap(value: unknown): boolean {
+  if (!isRecord(value)) return false;
+  for (const key of Object.keys(value)) if (typeof value[key] !== "string") return false;
+  return true;
 }
 
 /** What belongs to an informer: its resource, namespace and selectors, ready to check. */
@@ -284,7 +322,7 @@ class Selection {
         path: "metadata",
       };
     }
-    for (const field of ["name", "uid", "resourceVersion"] as const) {
+    for (const field of REQUIRED_METADATA) {
       const value = meta[field];
       if (typeof value !== "string" || value === "") {
         return {
@@ -328,10 +366,7 @@ class Selection {
       };
     }
     const labels = meta.labels;
-    if (
-      labels !== undefined &&
-      (!isRecord(labels) || !Object.values(labels).every((v) => typeof v === "string"))
-    ) {
+    if (labels !== undefined && !isStringMap(labels)) {
       return {
         problem: "metadata",
         detail: "has labels that are not a map of strings",

@@ -8,7 +8,8 @@ import type { ErrorKind } from "../util/error_kind.ts";
  * What was wrong with a refused checkpoint:
  * - `malformed`: not a kinformer checkpoint (not an object, another format version, a field of
  *   the wrong type), or not the shape one has (`objects` not an array, an empty resource
- *   version, an object that is not a JSON object, a value JSON cannot hold);
+ *   version, an object that is not a JSON object, a value JSON cannot hold: a function, a
+ *   cycle, nesting deeper than 1,000 levels);
  * - `metadata`: an object without a string `metadata.name`, `uid` and `resourceVersion`, or
  *   with a namespace (or labels) of the wrong type;
  * - `resource`: a checkpoint taken for another resource, or an object of another `apiVersion`

@@ -128,8 +128,8 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * checkpoint, one taken for another resource, namespace or selection, and one whose contents
    * do not belong to this informer (an object of another kind, or without `apiVersion` and
    * `kind` and with fields besides `metadata`, `spec` and `status`, in another namespace or
-   * selection, malformed metadata, a `__proto__`,
-   * `constructor` or `prototype` key anywhere) or exceed `checkpointLimits` is refused: the
+   * selection, malformed metadata, a `__proto__`, `constructor` or `prototype` key anywhere,
+   * what JSON cannot hold: a function, a cycle, nesting deeper than 1,000 levels) or exceed `checkpointLimits` is refused: the
    * informer reports a `CheckpointError` (kind `checkpoint`) when it starts and lists as if it
    * had none.
    * @default undefined
@@ -137,8 +137,10 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
   resumeFrom?: InformerCheckpoint<T> | undefined;
   /**
    * Bounds on a `resumeFrom` checkpoint: at most `maxObjects` objects (default 500,000) and
-   * `maxBytes` bytes as JSON (estimated while checking it; default 512 MiB). A larger one is
-   * refused. @default { maxObjects: 500000, maxBytes: 536870912 }
+   * `maxBytes` bytes as JSON (estimated while checking it, as `JSON.stringify` would write it:
+   * an object reached twice counts twice; default 512 MiB). A larger one is refused. The check
+   * is one pass over the checkpoint, so it takes time linear in that size.
+   * @default { maxObjects: 500000, maxBytes: 536870912 }
    */
   checkpointLimits?: CheckpointLimits | undefined;
   /**

@@ -685,7 +685,7 @@ describe("hostile checkpoints: a resume checks everything against its informer",
     const meta = (o: Record<string, unknown>) => o.metadata as Record<string, unknown>;
     let deep: Record<string, unknown> = {};
     const deepest = deep;
-    for (let i = 0; i < 5_000; i++) deep = { nested: deep };
+    for (let i = 0; i < 990; i++) deep = { nested: deep };
     Object.defineProperty(deepest, "__proto__", {
       value: { polluted: true },
       enumerable: true,
@@ -713,6 +713,55 @@ describe("hostile checkpoints: a resume checks everything against its informer",
       ["malformed", { ...cp, resourceVersion: "" }],
     ];
     for (const [problem, bad] of rows) await refused(e, bad, problem);
+    await closed(e);
+  });
+
+  test("what JSON cannot write is refused: a cycle, nesting deeper than 1,000 levels, a shared container past maxBytes", async () => {
+    const e = env();
+    const cp = await defaultCheckpoint(e);
+    // In memory (a structured clone from a KV store keeps cycles and shared containers).
+    const tamper = (change: (o: Record<string, unknown>) => void): InformerCheckpoint => {
+      const objects = structuredClone(cp.objects!) as unknown as Record<string, unknown>[];
+      change(objects[1]!);
+      return { ...cp, objects: objects as unknown as KubeObject[] };
+    };
+    const loop: Record<string, unknown> = { name: "a" };
+    loop.self = { items: [loop] };
+    let tooDeep: Record<string, unknown> = {};
+    for (let i = 0; i < 999; i++) tooDeep = { nested: tooDeep }; // its {} at level 1,001
+    // 2^40 leaves as JSON, 41 containers in memory.
+    let bomb: Record<string, unknown> = { leaf: "x".repeat(100) };
+    for (let i = 0; i < 40; i++) bomb = { left: bomb, right: bomb };
+    await refused(e, tamper((o) => void (o.spec = loop)), "malformed");
+    await refused(e, tamper((o) => void (o.spec = tooDeep)), "malformed");
+    await refused(e, tamper((o) => void (o.spec = bomb)), "too-large", {
+      checkpointLimits: { maxBytes: 1_000_000 },
+    });
+    // Each refusal says where (the path to the offending value), never the value.
+    const errors: unknown[] = [];
+    const inf = e.informer({
+      resource: pods,
+      namespace: "default",
+      resumeFrom: tamper((o) => void ((o.spec as { x?: unknown }).x = [1, { f: () => 1 }])),
+      onError: (error) => errors.push(error),
+    });
+    inf.start();
+    await inf.waitForSync();
+    const error = errors[0] as CheckpointError;
+    assert.equal(error.problem, "malformed");
+    assert.equal(error.index, 1);
+    assert.equal(error.path, "spec.x[1].f");
+    // Nesting within the limit is checked to the bottom: object (1) > spec (2) > ... > (1,000).
+    let deep: Record<string, unknown> = { fine: true };
+    for (let i = 0; i < 998; i++) deep = { nested: deep };
+    const ok = e.informer({
+      resource: pods,
+      namespace: "default",
+      resumeFrom: tamper((o) => void (o.spec = deep)),
+    });
+    assert.equal(ok.store.size, 2);
+    await inf.stop();
+    await ok.stop();
     await closed(e);
   });
 
