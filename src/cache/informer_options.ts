@@ -129,9 +129,9 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * do not belong to this informer (an object of another kind, or without `apiVersion` and
    * `kind` and with fields besides `metadata`, `spec` and `status`, in another namespace or
    * selection, malformed metadata, a `__proto__`, `constructor` or `prototype` key anywhere,
-   * what JSON cannot hold: a function, a cycle, nesting deeper than 1,000 levels) or exceed `checkpointLimits` is refused: the
-   * informer reports a `CheckpointError` (kind `checkpoint`) when it starts and lists as if it
-   * had none.
+   * what JSON cannot hold: a function, a cycle, nesting deeper than 1,000 levels) or exceed
+   * `checkpointLimits` is refused: the informer reports a `CheckpointError` (kind `checkpoint`)
+   * when it starts and lists as if it had none.
    * @default undefined
    */
   resumeFrom?: InformerCheckpoint<T> | undefined;
