@@ -236,7 +236,9 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
 
   /**
    * Starts listing and watching; returns at once and is idempotent. Aborting `signal` is the
-   * same as {@linkcode SharedInformer.stop}.
+   * same as {@linkcode SharedInformer.stop}. An informer runs once: after it stopped, `start()`
+   * does nothing (its listeners are closed); create a new one. A `LeaderElector` or
+   * `ShardCoordinator`, by contrast, can be started again, since a replica campaigns many times.
    */
   start(options?: { signal?: AbortSignal | undefined }): void;
   /**
