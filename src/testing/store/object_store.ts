@@ -44,6 +44,7 @@ import {
   uidConflict,
 } from "../serving/status.ts";
 import { isDnsLabel, isDnsSubdomain } from "../../util/dns_names.ts";
+import { normalizeBuiltIn } from "../writes/builtin_normalization.ts";
 
 /** RFC 3339 time without fractional seconds, as Kubernetes writes timestamps. */
 export function rfc3339(ms: number): string {
@@ -380,6 +381,7 @@ export class Store {
     meta.creationTimestamp = rfc3339(this.#clock.now());
     const item = this.#build(obj, meta);
     applyServerDefaults(info, item, options.writer);
+    normalizeBuiltIn(info, item);
     setManagedFields(item, options.fields);
     const version = new Version(info, key, rv, item);
     if (!options.dryRun) state.commit({ type: "ADDED", rv, version, prev: undefined });
@@ -454,6 +456,7 @@ export class Store {
     const metaSource = options.subresource === "status" ? oldItem : source;
     const item = this.#build({ ...source, metadata: (metaSource as KubeObject).metadata }, meta);
     if (isNamespaceResource(info)) namespaceDefaults(item, old.item, options.writer);
+    normalizeBuiltIn(info, item);
     if (oldMeta.deletionTimestamp !== undefined) checkNoNewFinalizers(info, item, old.item);
     setManagedFields(item, options.fields, old.item);
     const releasing = oldMeta.deletionTimestamp !== undefined &&
