@@ -15,6 +15,7 @@ import {
   type AuthorizationPolicy,
   type AuthorizationRule,
   nonResourceAttributes,
+  ruleAppliesTo,
   type UserInfo,
 } from "./authorization_policy.ts";
 import { decodeReview, isKubernetesProtobuf, ProtobufError } from "./review_protobuf.ts";
@@ -160,6 +161,7 @@ function accessReview(
 function rulesReview(
   spec: Record<string, unknown>,
   policy: AuthorizationPolicy,
+  user: UserInfo,
 ): Record<string, unknown> {
   const namespace = text(spec, "namespace");
   if (namespace === "") {
@@ -187,7 +189,7 @@ function rulesReview(
     };
   }
   const applies = (r: AuthorizationRule) =>
-    r.namespaces === undefined || r.namespaces.includes(namespace);
+    ruleAppliesTo(r, user) && (r.namespaces === undefined || r.namespaces.includes(namespace));
   for (const r of rules) {
     if (!applies(r)) continue;
     if (r.nonResourceURLs !== undefined) {
@@ -225,12 +227,19 @@ export async function handleReview(
       answer = { ...head, spec, status: accessReview(spec, policy, user) };
       break;
     case "SelfSubjectRulesReview":
-      answer = { ...head, spec, status: rulesReview(spec, policy) };
+      answer = { ...head, spec, status: rulesReview(spec, policy, user) };
       break;
     default:
       answer = {
         ...head,
-        status: { userInfo: { username: user.username, groups: [...user.groups] } },
+        status: {
+          userInfo: {
+            username: user.username,
+            ...(user.uid === undefined ? {} : { uid: user.uid }),
+            groups: [...user.groups],
+            ...(user.extra === undefined ? {} : { extra: user.extra }),
+          },
+        },
       };
   }
   return jsonResponse(JSON.stringify(answer), 201);

@@ -8,7 +8,10 @@
  * The policy is either a list of rules in the shape of RBAC `PolicyRule`s (what a Role grants;
  * anything no rule allows is denied, and rules reviews list them exactly), or a function of the
  * request's attributes (for anything rules cannot say; rules reviews then report
- * `incomplete: true`, as for a webhook authorizer).
+ * `incomplete: true`, as for a webhook authorizer). A rule with `users` or `groups` is granted to
+ * those subjects only, as a RoleBinding grants a Role; `kubectl --as` (impersonation, see
+ * `impersonation.ts`) is checked with the verb `impersonate` and then makes every decision about
+ * the impersonated user.
  *
  * Discovery, OpenAPI, `/version` and the health paths are always allowed, as kube-apiserver's
  * default roles allow them to everyone, and so are the self reviews themselves.
@@ -22,6 +25,10 @@ export interface UserInfo {
   readonly username: string;
   /** Groups (`system:authenticated` or `system:unauthenticated`). */
   readonly groups: readonly string[];
+  /** The user's uid, when it has one (an impersonated user's `Impersonate-Uid`). */
+  readonly uid?: string;
+  /** Extra attributes (an impersonated user's `Impersonate-Extra-<key>` headers), by key. */
+  readonly extra?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** What a request asks to do, as the API server's authorizers see it. */
@@ -86,7 +93,7 @@ export type AuthorizationFunction = (
  * matches anything in a list.
  */
 export interface AuthorizationRule {
-  /** Verbs allowed (`get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `*`). */
+  /** Verbs allowed (`get`, `list`, `watch`, `create`, `update`, `patch`, `delete`, `impersonate`, `*`). */
   readonly verbs: readonly string[];
   /** API groups (`""` for core). Required unless `nonResourceURLs` is given. */
   readonly apiGroups?: readonly string[];
@@ -98,6 +105,13 @@ export interface AuthorizationRule {
   readonly namespaces?: readonly string[];
   /** Non-resource paths (`/healthz`, `/logs/*`). */
   readonly nonResourceURLs?: readonly string[];
+  /**
+   * Only for these users (a binding's `User` subjects; with `groups`, for either).
+   * @default everyone
+   */
+  readonly users?: readonly string[];
+  /** Only for members of these groups (a binding's `Group` subjects). @default everyone */
+  readonly groups?: readonly string[];
 }
 
 /**
@@ -213,7 +227,17 @@ function checkStrings(value: unknown, at: string, required: boolean): void {
 function checkRule(rule: unknown, at: string): AuthorizationRule {
   if (!isRecord(rule)) throw new TypeError(`${at} must be an object, got ${describeValue(rule)}`);
   checkStrings(rule.verbs, `${at}.verbs`, true);
-  for (const key of ["apiGroups", "resources", "resourceNames", "namespaces", "nonResourceURLs"]) {
+  for (
+    const key of [
+      "apiGroups",
+      "resources",
+      "resourceNames",
+      "namespaces",
+      "nonResourceURLs",
+      "users",
+      "groups",
+    ]
+  ) {
     checkStrings(rule[key], `${at}.${key}`, false);
   }
   const resourceRule = rule.apiGroups !== undefined || rule.resources !== undefined;
@@ -241,8 +265,16 @@ function resourceMatches(resources: readonly string[], resource: string, sub: st
   return false;
 }
 
+/** Whether `rule` is granted to `user` (its `users` and `groups`, if any, name them). */
+export function ruleAppliesTo(rule: AuthorizationRule, user: UserInfo): boolean {
+  if (rule.users === undefined && rule.groups === undefined) return true;
+  return (rule.users?.includes(user.username) ?? false) ||
+    user.groups.some((g) => rule.groups?.includes(g) ?? false);
+}
+
 /** Whether `rule` allows `a` (RBAC's rule matching). */
 export function ruleAllows(rule: AuthorizationRule, a: AuthorizationAttributes): boolean {
+  if (!ruleAppliesTo(rule, a.user)) return false;
   if (!has(rule.verbs, a.verb)) return false;
   if (!a.resourceRequest) {
     return (rule.nonResourceURLs ?? []).some((u) =>

@@ -46,6 +46,7 @@ import {
 import type { ClusterFaults, RequestVerb } from "../faults/cluster_faults.ts";
 import { messageOf } from "../../util/values.ts";
 import { handleReview, reviewKindAt } from "../authorization/access_reviews.ts";
+import { impersonatedUser } from "../authorization/impersonation.ts";
 import {
   type AuthorizationAttributes,
   type AuthorizationPolicy,
@@ -199,11 +200,21 @@ async function answer(env: HttpEnv, request: Request, method: string): Promise<R
     }
   }
   if (denied) return denied;
-  const user: UserInfo = certUser !== undefined
+  const requester: UserInfo = certUser !== undefined
     ? { username: certUser, groups: ["system:authenticated"] }
     : tokenUser
     ? { username: TOKEN_USER, groups: ["system:authenticated"] }
     : { username: "system:anonymous", groups: ["system:unauthenticated"] };
+  let user: UserInfo;
+  try {
+    user = impersonatedUser(request, requester, env.authorization);
+  } catch (error) {
+    await request.body?.cancel().catch(() => {
+      // The request is refused whatever its body does.
+    });
+    if (error instanceof KubeApiError && error.status) return statusResponse(error.status);
+    throw error;
+  }
 
   if (review === undefined && r.kind === "resource") {
     let attributes = attributesOf(user, method, url.pathname, r, url.searchParams);

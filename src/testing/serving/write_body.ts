@@ -1,6 +1,7 @@
 /**
  * A write's body as kube-apiserver decodes it, before the write handlers see it: a protobuf body
- * is a 415; `fieldValidation` (`Strict`, `Warn` (the default) or `Ignore`) finds the fields the
+ * is a 415; a create or update takes JSON or YAML (`application/yaml`, passed on as JSON), any
+ * other media type is a 415; `fieldValidation` (`Strict`, `Warn` (the default) or `Ignore`) finds the fields the
  * resource's schema does not declare and those a JSON body gives twice, answers 400 for them
  * (Strict) or drops them, with `Warning` headers (Warn); and a resource served from another's
  * storage (`events.k8s.io/v1` Events) has its body checked and converted to the stored form.
@@ -8,13 +9,15 @@
  * @module
  */
 import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
-import { describeValue, isRecord } from "../../util/values.ts";
+import { parseYaml } from "../../config/yaml/parse_yaml.ts";
+import { describeValue, isRecord, messageOf } from "../../util/values.ts";
+import { unservable } from "../store/servable_json.ts";
 import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
 import { duplicateFields, pruneUnknownFields } from "../openapi/field_validation.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
 import { jsonPatch } from "../writes/json_patch.ts";
 import { type BodyLimits, readBodyText } from "./request_body.ts";
-import { badRequest, fail, invalid, protobufNotSupported } from "./status.ts";
+import { badRequest, fail, invalid, protobufNotSupported, status } from "./status.ts";
 
 /** The media type of a protobuf body. */
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
@@ -94,6 +97,44 @@ function parse(text: string, kind: Kind): unknown {
   return JSON.parse(text) as unknown;
 }
 
+/** The media types a create or update body may have (kube-apiserver's, but protobuf). */
+const OBJECT_MEDIA_TYPES =
+  "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+
+/**
+ * Checks the media type of a create or update body: JSON and YAML are read; anything else is
+ * the server's 415 (client-go falls back from CBOR to JSON on it). A body without a type, or
+ * `text/plain` (what `fetch` gives a string body by itself), is read as JSON: a leniency of the
+ * simulated cluster, kept for callers that post JSON without a header.
+ */
+async function checkObjectMediaType(request: Request, type: string): Promise<void> {
+  if (
+    type === "" || type === "application/json" || type === "application/yaml" ||
+    type === "text/plain"
+  ) return;
+  await request.body?.cancel().catch(() => {
+    // Nothing more to read from a body that is refused.
+  });
+  fail(status(
+    415,
+    "UnsupportedMediaType",
+    `the body of the request was in an unknown format - accepted media types include: ${OBJECT_MEDIA_TYPES}`,
+  ));
+}
+
+/** A YAML object body as kube-apiserver reads it (to JSON), or its 400. */
+function parseObjectYaml(text: string, limits: BodyLimits): unknown {
+  let value: unknown;
+  try {
+    value = parseYaml(text, { source: "request body" });
+  } catch (error) {
+    fail(badRequest(`error converting YAML to JSON: ${messageOf(error)}`));
+  }
+  const problem = unservable(value, limits.maxJsonDepth);
+  if (problem !== undefined) fail(badRequest(`the YAML of the request body ${problem}`));
+  return value;
+}
+
 function strictError(
   target: WriteTarget,
   kind: Kind,
@@ -166,16 +207,23 @@ export async function prepareWrite(
   const view = target.info.view;
   const kind = bodyKind(target.verb, type);
   if (kind === "other") return { request, warnings: [] };
+  if (kind === "object") await checkObjectMediaType(request, type);
   const mode = directive(query, target.verb);
   const text = await readBodyText(request, limits.maxRequestBodyBytes);
+  const yaml = kind === "object" && type === "application/yaml";
   let body: unknown;
-  try {
-    body = parse(text, kind);
-  } catch {
-    return { request: rebuild(request, text), warnings: [] };
+  if (yaml) {
+    body = parseObjectYaml(text, limits);
+  } else {
+    try {
+      body = parse(text, kind);
+    } catch {
+      return { request: rebuild(request, text), warnings: [] };
+    }
   }
   const warnings: string[] = [];
-  let changed = false;
+  // A YAML body goes on as JSON.
+  let changed = yaml;
   if (target.subresource !== "scale" && kind === "json-patch" && Array.isArray(body)) {
     // Like the API server, judge a JSON patch by the object it makes: its unknown fields are a
     // 400 (Strict), or are removed by operations appended to the patch (Warn, Ignore).
@@ -210,7 +258,9 @@ export async function prepareWrite(
       components,
       kind === "merge" ? "patch" : "object",
     );
-    const duplicates = kind === "apply" && !/^\s*[{[]/.test(text) ? [] : duplicateFields(text);
+    const duplicates = yaml || (kind === "apply" && !/^\s*[{[]/.test(text))
+      ? []
+      : duplicateFields(text);
     const unknown = [...found.unknown];
     if (mode === "Strict" && (unknown.length > 0 || duplicates.length > 0)) {
       strictError(target, kind, unknown, duplicates);
@@ -236,7 +286,7 @@ export async function prepareWrite(
     changed = true;
   }
   return {
-    request: changed ? rebuild(request, JSON.stringify(body)) : rebuild(request, text),
+    request: changed ? rebuild(request, JSON.stringify(body), yaml) : rebuild(request, text),
     warnings,
   };
 }
@@ -246,10 +296,11 @@ function nameOf(body: Record<string, unknown>): string {
   return isRecord(metadata) && typeof metadata.name === "string" ? metadata.name : "";
 }
 
-/** `request` with `text` as its body (the original was read). */
-function rebuild(request: Request, text: string): Request {
+/** `request` with `text` as its body (the original was read), JSON when `json`. */
+function rebuild(request: Request, text: string, json = false): Request {
   const headers = new Headers(request.headers);
   headers.delete("content-length");
+  if (json) headers.set("content-type", "application/json");
   return new Request(request.url, {
     method: request.method,
     headers,

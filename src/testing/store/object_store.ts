@@ -44,6 +44,8 @@ import {
   uidConflict,
 } from "../serving/status.ts";
 import { isDnsLabel, isDnsSubdomain } from "../../util/dns_names.ts";
+import { normalizeBuiltIn } from "../writes/builtin_normalization.ts";
+import { applyBuiltInDefaults } from "../writes/builtin_defaults.ts";
 
 /** RFC 3339 time without fractional seconds, as Kubernetes writes timestamps. */
 export function rfc3339(ms: number): string {
@@ -369,6 +371,9 @@ export class Store {
     if (!options.trusted) this.#validate(info, obj, name);
     const key = keyOf(checked.namespace, name);
     if (state.objects.has(key)) fail(alreadyExists(info.desc.resource, info.desc.group, name));
+    if (options.writer === "http") {
+      applyBuiltInDefaults(info, obj, { create: true, existing: () => storedItems(state) });
+    }
     // A dry run gets everything but a resourceVersion, and changes nothing.
     const rv = options.dryRun ? this.rv : ++this.rv;
     const meta: Record<string, unknown> = { name };
@@ -380,6 +385,7 @@ export class Store {
     meta.creationTimestamp = rfc3339(this.#clock.now());
     const item = this.#build(obj, meta);
     applyServerDefaults(info, item, options.writer);
+    normalizeBuiltIn(info, item);
     setManagedFields(item, options.fields);
     const version = new Version(info, key, rv, item);
     if (!options.dryRun) state.commit({ type: "ADDED", rv, version, prev: undefined });
@@ -389,7 +395,8 @@ export class Store {
   /**
    * Replaces an object. A `metadata.resourceVersion` in the input must match the stored one
    * (409 Conflict). `subresource` `"status"` changes only the status; over HTTP a main-resource
-   * write keeps the old status of resources with a status subresource. An update that changes
+   * write keeps the old status of resources with a status subresource, and only a write to the
+   * main resource gets the built-in defaults (`"scale"` writes replicas alone). An update that changes
    * nothing keeps the resourceVersion and sends no event, as on a real server.
    */
   update(
@@ -421,6 +428,13 @@ export class Store {
       fail(uidConflict(info.desc.resource, name, inMeta.uid, oldMeta.uid));
     }
     if (!options.trusted) this.#validate(info, obj, name);
+    if (options.writer === "http" && options.subresource === undefined) {
+      applyBuiltInDefaults(info, obj, {
+        create: false,
+        existing: () => storedItems(state),
+        old: old.item,
+      });
+    }
     let source = obj;
     const oldItem = old.item as Record<string, unknown>;
     if (options.subresource === "status") {
@@ -454,6 +468,7 @@ export class Store {
     const metaSource = options.subresource === "status" ? oldItem : source;
     const item = this.#build({ ...source, metadata: (metaSource as KubeObject).metadata }, meta);
     if (isNamespaceResource(info)) namespaceDefaults(item, old.item, options.writer);
+    normalizeBuiltIn(info, item);
     if (oldMeta.deletionTimestamp !== undefined) checkNoNewFinalizers(info, item, old.item);
     setManagedFields(item, options.fields, old.item);
     const releasing = oldMeta.deletionTimestamp !== undefined &&
@@ -561,6 +576,11 @@ function applyServerDefaults(info: ResourceInfo, item: KubeObject, writer: Write
   } else if (isNamespaceResource(info)) {
     namespaceDefaults(item, undefined, writer);
   }
+}
+
+/** The stored objects of a resource. */
+function* storedItems(state: ResourceState): Iterable<KubeObject> {
+  for (const v of state.objects.values()) yield v.item;
 }
 
 /** A deep copy through JSON (drops `undefined`, like the wire would). */

@@ -189,6 +189,7 @@ function scale(
     namespace: r.namespace,
     name: r.name,
     writer: "http",
+    subresource: "scale",
     dryRun: params.dryRun,
     fields: tracker(env, state, params, "scale"),
   });
@@ -368,7 +369,7 @@ async function apply(
     namespace: r.namespace,
     name: r.name,
     writer: "http",
-    subresource: r.subresource === "status" ? "status" : undefined,
+    subresource: r.subresource,
     dryRun: params.dryRun,
     fields,
   });
