@@ -60,7 +60,9 @@ export class KindResolver {
     this.#byGroupKind = new Map();
     for (const state of this.#states()) {
       const desc = state.info.desc;
-      if (state.info.view === undefined || !this.#byGroupKind.has(`${desc.group ?? ""}/${desc.kind}`)) {
+      if (
+        state.info.view === undefined || !this.#byGroupKind.has(`${desc.group ?? ""}/${desc.kind}`)
+      ) {
         this.#byGroupKind.set(`${desc.group ?? ""}/${desc.kind}`, state);
       }
     }

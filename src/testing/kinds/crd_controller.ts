@@ -28,7 +28,7 @@ import { rfc3339, type Store, structuredCloneJson } from "../store/object_store.
 import { Version } from "../store/object_version.ts";
 import type { ResourceState, StoredEvent } from "../store/resource_state.ts";
 import type { ServedApi } from "../store/served_api.ts";
-import { crdInfos, type ResourceInfo, resourceId } from "../store/served_resources.ts";
+import { crdInfos, resourceId, type ResourceInfo } from "../store/served_resources.ts";
 import { finalizersOf } from "../store/deletion.ts";
 import { updateTracker } from "../writes/write_params.ts";
 
@@ -218,13 +218,15 @@ export class CrdController {
       reason,
       message: `${JSON.stringify(value)} is already in use`,
     });
-    if (resources.has(names.plural)) return taken("PluralConflict", names.plural);
-    if (resources.has(names.singular)) return taken("SingularConflict", names.singular);
+    // Every name is checked, as the naming controller does; the last conflict is the reason.
+    let found: Condition | undefined;
+    if (resources.has(names.plural)) found = taken("PluralConflict", names.plural);
+    if (resources.has(names.singular)) found = taken("SingularConflict", names.singular);
     const short = names.shortNames?.find((s) => resources.has(s));
-    if (short !== undefined) return taken("ShortNamesConflict", short);
-    if (kinds.has(names.kind)) return taken("KindConflict", names.kind);
-    if (kinds.has(names.listKind)) return taken("ListKindConflict", names.listKind);
-    return undefined;
+    if (short !== undefined) found = taken("ShortNamesConflict", short);
+    if (kinds.has(names.kind)) found = taken("KindConflict", names.kind);
+    if (kinds.has(names.listKind)) found = taken("ListKindConflict", names.listKind);
+    return found;
   }
 
   /** Serves what the stored CRD `name` says (nothing when it is gone or its names conflict). */
@@ -393,10 +395,15 @@ export class CrdController {
         left++;
         if (cr.item.metadata.deletionTimestamp !== undefined) continue;
         try {
-          const gone = this.#store.delete(state, cr.item.metadata.namespace, cr.item.metadata.name!, {
-            preconditions: { uid: cr.item.metadata.uid },
-            propagationPolicy: "Background",
-          });
+          const gone = this.#store.delete(
+            state,
+            cr.item.metadata.namespace,
+            cr.item.metadata.name!,
+            {
+              preconditions: { uid: cr.item.metadata.uid },
+              propagationPolicy: "Background",
+            },
+          );
           if (gone.removed) left--;
         } catch (error) {
           if (!(error instanceof KubeApiError)) throw error;

@@ -59,21 +59,23 @@ export function checkCustomResourceDefinition(obj: Record<string, unknown>, name
     if (typeof plural !== "string" || plural === "") required(problems, "spec.names.plural");
     if (typeof names.kind !== "string" || names.kind === "") required(problems, "spec.names.kind");
     if (typeof plural === "string" && typeof group === "string" && name !== `${plural}.${group}`) {
-      invalidValue(problems, "metadata.name", name, "must be spec.names.plural+\".\"+spec.group");
+      invalidValue(problems, "metadata.name", name, 'must be spec.names.plural+"."+spec.group');
     }
     if (spec.scope !== "Namespaced" && spec.scope !== "Cluster") {
       problems.push(
-        spec.scope === undefined || spec.scope === "" ? {
-          reason: "FieldValueRequired",
-          field: "spec.scope",
-          message: "Required value",
-        } : {
-          reason: "FieldValueNotSupported",
-          field: "spec.scope",
-          message: `Unsupported value: ${
-            describeValue(spec.scope)
-          }: supported values: "Cluster", "Namespaced"`,
-        },
+        spec.scope === undefined || spec.scope === ""
+          ? {
+            reason: "FieldValueRequired",
+            field: "spec.scope",
+            message: "Required value",
+          }
+          : {
+            reason: "FieldValueNotSupported",
+            field: "spec.scope",
+            message: `Unsupported value: ${
+              describeValue(spec.scope)
+            }: supported values: "Cluster", "Namespaced"`,
+          },
       );
     }
     const versions = spec.versions;

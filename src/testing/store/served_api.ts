@@ -6,7 +6,7 @@
  * rebuilding discovery and OpenAPI on next use.
  * @module
  */
-import { discoveryModel, type DiscoveryModel } from "../reads/discovery.ts";
+import { type DiscoveryModel, discoveryModel } from "../reads/discovery.ts";
 import { ServedView } from "../reads/served_view.ts";
 import { REVIEW_KINDS } from "../authorization/access_reviews.ts";
 import { OpenApiDocuments } from "../openapi/openapi_documents.ts";
@@ -33,7 +33,10 @@ export class ServedApi {
   }
 
   #addView(info: ResourceInfo): void {
-    this.#views.set(info.id, new ServedView(info, this.#store.state(info.view?.storage ?? info.id)!));
+    this.#views.set(
+      info.id,
+      new ServedView(info, this.#store.state(info.view?.storage ?? info.id)!),
+    );
   }
 
   /** Every served resource, the built-in ones first. */
