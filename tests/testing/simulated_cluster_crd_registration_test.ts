@@ -424,4 +424,28 @@ describe("SimulatedCluster: CRDs created through the API", () => {
     assert.equal(c.list(gadgets).length, 1);
     c.close();
   });
+
+  test("owner references to a CRD's custom resources work: the garbage collector finds their kind", async () => {
+    const { c, clock, send } = setup();
+    await send("POST", CRDS, gadgetCrd());
+    const owner = await send("POST", "/apis/demo.io/v1/namespaces/default/gadgets", {
+      metadata: { name: "g1" },
+    });
+    const ref = {
+      apiVersion: "demo.io/v1",
+      kind: "Gadget",
+      name: "g1",
+      uid: owner.body.metadata.uid,
+    };
+    await send("POST", "/api/v1/namespaces/default/configmaps", {
+      metadata: { name: "dependent", ownerReferences: [ref] },
+    });
+    await send("DELETE", "/apis/demo.io/v1/namespaces/default/gadgets/g1");
+    await clock.advance(10);
+    assert.equal(
+      (await send("GET", "/api/v1/namespaces/default/configmaps/dependent")).status,
+      404,
+    );
+    c.close();
+  });
 });
