@@ -89,7 +89,9 @@ export type SeedFactory = (index: number) => KubeObject;
  * A simulated Kubernetes API server. `cluster.fetch` answers list, watch, get, create,
  * update, patch (server-side apply included) and delete requests for pods, configmaps,
  * namespaces, deployments, leases (`coordination.k8s.io/v1`, with MicroTime checks), Events
- * (core and `events.k8s.io/v1`, one stored resource) and widgets (a custom resource), plus
+ * (core and `events.k8s.io/v1`, one stored resource), widgets (a custom resource) and
+ * CustomResourceDefinitions (one created through the API is served at once, with the status,
+ * name conflicts and cleanup of kube-apiserver's; the `resources` option's are listed), plus
  * discovery (legacy and aggregated), OpenAPI v3 and self reviews, with the real server's wire
  * format, resourceVersion semantics, paging, bookmarks, streaming lists, server-side Tables,
  * field validation, authorization, managed fields, status and scale subresources, dry runs and

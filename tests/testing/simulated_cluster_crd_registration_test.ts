@@ -9,10 +9,13 @@ import type { KubeObject } from "../../src/client/types.ts";
 import { defineResource } from "../../src/client/define_resource.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { CustomResourceDefinitionObject } from "../../src/testing/kinds/custom_resources.ts";
 
 const CRDS = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
 
-function gadgetCrd(extra: Record<string, unknown> = {}): Record<string, unknown> {
+function gadgetCrd(
+  extra: Record<string, unknown> = {},
+): CustomResourceDefinitionObject & Record<string, unknown> {
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
