@@ -91,4 +91,26 @@ describe("kubectl and CRDs created through the API", {
       await close();
     }
   });
+
+  test("applying the CRD the resources option already serves changes nothing served", async () => {
+    const { c, kubectl, file, close } = await setupKubectl({ resources: [crd] });
+    try {
+      c.create(gadgets, { metadata: { name: "g1", namespace: "default" }, spec: { size: 2 } });
+      const crds = tableRows((await kubectl(["get", "crd"])).stdout).slice(1).map((r) => r[0]);
+      assert.deepEqual(crds, ["gadgets.demo.io", "widgets.example.com"]);
+      await kubectl(["apply", "-f", await file("crd.json", JSON.stringify(crd))]);
+      await kubectl([
+        "wait",
+        "--for=condition=Established",
+        "crd/gadgets.demo.io",
+        "--timeout=10s",
+      ]);
+      assert.deepEqual(tableRows((await kubectl(["get", "gdt"])).stdout), [
+        ["NAME", "SIZE"],
+        ["g1", "2"],
+      ]);
+    } finally {
+      await close();
+    }
+  });
 });

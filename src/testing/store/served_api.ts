@@ -12,6 +12,7 @@ import { REVIEW_KINDS } from "../authorization/access_reviews.ts";
 import { OpenApiDocuments } from "../openapi/openapi_documents.ts";
 import type { Store } from "./object_store.ts";
 import type { ResourceState } from "./resource_state.ts";
+import type { Version } from "./object_version.ts";
 import type { ResourceInfo } from "./served_resources.ts";
 
 /** The served resources, changing as CRDs come and go. */
@@ -77,7 +78,7 @@ export class ServedApi {
   replace(name: string, infos: readonly ResourceInfo[]): void {
     const before = this.owned(name);
     if (before.length === 0 && infos.length === 0) return;
-    const kept = new Map<string, Iterable<import("./object_version.ts").Version>>();
+    const kept = new Map<string, Iterable<Version>>();
     for (const old of before) {
       const state = this.#store.state(old.id);
       if (state === undefined) continue;
