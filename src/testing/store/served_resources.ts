@@ -216,9 +216,8 @@ export function servedResources(extra: unknown): readonly ResourceInfo[] {
   extra.forEach((entry, i) => {
     const at = `options.resources[${i}]`;
     // Served by default now; naming it (as one had to before) is not an error.
-    if (
-      isRecord(entry) && typeof entry.resource === "string" && resourceId(entry as never) === crds
-    ) {
+    const desc = isRecord(entry) && isRecord(entry.resource) ? entry.resource : entry;
+    if (isRecord(desc) && typeof desc.resource === "string" && resourceId(desc as never) === crds) {
       return;
     }
     if (isCustomResourceDefinition(entry)) {
