@@ -41,8 +41,10 @@ export interface SimulatedClusterOptions {
    * built-in ones (list, watch, get, every write, server-side apply, discovery, OpenAPI and
    * Tables for kubectl), namespaced or cluster-scoped as its descriptor says; a built-in one
    * with kube-apiserver's short names, subresources and printer, a custom one with a `status`
-   * subresource unless `{ resource, statusSubresource: false }`. A CRD created through the API
-   * is stored (if `customresourcedefinitions` is served) but does not make its resource served.
+   * subresource unless `{ resource, statusSubresource: false }`. Each custom resource given
+   * here is also listed as a CustomResourceDefinition object (`kubectl get crd`). CRDs are served
+   * by default: one created through the API makes its resources served as kube-apiserver does
+   * (discovery, OpenAPI, every verb, status conditions; deleting it deletes its resources).
    * @default []
    */
   resources?: ReadonlyArray<

@@ -38,11 +38,13 @@ import {
 } from "./faults/churn.ts";
 import { type Chunking, ClusterFaults } from "./faults/cluster_faults.ts";
 import { fixtureFor } from "./_fixture_for_kind.ts";
-import { ServedView } from "./reads/served_view.ts";
-import { discoveryModel } from "./reads/discovery.ts";
-import { REVIEW_KINDS } from "./authorization/access_reviews.ts";
-import { OpenApiDocuments } from "./openapi/openapi_documents.ts";
+import type { ServedView } from "./reads/served_view.ts";
 import { ClusterControllers } from "./controllers/cluster_controllers.ts";
+import { ServedApi } from "./store/served_api.ts";
+import { CrdController } from "./kinds/crd_controller.ts";
+import type { DiscoveryModel } from "./reads/discovery.ts";
+import type { OpenApiDocuments } from "./openapi/openapi_documents.ts";
+import { fail, pathNotFound } from "./serving/status.ts";
 
 export type { SimulatedClusterOptions } from "./cluster_options.ts";
 export type { ServedResource } from "./store/served_resources.ts";
@@ -87,7 +89,9 @@ export type SeedFactory = (index: number) => KubeObject;
  * A simulated Kubernetes API server. `cluster.fetch` answers list, watch, get, create,
  * update, patch (server-side apply included) and delete requests for pods, configmaps,
  * namespaces, deployments, leases (`coordination.k8s.io/v1`, with MicroTime checks), Events
- * (core and `events.k8s.io/v1`, one stored resource) and widgets (a custom resource), plus
+ * (core and `events.k8s.io/v1`, one stored resource), widgets (a custom resource) and
+ * CustomResourceDefinitions (one created through the API is served at once, with the status,
+ * name conflicts and cleanup of kube-apiserver's; the `resources` option's are listed), plus
  * discovery (legacy and aggregated), OpenAPI v3 and self reviews, with the real server's wire
  * format, resourceVersion semantics, paging, bookmarks, streaming lists, server-side Tables,
  * field validation, authorization, managed fields, status and scale subresources, dry runs and
@@ -159,30 +163,32 @@ export class SimulatedCluster implements Disposable {
   readonly #clock: Clock;
   readonly #rng: Rng;
   readonly #store: Store;
-  readonly #resources: readonly ResourceInfo[];
+  readonly #api: ServedApi;
   readonly #requestLog: RequestLog;
   readonly #channels = new Set<BodyChannel>();
   readonly #watches = new Set<OpenWatch>();
   readonly #churns = new Set<ChurnHandle>();
-  readonly #views = new Map<string, ServedView>();
   readonly #controllers: ClusterControllers;
+  readonly #crds: CrdController;
   #closed = false;
 
   /** Creates an empty cluster (no I/O, no timers). */
   constructor(options?: SimulatedClusterOptions) {
     const o = resolveClusterOptions(options);
     this.#clock = o.clock;
-    this.#resources = o.resources;
     this.#requestLog = new RequestLog(o.requestLogLimit, o.logRequests);
     const cors = new CorsPolicy(o.corsAllowedOrigins);
     this.#rng = new Rng(o.seed);
-    this.#store = new Store(this.#clock, this.#rng, this.#resources, {
+    this.#store = new Store(this.#clock, this.#rng, o.resources, {
       historyLimit: o.historyLimit,
       maxJsonDepth: o.maxJsonDepth,
       autoCreateNamespaces: o.autoCreateNamespaces,
       bootstrapRng: new Rng(o.seed ^ 0x6e5),
     });
     this.#controllers = new ClusterControllers(this.#store, this.#clock);
+    const api = this.#api = new ServedApi(this.#store, o.resources);
+    api.onState = (state) => this.#controllers.observeState(state);
+    this.#crds = new CrdController(this.#store, api, this.#clock, new Rng(o.seed ^ 0xc7d));
     this.faults = new ClusterFaults({
       dropOpenWatches: () => {
         const open = [...this.#watches];
@@ -209,10 +215,6 @@ export class SimulatedCluster implements Disposable {
       },
     };
     const watchList = o.watchList;
-    const views = this.#views;
-    for (const info of this.#resources) {
-      views.set(info.id, new ServedView(info, this.#store.state(info.view?.storage ?? info.id)!));
-    }
     const ctx: HandlerContext = {
       store: this.#store,
       env,
@@ -225,7 +227,8 @@ export class SimulatedCluster implements Disposable {
         return faults.omittingInitialEventsEnd;
       },
       watchCache: o.watchCache,
-      view: (info) => views.get(info.id)!,
+      // A request routed just before its resource stopped being served finds it gone.
+      view: (info) => api.view(info.id) ?? fail(pathNotFound()),
       takeWatchFaults: (state) => faults.takeWatchFaults(state.info.id),
       takeEventFault: (state, type) => faults.takeEventFault(state.info.id, type),
       track: (c) => this.#channels.add(c),
@@ -240,9 +243,15 @@ export class SimulatedCluster implements Disposable {
         limits: { maxRequestBodyBytes: o.maxRequestBodyBytes, maxJsonDepth: o.maxJsonDepth },
         now: () => this.#clock.now(),
       },
-      resources: this.#resources,
-      discovery: discoveryModel(this.#resources, REVIEW_KINDS),
-      openapi: new OpenApiDocuments(this.#resources),
+      get resources(): readonly ResourceInfo[] {
+        return api.resources;
+      },
+      get discovery(): DiscoveryModel {
+        return api.discovery;
+      },
+      get openapi(): OpenApiDocuments {
+        return api.openapi;
+      },
       authorization: o.authorization,
       faults,
       requestLog: this.#requestLog,
@@ -291,6 +300,7 @@ export class SimulatedCluster implements Disposable {
     if (this.#closed) return;
     this.#closed = true;
     this.#controllers.close();
+    this.#crds.close();
     for (const churn of [...this.#churns]) churn.stop();
     for (const w of [...this.#watches]) w.shutdown();
     for (const c of [...this.#channels]) c.shutdown();
@@ -307,11 +317,11 @@ export class SimulatedCluster implements Disposable {
     if (typeof resource !== "object" || resource === null) {
       throw new TypeError(`resource must be a ResourceDescriptor, got ${String(resource)}`);
     }
-    const view = this.#views.get(resourceId(resource));
+    const view = this.#api.view(resourceId(resource));
     if (!view) {
       throw new TypeError(
         `the simulated cluster does not serve ${resourceId(resource)}; it serves ${
-          this.#resources.map((r) => r.id).join(", ")
+          this.#api.resources.map((r) => r.id).join(", ")
         }`,
       );
     }

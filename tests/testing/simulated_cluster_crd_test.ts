@@ -71,15 +71,23 @@ describe("SimulatedCluster with CustomResourceDefinition objects", () => {
 
   test("the customresourcedefinitions descriptor serves CRDs; it is not read as a CRD object", async () => {
     const ok = { name: "v1", served: true, storage: true };
+    // CRDs are served by default; naming the descriptor (as one had to) is still accepted.
     const cluster = new SimulatedCluster({ resources: [customresourcedefinitions, crd([ok])] });
     const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+    const gizmos = crd([ok]);
     const created = await client.create(customresourcedefinitions, {
-      ...crd([ok]),
+      ...gizmos,
       metadata: { name: "gizmos.example.org" },
+      spec: { ...gizmos.spec, names: { plural: "gizmos", kind: "Gizmo" } },
     });
     assert.equal(created.metadata.name, "gizmos.example.org");
     const listed = await client.list(customresourcedefinitions);
-    assert.deepEqual(listed.items.map((c) => c.metadata.name), ["gizmos.example.org"]);
+    // The resources option's custom resources are CRDs too (widgets is served by default).
+    assert.deepEqual(listed.items.map((c) => c.metadata.name), [
+      "gadgets.example.org",
+      "gizmos.example.org",
+      "widgets.example.com",
+    ]);
     assert.equal((await client.list(v1, { namespace: "default" })).items.length, 0); // served
     cluster.close();
   });

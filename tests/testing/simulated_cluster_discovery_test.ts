@@ -66,6 +66,7 @@ describe("SimulatedCluster discovery", () => {
       "events.k8s.io",
       "authentication.k8s.io",
       "authorization.k8s.io",
+      "apiextensions.k8s.io",
       "coordination.k8s.io",
       "example.com",
     ]);

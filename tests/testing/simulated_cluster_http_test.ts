@@ -88,6 +88,7 @@ for (const adapter of await adapters()) {
         "events.k8s.io",
         "authentication.k8s.io",
         "authorization.k8s.io",
+        "apiextensions.k8s.io",
         "coordination.k8s.io",
         "example.com",
       ]);

@@ -68,6 +68,7 @@ describe("SimulatedCluster OpenAPI v3", () => {
     };
     assert.deepEqual(Object.keys(index.paths).sort(), [
       "api/v1",
+      "apis/apiextensions.k8s.io/v1",
       "apis/apps/v1",
       "apis/coordination.k8s.io/v1",
       "apis/events.k8s.io/v1",

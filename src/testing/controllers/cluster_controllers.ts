@@ -40,9 +40,12 @@ export class ClusterControllers {
     const enqueue = (ref: ObjectRef) => this.#enqueue(ref);
     this.#gc = new GarbageCollector(store, writer, enqueue);
     this.#namespaces = new NamespaceController(store, writer, clock, enqueue);
-    for (const state of store.states) {
-      state.listeners.add({ offer: (event) => this.#observe(state, event) });
-    }
+    for (const state of store.states) this.observeState(state);
+  }
+
+  /** Starts hearing the changes of `state` (a resource served from now on: a CRD's). */
+  observeState(state: ResourceState): void {
+    state.listeners.add({ offer: (event) => this.#observe(state, event) });
   }
 
   /** Stops: the pending pass is cancelled, later changes are ignored. */

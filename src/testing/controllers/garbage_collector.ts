@@ -51,7 +51,7 @@ export class GarbageCollector {
   constructor(store: Store, writer: ControllerWriter, enqueue: (ref: ObjectRef) => void) {
     this.#store = store;
     this.#writer = writer;
-    this.#resolver = new KindResolver(store.states);
+    this.#resolver = new KindResolver(() => store.states);
     this.#enqueue = enqueue;
   }
 

@@ -47,12 +47,24 @@ export function ownerReferences(item: KubeObject): OwnerReference[] {
 
 /** Finds the served resource of an owner reference by group and kind (the version may differ). */
 export class KindResolver {
-  readonly #byGroupKind = new Map<string, ResourceState>();
+  readonly #states: () => Iterable<ResourceState>;
+  #byGroupKind = new Map<string, ResourceState>();
 
-  constructor(states: Iterable<ResourceState>) {
-    for (const state of states) {
+  /** `states`: the states served now (read again when the served resources change). */
+  constructor(states: () => Iterable<ResourceState>) {
+    this.#states = states;
+    this.#rebuild();
+  }
+
+  #rebuild(): void {
+    this.#byGroupKind = new Map();
+    for (const state of this.#states()) {
       const desc = state.info.desc;
-      this.#byGroupKind.set(`${desc.group ?? ""}/${desc.kind}`, state);
+      if (
+        state.info.view === undefined || !this.#byGroupKind.has(`${desc.group ?? ""}/${desc.kind}`)
+      ) {
+        this.#byGroupKind.set(`${desc.group ?? ""}/${desc.kind}`, state);
+      }
     }
   }
 
@@ -60,7 +72,16 @@ export class KindResolver {
   resolve(ref: OwnerReference): ResourceState | undefined {
     const slash = ref.apiVersion.indexOf("/");
     const group = slash < 0 ? "" : ref.apiVersion.slice(0, slash);
-    return this.#byGroupKind.get(`${group}/${ref.kind}`);
+    const key = `${group}/${ref.kind}`;
+    const found = this.#byGroupKind.get(key);
+    // A CRD may have started or stopped serving a kind since: look again.
+    if (found === undefined || !this.#serves(found)) this.#rebuild();
+    return this.#byGroupKind.get(key);
+  }
+
+  #serves(state: ResourceState): boolean {
+    for (const s of this.#states()) if (s === state) return true;
+    return false;
   }
 }
 

@@ -124,6 +124,7 @@ export class Store {
   readonly #clock: Clock;
   readonly #rng: Rng;
   readonly #maxJsonDepth: number;
+  readonly #historyLimit: number;
   readonly #autoCreateNamespaces: boolean;
   readonly #states = new Map<string, ResourceState>();
   readonly #namespaces: ResourceState | undefined;
@@ -134,6 +135,7 @@ export class Store {
     this.#clock = clock;
     this.#rng = rng;
     this.#maxJsonDepth = options.maxJsonDepth;
+    this.#historyLimit = options.historyLimit;
     this.#autoCreateNamespaces = options.autoCreateNamespaces ?? false;
     for (const info of resources) {
       const state = new ResourceState(info, this.rv, options.historyLimit);
@@ -207,6 +209,22 @@ export class Store {
   /** The state of a served resource, or undefined. */
   state(id: string): ResourceState | undefined {
     return this.#states.get(id);
+  }
+
+  /**
+   * Starts storing a resource served from now on (a CRD's version), with `objects` (the
+   * current objects of the state it replaces, if any) as its objects: its history starts now.
+   */
+  addState(info: ResourceInfo, objects: Iterable<Version> = []): ResourceState {
+    const state = new ResourceState(info, this.rv, this.#historyLimit);
+    for (const v of objects) state.objects.set(v.key, new Version(info, v.key, v.rv, v.item));
+    this.#states.set(info.id, state);
+    return state;
+  }
+
+  /** Stops storing a resource (its CRD is gone or changed); its objects go with it. */
+  removeState(id: string): void {
+    this.#states.delete(id);
   }
 
   /** Forgets every resource's history at the current resourceVersion. */

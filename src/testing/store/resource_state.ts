@@ -23,6 +23,8 @@ export interface StoredEvent {
 export interface ChangeListener {
   /** Called synchronously for each committed change. */
   offer(event: StoredEvent): void;
+  /** Ends it when its resource stops being served (a watch ends cleanly). */
+  close?(): void;
 }
 
 const SNAPSHOT_CACHE = 8;

@@ -9,6 +9,7 @@ import {
   type AnyResourceDescriptor,
   configmaps,
   coreEvents,
+  customresourcedefinitions,
   deployments,
   eventsV1,
   leases,
@@ -21,6 +22,7 @@ import { builtinFacts } from "../kinds/builtin_catalog.ts";
 import { crdServedResources, isCustomResourceDefinition } from "../kinds/custom_resources.ts";
 import { coreEventField, toCoreEvent, toEventsV1 } from "../kinds/event_conversion.ts";
 import { checkEvent } from "../kinds/event_validation.ts";
+import { checkCustomResourceDefinition } from "../kinds/crd_validation.ts";
 import { checkPrinterColumns, type PrinterColumn } from "../tables/printer_columns.ts";
 import { BUILTIN_GROUPS, tableConvertorFor } from "../tables/table_convertors.ts";
 import type { TableConvertor } from "../tables/table_convertor.ts";
@@ -62,6 +64,8 @@ export interface ResourceInfo {
   readonly table: TableConvertor;
   /** A custom resource's `openAPIV3Schema`, if given. */
   readonly schema?: Record<string, unknown>;
+  /** A custom resource's `additionalPrinterColumns`, if given. */
+  readonly printerColumns?: readonly PrinterColumn[];
   /** Set when it is served from another resource's storage. */
   readonly view?: StorageView;
   /** Kind-specific checks of a written object (throw a Status via `fail`), if any. */
@@ -110,6 +114,7 @@ function info(desc: AnyResourceDescriptor, o: InfoOptions = {}): ResourceInfo {
     builtin,
     table: tableConvertorFor(group, desc.kind, o.printerColumns),
     ...(o.schema === undefined ? {} : { schema: o.schema }),
+    ...(o.printerColumns === undefined ? {} : { printerColumns: o.printerColumns }),
     ...(o.view === undefined ? {} : { view: o.view }),
     ...(o.check === undefined ? {} : { check: o.check }),
   });
@@ -134,6 +139,7 @@ export const SERVED_RESOURCES: readonly ResourceInfo[] = Object.freeze([
   info(leases, { check: checkLease }),
   info(coreEvents, { check: (obj, name) => checkEvent(obj, name, "core", true) }),
   info(eventsV1, { view: EVENTS_VIEW }),
+  info(customresourcedefinitions, { check: checkCustomResourceDefinition }),
 ]);
 
 function checkStrings(value: unknown, at: string): void {
@@ -206,8 +212,14 @@ export function servedResources(extra: unknown): readonly ResourceInfo[] {
     ids.add(i.id);
     out.push(i);
   };
+  const crds = resourceId(customresourcedefinitions);
   extra.forEach((entry, i) => {
     const at = `options.resources[${i}]`;
+    // Served by default now; naming it (as one had to before) is not an error.
+    const desc = isRecord(entry) && isRecord(entry.resource) ? entry.resource : entry;
+    if (isRecord(desc) && typeof desc.resource === "string" && resourceId(desc as never) === crds) {
+      return;
+    }
     if (isCustomResourceDefinition(entry)) {
       for (const version of crdServedResources(entry, at)) {
         add(entryInfo(version.resource, at, version.view), at);
@@ -217,4 +229,14 @@ export function servedResources(extra: unknown): readonly ResourceInfo[] {
     add(entryInfo(servedResource(entry, at), at, undefined), at);
   });
   return Object.freeze(out);
+}
+
+/**
+ * The resources a stored CustomResourceDefinition (an item: no `kind`/`apiVersion` needed)
+ * serves, one per served version.
+ * @throws {TypeError} naming `at` and the bad field.
+ */
+export function crdInfos(crd: Record<string, unknown>, at: string): ResourceInfo[] {
+  const object = { ...crd, apiVersion: "apiextensions.k8s.io/v1" };
+  return crdServedResources(object, at).map((v) => entryInfo(v.resource, at, v.view));
 }
