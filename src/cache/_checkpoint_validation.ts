@@ -30,6 +30,78 @@ export const DEFAULT_CHECKPOINT_MAX_BYTES = 512 * 1024 * 1024;
 /** The top-level fields an object without `apiVersion` and `kind` may have in a checkpoint. */
 const UNTYPED_FIELDS: ReadonlySet<string> = new Set(["metadata", "spec", "status"]);
 
+const SPEC_STATUS = ["spec", "status"];
+const CORE_EVENT = [
+  "involvedObject",
+  "reason",
+  "message",
+  "source",
+  "firstTimestamp",
+  "lastTimestamp",
+  "count",
+  "type",
+  "eventTime",
+  "series",
+  "action",
+  "related",
+  "reportingComponent",
+  "reportingInstance",
+];
+const EVENT_V1 = [
+  "eventTime",
+  "series",
+  "reportingController",
+  "reportingInstance",
+  "action",
+  "reason",
+  "regarding",
+  "related",
+  "note",
+  "type",
+  "deprecatedSource",
+  "deprecatedFirstTimestamp",
+  "deprecatedLastTimestamp",
+  "deprecatedCount",
+];
+
+/**
+ * The top-level fields (besides `apiVersion`, `kind` and `metadata`) the objects of the built-in
+ * kinds have, by `apiVersion/kind`: an object of one of these kinds with another top-level field
+ * (a Secret's `data` and `type` on a Pod) is refused. Custom resources, whose fields the informer
+ * cannot know, are not checked here.
+ */
+const BUILTIN_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  ([
+    ["v1/Pod", SPEC_STATUS],
+    ["v1/Service", SPEC_STATUS],
+    ["v1/Namespace", SPEC_STATUS],
+    ["v1/Node", SPEC_STATUS],
+    ["v1/PersistentVolume", SPEC_STATUS],
+    ["v1/PersistentVolumeClaim", SPEC_STATUS],
+    ["v1/ReplicationController", SPEC_STATUS],
+    ["apps/v1/Deployment", SPEC_STATUS],
+    ["apps/v1/ReplicaSet", SPEC_STATUS],
+    ["apps/v1/StatefulSet", SPEC_STATUS],
+    ["apps/v1/DaemonSet", SPEC_STATUS],
+    ["batch/v1/Job", SPEC_STATUS],
+    ["batch/v1/CronJob", SPEC_STATUS],
+    ["networking.k8s.io/v1/Ingress", SPEC_STATUS],
+    ["apiextensions.k8s.io/v1/CustomResourceDefinition", SPEC_STATUS],
+    ["coordination.k8s.io/v1/Lease", ["spec"]],
+    ["v1/ConfigMap", ["data", "binaryData", "immutable"]],
+    ["v1/Secret", ["data", "stringData", "type", "immutable"]],
+    ["v1/ServiceAccount", ["secrets", "imagePullSecrets", "automountServiceAccountToken"]],
+    ["v1/Endpoints", ["subsets"]],
+    ["v1/Event", CORE_EVENT],
+    ["events.k8s.io/v1/Event", EVENT_V1],
+    ["meta.k8s.io/v1/PartialObjectMetadata", []],
+  ] as const).map(([k, fields]) => [k, new Set(["apiVersion", "kind", "metadata", ...fields])]),
+);
+
+/** The longest `metadata.name` (a DNS subdomain) and `metadata.namespace` (a DNS label). */
+const MAX_NAME_LENGTH = 253;
+const MAX_NAMESPACE_LENGTH = 63;
+
 /** What an informer resumes from: a resource version and objects, or a refusal. */
 export interface Resume<T> {
   /** Where to watch from; undefined when there is no checkpoint or it was refused. */
@@ -249,6 +321,27 @@ class JsonWalker {
 /** The metadata fields every cached object has, as non-empty strings. */
 const REQUIRED_METADATA = ["name", "uid", "resourceVersion"] as const;
 
+/**
+ * `[value, why]` when `value` cannot be a name the API server gave: a path segment kube-apiserver
+ * refuses (`.`, `..`, a `/` or `%`), or longer than `max`.
+ */
+function nameProblem(value: string, max: number): [string, string] | undefined {
+  if (value === "." || value === ".." || value.includes("/") || value.includes("%")) {
+    return [value, "the API server refuses (., .., or holding / or %)"];
+  }
+  if (value.length > max) return [value, `is longer than ${max} characters`];
+  return undefined;
+}
+
+/** Metadata fields that, when present, must have these shapes. */
+const METADATA_SHAPES: readonly (readonly [string, (value: unknown) => boolean, string])[] = [
+  ["labels", isStringMap, "a map of strings"],
+  ["annotations", isStringMap, "a map of strings"],
+  ["finalizers", (v) => Array.isArray(v) && v.every((f) => typeof f === "string"), "strings"],
+  ["ownerReferences", (v) => Array.isArray(v) && v.every(isRecord), "a list of objects"],
+  ["managedFields", (v) => Array.isArray(v) && v.every(isRecord), "a list of objects"],
+];
+
 /** Whether `value` is an object whose own values are all strings (labels, annotations). */
 function isStringMap(value: unknown): boolean {
   if (!isRecord(value)) return false;
@@ -261,6 +354,8 @@ class Selection {
   readonly #o: InformerSelection;
   readonly #apiVersion: string;
   readonly #kind: string;
+  /** The top-level fields of the informer's kind, when it is a built-in one. */
+  readonly #fieldsOfKind: ReadonlySet<string> | undefined;
   readonly #labels: LabelSelector | undefined;
   readonly #fields: FieldSelector | undefined;
 
@@ -273,6 +368,7 @@ class Selection {
     this.#o = o;
     this.#apiVersion = apiVersion;
     this.#kind = kind;
+    this.#fieldsOfKind = BUILTIN_FIELDS.get(`${apiVersion}/${kind}`);
     this.#labels = labels;
     this.#fields = fields;
   }
@@ -313,6 +409,16 @@ class Selection {
           : "has another kind than the informer's resource",
         path: "kind",
       };
+    } else if (this.#fieldsOfKind !== undefined) {
+      for (const key in object) {
+        if (Object.hasOwn(object, key) && !this.#fieldsOfKind.has(key)) {
+          return {
+            problem: "resource",
+            detail: `has a top-level field that a ${kind} does not have`,
+            path: key,
+          };
+        }
+      }
     }
     const meta = object.metadata;
     if (!isRecord(meta)) {
@@ -342,6 +448,25 @@ class Selection {
         path: "metadata.namespace",
       };
     }
+    const badName = nameProblem(meta.name as string, MAX_NAME_LENGTH) ??
+      (namespace ? nameProblem(namespace, MAX_NAMESPACE_LENGTH) : undefined);
+    if (badName !== undefined) {
+      return {
+        problem: "metadata",
+        detail: `has a ${badName[0] === meta.name ? "name" : "namespace"} that ${badName[1]}`,
+        path: badName[0] === meta.name ? "metadata.name" : "metadata.namespace",
+      };
+    }
+    for (const [field, ok, what] of METADATA_SHAPES) {
+      const value = meta[field];
+      if (value !== undefined && !ok(value)) {
+        return {
+          problem: "metadata",
+          detail: `has ${field} that are not ${what}`,
+          path: `metadata.${field}`,
+        };
+      }
+    }
     const wanted = this.#o.namespace ?? "";
     if (this.#o.resource.namespaced) {
       if (!namespace) {
@@ -366,13 +491,6 @@ class Selection {
       };
     }
     const labels = meta.labels;
-    if (labels !== undefined && !isStringMap(labels)) {
-      return {
-        problem: "metadata",
-        detail: "has labels that are not a map of strings",
-        path: "metadata.labels",
-      };
-    }
     if (
       this.#labels !== undefined &&
       !this.#labels.matches(labels as Record<string, string> | undefined)

@@ -10,10 +10,13 @@ import type { ErrorKind } from "../util/error_kind.ts";
  *   the wrong type), or not the shape one has (`objects` not an array, an empty resource
  *   version, an object that is not a JSON object, a value JSON cannot hold: a function, a
  *   cycle, nesting deeper than 1,000 levels);
- * - `metadata`: an object without a string `metadata.name`, `uid` and `resourceVersion`, or
- *   with a namespace (or labels) of the wrong type;
+ * - `metadata`: an object without a string `metadata.name`, `uid` and `resourceVersion`, with a
+ *   name or namespace the API server would refuse (`.`, `..`, a `/` or `%`, too long), or with a
+ *   namespace, labels, annotations, finalizers, owner references or managed fields of the wrong
+ *   type;
  * - `resource`: a checkpoint taken for another resource, or an object of another `apiVersion`
- *   or `kind` than the informer's resource, or without them;
+ *   or `kind` than the informer's resource, or without them, or with a top-level field its
+ *   built-in kind does not have (a Secret's `data` on a Pod);
  * - `namespace`: a checkpoint taken for another namespace, or an object outside the informer's
  *   namespace (or namespaced for a cluster-scoped resource, or the reverse);
  * - `selector`: a checkpoint taken with other selectors, or an object the informer's label or

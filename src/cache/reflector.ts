@@ -21,6 +21,7 @@ import type { ErrorContext, ErrorPhase } from "./error_context.ts";
 import { InitialEventsTimeoutError, WatchInactivityError } from "./reflector_errors.ts";
 import { objectKey } from "./object_key.ts";
 import { listAllPages } from "./list_pager.ts";
+import { typeMetaOf } from "./checkpoint.ts";
 import {
   backingOff,
   type InitialListMode,
@@ -125,6 +126,8 @@ const INIT: WatcherEvent<never> = Object.freeze({ type: "init" });
  */
 export class Reflector<T extends KubeObjectLike> {
   readonly #o: ReflectorOptions<T>;
+  /** The `apiVersion` and `kind` of the resource's objects. */
+  readonly #typeMeta: { apiVersion: string; kind: string };
   /** The one state; replaced (never changed) by the functions of `reflector_state.ts`. */
   #state: ListWatchState;
   readonly #pacer: RequestPacer;
@@ -149,6 +152,7 @@ export class Reflector<T extends KubeObjectLike> {
     this.#o = options;
     this.#state = initialState(options.initialList, options.resumeFrom);
     this.#metadataOnly = isMetadataOnly(options.resource);
+    this.#typeMeta = typeMetaOf(options.resource);
     this.#pacer = new RequestPacer(
       exponentialBackoff(options.clock, { random: options.random }),
     );
@@ -296,7 +300,14 @@ export class Reflector<T extends KubeObjectLike> {
     this.stats.lastActivityAt = o.clock.now();
     o.emit(INIT);
     let count = 0;
+    const typeMeta = this.#typeMeta;
     for (const item of objects) {
+      // A LIST's items carry no apiVersion and kind (watch events do): the cache gets them, so
+      // every cached object says what it is, however it arrived.
+      if (from === "list" && item.kind === undefined && item.apiVersion === undefined) {
+        (item as { apiVersion?: string }).apiVersion = typeMeta.apiVersion;
+        (item as { kind?: string }).kind = typeMeta.kind;
+      }
       const object = from === "list" ? this.#transform(item, "list") : item as T;
       if (object === undefined) continue;
       o.emit({ type: "init-apply", object });

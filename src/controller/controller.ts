@@ -85,8 +85,9 @@ function isAbortError(error: unknown, signal: AbortSignal): boolean {
  * 2. waits until every registration's `hasSynced()` is true (its `waitForSync` if it has one,
  *    else polling on the clock every `syncPollIntervalMs`);
  * 3. runs `workers` loops that take a key, call `reconcile(key, ctx)` and then: on success
- *    `forget` the key (or `addAfter` it when `requeueAfterMs` is returned), on error
- *    `addRateLimited` it and call `onError`; the key is always marked `done`.
+ *    `forget` the key (or `addAfter` it when `requeueAfterMs` is returned, or
+ *    `addRateLimited` it for `requeue: true`), on error `addRateLimited` it and call `onError`;
+ *    the key is always marked `done`.
  *
  * {@linkcode Controller.stop} (or aborting the start signal) stops taking keys at once; in-flight
  * reconciles get `shutdownGracePeriodMs` (default 0) before their `ctx.signal` aborts; once
@@ -554,8 +555,15 @@ export class Controller<O = unknown> implements AsyncDisposable {
       stopListening();
       link.release();
     }
-    const after = typeof result === "object" && result !== null ? result.requeueAfterMs : undefined;
-    if (after === undefined) {
+    const r = typeof result === "object" && result !== null ? result : undefined;
+    const after = r?.requeueAfterMs;
+    if (after === undefined || after === 0) {
+      if (after === 0 || r?.requeue === true) {
+        // As controller-runtime's Requeue: true: through the rate limiter, never hot.
+        outcome("requeue");
+        queue.addRateLimited(key);
+        return;
+      }
       outcome("success");
       queue.forget(key);
       return;
@@ -574,7 +582,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
       );
       return;
     }
-    outcome(after === 0 ? "requeue" : "requeue_after");
+    outcome("requeue_after");
     queue.forget(key);
     queue.addAfter(key, after);
   }

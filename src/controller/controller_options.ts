@@ -24,8 +24,11 @@ import type { ShardCoordinator } from "./shard_coordinator.ts";
 import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
 
 /**
- * What a reconcile function may return: `requeueAfterMs` schedules the key again after that
- * many milliseconds (its error backoff is reset), for periodic re-checks.
+ * What a reconcile function may return, as controller-runtime's `Result`: `requeueAfterMs`
+ * schedules the key again after that many milliseconds (its error backoff is reset), for
+ * periodic re-checks; `requeue: true` (or `requeueAfterMs: 0`) reconciles it again through the
+ * rate limiter, with the same growing per-key backoff as an error, so a reconcile that keeps
+ * asking never loops hot.
  *
  * @example
  * ```ts
@@ -33,11 +36,18 @@ import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
  * import assert from "node:assert/strict";
  * const again: ReconcileResult = { requeueAfterMs: 60_000 };
  * assert.equal(again.requeueAfterMs, 60_000);
+ * const soon: ReconcileResult = { requeue: true }; // not done yet: back off and come back
+ * assert.equal(soon.requeue, true);
  * ```
  */
 export interface ReconcileResult {
-  /** Reconcile the key again after this many milliseconds (0 = as soon as possible). */
+  /**
+   * Reconcile the key again after this many milliseconds; 0 is the same as `requeue: true`.
+   * Wins over `requeue` when above 0.
+   */
   requeueAfterMs?: number;
+  /** Reconcile the key again, after its rate limiter's per-key backoff. */
+  requeue?: boolean;
 }
 
 /**
@@ -65,7 +75,7 @@ export interface ReconcileContext {
 /**
  * How one reconcile ended, in controller-runtime's words (the `result` label of
  * `controller_runtime_reconcile_total`): `success`, `error` (it threw; retried with backoff),
- * `requeue` (`requeueAfterMs: 0`), `requeue_after` (`requeueAfterMs > 0`).
+ * `requeue` (`requeue: true` or `requeueAfterMs: 0`), `requeue_after` (`requeueAfterMs > 0`).
  *
  * @example
  * ```ts

@@ -107,13 +107,14 @@ export class Exposition {
     const key = formatLabels(labels, sort);
     const lines: string[] = [];
     let cumulative = 0;
+    // client_golang writes `le` after the series' own labels, whatever their names.
+    const bucket = (le: string): string =>
+      `${name}_bucket${key === "" ? `{le="${le}"}` : `${key.slice(0, -1)},le="${le}"}`}`;
     buckets.forEach((le, i) => {
       cumulative += counts[i] ?? 0;
-      lines.push(
-        `${name}_bucket${formatLabels({ ...labels, le: formatValue(le) }, sort)} ${cumulative}`,
-      );
+      lines.push(`${bucket(formatValue(le))} ${cumulative}`);
     });
-    lines.push(`${name}_bucket${formatLabels({ ...labels, le: "+Inf" }, sort)} ${count}`);
+    lines.push(`${bucket("+Inf")} ${count}`);
     lines.push(`${name}_sum${key} ${formatValue(sum)}`);
     lines.push(`${name}_count${key} ${count}`);
     family.lines.push({ sortKey: key, text: lines.join("\n") });

@@ -2,6 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, namespaces, pods } from "../../src/client/resource.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
+import { metadataOnly } from "../../src/client/metadata_only.ts";
 import { createInformer, type ErrorContext } from "../../src/cache/informer.ts";
 import { SharedInformerFactory } from "../../src/cache/factory.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
@@ -67,6 +68,25 @@ describe("informer: list, cache and listeners", () => {
     );
     assert.equal(inf.lister.namespace("a").get("p1")?.metadata.name, "p1");
     await e.close();
+  });
+
+  test("objects from the initial list carry apiVersion and kind, as watched ones do (a LIST's items have neither)", async () => {
+    const { e, inf, it } = await syncedOnP1();
+    const listed = inf.store.get("a/p1")!;
+    assert.equal(listed.apiVersion, "v1");
+    assert.equal(listed.kind, "Pod");
+    e.cluster.create(pods, pod("a", "p2"));
+    await take(it, (ev) => ev.type === "add");
+    assert.equal(inf.store.get("a/p2")!.kind, "Pod");
+    const meta = e.informer({ resource: metadataOnly(pods) });
+    meta.start();
+    await meta.waitForSync();
+    const partial = meta.store.get("a/p1")!;
+    assert.equal(partial.apiVersion, "meta.k8s.io/v1");
+    assert.equal(partial.kind, "PartialObjectMetadata");
+    await meta.stop();
+    await inf.stop();
+    await closed(e);
   });
 
   test("pages the list with limit/continue and keeps one resource version", async () => {

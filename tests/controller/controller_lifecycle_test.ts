@@ -138,6 +138,31 @@ describe("Controller", () => {
     assert.equal(clock.pendingTimers, 0, "the grace timer is cleared");
   });
 
+  test("requeue: true and requeueAfterMs: 0 come back through the rate limiter, never hot (as controller-runtime's Requeue)", async () => {
+    for (const result of [{ requeue: true }, { requeueAfterMs: 0 }] as ReconcileResult[]) {
+      const clock = new ManualClock(0);
+      const at: number[] = [];
+      const outcomes: ReconcileOutcome[] = [];
+      const controller = new Controller({
+        informers: [informerOf("again")],
+        clock,
+        onError: () => {},
+        metrics: { onReconcile: (outcome) => void outcomes.push(outcome) },
+        reconcile: () => {
+          at.push(clock.now());
+          return at.length < 50 ? result : undefined;
+        },
+      });
+      controller.start();
+      await clock.advance(1_000);
+      // The default limiter backs off 5 ms, 10 ms, 20 ms ...: a handful in a second, not 50 at once.
+      assert.ok(at.length >= 3 && at.length <= 12, `${at.length} reconciles in 1 s`);
+      assert.ok(at.every((t, i) => i === 0 || t > at[i - 1]!), "each one later than the last");
+      assert.deepEqual(new Set(outcomes), new Set(["requeue"]));
+      await controller.stop();
+    }
+  });
+
   test("metrics hooks see every outcome and the busy workers", async () => {
     const clock = new ManualClock(0);
     const outcomes: [ReconcileOutcome, number][] = [];

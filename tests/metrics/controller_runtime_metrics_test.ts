@@ -226,17 +226,17 @@ describe("controllerRuntimeMetrics", () => {
     const latency = sample("workqueue_queue_duration_seconds");
     assert.ok(
       latency.includes(
-        'workqueue_queue_duration_seconds_bucket{controller="widgets",le="0.001",name="widgets"} 3',
+        'workqueue_queue_duration_seconds_bucket{controller="widgets",name="widgets",le="0.001"} 3',
       ),
     );
     assert.ok(
       latency.includes(
-        'workqueue_queue_duration_seconds_bucket{controller="widgets",le="1",name="widgets"} 3',
+        'workqueue_queue_duration_seconds_bucket{controller="widgets",name="widgets",le="1"} 3',
       ),
     );
     assert.ok(
       latency.includes(
-        'workqueue_queue_duration_seconds_bucket{controller="widgets",le="10",name="widgets"} 4',
+        'workqueue_queue_duration_seconds_bucket{controller="widgets",name="widgets",le="10"} 4',
       ),
     );
     assert.ok(
