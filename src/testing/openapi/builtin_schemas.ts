@@ -5,7 +5,7 @@
  * described field by field; so are `Pod`, `PodTemplate`, `ReplicationController`, `Service`,
  * `Endpoints`, `Node`, `PersistentVolume`, `PersistentVolumeClaim`, `Deployment`, `ReplicaSet`,
  * `StatefulSet`, `DaemonSet`, `Job`, `CronJob` and `Ingress` (`_pod_types.ts`,
- * `_workload_types.ts`), except for nested parts left open on purpose (the rarer volume sources,
+ * `_workload_types.ts`, `_service_types.ts`), except for nested parts left open on purpose (the rarer volume sources,
  * affinity terms, pod failure policies, node config): those accept any field, so a valid
  * manifest is never refused. Other built-in kinds are described in their `metadata` only (their
  * other fields are accepted as they come: `x-kubernetes-preserve-unknown-fields`), or, for kinds
@@ -17,6 +17,7 @@
 import { fieldDescription } from "./_field_descriptions.ts";
 import { POD_TYPES } from "./_pod_types.ts";
 import { SchemaCompiler, sharedComponents, type TypeDef } from "./_schema_dsl.ts";
+import { SERVICE_TYPES } from "./_service_types.ts";
 import { DESCRIBED_KINDS, WORKLOAD_TYPES } from "./_workload_types.ts";
 
 /** An OpenAPI v3 schema object (JSON). */
@@ -299,7 +300,7 @@ let shared: SchemaCompiler | undefined;
 function compiler(): SchemaCompiler {
   if (shared === undefined) {
     const types = new Map<string, TypeDef>();
-    for (const table of [POD_TYPES, WORKLOAD_TYPES]) {
+    for (const table of [POD_TYPES, WORKLOAD_TYPES, SERVICE_TYPES]) {
       for (const [name, t] of Object.entries(table)) {
         if (types.has(name)) throw new Error(`type ${name} defined twice`);
         types.set(name, t);
