@@ -141,7 +141,6 @@ export const SERVICE_TYPES: Readonly<Record<string, TypeDef>> = {
     conditions: "[NodeCondition@type]",
     config: "open",
     daemonEndpoints: "open",
-    declaredFeatures: "[string]",
     features: "open",
     images: "[open]",
     nodeInfo: "NodeSystemInfo",
