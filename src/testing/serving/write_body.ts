@@ -108,8 +108,9 @@ function strictError(target: WriteTarget, kind: Kind, errors: readonly string[])
 }
 
 /**
- * Server-side apply's answer to fields its schema does not declare, whatever `fieldValidation`
- * says (its typed conversion of the patch fails): a 500 with no reason, as kube-apiserver gives
+ * Server-side apply's answer to fields its schema does not declare (its typed conversion of the
+ * patch fails, for a built-in kind whatever `fieldValidation` says): a 500 with no reason, as
+ * kube-apiserver gives
  * an error that is not a Status (kubectl prints `Error from server: failed to create typed
  * patch object (default/web; apps/v1, Kind=Deployment): .spec.replica: field not declared in
  * schema`).
@@ -220,7 +221,12 @@ export async function prepareWrite(
       components,
       kind === "merge" ? "patch" : "object",
     );
-    if (kind === "apply" && found.applyPaths.length > 0) {
+    // A built-in kind's typed conversion refuses unknown fields whatever fieldValidation says;
+    // for a custom resource the simulator keeps that to Strict (Warn and Ignore drop them).
+    if (
+      kind === "apply" && found.applyPaths.length > 0 &&
+      (target.info.builtin || mode === "Strict")
+    ) {
       applyError(request, target, body, found.applyPaths);
     }
     const duplicates = kind === "apply" && !/^\s*[{[]/.test(text) ? [] : duplicateFields(text);
