@@ -262,7 +262,7 @@ describe("kubectl apply against the simulated cluster", {
         /^Warning: unknown field "spec\.template\.spec\.containers\[0\]\.imagee"$/m,
       );
       const stored = c.get(deployments, { namespace: "default", name: "web" })!;
-      assert.equal(stored.spec?.replicas, undefined);
+      assert.equal((stored.spec as { replicas?: number }).replicas, undefined);
       await kubectl(["delete", "deployment", "web"]);
 
       // Spelt right, it is created and re-applied (a strategic merge patch kubectl computes
@@ -278,7 +278,11 @@ describe("kubectl apply against the simulated cluster", {
       ]);
       assert.match(again.stdout, /^deployment\.apps\/web configured$/m);
       assert.equal(again.stderr, "");
-      assert.equal(c.get(deployments, { namespace: "default", name: "web" })?.spec?.replicas, 3);
+      assert.equal(
+        (c.get(deployments, { namespace: "default", name: "web" })?.spec as { replicas?: number })
+          .replicas,
+        3,
+      );
 
       const containers = await kubectl(["explain", "pods.spec.containers"]);
       assert.match(containers.stdout, /^FIELD: containers <\[\]Container>$/m);
