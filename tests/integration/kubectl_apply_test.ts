@@ -198,4 +198,104 @@ describe("kubectl apply against the simulated cluster", {
       await close();
     }
   });
+  test("built-in kinds are validated at any depth: Strict refuses a misspelt nested field, --validate=warn warns, server-side apply names it; explain walks pods and deployments", async () => {
+    const { c, run, kubectl, file, close } = await setupKubectl();
+    try {
+      const deployment = (replicas: string, image: string) =>
+        [
+          "apiVersion: apps/v1",
+          "kind: Deployment",
+          "metadata:",
+          "  name: web",
+          "spec:",
+          `  ${replicas}: 2`,
+          "  selector:",
+          "    matchLabels:",
+          "      app: web",
+          "  strategy:",
+          "    rollingUpdate:",
+          "      maxSurge: 25%",
+          "      maxUnavailable: 0",
+          "  template:",
+          "    metadata:",
+          "      labels:",
+          "        app: web",
+          "    spec:",
+          "      containers:",
+          "      - name: nginx",
+          `        ${image}: nginx:1.27`,
+          "        ports:",
+          "        - containerPort: 80",
+          "        resources:",
+          "          limits:",
+          "            cpu: 1",
+          "            memory: 128Mi",
+          "        readinessProbe:",
+          "          httpGet:",
+          "            path: /",
+          "            port: 80",
+          "",
+        ].join("\n");
+      const bad = await file("bad-deploy.yaml", deployment("replica", "imagee"));
+      const refused = await run(["apply", "-f", bad]);
+      assert.notEqual(refused.code, 0);
+      assert.equal(
+        refused.stderr.trim(),
+        `Error from server (BadRequest): error when creating "${bad}": Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.replica", unknown field "spec.template.spec.containers[0].imagee"`,
+      );
+      assert.equal(c.list(deployments).length, 0);
+
+      const ssa = await run(["apply", "--server-side", "-f", bad]);
+      assert.notEqual(ssa.code, 0);
+      assert.equal(
+        ssa.stderr.trim(),
+        "Error from server: failed to create typed patch object (default/web; apps/v1, Kind=Deployment): errors:\n" +
+          "  .spec.replica: field not declared in schema\n" +
+          '  .spec.template.spec.containers[name="nginx"].imagee: field not declared in schema',
+      );
+
+      const warned = await kubectl(["apply", "--validate=warn", "-f", bad]);
+      assert.match(warned.stdout, /^deployment\.apps\/web created$/m);
+      assert.match(warned.stderr, /^Warning: unknown field "spec\.replica"$/m);
+      assert.match(
+        warned.stderr,
+        /^Warning: unknown field "spec\.template\.spec\.containers\[0\]\.imagee"$/m,
+      );
+      const stored = c.get(deployments, { namespace: "default", name: "web" })!;
+      assert.equal((stored.spec as { replicas?: number }).replicas, undefined);
+      await kubectl(["delete", "deployment", "web"]);
+
+      // Spelt right, it is created and re-applied (a strategic merge patch kubectl computes
+      // from its own types) without a word.
+      const good = await file("deploy.yaml", deployment("replicas", "image"));
+      const created = await kubectl(["apply", "-f", good]);
+      assert.match(created.stdout, /^deployment\.apps\/web created$/m);
+      assert.equal(created.stderr, "");
+      const again = await kubectl([
+        "apply",
+        "-f",
+        await file("deploy2.yaml", deployment("replicas", "image").replace("2\n", "3\n")),
+      ]);
+      assert.match(again.stdout, /^deployment\.apps\/web configured$/m);
+      assert.equal(again.stderr, "");
+      assert.equal(
+        (c.get(deployments, { namespace: "default", name: "web" })?.spec as { replicas?: number })
+          .replicas,
+        3,
+      );
+
+      const containers = await kubectl(["explain", "pods.spec.containers"]);
+      assert.match(containers.stdout, /^FIELD: containers <\[\]Container>$/m);
+      assert.match(containers.stdout, /^ {2}image\t<string>$/m);
+      const replicas = await kubectl(["explain", "deploy.spec.replicas"]);
+      assert.match(replicas.stdout, /^FIELD: replicas <integer>$/m);
+      assert.match(replicas.stdout, /Number of desired pods/);
+      const pod = await kubectl(["explain", "pods"]);
+      assert.match(pod.stdout, /^ {2}spec\t<PodSpec>$/m);
+      const port = await kubectl(["explain", "pods.spec.containers.livenessProbe.httpGet.port"]);
+      assert.match(port.stdout, /^FIELD: port <IntOrString>$/m);
+    } finally {
+      await close();
+    }
+  });
 });

@@ -105,7 +105,10 @@ describe("SimulatedCluster request limits", () => {
     const c = new SimulatedCluster();
     c.create(pods, { metadata: { name: "p", namespace: "default" } });
     const pod = (depth: number) =>
-      `{"metadata":{"name":"d${depth}"},"spec":${deepText(depth - 1)}}`;
+      // Nested where a pod's schema accepts anything (affinity terms), so nothing is pruned.
+      `{"metadata":{"name":"d${depth}"},"spec":{"affinity":{"nodeAffinity":${
+        deepText(depth - 3)
+      }}}}`;
     const ok = await call(c, "POST", "/api/v1/namespaces/default/pods", pod(1000));
     assert.equal(ok.status, 201);
     for (const depth of [1001, 100_000]) {
@@ -118,7 +121,7 @@ describe("SimulatedCluster request limits", () => {
       c,
       "PATCH",
       "/api/v1/namespaces/default/pods/p",
-      `{"spec":${deepText(1000)}}`,
+      `{"spec":{"affinity":{"nodeAffinity":${deepText(998)}}}}`,
       "application/merge-patch+json",
     );
     assert.equal(merge.status, 400);
@@ -126,7 +129,7 @@ describe("SimulatedCluster request limits", () => {
       c,
       "PATCH",
       "/api/v1/namespaces/default/pods/p",
-      `[{"op":"add","path":"/spec","value":${deepText(1000)}}]`,
+      `[{"op":"add","path":"/spec","value":{"affinity":{"nodeAffinity":${deepText(998)}}}}]`,
       "application/json-patch+json",
     );
     assert.equal(jsonPatch.status, 400);
@@ -183,8 +186,12 @@ describe("SimulatedCluster request limits", () => {
     assert.deepEqual(c.list(pods), []);
 
     // A JSON patch of a valid body can still build a deeper object: the store checks the result.
-    c.create(pods, { metadata: { name: "p", namespace: "default" }, spec: deepObject(40) });
-    const path = "/x".repeat(39);
+    // (Nested where a pod's schema accepts anything, affinity terms, so nothing is pruned.)
+    c.create(pods, {
+      metadata: { name: "p", namespace: "default" },
+      spec: { affinity: { nodeAffinity: deepObject(38) } },
+    });
+    const path = "/affinity/nodeAffinity" + "/x".repeat(37);
     const res = await call(
       c,
       "PATCH",

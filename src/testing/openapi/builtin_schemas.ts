@@ -1,21 +1,32 @@
 /**
- * The OpenAPI v3 schemas the simulated cluster publishes for built-in kinds. Small on purpose,
- * and truthful for what they cover: `ObjectMeta` (with the merge keys of `ownerReferences` and
- * `finalizers`) and the whole of `ConfigMap`, `Secret`, `Namespace`, `ServiceAccount`, `Lease`
- * and both Event kinds are described field by field; every other built-in kind is described in
- * its `metadata` only (its other fields are accepted as they come:
- * `x-kubernetes-preserve-unknown-fields`), or, for kinds that have nothing besides `spec` and
- * `status`, in its metadata and its top level (a stray top-level field is unknown; `spec` and
- * `status` are open), so server-side field validation reports unknown fields only where a
- * schema describes them.
+ * The OpenAPI v3 schemas the simulated cluster publishes for built-in kinds. Truthful for what
+ * they cover: `ObjectMeta` (with the merge keys of `ownerReferences` and `finalizers`) and the
+ * whole of `ConfigMap`, `Secret`, `Namespace`, `ServiceAccount`, `Lease` and both Event kinds are
+ * described field by field; so are `Pod`, `PodTemplate`, `ReplicationController`, `Service`,
+ * `Endpoints`, `Node`, `PersistentVolume`, `PersistentVolumeClaim`, `Deployment`, `ReplicaSet`,
+ * `StatefulSet`, `DaemonSet`, `Job`, `CronJob` and `Ingress` (`_pod_types.ts`,
+ * `_workload_types.ts`, `_service_types.ts`), except for nested parts left open on purpose (the rarer volume sources,
+ * affinity terms, pod failure policies, node config): those accept any field, so a valid
+ * manifest is never refused. Other built-in kinds are described in their `metadata` only (their
+ * other fields are accepted as they come: `x-kubernetes-preserve-unknown-fields`), or, for kinds
+ * that have nothing besides `spec` and `status`, in their metadata and top level. Server-side
+ * field validation reports unknown fields only where a schema describes them.
  * @module
  */
 
-/** An OpenAPI v3 schema object (JSON). */
-export type Schema = Record<string, unknown>;
+import { fieldDescription } from "./_field_descriptions.ts";
+import { POD_TYPES } from "./_pod_types.ts";
+import {
+  type Components,
+  type Schema,
+  SchemaCompiler,
+  sharedComponents,
+  type TypeDef,
+} from "./_schema_dsl.ts";
+import { SERVICE_TYPES } from "./_service_types.ts";
+import { DESCRIBED_KINDS, WORKLOAD_TYPES } from "./_workload_types.ts";
 
-/** Component schemas by name. */
-export type Components = Record<string, Schema>;
+export type { Components, Schema } from "./_schema_dsl.ts";
 
 const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const CORE = "io.k8s.api.core.v1";
@@ -276,29 +287,58 @@ function envelope(): Record<string, Schema> {
  * there, while `spec` and `status` stay open.
  */
 const SPEC_AND_STATUS: ReadonlySet<string> = new Set([
-  "/Pod",
-  "/Service",
-  "/ReplicationController",
-  "/Node",
-  "/PersistentVolume",
-  "/PersistentVolumeClaim",
   "/LimitRange",
   "/ResourceQuota",
-  "apps/Deployment",
-  "apps/ReplicaSet",
-  "apps/StatefulSet",
-  "apps/DaemonSet",
-  "batch/Job",
-  "batch/CronJob",
   "autoscaling/HorizontalPodAutoscaler",
-  "networking.k8s.io/Ingress",
   "networking.k8s.io/IngressClass",
   "networking.k8s.io/NetworkPolicy",
   "policy/PodDisruptionBudget",
   "apiextensions.k8s.io/CustomResourceDefinition",
 ]);
 
-/** Whether a built-in kind is described field by field (else only at its top level). */
+let shared: SchemaCompiler | undefined;
+
+/** The compiler of the pod and workload types (made once). */
+function compiler(): SchemaCompiler {
+  if (shared === undefined) {
+    const types = new Map<string, TypeDef>();
+    for (const table of [POD_TYPES, WORKLOAD_TYPES, SERVICE_TYPES]) {
+      for (const [name, t] of Object.entries(table)) {
+        if (types.has(name)) throw new Error(`type ${name} defined twice`);
+        types.set(name, t);
+      }
+    }
+    shared = new SchemaCompiler(types, fieldDescription);
+  }
+  return shared;
+}
+
+const KIND_DOCS: Readonly<Record<string, string>> = {
+  Pod:
+    "Pod is a collection of containers that can run on a host. This resource is created by clients and scheduled onto hosts.",
+  PodTemplate: "PodTemplate describes a template for creating copies of a predefined pod.",
+  ReplicationController:
+    "ReplicationController represents the configuration of a replication controller.",
+  Service:
+    "Service is a named abstraction of software service (for example, mysql) consisting of local port (for example 3306) that the proxy listens on, and the selector that determines which pods will answer requests sent through the proxy.",
+  Endpoints: "Endpoints is a collection of endpoints that implement the actual service.",
+  Node: "Node is a worker node in Kubernetes.",
+  PersistentVolume: "PersistentVolume (PV) is a storage resource provisioned by an administrator.",
+  PersistentVolumeClaim:
+    "PersistentVolumeClaim is a user's request for and claim to a persistent volume",
+  Deployment: "Deployment enables declarative updates for Pods and ReplicaSets.",
+  ReplicaSet:
+    "ReplicaSet ensures that a specified number of pod replicas are running at any given time.",
+  StatefulSet:
+    "StatefulSet represents a set of pods with consistent identities (network and storage).",
+  DaemonSet: "DaemonSet represents the configuration of a daemon set.",
+  Job: "Job represents the configuration of a single job.",
+  CronJob: "CronJob represents the configuration of a single cron job.",
+  Ingress:
+    "Ingress is a collection of rules that allow inbound connections to reach the endpoints defined by a backend.",
+};
+
+/** Whether a built-in kind is described field by field with nothing left open. */
 export function isFullyDescribed(group: string, version: string, kind: string): boolean {
   return Object.hasOwn(DESCRIBED, `${group}/${version}/${kind}`);
 }
@@ -313,7 +353,26 @@ export function builtinSchema(
   kind: string,
 ): { schema: Schema; components: Components } {
   const gvk = { "x-kubernetes-group-version-kind": [{ group, kind, version }] };
-  const described = DESCRIBED[`${group}/${version}/${kind}`];
+  const typed = Object.hasOwn(DESCRIBED_KINDS, `${group}/${version}/${kind}`)
+    ? DESCRIBED_KINDS[`${group}/${version}/${kind}`]
+    : undefined;
+  if (typed !== undefined) {
+    const c = compiler();
+    const properties: Record<string, Schema> = {};
+    const components: Components = sharedComponents();
+    for (const [field, spec] of Object.entries(typed)) {
+      properties[field] = c.spec(spec, fieldDescription(kind, field));
+      const name = spec.replace(/^\[/, "").replace(/\]$/, "");
+      Object.assign(components, c.components(name));
+    }
+    return {
+      schema: object({ ...envelope(), ...properties }, { description: KIND_DOCS[kind], ...gvk }),
+      components,
+    };
+  }
+  const described = Object.hasOwn(DESCRIBED, `${group}/${version}/${kind}`)
+    ? DESCRIBED[`${group}/${version}/${kind}`]
+    : undefined;
   if (described !== undefined) {
     const { properties, components } = described();
     return { schema: object({ ...envelope(), ...properties }, gvk), components };

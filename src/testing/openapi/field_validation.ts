@@ -5,7 +5,7 @@
  * schema says `x-kubernetes-preserve-unknown-fields`, anything goes.
  * @module
  */
-import { isRecord } from "../../util/values.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import { setOwn } from "../store/own_properties.ts";
 import type { Components, Schema } from "./builtin_schemas.ts";
 
@@ -38,8 +38,30 @@ export interface Pruned {
   readonly unknown: readonly string[];
   /** The same fields as JSON pointers (`/spec/containers/0/foo`). */
   readonly pointers: readonly string[];
+  /**
+   * The unknown fields as server-side apply names them (structured-merge-diff paths: a map
+   * list's item by its keys, `.spec.containers[name="app"].foo`; a set's by its value), at most
+   * one per object, as its typed conversion stops at an object's first unknown field.
+   */
+  readonly applyPaths: readonly string[];
   /** The value with those fields removed (the input itself when there were none). */
   readonly value: unknown;
+}
+
+/** A list item as structured-merge-diff names it: by its keys, its value (sets) or its index. */
+function itemElement(list: Schema, item: unknown, index: number): string {
+  const type = list["x-kubernetes-list-type"];
+  const keys = list["x-kubernetes-list-map-keys"];
+  if (type === "map" && Array.isArray(keys) && isRecord(item)) {
+    const parts = keys
+      .filter((k): k is string => typeof k === "string" && Object.hasOwn(item, k))
+      .map((k) => `${k}=${JSON.stringify(item[k])}`);
+    if (parts.length > 0) return `[${parts.join(",")}]`;
+  }
+  if (type === "set" && (item === null || typeof item !== "object")) {
+    return `[=${JSON.stringify(item)}]`;
+  }
+  return `[${index}]`;
 }
 
 function join(path: string, key: string): string {
@@ -59,7 +81,14 @@ export function pruneUnknownFields(
 ): Pruned {
   const unknown: string[] = [];
   const pointers: string[] = [];
-  const walk = (v: unknown, s: Schema | undefined, path: string, ptr: string): unknown => {
+  const applyPaths: string[] = [];
+  const walk = (
+    v: unknown,
+    s: Schema | undefined,
+    path: string,
+    ptr: string,
+    smd: string,
+  ): unknown => {
     const r = resolve(s, components);
     if (r === undefined || v === null) return v;
     if (Array.isArray(v)) {
@@ -67,7 +96,13 @@ export function pruneUnknownFields(
       if (items === undefined) return v;
       let changed = false;
       const out = v.map((item, i) => {
-        const next = walk(item, items, `${path}[${i}]`, pointer(ptr, i));
+        const next = walk(
+          item,
+          items,
+          `${path}[${i}]`,
+          pointer(ptr, i),
+          smd + itemElement(r, item, i),
+        );
         if (next !== item) changed = true;
         return next;
       });
@@ -81,6 +116,7 @@ export function pruneUnknownFields(
     const isObject = r.type === "object" || properties !== undefined || additional !== undefined;
     if (!isObject) return v;
     let out: Record<string, unknown> | undefined;
+    let reported = false;
     const keys = Object.keys(v);
     keys.forEach((key, index) => {
       const child = v[key];
@@ -89,7 +125,7 @@ export function pruneUnknownFields(
       if (mode === "patch" && key.startsWith("$")) {
         // A strategic merge patch directive ($patch, $setElementOrder/..., $retainKeys): not a field.
       } else if (properties !== undefined && Object.hasOwn(properties, key)) {
-        next = walk(child, properties[key], join(path, key), pointer(ptr, key));
+        next = walk(child, properties[key], join(path, key), pointer(ptr, key), `${smd}.${key}`);
       } else if (embedded && (key === "apiVersion" || key === "kind")) {
         // An embedded resource's type fields.
       } else if (embedded && key === "metadata") {
@@ -100,14 +136,23 @@ export function pruneUnknownFields(
           },
           join(path, key),
           pointer(ptr, key),
+          `${smd}.${key}`,
         );
       } else if (isRecord(additional)) {
-        next = walk(child, additional as Schema, join(path, key), pointer(ptr, key));
+        next = walk(
+          child,
+          additional as Schema,
+          join(path, key),
+          pointer(ptr, key),
+          `${smd}.${key}`,
+        );
       } else if (additional === true || preserve) {
         // Kept as it is.
       } else {
         unknown.push(join(path, key));
         pointers.push(pointer(ptr, key));
+        if (!reported) applyPaths.push(`${smd}.${key}`);
+        reported = true;
         drop = true;
       }
       if (drop || next !== child) {
@@ -119,8 +164,8 @@ export function pruneUnknownFields(
     });
     return out ?? v;
   };
-  const pruned = walk(value, schema, "", "");
-  return { unknown, pointers, value: pruned };
+  const pruned = walk(value, schema, "", "", "");
+  return { unknown, pointers, applyPaths, value: pruned };
 }
 
 /**
@@ -129,6 +174,56 @@ export function pruneUnknownFields(
  */
 export function duplicateFields(text: string): string[] {
   const found: string[] = [];
+  scanFields(text, (path, duplicate) => {
+    if (duplicate) found.push(path);
+  });
+  return found;
+}
+
+/**
+ * The strict decoding errors of a JSON body (`unknown field "spec.replica"`, `duplicate field
+ * "metadata.name"`), ordered as kube-apiserver orders them: for a built-in kind (`typed`) in
+ * document order, a field both unknown and given twice reported once as unknown (its decoder
+ * reports as it reads); for a custom resource every duplicate first, then every unknown field.
+ * `unknown` are the paths {@linkcode pruneUnknownFields} found in the body `text` decodes to.
+ */
+export function fieldErrors(
+  text: string,
+  unknown: readonly string[],
+  duplicates: readonly string[],
+  typed: boolean,
+): string[] {
+  const quote = describeValue;
+  if (!typed || !/^\s*\{/.test(text)) {
+    return [
+      ...duplicates.map((p) => `duplicate field ${quote(p)}`),
+      ...unknown.map((p) => `unknown field ${quote(p)}`),
+    ];
+  }
+  const all = new Set(unknown);
+  const pending = new Set(unknown);
+  const out: string[] = [];
+  // Whether `path` is an unknown field or inside one (its value is skipped, not decoded).
+  const skipped = (path: string) => {
+    if (all.has(path)) return true;
+    for (let i = 0; i < path.length; i++) {
+      if ((path[i] === "." || path[i] === "[") && all.has(path.slice(0, i))) return true;
+    }
+    return false;
+  };
+  scanFields(text, (path, duplicate) => {
+    if (pending.delete(path)) out.push(`unknown field ${quote(path)}`);
+    else if (duplicate && (all.size === 0 || !skipped(path))) {
+      out.push(`duplicate field ${quote(path)}`);
+    }
+  });
+  // Anything the scan did not meet (a body that is not valid JSON): at the end.
+  for (const p of pending) out.push(`unknown field ${quote(p)}`);
+  return out;
+}
+
+/** Calls `visit` for every field of a JSON text, in document order, with its path. */
+function scanFields(text: string, visit: (path: string, duplicate: boolean) => void): void {
   let at = 0;
   const ws = () => {
     while (at < text.length && " \t\n\r".includes(text[at]!)) at++;
@@ -162,7 +257,7 @@ export function duplicateFields(text: string): string[] {
         if (text[at] !== '"') throw new SyntaxError("expected a key");
         const key = string();
         const full = join(path, key);
-        if (seen.has(key)) found.push(full);
+        visit(full, seen.has(key));
         seen.add(key);
         ws();
         if (text[at] !== ":") throw new SyntaxError("expected ':'");
@@ -206,5 +301,4 @@ export function duplicateFields(text: string): string[] {
   } catch {
     // Not valid JSON: the body parser answers that.
   }
-  return found;
 }

@@ -13,7 +13,7 @@ import { parseYaml } from "../../config/yaml/parse_yaml.ts";
 import { describeValue, isRecord, messageOf } from "../../util/values.ts";
 import { unservable } from "../store/servable_json.ts";
 import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
-import { duplicateFields, pruneUnknownFields } from "../openapi/field_validation.ts";
+import { duplicateFields, fieldErrors, pruneUnknownFields } from "../openapi/field_validation.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
 import { jsonPatch } from "../writes/json_patch.ts";
 import { type BodyLimits, readBodyText } from "./request_body.ts";
@@ -135,33 +135,49 @@ function parseObjectYaml(text: string, limits: BodyLimits): unknown {
   return value;
 }
 
-function strictError(
-  target: WriteTarget,
-  kind: Kind,
-  unknown: string[],
-  duplicates: string[],
-): never {
+function strictError(target: WriteTarget, kind: Kind, errors: readonly string[]): never {
   const info = target.info;
-  const group = info.desc.group ?? "";
-  if (kind === "apply") {
-    fail(badRequest(
-      `failed to create typed patch object (${group}/${info.desc.version}, Kind=${info.desc.kind}): ${
-        unknown.map((p) => `.${p}: field not declared in schema`).join(", ")
-      }`,
-    ));
-  }
-  const errors = [
-    ...unknown.map((p) => `unknown field ${describeValue(p)}`),
-    ...duplicates.map((p) => `duplicate field ${describeValue(p)}`),
-  ].join(", ");
+  const list = errors.join(", ");
   if (kind === "object") {
     fail(badRequest(
       `${info.desc.kind} in version ${
         describeValue(info.desc.version)
-      } cannot be handled as a ${info.desc.kind}: strict decoding error: ${errors}`,
+      } cannot be handled as a ${info.desc.kind}: strict decoding error: ${list}`,
     ));
   }
-  fail(badRequest(`strict decoding error: ${errors}`));
+  fail(badRequest(`strict decoding error: ${list}`));
+}
+
+/**
+ * Server-side apply's answer to fields its schema does not declare (its typed conversion of the
+ * patch fails, for a built-in kind whatever `fieldValidation` says): a 500 with no reason, as
+ * kube-apiserver gives
+ * an error that is not a Status (kubectl prints `Error from server: failed to create typed
+ * patch object (default/web; apps/v1, Kind=Deployment): .spec.replica: field not declared in
+ * schema`).
+ */
+function applyError(
+  request: Request,
+  target: WriteTarget,
+  body: Record<string, unknown>,
+  paths: readonly string[],
+): never {
+  const info = target.info;
+  const metadata = isRecord(body.metadata) ? body.metadata : {};
+  const text = (v: unknown) => typeof v === "string" ? v : "";
+  const inPath = /\/namespaces\/([^/]+)\//.exec(new URL(request.url).pathname)?.[1] ?? "";
+  const namespace = text(metadata.namespace) || (info.desc.namespaced ? inPath : "");
+  const where = `${namespace}/${text(metadata.name) || target.name || ""}`;
+  const errors = paths.map((p) => `${p}: field not declared in schema`);
+  const message = `failed to create typed patch object (${where}; ${
+    info.desc.group ?? ""
+  }/${info.desc.version}, Kind=${info.desc.kind}): ${
+    errors.length === 1 ? errors[0] : ["errors:", ...errors.map((e) => `  ${e}`)].join("\n")
+  }`;
+  const s = status(500, "", message);
+  delete s.reason;
+  delete s.details;
+  fail(s);
 }
 
 /** JSON patch operations with their paths' first segment renamed to stored names. */
@@ -236,14 +252,9 @@ export async function prepareWrite(
     }
     if (isRecord(result)) {
       const found = pruneUnknownFields(result, schema, components, "object");
-      const duplicates = duplicateFields(text);
-      if (mode === "Strict" && (found.unknown.length > 0 || duplicates.length > 0)) {
-        strictError(target, kind, [...found.unknown], duplicates);
-      }
-      if (mode === "Warn") {
-        for (const p of found.unknown) warnings.push(`unknown field ${describeValue(p)}`);
-        for (const p of duplicates) warnings.push(`duplicate field ${describeValue(p)}`);
-      }
+      const errors = fieldErrors(text, found.unknown, duplicateFields(text), false);
+      if (mode === "Strict" && errors.length > 0) strictError(target, kind, errors);
+      if (mode === "Warn") warnings.push(...errors);
       if (found.pointers.length > 0) {
         body = [...body, ...found.pointers.map((path) => ({ op: "remove", path }))];
         changed = true;
@@ -258,17 +269,20 @@ export async function prepareWrite(
       components,
       kind === "merge" ? "patch" : "object",
     );
+    // A built-in kind's typed conversion refuses unknown fields whatever fieldValidation says;
+    // for a custom resource the simulator keeps that to Strict (Warn and Ignore drop them).
+    if (
+      kind === "apply" && found.applyPaths.length > 0 &&
+      (target.info.builtin || mode === "Strict")
+    ) {
+      applyError(request, target, body, found.applyPaths);
+    }
     const duplicates = yaml || (kind === "apply" && !/^\s*[{[]/.test(text))
       ? []
       : duplicateFields(text);
-    const unknown = [...found.unknown];
-    if (mode === "Strict" && (unknown.length > 0 || duplicates.length > 0)) {
-      strictError(target, kind, unknown, duplicates);
-    }
-    if (mode === "Warn") {
-      for (const p of unknown) warnings.push(`unknown field ${describeValue(p)}`);
-      for (const p of duplicates) warnings.push(`duplicate field ${describeValue(p)}`);
-    }
+    const errors = fieldErrors(text, found.unknown, duplicates, target.info.builtin);
+    if (mode === "Strict" && errors.length > 0) strictError(target, kind, errors);
+    if (mode === "Warn") warnings.push(...errors);
     if (found.value !== body) {
       body = found.value;
       changed = true;
