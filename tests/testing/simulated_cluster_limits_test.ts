@@ -101,6 +101,37 @@ describe("SimulatedCluster request limits", () => {
     c.close();
   });
 
+  test("a number JSON cannot carry (1e999 parses as Infinity) gets 400, never stored as null", async () => {
+    const c = new SimulatedCluster();
+    c.create(configmaps, { metadata: { name: "m", namespace: "default" } });
+    const bodies: [string, string, string, string?][] = [
+      [
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        '{"metadata":{"name":"n","generation":1e999}}',
+      ],
+      [
+        "PUT",
+        "/api/v1/namespaces/default/configmaps/m",
+        '{"metadata":{"name":"m","generation":-1e999}}',
+      ],
+      [
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/m",
+        '{"metadata":{"generation":1e999}}',
+        "application/merge-patch+json",
+      ],
+    ];
+    for (const [method, path, body, type] of bodies) {
+      const res = await call(c, method, path, body, type);
+      assert.equal(res.status, 400, `${method} ${body}`);
+      assert.match(String(res.json.message), /out of range/);
+    }
+    assert.equal(c.get(configmaps, { namespace: "default", name: "n" }), undefined);
+    assert.equal(await listStatus(c), 200);
+    c.close();
+  });
+
   test("JSON nested deeper than maxJsonDepth (default 1000) gets 400", async () => {
     const c = new SimulatedCluster();
     c.create(pods, { metadata: { name: "p", namespace: "default" } });

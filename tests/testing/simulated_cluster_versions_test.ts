@@ -48,6 +48,42 @@ describe("SimulatedCluster resource versions and continue tokens", () => {
     c.close();
   });
 
+  test("a continue token whose rv is written with a fraction or an exponent is 400, even when whole (Go parses the literal)", async () => {
+    const c = cluster();
+    for (const literal of ["6.0", "6e0", "1.0", "1e3", "1E1"]) {
+      const forged = token(`{"v":"meta.k8s.io/v1","rv":${literal},"start":"default/a\\u0000"}`);
+      await badRequest(
+        c,
+        `/api/v1/configmaps?limit=1&continue=${forged}`,
+        `invalid continue token: continue key is not valid: json: cannot unmarshal number ${literal} into Go struct field continueToken.rv of type int64`,
+      );
+    }
+    c.close();
+  });
+
+  test("a GET of one object checks its resourceVersion: malformed is 400, one not reached yet 504", async () => {
+    const c = cluster();
+    for (const rv of ["abc", "1.5", "-1", "1e3", "0x10", "99999999999999999999"]) {
+      const res = await get<Status>(
+        c,
+        `/api/v1/namespaces/default/configmaps/a?resourceVersion=${encodeURIComponent(rv)}`,
+      );
+      assert.equal(res.status, 400, rv);
+      assert.match(res.body.message!, /^invalid resource version: /);
+    }
+    const ahead = await get<Status>(
+      c,
+      "/api/v1/namespaces/default/configmaps/a?resourceVersion=999999",
+    );
+    assert.equal(ahead.status, 504);
+    assert.match(ahead.body.message!, /^Too large resource version: 999999, current: \d+$/);
+    for (const rv of ["", "0", "1", "2"]) {
+      const ok = await get(c, `/api/v1/namespaces/default/configmaps/a?resourceVersion=${rv}`);
+      assert.equal(ok.status, 200, rv);
+    }
+    c.close();
+  });
+
   test("continue tokens are decoded as kube-apiserver decodes them", async () => {
     const c = cluster();
     const prefix = "invalid continue token: continue key is not valid";

@@ -86,6 +86,10 @@ function unmarshalToken(text: string): { v: string; rv: number; start: string } 
   }
   const token = { v: "", rv: 0, start: "" };
   if (parsed === null) return token;
+  const literal = fractionalRv(text);
+  if (literal !== undefined) {
+    return `json: cannot unmarshal number ${literal} into Go struct field continueToken.rv of type int64`;
+  }
   if (!isRecord(parsed)) {
     return `json: cannot unmarshal ${
       goJsonType(parsed)
@@ -110,6 +114,37 @@ function unmarshalToken(text: string): { v: string; rv: number; start: string } 
     }
   }
   return token;
+}
+
+/**
+ * The number literal given to a top-level `rv` key when it is written with a fraction or an
+ * exponent (`6.0`, `1e3`): Go parses an int64 field from the literal's text, so it refuses
+ * them even where the value is whole, which `JSON.parse` cannot tell.
+ */
+function fractionalRv(text: string): string | undefined {
+  // `text` is valid JSON (JSON.parse took it): one linear scan, strings skipped.
+  const colon = /\s*:/y;
+  const number = /-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
+  let depth = 0;
+  let key: string | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+      colon.lastIndex = j + 1;
+      if (depth === 1 && colon.test(text)) key = JSON.parse(text.slice(i, j + 1)) as string;
+      i = j;
+    } else if (c === "{" || c === "[") depth++;
+    else if (c === "}" || c === "]") depth--;
+    else if (depth === 1 && key?.toLowerCase() === "rv" && /[-0-9]/.test(c)) {
+      number.lastIndex = i;
+      const literal = number.exec(text)![0];
+      if (/[.eE]/.test(literal)) return literal;
+      i += literal.length - 1;
+    } else if (c === ",") key = undefined;
+  }
+  return undefined;
 }
 
 /** Whether Go's `path.Clean` would leave `"/" + key` as it is (no empty, `.` or `..` segment). */

@@ -17,6 +17,7 @@ export const DEFAULT_MAX_JSON_DEPTH = 1000;
 const OK = 0;
 const TOO_DEEP = 1;
 const BIGINT = 2;
+const NOT_FINITE = 3;
 
 /**
  * Walks `node` and what it holds, `left` levels at most. Recursive with `for...in`: about
@@ -34,6 +35,8 @@ function walk(node: object, left: number): number {
         if (r !== OK) return r;
       } else if (typeof child === "bigint") {
         return BIGINT;
+      } else if (typeof child === "number" && !Number.isFinite(child)) {
+        return NOT_FINITE;
       }
     }
     return OK;
@@ -45,6 +48,8 @@ function walk(node: object, left: number): number {
       if (r !== OK) return r;
     } else if (typeof child === "bigint") {
       return BIGINT;
+    } else if (typeof child === "number" && !Number.isFinite(child)) {
+      return NOT_FINITE;
     }
   }
   return OK;
@@ -53,11 +58,13 @@ function walk(node: object, left: number): number {
 /**
  * Why `value` cannot be served as JSON (nested objects and arrays deeper than `maxDepth`,
  * counting the outermost as 1; a cycle counts as too deep; a BigInt), or undefined when it
- * can. A cycle is found after `maxDepth` levels.
+ * can; a number JSON cannot carry (Infinity, NaN: `1e999` parses as Infinity). A cycle is
+ * found after `maxDepth` levels.
  */
 export function unservable(value: unknown, maxDepth: number): string | undefined {
   let result: number;
   if (typeof value === "bigint") result = BIGINT;
+  else if (typeof value === "number" && !Number.isFinite(value)) result = NOT_FINITE;
   else if (typeof value !== "object" || value === null) result = OK;
   else {
     try {
@@ -73,6 +80,8 @@ export function unservable(value: unknown, maxDepth: number): string | undefined
       return undefined;
     case TOO_DEEP:
       return `is nested deeper than ${maxDepth} levels (maxJsonDepth)`;
+    case NOT_FINITE:
+      return "holds a number out of range (1e999 reads as Infinity, which JSON cannot carry)";
     default:
       return "holds a BigInt, which JSON cannot carry";
   }

@@ -30,9 +30,11 @@ import {
   objectDetails,
   objectNotFound,
   requestEntityTooLarge,
+  resourceVersionTooLarge,
   status,
   unsupportedMediaType,
 } from "../serving/status.ts";
+import { parseResourceVersion } from "../reads/list_options.ts";
 import { isBuiltIn, SCALE_SCHEMA, schemaOf } from "./patch_strategies.ts";
 import { strategicMergePatch } from "./strategic_merge_patch.ts";
 import { utf8Length } from "./_utf8_length.ts";
@@ -100,6 +102,12 @@ export async function handleWrite(
 ): Promise<Response> {
   switch (r.verb) {
     case "get": {
+      // resourceVersion on a GET means "not older than": malformed is 400, one the server has
+      // not reached yet is its 504 "Too large resource version" (as for a LIST).
+      const rvText = new URL(request.url).searchParams.get("resourceVersion") ?? "";
+      if (rvText !== "" && rvText !== "0" && parseResourceVersion(rvText) > env.store.rv) {
+        fail(resourceVersionTooLarge(rvText, env.store.rv));
+      }
       const v = findObject(state, r.namespace, r.name!);
       if (
         r.subresource === undefined &&
