@@ -46,6 +46,7 @@ import {
 import { isDnsLabel, isDnsSubdomain } from "../../util/dns_names.ts";
 import { normalizeBuiltIn } from "../writes/builtin_normalization.ts";
 import { applyBuiltInDefaults } from "../writes/builtin_defaults.ts";
+import { setManagedFields, type WriteExtras, type Writer } from "./write_extras.ts";
 
 /** RFC 3339 time without fractional seconds, as Kubernetes writes timestamps. */
 export function rfc3339(ms: number): string {
@@ -65,42 +66,6 @@ export const HANDLED_META: ReadonlySet<string> = new Set([
   "deletionTimestamp",
   "deletionGracePeriodSeconds",
 ]);
-
-/** Who is writing: the HTTP API follows the server's rules, the control API may set status. */
-export type Writer = "http" | "control";
-
-/**
- * Computes `metadata.managedFields` of a write from the object before (undefined on create)
- * and the object about to be stored; an empty list removes the field.
- */
-export type FieldTracker = (before: KubeObject | undefined, after: KubeObject) => unknown[];
-
-/** What create and update share: a dry run stores nothing; `fields` tracks ownership. */
-export interface WriteExtras {
-  /** The namespace the request addressed, if any. */
-  namespace?: string | undefined;
-  /** Who writes. */
-  writer: Writer;
-  /** Take ownership of the input instead of copying it. */
-  adopt?: boolean;
-  /** Skip name and label validation (internal writers that only write valid objects). */
-  trusted?: boolean;
-  /** Answer what would be stored, and store nothing. */
-  dryRun?: boolean | undefined;
-  /** Ownership tracking (HTTP writes). */
-  fields?: FieldTracker | undefined;
-}
-
-function setManagedFields(
-  item: KubeObject,
-  fields: FieldTracker | undefined,
-  before?: KubeObject,
-): void {
-  if (fields === undefined) return;
-  const entries = fields(before, item);
-  if (entries.length === 0) delete item.metadata.managedFields;
-  else (item.metadata as Record<string, unknown>).managedFields = entries;
-}
 
 /** How a store is set up. */
 export interface StoreOptions {

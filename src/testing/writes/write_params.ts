@@ -13,7 +13,7 @@ import {
 } from "./managed_fields.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
-import type { FieldTracker } from "../store/object_store.ts";
+import type { FieldTracker } from "../store/write_extras.ts";
 import { describeValue } from "../../util/values.ts";
 
 /** Longest `fieldManager` the API server accepts. */
