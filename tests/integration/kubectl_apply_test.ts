@@ -262,7 +262,9 @@ describe("kubectl apply against the simulated cluster", {
         /^Warning: unknown field "spec\.template\.spec\.containers\[0\]\.imagee"$/m,
       );
       const stored = c.get(deployments, { namespace: "default", name: "web" })!;
-      assert.equal((stored.spec as { replicas?: number }).replicas, undefined);
+      // The misspelt field was dropped; replicas got its default, as kube-apiserver gives it.
+      assert.equal((stored.spec as { replicas?: number }).replicas, 1);
+      assert.equal(Object.hasOwn(stored.spec as object, "replica"), false);
       await kubectl(["delete", "deployment", "web"]);
 
       // Spelt right, it is created and re-applied (a strategic merge patch kubectl computes
