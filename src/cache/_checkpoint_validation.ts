@@ -8,6 +8,7 @@ import { parseLabelSelector } from "../client/label_selector.ts";
 import type { LabelSelector } from "../client/label_selector.ts";
 import { isMetadataOnly } from "../client/metadata_only.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import { isPathSegmentName } from "../util/dns_names.ts";
 import { describeKind, isRecord } from "../util/values.ts";
 import {
   checkpointHeaderProblem,
@@ -326,7 +327,7 @@ const REQUIRED_METADATA = ["name", "uid", "resourceVersion"] as const;
  * refuses (`.`, `..`, a `/` or `%`), or longer than `max`.
  */
 function nameProblem(value: string, max: number): [string, string] | undefined {
-  if (value === "." || value === ".." || value.includes("/") || value.includes("%")) {
+  if (!isPathSegmentName(value)) {
     return [value, "the API server refuses (., .., or holding / or %)"];
   }
   if (value.length > max) return [value, `is longer than ${max} characters`];

@@ -8,7 +8,6 @@
  * The handlers then get a request with the body as decoded.
  * @module
  */
-import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
 import { parseYaml } from "../../config/yaml/parse_yaml.ts";
 import { describeValue, isRecord, messageOf } from "../../util/values.ts";
 import { unservable } from "../store/servable_json.ts";
@@ -93,7 +92,9 @@ function bodyKind(verb: WriteTarget["verb"], type: string): Kind {
 }
 
 function parse(text: string, kind: Kind): unknown {
-  if (kind === "apply" && !/^\s*[{[]/.test(text)) return parseKubeconfigYaml(text);
+  if (kind === "apply" && !/^\s*[{[]/.test(text)) {
+    return parseYaml(text, { source: "apply configuration" });
+  }
   return JSON.parse(text) as unknown;
 }
 
