@@ -16,7 +16,14 @@ import { duplicateFields, fieldErrors, pruneUnknownFields } from "../openapi/fie
 import type { ResourceInfo } from "../store/served_resources.ts";
 import { jsonPatch } from "../writes/json_patch.ts";
 import { type BodyLimits, readBodyText } from "./request_body.ts";
-import { badRequest, fail, invalid, protobufNotSupported, status } from "./status.ts";
+import {
+  badRequest,
+  fail,
+  invalid,
+  protobufNotSupported,
+  status,
+  unsupportedMediaType,
+} from "./status.ts";
 
 /** The media type of a protobuf body. */
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
@@ -99,8 +106,7 @@ function parse(text: string, kind: Kind): unknown {
 }
 
 /** The media types a create or update body may have (kube-apiserver's, but protobuf). */
-const OBJECT_MEDIA_TYPES =
-  "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+const OBJECT_MEDIA_TYPES = ["application/json", "application/yaml", PROTOBUF];
 
 /**
  * Checks the media type of a create or update body: JSON and YAML are read; anything else is
@@ -116,11 +122,7 @@ async function checkObjectMediaType(request: Request, type: string): Promise<voi
   await request.body?.cancel().catch(() => {
     // Nothing more to read from a body that is refused.
   });
-  fail(status(
-    415,
-    "UnsupportedMediaType",
-    `the body of the request was in an unknown format - accepted media types include: ${OBJECT_MEDIA_TYPES}`,
-  ));
+  fail(unsupportedMediaType(OBJECT_MEDIA_TYPES));
 }
 
 /** A YAML object body as kube-apiserver reads it (to JSON), or its 400. */
