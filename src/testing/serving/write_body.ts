@@ -9,13 +9,12 @@
  * @module
  */
 import { parseYaml } from "../../config/yaml/parse_yaml.ts";
-import { describeValue, isRecord, messageOf } from "../../util/values.ts";
-import { unservable } from "../store/servable_json.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
 import { duplicateFields, fieldErrors, pruneUnknownFields } from "../openapi/field_validation.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
 import { jsonPatch } from "../writes/json_patch.ts";
-import { type BodyLimits, readBodyText } from "./request_body.ts";
+import { type BodyLimits, parseYamlBody, readBodyText } from "./request_body.ts";
 import {
   badRequest,
   fail,
@@ -127,15 +126,11 @@ async function checkObjectMediaType(request: Request, type: string): Promise<voi
 
 /** A YAML object body as kube-apiserver reads it (to JSON), or its 400. */
 function parseObjectYaml(text: string, limits: BodyLimits): unknown {
-  let value: unknown;
-  try {
-    value = parseYaml(text, { source: "request body" });
-  } catch (error) {
-    fail(badRequest(`error converting YAML to JSON: ${messageOf(error)}`));
-  }
-  const problem = unservable(value, limits.maxJsonDepth);
-  if (problem !== undefined) fail(badRequest(`the YAML of the request body ${problem}`));
-  return value;
+  return parseYamlBody(text, limits.maxJsonDepth, {
+    source: "request body",
+    syntax: "error converting YAML to JSON",
+    subject: "the YAML of the request body",
+  });
 }
 
 function strictError(target: WriteTarget, kind: Kind, errors: readonly string[]): never {

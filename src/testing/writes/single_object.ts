@@ -8,7 +8,6 @@
  */
 import { negotiate } from "../reads/content_negotiation.ts";
 import type { KubeObject, Status } from "../../client/types.ts";
-import { parseYaml } from "../../config/yaml/parse_yaml.ts";
 import { describeValue, isRecord } from "../../util/values.ts";
 import { applyConfiguration } from "./server_side_apply.ts";
 import { formatManagedFields, leafPaths, parseManagedFields } from "./managed_fields.ts";
@@ -17,12 +16,12 @@ import { mergePatch } from "./merge_patch.ts";
 import {
   type BodyLimits,
   parseJsonBody,
+  parseYamlBody,
   readBodyText,
   readJsonBody,
 } from "../serving/request_body.ts";
 import type { Route } from "../serving/router.ts";
 import { requestedReplicas, scaleOf } from "./scale_subresource.ts";
-import { unservable } from "../store/servable_json.ts";
 import {
   badRequest,
   fail,
@@ -263,15 +262,11 @@ function checkPatched(env: WriteEnv, next: unknown): void {
 /** The body of an apply: JSON (which is YAML), or YAML. */
 function parseApplyBody(text: string, limits: BodyLimits): unknown {
   if (/^\s*[{[]/.test(text)) return parseJsonBody(text, limits.maxJsonDepth);
-  let value: unknown;
-  try {
-    value = parseYaml(text, { source: "apply configuration" });
-  } catch (error) {
-    fail(badRequest(`error decoding YAML: ${error instanceof Error ? error.message : "invalid"}`));
-  }
-  const problem = unservable(value, limits.maxJsonDepth);
-  if (problem !== undefined) fail(badRequest(`the apply configuration ${problem}`));
-  return value;
+  return parseYamlBody(text, limits.maxJsonDepth, {
+    source: "apply configuration",
+    syntax: "error decoding YAML",
+    subject: "the apply configuration",
+  });
 }
 
 /**
