@@ -8,6 +8,7 @@ import { parseLabelSelector } from "../client/label_selector.ts";
 import type { LabelSelector } from "../client/label_selector.ts";
 import { isMetadataOnly } from "../client/metadata_only.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import { isPathSegmentName } from "../util/dns_names.ts";
 import { describeKind, isRecord } from "../util/values.ts";
 import {
   checkpointHeaderProblem,
@@ -115,6 +116,8 @@ export interface Resume<T> {
 /** What a resume is checked against: the informer's options. */
 export interface ResumeOptions<T extends KubeObjectLike> extends InformerSelection {
   resumeFrom?: InformerCheckpoint<T> | undefined;
+  /** The informer's transform, if it has one: its objects need not look like the kind's. */
+  transform?: unknown;
   checkpointLimits?: { maxObjects?: number | undefined; maxBytes?: number | undefined } | undefined;
 }
 
@@ -217,7 +220,7 @@ function checkContents<T extends KubeObjectLike>(
  * this is refused (the informer lists instead), which keeps the check a plain recursion that
  * fits every runtime's stack, and finds a cycle (which JSON cannot hold).
  */
-export const CHECKPOINT_MAX_DEPTH = 1_000;
+const CHECKPOINT_MAX_DEPTH = 1_000;
 
 /**
  * One linear pass over an object and everything in it: it sums the object's size as JSON
@@ -232,7 +235,7 @@ class JsonWalker {
   /** Bytes counted so far, over every object walked. */
   #bytes = 0;
   readonly #budget: number;
-  /** The problem found; undefined with `found` set means the budget ran out. */
+  /** The problem found; undefined after a walk that stopped means the budget ran out. */
   #finding: Finding | undefined;
   /** The path to the problem, innermost key first. */
   readonly #route: (string | number)[] = [];
@@ -322,14 +325,12 @@ class JsonWalker {
 const REQUIRED_METADATA = ["name", "uid", "resourceVersion"] as const;
 
 /**
- * `[value, why]` when `value` cannot be a name the API server gave: a path segment kube-apiserver
+ * Why `value` cannot be a name the API server gave: a path segment kube-apiserver
  * refuses (`.`, `..`, a `/` or `%`), or longer than `max`.
  */
-function nameProblem(value: string, max: number): [string, string] | undefined {
-  if (value === "." || value === ".." || value.includes("/") || value.includes("%")) {
-    return [value, "the API server refuses (., .., or holding / or %)"];
-  }
-  if (value.length > max) return [value, `is longer than ${max} characters`];
+function nameProblem(value: string, max: number): string | undefined {
+  if (!isPathSegmentName(value)) return "the API server refuses (., .., or holding / or %)";
+  if (value.length > max) return `is longer than ${max} characters`;
   return undefined;
 }
 
@@ -354,13 +355,13 @@ class Selection {
   readonly #o: InformerSelection;
   readonly #apiVersion: string;
   readonly #kind: string;
-  /** The top-level fields of the informer's kind, when it is a built-in one. */
+  /** The top-level fields of the informer's kind, when it is a built-in one and untransformed. */
   readonly #fieldsOfKind: ReadonlySet<string> | undefined;
   readonly #labels: LabelSelector | undefined;
   readonly #fields: FieldSelector | undefined;
 
   constructor(
-    o: InformerSelection,
+    o: InformerSelection & { transform?: unknown },
     labels: LabelSelector | undefined,
     fields: FieldSelector | undefined,
   ) {
@@ -368,7 +369,11 @@ class Selection {
     this.#o = o;
     this.#apiVersion = apiVersion;
     this.#kind = kind;
-    this.#fieldsOfKind = BUILTIN_FIELDS.get(`${apiVersion}/${kind}`);
+    // A transform shapes the cached objects (and so a checkpoint's) as it likes: the kind's own
+    // fields say nothing then.
+    this.#fieldsOfKind = o.transform === undefined
+      ? BUILTIN_FIELDS.get(`${apiVersion}/${kind}`)
+      : undefined;
     this.#labels = labels;
     this.#fields = fields;
   }
@@ -379,20 +384,15 @@ class Selection {
       return { problem: "malformed", detail: `is ${describeKind(object)}, not a JSON object` };
     }
     const { apiVersion, kind } = object;
+    let allowed: ReadonlySet<string> | undefined;
+    let why = "";
     if (apiVersion === undefined && kind === undefined) {
       // As a LIST's items come (checkpoint() writes both): such an object cannot say what it
       // is, so it passes only with the fields most kinds have (metadata, spec, status); a
       // Secret's data and type in a pods checkpoint are refused.
-      for (const key in object) {
-        if (Object.hasOwn(object, key) && !UNTYPED_FIELDS.has(key)) {
-          return {
-            problem: "resource",
-            detail: "has no apiVersion and kind, and a top-level field other than metadata, " +
-              "spec and status",
-            path: key,
-          };
-        }
-      }
+      allowed = UNTYPED_FIELDS;
+      why =
+        "has no apiVersion and kind, and a top-level field other than metadata, spec and status";
     } else if (apiVersion !== this.#apiVersion) {
       return {
         problem: "resource",
@@ -409,14 +409,14 @@ class Selection {
           : "has another kind than the informer's resource",
         path: "kind",
       };
-    } else if (this.#fieldsOfKind !== undefined) {
+    } else {
+      allowed = this.#fieldsOfKind;
+      why = `has a top-level field that a ${kind} does not have`;
+    }
+    if (allowed !== undefined) {
       for (const key in object) {
-        if (Object.hasOwn(object, key) && !this.#fieldsOfKind.has(key)) {
-          return {
-            problem: "resource",
-            detail: `has a top-level field that a ${kind} does not have`,
-            path: key,
-          };
+        if (Object.hasOwn(object, key) && !allowed.has(key)) {
+          return { problem: "resource", detail: why, path: key };
         }
       }
     }
@@ -448,13 +448,16 @@ class Selection {
         path: "metadata.namespace",
       };
     }
-    const badName = nameProblem(meta.name as string, MAX_NAME_LENGTH) ??
-      (namespace ? nameProblem(namespace, MAX_NAMESPACE_LENGTH) : undefined);
+    const badName = nameProblem(meta.name as string, MAX_NAME_LENGTH);
     if (badName !== undefined) {
+      return { problem: "metadata", detail: `has a name that ${badName}`, path: "metadata.name" };
+    }
+    const badNamespace = namespace ? nameProblem(namespace, MAX_NAMESPACE_LENGTH) : undefined;
+    if (badNamespace !== undefined) {
       return {
         problem: "metadata",
-        detail: `has a ${badName[0] === meta.name ? "name" : "namespace"} that ${badName[1]}`,
-        path: badName[0] === meta.name ? "metadata.name" : "metadata.namespace",
+        detail: `has a namespace that ${badNamespace}`,
+        path: "metadata.namespace",
       };
     }
     for (const [field, ok, what] of METADATA_SHAPES) {
@@ -513,7 +516,9 @@ class Selection {
  * metadata-only informer, only field requirements on `metadata.*` are checked (its objects
  * hold nothing else).
  */
-function compileSelection(o: InformerSelection): Selection | CheckpointErrorOptionsLike {
+function compileSelection(
+  o: InformerSelection & { transform?: unknown },
+): Selection | CheckpointErrorOptionsLike {
   let labels: LabelSelector | undefined;
   let fields: FieldSelector | undefined;
   try {

@@ -70,8 +70,8 @@ export function typeMetaOf(resource: AnyResourceDescriptor): { apiVersion: strin
 
 /**
  * A checkpoint of an informer with selection `s` at `resourceVersion`. Objects without an
- * `apiVersion` or `kind` (a LIST's items have none) get the informer's, so that a resume can
- * check every object's kind. Internal.
+ * `apiVersion` or `kind` (a transform may return objects without them) get the informer's, so
+ * that a resume can check every object's kind. Internal.
  */
 export function makeCheckpoint<T extends KubeObjectLike>(
   s: InformerSelection,
@@ -88,9 +88,15 @@ export function makeCheckpoint<T extends KubeObjectLike>(
   };
   if (objects !== undefined) {
     const { apiVersion, kind } = typeMetaOf(s.resource);
-    cp.objects = objects.map((o) =>
-      o.apiVersion === undefined || o.kind === undefined ? { apiVersion, kind, ...o } : o
-    );
+    cp.objects = objects.map((o) => {
+      if (o.apiVersion !== undefined && o.kind !== undefined) return o;
+      // apiVersion and kind first (the key order of a served object); an own `kind: undefined`
+      // of `o` must not stay.
+      const typed = { apiVersion, kind, ...o };
+      typed.apiVersion ??= apiVersion;
+      typed.kind ??= kind;
+      return typed;
+    });
   }
   return cp;
 }

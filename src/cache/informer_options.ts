@@ -127,9 +127,11 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * A checkpoint is input, as trusted as the storage it came from: a value that is not a
    * checkpoint, one taken for another resource, namespace or selection, and one whose contents
    * do not belong to this informer (an object of another kind, or with a top-level field its
-   * built-in kind does not have, or without `apiVersion` and `kind` and with fields besides
-   * `metadata`, `spec` and `status`, in another namespace or selection, malformed metadata, a `__proto__`, `constructor` or `prototype` key anywhere,
-   * what JSON cannot hold: a function, a cycle, nesting deeper than 1,000 levels) or exceed
+   * built-in kind does not have (not checked with a `transform`, which shapes objects as it
+   * likes), or without `apiVersion` and `kind` and with fields besides `metadata`, `spec` and
+   * `status`, in another namespace or selection, malformed metadata, a `__proto__`,
+   * `constructor` or `prototype` key anywhere, what JSON cannot hold: a function, a cycle,
+   * nesting deeper than 1,000 levels) or exceed
    * `checkpointLimits` is refused: the informer reports a `CheckpointError` (kind `checkpoint`)
    * when it starts and lists as if it had none.
    * @default undefined

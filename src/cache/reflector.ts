@@ -239,8 +239,14 @@ export class Reflector<T extends KubeObjectLike> {
   /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
   #transform(object: KubeObjectLike, phase: ErrorPhase): T | undefined {
     try {
-      // The server sends objects of the watched resource: the descriptor's object type.
+      // The server sends objects of the watched resource: the descriptor's object type. A
+      // LIST's items carry no apiVersion and kind (watch events do): they get the resource's,
+      // so every cached object says what it is, however it arrived.
       if (this.#metadataOnly) object = toPartialObjectMetadata(object);
+      else if (object.kind === undefined && object.apiVersion === undefined) {
+        (object as { apiVersion?: string }).apiVersion = this.#typeMeta.apiVersion;
+        (object as { kind?: string }).kind = this.#typeMeta.kind;
+      }
       return this.#o.transform(object as T);
     } catch (error) {
       this.#report(error, "transform", phase, 0);
@@ -300,14 +306,7 @@ export class Reflector<T extends KubeObjectLike> {
     this.stats.lastActivityAt = o.clock.now();
     o.emit(INIT);
     let count = 0;
-    const typeMeta = this.#typeMeta;
     for (const item of objects) {
-      // A LIST's items carry no apiVersion and kind (watch events do): the cache gets them, so
-      // every cached object says what it is, however it arrived.
-      if (from === "list" && item.kind === undefined && item.apiVersion === undefined) {
-        (item as { apiVersion?: string }).apiVersion = typeMeta.apiVersion;
-        (item as { kind?: string }).kind = typeMeta.kind;
-      }
       const object = from === "list" ? this.#transform(item, "list") : item as T;
       if (object === undefined) continue;
       o.emit({ type: "init-apply", object });

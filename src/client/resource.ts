@@ -4,6 +4,7 @@
  * @module
  */
 
+import { isPathSegmentName } from "../util/dns_names.ts";
 import type { KubeObject, KubeObjectLike } from "./types.ts";
 import { describeValue } from "../util/values.ts";
 
@@ -153,11 +154,12 @@ function segment(option: string, value: string): string {
   if (typeof value !== "string") {
     throw new TypeError(`${option} must be a string, got ${describeValue(value)}`);
   }
-  if (value === "." || value === "..") {
-    throw new TypeError(`${option} must not be ${describeValue(value)}`);
-  }
-  if (value.includes("/") || value.includes("%")) {
-    throw new TypeError(`${option} must not contain "/" or "%", got ${describeValue(value)}`);
+  if (!isPathSegmentName(value)) {
+    throw new TypeError(
+      value === "." || value === ".."
+        ? `${option} must not be ${describeValue(value)}`
+        : `${option} must not contain "/" or "%", got ${describeValue(value)}`,
+    );
   }
   return encodeURIComponent(value);
 }

@@ -108,8 +108,8 @@ export class Exposition {
     const lines: string[] = [];
     let cumulative = 0;
     // client_golang writes `le` after the series' own labels, whatever their names.
-    const bucket = (le: string): string =>
-      `${name}_bucket${key === "" ? `{le="${le}"}` : `${key.slice(0, -1)},le="${le}"}`}`;
+    const open = `${name}_bucket${key === "" ? "{" : `${key.slice(0, -1)},`}le="`;
+    const bucket = (le: string): string => `${open}${le}"}`;
     buckets.forEach((le, i) => {
       cumulative += counts[i] ?? 0;
       lines.push(`${bucket(formatValue(le))} ${cumulative}`);

@@ -1,6 +1,8 @@
 // Checkpoint, resume and catch-up runs (the serverless pattern), against the simulated cluster on
 // a manual clock: what a resumed informer asks the server for, what its listeners are told, and
 // where a catch-up run (`events({ until: "current" })`) ends.
+import { resumeFromCheckpoint } from "../../src/cache/_checkpoint_validation.ts";
+import { makeCheckpoint } from "../../src/cache/checkpoint.ts";
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, pods } from "../../src/client/resource.ts";
@@ -805,6 +807,60 @@ describe("hostile checkpoints: a resume checks everything against its informer",
     assert.equal(named.store.size, 0);
     assert.match(named.health().lastError!.message, /fieldSelector/);
     await named.stop();
+    await closed(e);
+  });
+
+  test("checkpoint objects get the informer's apiVersion and kind, also over an own kind: undefined (a transform's copy)", () => {
+    const meta = { name: "p", namespace: "default", uid: "u", resourceVersion: "1" };
+    const cp = makeCheckpoint({ resource: pods }, "5", [
+      { apiVersion: undefined, kind: undefined, metadata: meta } as unknown as KubeObject,
+      { metadata: meta } as KubeObject,
+    ]);
+    for (const o of cp.objects!) {
+      assert.equal(o.apiVersion, "v1");
+      assert.equal(o.kind, "Pod");
+    }
+  });
+
+  test("a refusal names the field that is wrong, even when name and namespace are one string", () => {
+    const long = "n".repeat(64); // a fine name, too long for a namespace (a DNS label)
+    const object = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: long, namespace: long, uid: "u", resourceVersion: "1" },
+    };
+    const resumed = resumeFromCheckpoint({
+      resource: pods,
+      resumeFrom: { ...makeCheckpoint({ resource: pods }, "5", [object as KubeObject]) },
+    });
+    assert.equal(resumed.refused?.path, "metadata.namespace");
+    assert.match(resumed.refused!.message, /namespace that is longer than 63 characters/);
+  });
+
+  test("an informer with a transform resumes from its own checkpoint, whatever top-level fields the transform adds", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("default", "web-1"));
+    type Slim = KubeObject & { node?: string };
+    const transform = (p: KubeObject): Slim => ({ ...p, node: "n1" });
+    const first = e.informer<Slim>({ resource: pods, namespace: "default", transform });
+    first.start();
+    await first.waitForSync();
+    const cp = JSON.parse(JSON.stringify(first.checkpoint({ includeObjects: true })));
+    await first.stop();
+    const errors: unknown[] = [];
+    const second = e.informer<Slim>({
+      resource: pods,
+      namespace: "default",
+      transform,
+      resumeFrom: cp,
+      onError: (error) => errors.push(error),
+    });
+    assert.equal(second.store.size, 1, "seeded from the checkpoint");
+    second.start();
+    await e.clock.flush();
+    assert.deepEqual(errors, []);
+    assert.equal(second.store.get("default/web-1")?.node, "n1");
+    await second.stop();
     await closed(e);
   });
 

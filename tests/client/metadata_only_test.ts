@@ -2,6 +2,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { metadataOnly } from "../../src/client/metadata_only.ts";
 import { KubeApiError } from "../../src/client/errors.ts";
+import { KubeClient } from "../../src/client/kube_client.ts";
+import type { ListOptions } from "../../src/client/request_options.ts";
+import type { KubeList, KubeObjectLike } from "../../src/client/types.ts";
 import { pods } from "../../src/client/resource.ts";
 import { SharedInformerFactory } from "../../src/cache/factory.ts";
 import { createInformer } from "../../src/cache/informer.ts";
@@ -143,6 +146,29 @@ describe("metadata-only informers (metadataOnly(descriptor))", () => {
       e.client.get(metadataOnly(pods), "nope", { namespace: "a" }),
       (error: unknown) => error instanceof KubeApiError && error.code === 404,
     );
+    await closed(e);
+  });
+
+  test("a client whose list hands the informer whole objects without kind: the informer still cuts them down", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    // A client (a wrapper, a mock) whose list answers with whole pods, as a LIST's items come.
+    class WholeLists extends KubeClient {
+      override list<T extends KubeObjectLike>(
+        _r: unknown,
+        options?: ListOptions,
+      ): Promise<KubeList<T>> {
+        return super.list(pods, options) as unknown as Promise<KubeList<T>>;
+      }
+    }
+    const client = new WholeLists({ server: "http://sim.test", fetch: e.cluster.fetch });
+    const inf = createInformer(client, { resource: metadataOnly(pods), clock: e.clock });
+    inf.start();
+    await inf.waitForSync();
+    const [o] = inf.store.list();
+    assert.deepEqual(Object.keys(o!).sort(), ["apiVersion", "kind", "metadata"]);
+    assert.equal(o!.kind, "PartialObjectMetadata");
+    await inf.stop();
     await closed(e);
   });
 

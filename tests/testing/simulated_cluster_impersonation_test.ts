@@ -219,6 +219,17 @@ describe("SimulatedCluster impersonation", () => {
     c.close();
   });
 
+  test("empty Impersonate-* headers ask for nothing: the request is served as the requester", async () => {
+    const c = new SimulatedCluster();
+    const r = await whoami(c, [["Impersonate-User", ""], ["Impersonate-Group", ""]]);
+    assert.equal(r.status, 201);
+    assert.deepEqual(userInfo(r), {
+      username: "system:anonymous",
+      groups: ["system:unauthenticated"],
+    });
+    c.close();
+  });
+
   test("rule subjects are validated", () => {
     assert.throws(
       () =>

@@ -61,9 +61,10 @@ function extraKey(encoded: string): string {
   }
 }
 
-/** Whether `request` asks to impersonate anyone. */
+/** Whether `request` asks to impersonate anyone (an empty header asks nothing, as on the server). */
 function hasImpersonation(request: Request): boolean {
-  for (const [name] of request.headers) {
+  for (const [name, value] of request.headers) {
+    if (value === "") continue;
     if (name === USER || name === GROUP || name === UID || name.startsWith(EXTRA)) return true;
   }
   return false;

@@ -131,12 +131,12 @@ function specOf(infos: readonly ResourceInfo[]): Record<string, unknown> {
   };
 }
 
-/** Runs the CRD controllers of a simulated cluster (nothing when CRDs are not served). */
+/** Runs the CRD controllers of a simulated cluster. */
 export class CrdController {
   readonly #store: Store;
   readonly #api: ServedApi;
   readonly #clock: Clock;
-  readonly #state: ResourceState | undefined;
+  readonly #state: ResourceState;
   readonly #signatures = new Map<string, string>();
   readonly #pending = new Set<string>();
   #scheduled = false;
@@ -151,8 +151,9 @@ export class CrdController {
     this.#api = api;
     this.#clock = clock;
     const state = store.state(resourceId(customresourcedefinitions));
+    // Always served (SERVED_RESOURCES has it).
+    if (state === undefined) throw new Error("the simulated cluster serves no CRDs");
     this.#state = state;
-    if (state === undefined) return;
     this.#bootstrap(state, uids);
     state.listeners.add({ offer: (event) => this.#observe(event) });
   }
@@ -231,14 +232,14 @@ export class CrdController {
 
   /** Serves what the stored CRD `name` says (nothing when it is gone or its names conflict). */
   #serve(name: string): void {
-    const v = this.#state!.objects.get(name);
+    const v = this.#state.objects.get(name);
     if (v === undefined) {
       const group = this.#api.owned(name)[0]?.desc.group;
       this.#signatures.delete(name);
       this.#api.replace(name, []);
       // Another CRD of the group may have been refused a name this one held.
       if (group !== undefined) {
-        for (const other of this.#state!.objects.values()) {
+        for (const other of this.#state.objects.values()) {
           const spec = other.item.spec;
           if (isRecord(spec) && spec.group === group) this.#serveAndQueue(other.key);
         }
@@ -276,7 +277,7 @@ export class CrdController {
   }
 
   #terminating(name: string): boolean {
-    return this.#state!.objects.get(name)?.item.metadata.deletionTimestamp !== undefined;
+    return this.#state.objects.get(name)?.item.metadata.deletionTimestamp !== undefined;
   }
 
   #queue(name: string): void {
@@ -367,7 +368,7 @@ export class CrdController {
 
   /** Brings the status and finalizer of CRD `name` up to date, and cleans up a deleted one. */
   #sync(name: string): void {
-    const state = this.#state!;
+    const state = this.#state;
     let v = state.objects.get(name);
     if (v === undefined) return;
     const deleting = v.item.metadata.deletionTimestamp !== undefined;
@@ -411,9 +412,9 @@ export class CrdController {
       }
     }
     if (left > 0) return; // the rest have finalizers: their removal queues this again
-    const current = this.#state!.objects.get(name);
+    const current = this.#state.objects.get(name);
     if (current === undefined) return;
-    this.#write(this.#state!, current, (item) => {
+    this.#write(this.#state, current, (item) => {
       item.metadata.finalizers = finalizersOf(item).filter((f) => f !== CRD_CLEANUP_FINALIZER);
     }, undefined);
   }

@@ -31,7 +31,8 @@ export interface TypeDef {
   readonly fields: Readonly<Record<string, string>>;
 }
 
-const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
+/** The package of the apimachinery meta types in component names. */
+export const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 
 /** Component names of the shared types of the notation. */
 const SHARED: Readonly<Record<string, string>> = {
@@ -108,7 +109,8 @@ export function sharedComponents(): Components {
   };
 }
 
-function ref(name: string, extra: Schema = {}): Schema {
+/** A reference to component `name`, as kube-apiserver writes them (`allOf` with `$ref`). */
+export function ref(name: string, extra: Schema = {}): Schema {
   return { allOf: [{ $ref: `#/components/schemas/${name}` }], ...extra };
 }
 

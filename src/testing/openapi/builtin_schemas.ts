@@ -18,6 +18,8 @@ import { fieldDescription } from "./_field_descriptions.ts";
 import { POD_TYPES } from "./_pod_types.ts";
 import {
   type Components,
+  META,
+  ref,
   type Schema,
   SchemaCompiler,
   sharedComponents,
@@ -28,13 +30,7 @@ import { DESCRIBED_KINDS, WORKLOAD_TYPES } from "./_workload_types.ts";
 
 export type { Components, Schema } from "./_schema_dsl.ts";
 
-const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
 const CORE = "io.k8s.api.core.v1";
-
-/** A reference to component `name`, as kube-apiserver writes them (`allOf` with `$ref`). */
-export function ref(name: string, extra: Schema = {}): Schema {
-  return { allOf: [{ $ref: `#/components/schemas/${name}` }], ...extra };
-}
 
 const str: Schema = { type: "string" };
 const int32: Schema = { type: "integer", format: "int32" };
@@ -345,9 +341,27 @@ export function isFullyDescribed(group: string, version: string, kind: string): 
 
 /**
  * The schema of a built-in kind and the components it uses (besides {@linkcode metaComponents}),
- * with its `x-kubernetes-group-version-kind`.
+ * with its `x-kubernetes-group-version-kind`. Compiled on first use and shared afterwards (the
+ * built-in kinds never change): callers must not change what they get.
  */
 export function builtinSchema(
+  group: string,
+  version: string,
+  kind: string,
+): { schema: Schema; components: Components } {
+  const key = `${group}/${version}/${kind}`;
+  let compiled = COMPILED.get(key);
+  if (compiled === undefined) {
+    compiled = compileBuiltinSchema(group, version, kind);
+    COMPILED.set(key, compiled);
+  }
+  return compiled;
+}
+
+/** Built-in kinds' schemas, compiled once per process. */
+const COMPILED = new Map<string, { schema: Schema; components: Components }>();
+
+function compileBuiltinSchema(
   group: string,
   version: string,
   kind: string,

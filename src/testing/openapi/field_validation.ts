@@ -193,6 +193,8 @@ export function fieldErrors(
   duplicates: readonly string[],
   typed: boolean,
 ): string[] {
+  // The common case, every write: nothing to report, no second scan of the body.
+  if (unknown.length === 0 && duplicates.length === 0) return [];
   const quote = describeValue;
   if (!typed || !/^\s*\{/.test(text)) {
     return [

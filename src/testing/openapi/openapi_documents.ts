@@ -25,11 +25,9 @@ import {
   type Components,
   isFullyDescribed,
   metaComponents,
-  ref,
   type Schema,
 } from "./builtin_schemas.ts";
-
-const META = "io.k8s.apimachinery.pkg.apis.meta.v1";
+import { META, ref } from "./_schema_dsl.ts";
 
 /** A resource's kind schema and the components its references resolve in. */
 export interface KindSchema {

@@ -13,22 +13,15 @@ import type { HandlerContext } from "./handler_context.ts";
 import {
   forbidden,
   invalidOptions,
+  notNewerThan,
   notSupported,
-  parseResourceVersion,
   parseSelectors,
   selected,
 } from "./list_options.ts";
 import { BodyChannel } from "./response_body.ts";
 import type { Version } from "../store/object_version.ts";
 import { lowerBound, namespaceRange } from "../store/resource_state.ts";
-import {
-  badRequest,
-  COMMON_HEADERS,
-  expired,
-  fail,
-  type FieldProblem,
-  resourceVersionTooLarge,
-} from "../serving/status.ts";
+import { badRequest, COMMON_HEADERS, expired, fail, type FieldProblem } from "../serving/status.ts";
 import { describeValue } from "../../util/values.ts";
 
 /** A list request, parsed from the URL. */
@@ -113,8 +106,7 @@ export function handleList(ctx: HandlerContext, req: ListRequest): Response {
     listRv = store.rv;
     snapshot = state.snapshotAt(listRv)!;
   } else {
-    const n = parseResourceVersion(rvText);
-    if (n > store.rv) fail(resourceVersionTooLarge(rvText, store.rv));
+    const n = notNewerThan(rvText, store.rv)!;
     const exact = match === "Exact" || (match === "" && limit > 0);
     if (exact) {
       listRv = n;

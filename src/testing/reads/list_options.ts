@@ -13,7 +13,13 @@ import {
 import type { ResourceInfo } from "../store/served_resources.ts";
 import type { Version } from "../store/object_version.ts";
 import type { KubeObject } from "../../client/types.ts";
-import { badRequest, fail, type FieldProblem, invalid } from "../serving/status.ts";
+import {
+  badRequest,
+  fail,
+  type FieldProblem,
+  invalid,
+  resourceVersionTooLarge,
+} from "../serving/status.ts";
 import { describeValue } from "../../util/values.ts";
 
 /** Label and field selector of a request. */
@@ -71,6 +77,18 @@ export function parseResourceVersion(text: string): number {
     ));
   }
   return Number(text);
+}
+
+/**
+ * The version a read asks for with `resourceVersion=text` ("not older than"): undefined for ""
+ * and "0" (any), the API server's 400 when it does not parse, and its 504 "Too large resource
+ * version" when the store (at `current`) has not reached it.
+ */
+export function notNewerThan(text: string, current: number): number | undefined {
+  if (text === "" || text === "0") return undefined;
+  const n = parseResourceVersion(text);
+  if (n > current) fail(resourceVersionTooLarge(text, current));
+  return n;
 }
 
 /** 422 for invalid list/watch options (the server's `ListOptions` validation). */

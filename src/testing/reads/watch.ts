@@ -22,8 +22,8 @@ import type { HandlerContext } from "./handler_context.ts";
 import {
   forbidden,
   invalidOptions,
+  notNewerThan,
   notSupported,
-  parseResourceVersion,
   parseSelectors,
   selected,
   type Selectors,
@@ -35,14 +35,7 @@ import {
   type ResourceState,
   type StoredEvent,
 } from "../store/resource_state.ts";
-import {
-  badRequest,
-  COMMON_HEADERS,
-  fail,
-  type FieldProblem,
-  resourceVersionTooLarge,
-  status,
-} from "../serving/status.ts";
+import { badRequest, COMMON_HEADERS, fail, type FieldProblem, status } from "../serving/status.ts";
 import { acceptedHandshake, checkHandshake } from "../serving/websocket_handshake.ts";
 import { describeValue } from "../../util/values.ts";
 
@@ -311,8 +304,7 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
     if (Number(timeoutText) > 0) timeoutMs = Number(timeoutText) * 1000;
   }
   const bookmarks = query.get("allowWatchBookmarks") === "true";
-  const fromRv = rvText === "" || rvText === "0" ? undefined : parseResourceVersion(rvText);
-  if (fromRv !== undefined && fromRv > store.rv) fail(resourceVersionTooLarge(rvText, store.rv));
+  const fromRv = notNewerThan(rvText, store.rv);
   const protocol = req.handshake === undefined ? undefined : checkHandshake(req.handshake);
 
   const watch = new Watch(ctx, req, selectors, bookmarks);

@@ -6,6 +6,8 @@
  */
 import { unservable } from "../store/servable_json.ts";
 import { badRequest, fail, requestEntityTooLarge } from "./status.ts";
+import { parseYaml } from "../../config/yaml/parse_yaml.ts";
+import { messageOf } from "../../util/values.ts";
 
 /** Limits on request bodies. */
 export interface BodyLimits {
@@ -84,4 +86,30 @@ export async function readJsonBody(request: Request, limits: BodyLimits): Promis
     await readBodyText(request, limits.maxRequestBodyBytes),
     limits.maxJsonDepth,
   );
+}
+
+/** How {@linkcode parseYamlBody} words its 400s. */
+export interface YamlBodyWording {
+  /** Named in the parser's errors (`apply configuration`, `request body`). */
+  source: string;
+  /** Before the parser's message (`error decoding YAML`). */
+  syntax: string;
+  /** Before what makes the value unservable (`the apply configuration`). */
+  subject: string;
+}
+
+/**
+ * Parses YAML text of a request body (JSON is YAML too): a syntax error, or a value that cannot
+ * be served as JSON (too deep), is a 400 `KubeApiError` worded by `wording`.
+ */
+export function parseYamlBody(text: string, maxDepth: number, wording: YamlBodyWording): unknown {
+  let value: unknown;
+  try {
+    value = parseYaml(text, { source: wording.source });
+  } catch (error) {
+    fail(badRequest(`${wording.syntax}: ${messageOf(error)}`));
+  }
+  const problem = unservable(value, maxDepth);
+  if (problem !== undefined) fail(badRequest(`${wording.subject} ${problem}`));
+  return value;
 }

@@ -213,14 +213,14 @@ export function requestEntityTooLarge(limit: number): Status {
   return status(413, "RequestEntityTooLarge", `Request entity too large: limit is ${limit}`);
 }
 
-/** 415 UnsupportedMediaType. */
-export function unsupportedMediaType(contentType: string): Status {
+/** 415 UnsupportedMediaType, listing the media types `accepted` (and what came, when given). */
+export function unsupportedMediaType(accepted: readonly string[], got?: string): Status {
   return status(
     415,
     "UnsupportedMediaType",
-    `the body of the request was in an unknown format - accepted media types include: application/json, application/merge-patch+json, application/strategic-merge-patch+json, application/json-patch+json; got ${
-      describeValue(contentType)
-    }`,
+    `the body of the request was in an unknown format - accepted media types include: ${
+      accepted.join(", ")
+    }${got === undefined ? "" : `; got ${describeValue(got)}`}`,
   );
 }
 

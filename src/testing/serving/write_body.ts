@@ -8,16 +8,21 @@
  * The handlers then get a request with the body as decoded.
  * @module
  */
-import { parseKubeconfigYaml } from "../../config/kubeconfig_yaml.ts";
 import { parseYaml } from "../../config/yaml/parse_yaml.ts";
-import { describeValue, isRecord, messageOf } from "../../util/values.ts";
-import { unservable } from "../store/servable_json.ts";
+import { describeValue, isRecord } from "../../util/values.ts";
 import type { OpenApiDocuments } from "../openapi/openapi_documents.ts";
 import { duplicateFields, fieldErrors, pruneUnknownFields } from "../openapi/field_validation.ts";
 import type { ResourceInfo } from "../store/served_resources.ts";
 import { jsonPatch } from "../writes/json_patch.ts";
-import { type BodyLimits, readBodyText } from "./request_body.ts";
-import { badRequest, fail, invalid, protobufNotSupported, status } from "./status.ts";
+import { type BodyLimits, parseYamlBody, readBodyText } from "./request_body.ts";
+import {
+  badRequest,
+  fail,
+  invalid,
+  protobufNotSupported,
+  status,
+  unsupportedMediaType,
+} from "./status.ts";
 
 /** The media type of a protobuf body. */
 const PROTOBUF = "application/vnd.kubernetes.protobuf";
@@ -93,13 +98,14 @@ function bodyKind(verb: WriteTarget["verb"], type: string): Kind {
 }
 
 function parse(text: string, kind: Kind): unknown {
-  if (kind === "apply" && !/^\s*[{[]/.test(text)) return parseKubeconfigYaml(text);
+  if (kind === "apply" && !/^\s*[{[]/.test(text)) {
+    return parseYaml(text, { source: "apply configuration" });
+  }
   return JSON.parse(text) as unknown;
 }
 
 /** The media types a create or update body may have (kube-apiserver's, but protobuf). */
-const OBJECT_MEDIA_TYPES =
-  "application/json, application/yaml, application/vnd.kubernetes.protobuf";
+const OBJECT_MEDIA_TYPES = ["application/json", "application/yaml", PROTOBUF];
 
 /**
  * Checks the media type of a create or update body: JSON and YAML are read; anything else is
@@ -115,24 +121,16 @@ async function checkObjectMediaType(request: Request, type: string): Promise<voi
   await request.body?.cancel().catch(() => {
     // Nothing more to read from a body that is refused.
   });
-  fail(status(
-    415,
-    "UnsupportedMediaType",
-    `the body of the request was in an unknown format - accepted media types include: ${OBJECT_MEDIA_TYPES}`,
-  ));
+  fail(unsupportedMediaType(OBJECT_MEDIA_TYPES));
 }
 
 /** A YAML object body as kube-apiserver reads it (to JSON), or its 400. */
 function parseObjectYaml(text: string, limits: BodyLimits): unknown {
-  let value: unknown;
-  try {
-    value = parseYaml(text, { source: "request body" });
-  } catch (error) {
-    fail(badRequest(`error converting YAML to JSON: ${messageOf(error)}`));
-  }
-  const problem = unservable(value, limits.maxJsonDepth);
-  if (problem !== undefined) fail(badRequest(`the YAML of the request body ${problem}`));
-  return value;
+  return parseYamlBody(text, limits.maxJsonDepth, {
+    source: "request body",
+    syntax: "error converting YAML to JSON",
+    subject: "the YAML of the request body",
+  });
 }
 
 function strictError(target: WriteTarget, kind: Kind, errors: readonly string[]): never {

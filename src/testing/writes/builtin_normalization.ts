@@ -16,6 +16,7 @@
  * create, update, every patch type and server-side apply alike.
  * @module
  */
+import { setOwn } from "../store/own_properties.ts";
 import type { KubeObject } from "../../client/types.ts";
 import { base64Utf8, isRecord } from "../../util/values.ts";
 import { badRequest, fail } from "../serving/status.ts";
@@ -91,24 +92,14 @@ function normalizeSecret(obj: Record<string, unknown>): void {
             } into Go struct field Secret.stringData of type string`,
           );
         }
-        Object.defineProperty(merged, key, {
-          value: base64Utf8(value),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setOwn(merged, key, base64Utf8(value));
       }
       // `data` takes the place `stringData` had when there was none.
       if (!Object.hasOwn(obj, "data")) {
         const rest = Object.entries(obj);
         for (const [k] of rest) delete obj[k];
         for (const [k, v] of rest) {
-          Object.defineProperty(obj, k === "stringData" ? "data" : k, {
-            value: k === "stringData" ? merged : v,
-            enumerable: true,
-            writable: true,
-            configurable: true,
-          });
+          setOwn(obj, k === "stringData" ? "data" : k, k === "stringData" ? merged : v);
         }
       } else {
         obj.data = merged;

@@ -8,7 +8,6 @@
  */
 import { negotiate } from "../reads/content_negotiation.ts";
 import type { KubeObject, Status } from "../../client/types.ts";
-import { parseYaml } from "../../config/yaml/parse_yaml.ts";
 import { describeValue, isRecord } from "../../util/values.ts";
 import { applyConfiguration } from "./server_side_apply.ts";
 import { formatManagedFields, leafPaths, parseManagedFields } from "./managed_fields.ts";
@@ -17,12 +16,12 @@ import { mergePatch } from "./merge_patch.ts";
 import {
   type BodyLimits,
   parseJsonBody,
+  parseYamlBody,
   readBodyText,
   readJsonBody,
 } from "../serving/request_body.ts";
 import type { Route } from "../serving/router.ts";
 import { requestedReplicas, scaleOf } from "./scale_subresource.ts";
-import { unservable } from "../store/servable_json.ts";
 import {
   badRequest,
   fail,
@@ -30,11 +29,9 @@ import {
   objectDetails,
   objectNotFound,
   requestEntityTooLarge,
-  resourceVersionTooLarge,
-  status,
   unsupportedMediaType,
 } from "../serving/status.ts";
-import { parseResourceVersion } from "../reads/list_options.ts";
+import { notNewerThan } from "../reads/list_options.ts";
 import { isBuiltIn, SCALE_SCHEMA, schemaOf } from "./patch_strategies.ts";
 import { strategicMergePatch } from "./strategic_merge_patch.ts";
 import { utf8Length } from "./_utf8_length.ts";
@@ -104,10 +101,7 @@ export async function handleWrite(
     case "get": {
       // resourceVersion on a GET means "not older than": malformed is 400, one the server has
       // not reached yet is its 504 "Too large resource version" (as for a LIST).
-      const rvText = new URL(request.url).searchParams.get("resourceVersion") ?? "";
-      if (rvText !== "" && rvText !== "0" && parseResourceVersion(rvText) > env.store.rv) {
-        fail(resourceVersionTooLarge(rvText, env.store.rv));
-      }
+      notNewerThan(new URL(request.url).searchParams.get("resourceVersion") ?? "", env.store.rv);
       const v = findObject(state, r.namespace, r.name!);
       if (
         r.subresource === undefined &&
@@ -205,6 +199,14 @@ function scale(
 }
 
 /** The patch types kube-apiserver accepts for a custom resource (no strategic merge). */
+/** The patch media types of a built-in kind, as the 415 for any other lists them. */
+const PATCH_MEDIA_TYPES = [
+  "application/json",
+  "application/merge-patch+json",
+  STRATEGIC_MERGE_PATCH,
+  "application/json-patch+json",
+];
+
 const CUSTOM_RESOURCE_PATCHES = [
   "application/json-patch+json",
   "application/merge-patch+json",
@@ -220,13 +222,7 @@ async function patch(
   const contentType = (request.headers.get("content-type") ?? "").split(";")[0]!.trim();
   if (contentType === STRATEGIC_MERGE_PATCH && !isBuiltIn(state.info)) {
     // As kube-apiserver: custom resources have no strategic merge patch.
-    fail(status(
-      415,
-      "UnsupportedMediaType",
-      `the body of the request was in an unknown format - accepted media types include: ${
-        CUSTOM_RESOURCE_PATCHES.join(", ")
-      }`,
-    ));
+    fail(unsupportedMediaType(CUSTOM_RESOURCE_PATCHES));
   }
   if (contentType === APPLY_PATCH) return await apply(env, state, request, r);
   const params = writeParams(request, "patch", false);
@@ -245,7 +241,7 @@ async function patch(
   } else if (contentType === "application/json-patch+json") {
     next = jsonPatch(target, body, { maxCopyBytes: env.limits.maxRequestBodyBytes });
   } else {
-    fail(unsupportedMediaType(contentType));
+    fail(unsupportedMediaType(PATCH_MEDIA_TYPES, contentType));
   }
   checkPatched(env, next);
   if (r.subresource === "scale") return scale(env, state, r, params, next);
@@ -266,15 +262,11 @@ function checkPatched(env: WriteEnv, next: unknown): void {
 /** The body of an apply: JSON (which is YAML), or YAML. */
 function parseApplyBody(text: string, limits: BodyLimits): unknown {
   if (/^\s*[{[]/.test(text)) return parseJsonBody(text, limits.maxJsonDepth);
-  let value: unknown;
-  try {
-    value = parseYaml(text, { source: "apply configuration" });
-  } catch (error) {
-    fail(badRequest(`error decoding YAML: ${error instanceof Error ? error.message : "invalid"}`));
-  }
-  const problem = unservable(value, limits.maxJsonDepth);
-  if (problem !== undefined) fail(badRequest(`the apply configuration ${problem}`));
-  return value;
+  return parseYamlBody(text, limits.maxJsonDepth, {
+    source: "apply configuration",
+    syntax: "error decoding YAML",
+    subject: "the apply configuration",
+  });
 }
 
 /**
