@@ -69,9 +69,10 @@ const EVENT_V1 = [
  * The top-level fields (besides `apiVersion`, `kind` and `metadata`) the objects of the built-in
  * kinds have, by `apiVersion/kind`: an object of one of these kinds with another top-level field
  * (a Secret's `data` and `type` on a Pod) is refused. Custom resources, whose fields the informer
- * cannot know, are not checked here.
+ * cannot know, are not checked here. tests/cache/checkpoint_builtin_fields_test.ts keeps this
+ * table and the simulated cluster's OpenAPI in step.
  */
-const BUILTIN_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+export const BUILTIN_FIELDS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
   ([
     ["v1/Pod", SPEC_STATUS],
     ["v1/Service", SPEC_STATUS],
