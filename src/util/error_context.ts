@@ -45,7 +45,7 @@ export type ErrorPhase =
  *
  * @example
  * ```ts
- * import type { ErrorContext } from "./error_context.ts";
+ * import type { ErrorContext } from "@kinformer/kinformer/cache";
  * import assert from "node:assert/strict";
  * const seen: string[] = [];
  * const onError = (_error: unknown, context: ErrorContext): void => {

@@ -49,6 +49,20 @@ export const REPORT_INTERVAL_MS = 60_000;
 /** Kinds that are part of normal operation: not printed by default (an informer relists). */
 const ROUTINE: ReadonlySet<ErrorKind> = new Set<ErrorKind>(["expired"]);
 
+/**
+ * Where an error means the object cannot do its work (a request failing): the errors
+ * {@linkcode ErrorReporter.healthy} counts. A throw of user code is not an outage.
+ */
+const OUTAGE: ReadonlySet<ErrorPhase> = new Set<ErrorPhase>([
+  "list",
+  "stream",
+  "watch",
+  "request",
+  "lease",
+  "event",
+  "credentials",
+]);
+
 /** Kinds printed as warnings: the object recovers from them by itself. */
 const WARNINGS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
   "too-large-rv",
@@ -96,7 +110,8 @@ const MESSAGE_CHARS = 400;
  *   1.6 s)` (`console.error`; `console.warn` for kinds the object recovers from by itself:
  *   too-large-rv, inactivity, initial-events-timeout, rate-limited, checkpoint);
  * - then at most one line per kind per minute, with how many were not printed since the last;
- * - one line when the object is healthy again: `pods informer: healthy again after 12 errors`.
+ * - one line when the object works again after failed requests: `pods informer: healthy
+ *   again after 12 errors` (throws of your handlers or callbacks are not an outage).
  *
  * A watch that expired (410, kind `expired`) is routine (the informer relists) and is not
  * printed. A line holds the error's message, cut to 400 characters: kinformer's errors never
@@ -127,7 +142,10 @@ export class ErrorReporter {
     return this.#source;
   }
 
-  /** Errors reported since the object was last healthy (routine kinds not counted). */
+  /**
+   * Failed requests (list, stream, watch, request, lease, event, credentials) reported since
+   * the object was last healthy; routine kinds and throws of user code are not counted.
+   */
   get errorsSinceHealthy(): number {
     return this.#errors;
   }
@@ -136,13 +154,18 @@ export class ErrorReporter {
   context(error: unknown, details: ReportDetails): ErrorContext {
     const { foreignKind, ...rest } = details;
     const fallback = foreignKind ?? FOREIGN[details.phase];
-    return { kind: errorKindOf(error, fallback), source: this.#source, ...rest };
+    const context = { ...rest, kind: errorKindOf(error, fallback), source: this.#source };
+    // Only the fields that have a value: contexts compare and print cleanly.
+    for (const [name, value] of Object.entries(context)) {
+      if (value === undefined) delete (context as Record<string, unknown>)[name];
+    }
+    return context;
   }
 
   /** Reports `error`: to `onError`, or the default printing. Returns the context. */
   report(error: unknown, details: ReportDetails): ErrorContext {
     const context = this.context(error, details);
-    if (!ROUTINE.has(context.kind)) this.#errors++;
+    if (!ROUTINE.has(context.kind) && OUTAGE.has(context.phase)) this.#errors++;
     if (this.#onError !== undefined) {
       try {
         this.#onError(error, context);

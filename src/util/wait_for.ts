@@ -96,36 +96,3 @@ export function explainAbort(reason: unknown, explanation: AbortExplanation): Er
   return error;
 }
 
-/**
- * The former waiter helper, kept until its last callers move to {@linkcode Waiters}: resolves
- * once `check()` says `"done"`, rejects with `failure` once it says `"failed"`, or with the
- * signal's reason on abort. The owner calls every function in `waiters`.
- */
-export function waitFor(
-  waiters: Set<() => void>,
-  check: () => WaitState,
-  failure: string,
-  signal?: AbortSignal,
-): Promise<void> {
-  return new Promise<void>((resolve, reject) => {
-    const settle = (state: WaitState): void => {
-      if (state === "done") resolve();
-      else reject(new Error(failure));
-    };
-    const first = check();
-    if (first !== "pending") return settle(first);
-    if (signal?.aborted) return reject(signal.reason);
-    const wake = (): void => {
-      const state = check();
-      if (state === "pending") return;
-      waiters.delete(wake);
-      release();
-      settle(state);
-    };
-    waiters.add(wake);
-    const release = onAbort(signal, () => {
-      waiters.delete(wake);
-      reject(signal?.reason);
-    });
-  });
-}
