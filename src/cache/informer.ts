@@ -30,8 +30,8 @@ import { guardMetrics, type InformerMetrics } from "./informer_metrics.ts";
 import {
   type EventsOptions,
   type InformerOptions,
-  type ListenerOptions,
   informerSource,
+  type ListenerOptions,
   listWatchSettings,
   validateInformerOptions,
   validateListenerOptions,
@@ -422,7 +422,9 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         signal: options.signal,
         aborted: (reason) =>
           explainAbort(reason, {
-            what: `${this.#source} not synced${this.#life.state === "idle" ? " (never started)" : ""}`,
+            what: `${this.#source} not synced${
+              this.#life.state === "idle" ? " (never started)" : ""
+            }`,
             waitedMs: this.#clock.now() - Math.max(waiting, this.#startedAt ?? waiting),
             lastError: this.#lastErrorValue,
           }),
@@ -524,7 +526,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     return attachHandler(
       listener,
       handler,
-      (error) => this.#reporter.report(error, { phase: "handler", action: "delivering the next event" }),
+      (error) =>
+        this.#reporter.report(error, { phase: "handler", action: "delivering the next event" }),
       remove,
     );
   }

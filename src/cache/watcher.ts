@@ -14,11 +14,7 @@ import { ErrorReporter } from "../util/error_reporter.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
 import { checkFunction, checkNumber } from "../util/validate.ts";
 import type { OnError } from "../util/error_context.ts";
-import {
-  informerSource,
-  listWatchSettings,
-  validateListWatchOptions,
-} from "./informer_options.ts";
+import { informerSource, listWatchSettings, validateListWatchOptions } from "./informer_options.ts";
 import { Reflector } from "./reflector.ts";
 import type { InitialListMode } from "./reflector_state.ts";
 import type { WatcherEvent } from "./watcher_event.ts";

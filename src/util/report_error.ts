@@ -12,4 +12,3 @@ export function reportError(error: unknown): void {
     throw error;
   });
 }
-

@@ -81,13 +81,16 @@ export interface AbortExplanation {
 
 /**
  * The rejection of a wait whose signal fired, in words: `"pods informer not synced after 30 s:
- * last error 403 Forbidden: ..."`. It keeps the reason's `name` (`TimeoutError` from
+ * last error 403 Forbidden: ..."` (or, with no error to blame, the reason's message in
+ * parentheses: `"... after 30 s (signal timed out)"`). It keeps the reason's `name` (`TimeoutError` from
  * `AbortSignal.timeout()`, `AbortError`), so code that checks the name still works, and
  * carries the last error as `cause` (the signal's reason when there was none).
  */
 export function explainAbort(reason: unknown, explanation: AbortExplanation): Error {
   const { what, waitedMs, lastError } = explanation;
-  const last = lastError === undefined ? "" : `: last error ${messageOf(lastError)}`;
+  const last = lastError === undefined
+    ? ` (${messageOf((reason as { message?: unknown } | undefined)?.message ?? reason)})`
+    : `: last error ${messageOf(lastError)}`;
   const error = new Error(`${what} after ${formatDuration(waitedMs)}${last}`, {
     cause: lastError ?? reason,
   });
@@ -95,4 +98,3 @@ export function explainAbort(reason: unknown, explanation: AbortExplanation): Er
   error.name = typeof name === "string" && name !== "" ? name : "AbortError";
   return error;
 }
-

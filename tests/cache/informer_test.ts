@@ -747,7 +747,7 @@ describe("SharedInformerFactory", () => {
     assert.deepEqual(e.cluster.requests.map((r) => r.verb), [], "no list, no watch");
     assert.equal(late.health().state, "idle");
     assert.equal(e.cluster.openWatches, 0);
-    factory.start(); // a stopped factory does not start again
+    assert.throws(() => factory.start(), /informer factory was stopped/, "it says so at once");
     await e.clock.advance(1_000);
     assert.deepEqual(e.cluster.requests.map((r) => r.verb), []);
     await factory.stop();
@@ -888,7 +888,13 @@ describe("informer: one way a throwing callback is reported", () => {
     });
     e.cluster.create(pods, pod("default", "p2"));
     await e.clock.flush();
-    assert.deepEqual(contexts, [{ kind: "handler", phase: "handler", retryInMs: 0 }]);
+    assert.deepEqual(contexts, [{
+      kind: "handler",
+      phase: "handler",
+      source: "pods informer",
+      key: "default/p1",
+      action: "keeping the key's cached object",
+    }]);
     assert.equal(inf.store.get("default/p1")?.metadata.labels?.["broken"], undefined);
     assert.deepEqual(inf.store.byIndex("byName", "p2").length, 1);
     await e.close();

@@ -62,11 +62,11 @@ describe("explainAbort: a wait cut short, in words", () => {
     assert.equal(error.cause, last);
   });
 
-  test("without a last error the cause is the reason", () => {
+  test("without a last error it gives the reason's message, and the cause is the reason", () => {
     const reason = new DOMException("aborted", "AbortError");
     const error = explainAbort(reason, { what: "pods informer not synced", waitedMs: 1_500 });
     assert.equal(error.name, "AbortError");
-    assert.equal(error.message, "pods informer not synced after 1.5 s");
+    assert.equal(error.message, "pods informer not synced after 1.5 s (aborted)");
     assert.equal(error.cause, reason);
   });
 });
