@@ -232,7 +232,7 @@ export class Reflector<T extends KubeObjectLike> {
           : Math.max(backoffDelay(o.backoff), retryAfterMs(error));
         this.#o.onError(error, {
           phase: request.kind,
-          action: recovery(after.wait, this.#state.mustRelist),
+          action: recovery(after.wait, request.kind === "watch" && this.#state.mustRelist),
           retryInMs: owed > 0 ? owed : undefined,
         });
       }
