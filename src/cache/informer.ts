@@ -403,7 +403,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    * ac.abort(new DOMException("timed out", "TimeoutError")); // as AbortSignal.timeout() does
    * await assert.rejects(informer.waitForSync({ signal: ac.signal }), {
    *   name: "TimeoutError",
-   *   message: /^pods informer not synced after/,
+   *   message: "pods informer not synced after 0 ms (timed out); start() was never called",
    * });
    * cluster.close();
    * ```
@@ -422,9 +422,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         signal: options.signal,
         aborted: (reason) =>
           explainAbort(reason, {
-            what: `${this.#source} not synced${
-              this.#life.state === "idle" ? " (never started)" : ""
-            }`,
+            what: `${this.#source} not synced`,
+            hint: this.#life.state === "idle" ? "; start() was never called" : undefined,
             waitedMs: this.#clock.now() - Math.max(waiting, this.#startedAt ?? waiting),
             lastError: this.#lastErrorValue,
           }),

@@ -77,6 +77,8 @@ export interface AbortExplanation {
   waitedMs: number;
   /** The last error of the awaited object, if any: the explanation's `cause`. */
   lastError?: unknown;
+  /** Appended to the message: `"; start() was never called"`. @default "" */
+  hint?: string | undefined;
 }
 
 /**
@@ -87,11 +89,11 @@ export interface AbortExplanation {
  * carries the last error as `cause` (the signal's reason when there was none).
  */
 export function explainAbort(reason: unknown, explanation: AbortExplanation): Error {
-  const { what, waitedMs, lastError } = explanation;
+  const { what, waitedMs, lastError, hint = "" } = explanation;
   const last = lastError === undefined
     ? ` (${messageOf((reason as { message?: unknown } | undefined)?.message ?? reason)})`
     : `: last error ${messageOf(lastError)}`;
-  const error = new Error(`${what} after ${formatDuration(waitedMs)}${last}`, {
+  const error = new Error(`${what} after ${formatDuration(waitedMs)}${last}${hint}`, {
     cause: lastError ?? reason,
   });
   const name = (reason as { name?: unknown } | undefined)?.name;
