@@ -533,11 +533,15 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
 
   /** Resolves when the resource version next moves (or the informer stops). */
   #resourceVersionMoved(): Promise<void> {
-    const at = this.#reflector.resourceVersion;
-    return this.#rvWaiters.wait(
-      () => !this.#life.active || this.#reflector.resourceVersion !== at ? "done" : "pending",
-      { failure: () => undefined },
-    );
+    const ending = (): boolean => this.#life.state === "stopping" || this.#life.state === "stopped";
+    if (ending()) return Promise.resolve();
+    // Pending at the first check (made at once), done at the next wake: the next move.
+    let checked = false;
+    return this.#rvWaiters.wait(() => {
+      if (ending() || checked) return "done";
+      checked = true;
+      return "pending";
+    }, { failure: () => undefined });
   }
 
   /**
