@@ -120,6 +120,29 @@ describe("an informer with default options says what is wrong", () => {
     }
   });
 
+  test("a wrong token (401): the line names the error, never the token", async () => {
+    const printed = captureConsole();
+    const clock = new ManualClock(0);
+    const cluster = new SimulatedCluster({ clock, token: "the-right-token" });
+    try {
+      const client = new KubeClient({
+        server: "http://sim.test",
+        fetch: cluster.fetch,
+        token: "s3cr3t-wrong-token",
+      });
+      const informer = createInformer(client, { resource: pods, clock });
+      void informer.start();
+      await advance(clock, 60_000);
+      assert.ok(printed.lines.length >= 1 && printed.lines.length <= 3, printed.lines.join("\n"));
+      assert.match(printed.lines[0]!, /^error pods informer: list unauthorized \(401\)/);
+      for (const line of printed.lines) assert.doesNotMatch(line, /s3cr3t|the-right-token/);
+      await informer.stop();
+    } finally {
+      printed.restore();
+      cluster.close();
+    }
+  });
+
   test("one line when it works again: healthy again after the errors", async () => {
     const printed = captureConsole();
     const { clock, cluster, client } = setup();
