@@ -9,6 +9,7 @@ import { KubeClient } from "../../src/client/kube_client.ts";
 import { pods } from "../../src/client/resource.ts";
 import { SharedInformerFactory } from "../../src/cache/factory.ts";
 import { createInformer, type SharedInformer } from "../../src/cache/informer.ts";
+import { watcher } from "../../src/cache/watcher.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
@@ -137,6 +138,24 @@ describe("an informer with default options says what is wrong", () => {
       assert.match(printed.lines[0]!, /^error pods informer: list unauthorized \(401\)/);
       for (const line of printed.lines) assert.doesNotMatch(line, /s3cr3t|the-right-token/);
       await informer.stop();
+    } finally {
+      printed.restore();
+      cluster.close();
+    }
+  });
+
+  test("watcher() with default options prints the same way", async () => {
+    const printed = captureConsole();
+    const { clock, cluster, client } = setup({ deny: true });
+    const ac = new AbortController();
+    try {
+      const steps = watcher(client, { resource: pods, clock, signal: ac.signal });
+      const first = steps.next(); // the watcher starts at the first next()
+      await advance(clock, 60_000);
+      assert.ok(printed.lines.length >= 1 && printed.lines.length <= 3, printed.lines.join("\n"));
+      assert.match(printed.lines[0]!, /^error pods watcher: list forbidden \(403\)/);
+      ac.abort();
+      assert.equal((await first).done, true);
     } finally {
       printed.restore();
       cluster.close();
