@@ -9,6 +9,7 @@ import { RingBuffer } from "../util/ring_buffer.ts";
 import type { OnError } from "../util/error_context.ts";
 import { ErrorReporter } from "../util/error_reporter.ts";
 import { Lifecycle, type LifecycleState } from "../util/lifecycle.ts";
+import { Waiters } from "../util/wait_for.ts";
 import { checkClock, checkFunction, checkOptionsObject, checkString } from "../util/validate.ts";
 
 /**
@@ -207,7 +208,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
   /** Pending `get` calls, oldest first. Non-empty only while #queue is empty. */
   readonly #waiters = new Set<Waiter<T>>();
   /** Pending `stop({ drain: true })` calls. */
-  readonly #drainWaiters = new Set<() => void>();
+  readonly #drainWaiters = new Waiters();
   #adds = 0;
   readonly #latency = summary();
   readonly #work = summary();
@@ -306,10 +307,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
       this.#queue.push(item);
       this.#dispatch();
     }
-    if (this.#processing.size === 0) {
-      for (const resolve of this.#drainWaiters) resolve();
-      this.#drainWaiters.clear();
-    }
+    if (this.#processing.size === 0) this.#drainWaiters.wake();
     this.#settle();
     this.#emit("onDone", durationMs, item);
   }
@@ -331,19 +329,10 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
       this.#waiters.clear();
       this.#settle();
     }
-    if (!drain || this.#processing.size === 0) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
-      let stopListening = (): void => {};
-      const onDrained = (): void => {
-        stopListening();
-        resolve();
-      };
-      this.#drainWaiters.add(onDrained);
-      stopListening = onAbort(signal, () => {
-        this.#drainWaiters.delete(onDrained);
-        reject(signal?.reason);
-      });
+    if (!drain) return Promise.resolve();
+    return this.#drainWaiters.wait(() => this.#processing.size === 0 ? "done" : "pending", {
+      failure: () => undefined,
+      signal,
     });
   }
 
