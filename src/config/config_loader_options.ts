@@ -192,8 +192,8 @@ export interface ConnectOptions {
    */
   ignoreUnsupportedTls?: boolean | undefined;
   /**
-   * Time source for re-reading token files and client certificate files (every 5 minutes,
-   * as client-go), for the expiry of exec plugin credentials and for the exec plugin's time
+   * Time source for re-reading token files and client certificate files (certificate files
+   * at most once a second, at a request, as client-go), for the expiry of exec plugin credentials and for the exec plugin's time
    * limit.
    * @default the system clock (`Date.now` and the global timers)
    */
