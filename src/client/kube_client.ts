@@ -119,6 +119,7 @@ export class KubeClient {
   #clock: Clock;
   #onUnauthorized: ((request: Request) => void) | undefined;
   #webSocket: WebSocketSettings;
+  #watchListCompression: boolean;
 
   /** Validates `options`; throws TypeError naming a bad option. Starts no I/O. */
   constructor(options: KubeClientOptions) {
@@ -130,6 +131,7 @@ export class KubeClient {
     this.#clock = o.clock;
     this.#onUnauthorized = o.onUnauthorized;
     this.#webSocket = resolveWebSocketOptions(options, this.#base);
+    this.#watchListCompression = o.watchListCompression;
   }
 
   /**
@@ -312,11 +314,16 @@ export class KubeClient {
     const metadata = isMetadataOnly(resource);
     const transport = options?.transport ?? this.#webSocket.transport;
     if (resolveWatchTransport(transport, "options.transport") === "http") {
-      return await this.request(path, {
-        query,
-        signal: options?.signal,
-        ...(metadata ? { headers: { accept: METADATA_ACCEPT } } : {}),
-      });
+      const headers: Record<string, string> = {};
+      if (metadata) headers.accept = METADATA_ACCEPT;
+      // A streaming list may come as concatenated gzip members (kube-apiserver 1.37), which
+      // some runtimes' fetch cut after the first: ask for it uncompressed unless told the
+      // fetch reads them (see KubeClientOptions.watchListCompression).
+      if (
+        options?.sendInitialEvents === true && !this.#watchListCompression &&
+        !this.#headers.has("accept-encoding")
+      ) headers["accept-encoding"] = "identity";
+      return await this.request(path, { query, signal: options?.signal, headers });
     }
     const url = resolvePath(this.#base, path);
     appendQuery(url, query);

@@ -101,6 +101,14 @@ export interface ConfigHost {
   pathListSeparator: string;
   /** TLS/proxy support of the runtime's `fetch`; absent when it has none. */
   transport?: HostTransport | undefined;
+  /**
+   * Whether the runtime's `fetch` and every `fetch` `transport.create` builds read a body of
+   * concatenated gzip members to its end (kube-apiserver 1.37's compressed streaming lists).
+   * The loader then sets `watchListCompression: true` on what it returns, unless the caller
+   * gave a `fetch` or `createFetch` of its own.
+   * @default false
+   */
+  readsGzipMembers?: boolean | undefined;
   /** Runtime-specific advice added to `UnsupportedTls` errors, per setting. */
   hints?: Partial<Record<TransportFeature, string>> | undefined;
   /**
