@@ -139,7 +139,7 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
   };
   const start = (): void => {
     const reflector = new Reflector<T>({
-      ...listWatchSettings(options),
+      ...listWatchSettings(options, client),
       client,
       resumeFrom: options.resumeFrom,
       onError: (error, context) => callOnError(options.onError, error, context),

@@ -150,6 +150,23 @@ export class KubeClient {
   }
 
   /**
+   * How this client's watches reach the server when a watch does not say: `"http"` or
+   * `"websocket"` (`watchTransport: "auto"` resolved for this runtime).
+   *
+   * @example
+   * ```ts
+   * import { KubeClient } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
+   * assert.equal(new KubeClient({ server: "http://127.0.0.1:8001" }).watchTransport, "http");
+   * const ws = new KubeClient({ server: "http://127.0.0.1:8001", watchTransport: "websocket" });
+   * assert.equal(ws.watchTransport, "websocket");
+   * ```
+   */
+  get watchTransport(): "http" | "websocket" {
+    return resolveWatchTransport(this.#webSocket.transport);
+  }
+
+  /**
    * Sends one request to `path` (below the server URL, starting with `/`) and returns the
    * Response when its status is 2xx, body unread.
    *

@@ -52,6 +52,9 @@ export async function gzipIfAsked(
     response.status !== 200 || response.body === null || response.headers.has("content-encoding") ||
     !acceptsGzip(request.headers.get("accept-encoding"))
   ) return response;
+  // An accepted WebSocket handshake (a 200 with `Upgrade`, see websocket_handshake.ts) carries
+  // the messages to frame: WebSocket watches are never gzip-encoded.
+  if (response.headers.has("upgrade")) return response;
   const url = new URL(request.url);
   if (isWatch(url)) {
     return options.watchListCompression && url.searchParams.get("sendInitialEvents") === "true"
