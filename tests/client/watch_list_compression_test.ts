@@ -118,6 +118,22 @@ describe(`compressed streaming lists (kube-apiserver 1.37) on ${runtime}`, () =>
     for (const s of sim.seen) assert.notEqual(s.acceptEncoding, "identity", s.url);
   });
 
+  test("an accept-encoding of the client's headers is sent as given; watchListCompression must be a boolean", async () => {
+    await using sim = await served(5);
+    const client = new KubeClient({ server: sim.url, headers: { "accept-encoding": "gzip" } });
+    const response = await client.watch(pods, {
+      sendInitialEvents: true,
+      resourceVersionMatch: "NotOlderThan",
+      allowWatchBookmarks: true,
+    });
+    await response.body?.cancel();
+    assert.equal(sim.seen.at(-1)!.acceptEncoding, "gzip");
+    assert.throws(
+      () => new KubeClient({ server: sim.url, watchListCompression: "yes" as never }),
+      /options\.watchListCompression/,
+    );
+  });
+
   test("the Node transport (node:zlib) reads every member: with watchListCompression the list comes gzipped and whole", async () => {
     await using sim = await served(20);
     const transport = createNodeFetch({});
