@@ -292,6 +292,9 @@ export class KubeClient {
    * newline-separated JSON events; decoding it is the caller's job. No whole-request timeout
    * is applied: use `timeoutSeconds` (server side) and an inactivity timer on the body.
    *
+   * A streaming list over HTTP (`sendInitialEvents: true`) asks for `Accept-Encoding: identity`
+   * unless the client says `watchListCompression: true` (see {@linkcode KubeClientOptions}).
+   *
    * With `transport: "websocket"` (or the client's `watchTransport`) the same URL is opened as
    * a WebSocket, the token sent as a subprotocol; the Response resolves once the socket is open
    * and its body carries the messages, one event per line (see `WebSocketClientOptions`).

@@ -68,13 +68,22 @@ async function readWatchList(response: Response) {
   return { lines, ended, complete: text.includes("initial-events-end") };
 }
 
-/** Syncs an informer with a streaming list through `client`; the requests it made. */
+/**
+ * Syncs an informer with a streaming list through `client`, then adds one pod and waits for its
+ * live event (a gzip member of its own, after the initial list's); the requests it made.
+ */
 async function syncStreaming(client: KubeClient, cluster: SimulatedCluster) {
   const informer = createInformer(client, { resource: pods, initialList: "stream" });
   informer.start();
   try {
     await informer.waitForSync({ signal: AbortSignal.timeout(20_000) });
-    return { size: informer.store.size, verbs: cluster.requests.map((r) => r.verb) };
+    const size = informer.store.size;
+    cluster.seed(pods, 1);
+    for (let i = 0; i < 2000 && informer.store.size === size; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5)); // the network is real: bounded poll
+    }
+    assert.equal(informer.store.size, size + 1, "the live event arrived");
+    return { size, verbs: cluster.requests.map((r) => r.verb) };
   } finally {
     await informer.stop();
   }
