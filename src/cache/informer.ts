@@ -148,7 +148,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     validateInformerOptions(options);
     this.#client = client;
     this.#options = options;
-    const settings = listWatchSettings(options);
+    const settings = listWatchSettings(options, client);
     this.#inactivityTimeoutMs = settings.inactivityTimeoutMs;
     this.#clock = options.clock ?? systemClock;
     this.#source = informerSource(options);

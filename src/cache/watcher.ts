@@ -140,7 +140,7 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
     return new Promise<void>((resolve) => (wakeProducer = resolve));
   };
   const start = (): void => {
-    const settings = listWatchSettings(options);
+    const settings = listWatchSettings(options, client);
     const reporter = new ErrorReporter({
       source: informerSource(options, "watcher"),
       onError: options.onError,

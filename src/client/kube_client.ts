@@ -119,6 +119,7 @@ export class KubeClient {
   #clock: Clock;
   #onUnauthorized: ((request: Request) => void) | undefined;
   #webSocket: WebSocketSettings;
+  #watchListCompression: boolean;
 
   /** Validates `options`; throws TypeError naming a bad option. Starts no I/O. */
   constructor(options: KubeClientOptions) {
@@ -130,6 +131,7 @@ export class KubeClient {
     this.#clock = o.clock;
     this.#onUnauthorized = o.onUnauthorized;
     this.#webSocket = resolveWebSocketOptions(options, this.#base);
+    this.#watchListCompression = o.watchListCompression;
   }
 
   /**
@@ -145,6 +147,23 @@ export class KubeClient {
    */
   get server(): string {
     return this.#base;
+  }
+
+  /**
+   * How this client's watches reach the server when a watch does not say: `"http"` or
+   * `"websocket"` (`watchTransport: "auto"` resolved for this runtime).
+   *
+   * @example
+   * ```ts
+   * import { KubeClient } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
+   * assert.equal(new KubeClient({ server: "http://127.0.0.1:8001" }).watchTransport, "http");
+   * const ws = new KubeClient({ server: "http://127.0.0.1:8001", watchTransport: "websocket" });
+   * assert.equal(ws.watchTransport, "websocket");
+   * ```
+   */
+  get watchTransport(): "http" | "websocket" {
+    return resolveWatchTransport(this.#webSocket.transport);
   }
 
   /**
@@ -273,6 +292,9 @@ export class KubeClient {
    * newline-separated JSON events; decoding it is the caller's job. No whole-request timeout
    * is applied: use `timeoutSeconds` (server side) and an inactivity timer on the body.
    *
+   * A streaming list over HTTP (`sendInitialEvents: true`) asks for `Accept-Encoding: identity`
+   * unless the client says `watchListCompression: true` (see {@linkcode KubeClientOptions}).
+   *
    * With `transport: "websocket"` (or the client's `watchTransport`) the same URL is opened as
    * a WebSocket, the token sent as a subprotocol; the Response resolves once the socket is open
    * and its body carries the messages, one event per line (see `WebSocketClientOptions`).
@@ -312,11 +334,16 @@ export class KubeClient {
     const metadata = isMetadataOnly(resource);
     const transport = options?.transport ?? this.#webSocket.transport;
     if (resolveWatchTransport(transport, "options.transport") === "http") {
-      return await this.request(path, {
-        query,
-        signal: options?.signal,
-        ...(metadata ? { headers: { accept: METADATA_ACCEPT } } : {}),
-      });
+      const headers: Record<string, string> = {};
+      if (metadata) headers.accept = METADATA_ACCEPT;
+      // A streaming list may come as concatenated gzip members (kube-apiserver 1.37), which
+      // some runtimes' fetch cut after the first: ask for it uncompressed unless told the
+      // fetch reads them (see KubeClientOptions.watchListCompression).
+      if (
+        options?.sendInitialEvents === true && !this.#watchListCompression &&
+        !this.#headers.has("accept-encoding")
+      ) headers["accept-encoding"] = "identity";
+      return await this.request(path, { query, signal: options?.signal, headers });
     }
     const url = resolvePath(this.#base, path);
     appendQuery(url, query);

@@ -4,10 +4,16 @@
  * they may have changed, new connections use the new pair, and the connections made with the
  * old pair are closed (an open watch then reconnects with the new one).
  *
- * When: at the next request once {@linkcode CERT_REFRESH_MS} has passed since the last check on
- * the injected clock (no timer: nothing to leak, and an informer makes a request at least every
- * watch timeout), and at the next request after one that failed to connect (a failed TLS
- * handshake: the server no longer takes the old certificate) or was answered 401.
+ * When: at a request, at most once per {@linkcode CERT_REFRESH_MS} (one second) on the injected
+ * clock, as client-go's `cachingCertificateLoader` reads the files at most once a second when
+ * its transport opens a connection (`ReloadTLSFiles`, set for kubeconfig certificate files).
+ * This layer cannot see when a runtime's `fetch` opens a connection, so it checks at every
+ * request instead: a rotated pair is used from the first request a second or more after the
+ * last read, and so by the next new connection. No timer (nothing to leak), concurrent requests
+ * share one read, and after a request that failed to connect (a failed TLS handshake: the server
+ * no longer takes the old certificate) or was answered 401 the files are read again at once.
+ * Until client-go's loader this library read them every 5 minutes (the period of client-go's
+ * certificate-callback rotation), so a rotated certificate waited while the old one still worked.
  *
  * How: each pair gets its own `fetch` built by the runtime (Node: new agents; Deno: a new
  * `Deno.HttpClient`; Bun: new per-request `tls` options in a `Bun.FetchSession` of their own,
@@ -20,8 +26,11 @@
 import type { Clock } from "../util/clock.ts";
 import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
 
-/** How often client certificate files are checked for a new pair (client-go: 5 minutes). */
-export const CERT_REFRESH_MS = 5 * 60_000;
+/**
+ * Client certificate files are read at most once per this many ms (client-go's
+ * `cachingCertificateLoader`: at most once a second).
+ */
+export const CERT_REFRESH_MS = 1000;
 
 /** Options of {@linkcode rotatingClientCertificate}. */
 export interface RotatingCertificateOptions {

@@ -167,6 +167,11 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
     if (featuresOf(effective).length > 0) result.transport = effective;
     const given = options.fetch;
+    if (
+      host.readsGzipMembers === true && given === undefined && options.createFetch === undefined
+    ) {
+      result.watchListCompression = true;
+    }
     const lines = extras.lines;
     const readCertFiles = extras.readCertFiles;
     let plain = given === undefined

@@ -101,6 +101,14 @@ export interface ConfigHost {
   pathListSeparator: string;
   /** TLS/proxy support of the runtime's `fetch`; absent when it has none. */
   transport?: HostTransport | undefined;
+  /**
+   * Whether the runtime's `fetch` and every `fetch` `transport.create` builds read a body of
+   * concatenated gzip members to its end (kube-apiserver 1.37's compressed streaming lists).
+   * The loader then sets `watchListCompression: true` on what it returns, unless the caller
+   * gave a `fetch` or `createFetch` of its own.
+   * @default false
+   */
+  readsGzipMembers?: boolean | undefined;
   /** Runtime-specific advice added to `UnsupportedTls` errors, per setting. */
   hints?: Partial<Record<TransportFeature, string>> | undefined;
   /**
@@ -192,8 +200,8 @@ export interface ConnectOptions {
    */
   ignoreUnsupportedTls?: boolean | undefined;
   /**
-   * Time source for re-reading token files and client certificate files (every 5 minutes,
-   * as client-go), for the expiry of exec plugin credentials and for the exec plugin's time
+   * Time source for re-reading token files and client certificate files (certificate files
+   * at most once a second, at a request, as client-go), for the expiry of exec plugin credentials and for the exec plugin's time
    * limit.
    * @default the system clock (`Date.now` and the global timers)
    */

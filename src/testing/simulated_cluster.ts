@@ -259,8 +259,9 @@ export class SimulatedCluster implements Disposable {
       token: o.token,
       isClosed: () => this.#closed,
     };
+    const gzip = { watchListCompression: o.watchListCompression };
     this.fetch = (request: Request): Promise<Response> =>
-      gzipIfAsked(request, handleRequest(http, request));
+      gzipIfAsked(request, handleRequest(http, request), gzip);
     this.webSocket = (url, init) => new InProcessWebSocket(url, init, this.fetch);
   }
 
