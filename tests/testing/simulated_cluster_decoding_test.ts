@@ -99,7 +99,11 @@ describe("SimulatedCluster body decoding as kube-apiserver's", () => {
       `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: first\n  k: second\n`;
     const warned = await send(c, "POST", CM, yaml("warned"), "application/yaml");
     assert.equal(warned.status, 201);
-    assert.equal(c.get(configmaps, { namespace: "default", name: "warned" })?.data?.k, "second");
+    assert.equal(
+      (c.get(configmaps, { namespace: "default", name: "warned" })?.data as Record<string, string>)
+        ?.k,
+      "second",
+    );
     assert.match(String(warned.warning), /line 7: key \\?"k\\?" already set in map/);
     const ignored = await send(
       c,
@@ -147,7 +151,11 @@ describe("SimulatedCluster body decoding as kube-apiserver's", () => {
       "application/apply-patch+yaml",
     );
     assert.equal(applied.status, 201);
-    assert.equal(c.get(configmaps, { namespace: "default", name: "applied" })?.data?.k, "second");
+    assert.equal(
+      (c.get(configmaps, { namespace: "default", name: "applied" })?.data as Record<string, string>)
+        ?.k,
+      "second",
+    );
     c.close();
   });
 });
