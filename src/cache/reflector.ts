@@ -193,9 +193,13 @@ export class Reflector<T extends KubeObjectLike> {
     let endedBy: ErrorKind | "closed" | undefined;
     /** Delay owed by the last failure (backoff, Retry-After, or the longest wait), in ms. */
     let owed = 0;
+    /** A streaming list completed and then closed: its watch goes on (see below). */
+    let continuing = false;
     while (!signal.aborted) {
-      const wait = Math.max(owed, this.#pacer.nextDelay());
+      // A start that waits a backoff is spaced already: the pacer counts the others.
+      const wait = continuing || owed > 0 ? owed : this.#pacer.nextDelay();
       owed = 0;
+      continuing = false;
       if (wait > 0) {
         this.#state = backingOff(this.#state);
         try {
@@ -211,8 +215,13 @@ export class Reflector<T extends KubeObjectLike> {
       try {
         if (request.kind === "list") await this.#list(request, signal);
         else {
+          const lists = this.stats.lists;
           const healthy = await this.#watch(request, signal);
           endedBy = "closed";
+          // A streaming list closed right after its end bookmark (large clusters close them):
+          // the list is complete and its watch goes on from the bookmark at once, outside the
+          // pacer (which counted the stream), so every stream brings at most one such watch.
+          continuing = request.kind === "stream" && this.stats.lists > lists;
           if (!healthy) owed = o.backoff.next();
         }
       } catch (error) {

@@ -45,6 +45,12 @@ export interface ListWatchState {
   readonly relistRequested?: boolean | undefined;
   /** The open watch started at the last list's RV and has received nothing yet. */
   readonly fromList?: boolean | undefined;
+  /**
+   * A watch from the last list's RV failed for another reason than expiry (an outage) since
+   * that list: time has passed, so a 410 at that RV is expected, not a sign of a list served
+   * from a stale cache.
+   */
+  readonly interrupted?: boolean | undefined;
 }
 
 /** The request the reflector makes next. */
@@ -149,6 +155,7 @@ export function listed(state: ListWatchState, outcome: ListOutcome): ListWatchSt
     streamUnavailable: state.initialList === "auto" && state.streamUnavailable,
     paginatedResult: state.paginatedResult === true || pagedFirst,
     fromList: false,
+    interrupted: false,
   };
 }
 
@@ -195,7 +202,8 @@ export interface PlanAfterFailure {
 /**
  * The state after a failure, and how long to wait. An expired watch relists (at once, unless it
  * had just started from a list's RV: then that RV is already gone, so back off and list
- * consistently); an expired or too-large RV on a list retries at once with a consistent list
+ * consistently; but when watches from that RV failed otherwise first, an outage, the RV had
+ * time to expire: list consistently at once); an expired or too-large RV on a list retries at once with a consistent list
  * (`""`); a streaming list the server refuses or never finishes falls back to LIST at once, as
  * client-go's reflector does (the next request is that LIST, the request pacer bounds how often
  * requests start, and an unfinished stream already lasted `initialEventsTimeoutMs`). A watch the server refuses as invalid (400/422, e.g. a resource version from a
@@ -227,9 +235,14 @@ export function planAfterFailure(
     if (kind === "too-large-rv" || kind === "invalid") {
       return next({ mustRelist: true, needsConsistentList: true }, "backoff");
     }
-    if (kind !== "expired") return next({}, "backoff");
+    if (kind !== "expired") {
+      return next(state.fromList === true ? { interrupted: true } : {}, "backoff");
+    }
     if (state.fromList !== true) return next({ mustRelist: true }, "none");
-    return next({ mustRelist: true, needsConsistentList: true }, "backoff");
+    // After an outage the list's RV has had time to expire: list consistently at once, as
+    // client-go starts its next round with a LIST. Otherwise the RV was gone from the start.
+    const wait = state.interrupted === true ? "none" : "backoff";
+    return next({ mustRelist: true, needsConsistentList: true }, wait);
   }
   const changes: { -readonly [K in keyof ListWatchState]?: ListWatchState[K] } = {};
   if (request.kind === "stream" && (kind === "invalid" || kind === "initial-events-timeout")) {
