@@ -40,6 +40,7 @@ import { ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
 import { Reflector } from "./reflector.ts";
+import { resourceVersionReached } from "./resource_version_reached.ts";
 import { StoreWriter } from "./store_writer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
@@ -439,6 +440,48 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
       remove,
     );
+  }
+
+  /**
+   * Resolves once the cache has seen resource version `resourceVersion` (a write's, say): it is
+   * synced and at that version or later, so a read of the store shows that write or a newer
+   * state. Versions are ordered as KEP-5504 (Kubernetes 1.35) allows; one that cannot be
+   * ordered (not a decimal integer without a leading zero) rejects with a
+   * `ResourceVersionNotComparableError`, as does a server whose own versions cannot be. Rejects
+   * with the signal's reason on abort, or an Error when the informer stops first. A write
+   * outside the informer's namespace or selectors is passed once a later event or a bookmark
+   * (about once a minute) moves the cache past it.
+   *
+   * @example
+   * ```ts
+   * import { createInformer } from "@kinformer/kinformer";
+   * import { KubeClient, configmaps } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+   * await using informer = createInformer(client, { resource: configmaps });
+   * informer.start();
+   * const written = await client.create(configmaps, { metadata: { namespace: "default", name: "c" } });
+   * await informer.waitForResourceVersion(written.metadata.resourceVersion!);
+   * assert.ok(informer.store.get("default/c")); // read-your-writes
+   * cluster.close();
+   * ```
+   */
+  waitForResourceVersion(
+    resourceVersion: string,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<void> {
+    try {
+      const { check, failure } = resourceVersionReached(resourceVersion, () => ({
+        synced: this.#writer.synced,
+        resourceVersion: this.#reflector.resourceVersion,
+        stopped: this.#stopped,
+      }));
+      return waitFor(this.#rvWaiters, check, failure, options.signal);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /** Resolves when the resource version next moves (or the informer stops). */

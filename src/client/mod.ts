@@ -85,6 +85,10 @@ export type { ApplyConfiguration } from "./apply_configuration.ts";
 export { defineResource } from "./define_resource.ts";
 export { isStatus } from "./types.ts";
 export { KubeApiError, KubeNetworkError } from "./errors.ts";
+export {
+  compareResourceVersion,
+  ResourceVersionNotComparableError,
+} from "./compare_resource_version.ts";
 export type { KubeApiErrorOptions } from "./errors.ts";
 export type { ErrorKind } from "../util/error_kind.ts";
 export {

@@ -8,20 +8,20 @@ import { onAbort } from "./abort.ts";
 export type WaitState = "done" | "failed" | "pending";
 
 /**
- * Resolves once `check()` says `"done"`, rejects with `failure` once it says `"failed"`, or with
- * the signal's reason on abort. The owner calls every function in `waiters` when the condition
+ * Resolves once `check()` says `"done"`, rejects with `failure` once it says `"failed"` (an
+ * Error with that message, or what the function returns), or with the signal's reason on abort. The owner calls every function in `waiters` when the condition
  * may have changed; a waiter removes itself once settled, and its abort listener is released.
  */
 export function waitFor(
   waiters: Set<() => void>,
   check: () => WaitState,
-  failure: string,
+  failure: string | (() => unknown),
   signal?: AbortSignal,
 ): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const settle = (state: WaitState): void => {
       if (state === "done") resolve();
-      else reject(new Error(failure));
+      else reject(typeof failure === "string" ? new Error(failure) : failure());
     };
     const first = check();
     if (first !== "pending") return settle(first);
