@@ -529,6 +529,11 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const limit = this.#inactivityTimeoutMs;
     return {
       state: this.#reflector.phase,
+      resource: this.#reflector.notFound
+        ? "not-found"
+        : s.lists > 0 || this.#resumed
+        ? "served"
+        : "unknown",
       synced: this.#writer.synced,
       lastSyncResourceVersion: this.#reflector.resourceVersion,
       objects: this.#indexer.size,

@@ -163,6 +163,11 @@ export class Reflector<T extends KubeObjectLike> {
     return this.#state.lastSyncResourceVersion;
   }
 
+  /** Whether the server answers 404 for the resource (since the last completed list). */
+  get notFound(): boolean {
+    return this.#state.notFound === true;
+  }
+
   /** What the reflector is doing. */
   get phase(): ReflectorState {
     return this.#state.phase;
@@ -228,6 +233,8 @@ export class Reflector<T extends KubeObjectLike> {
         if (signal.aborted) break;
         const kind = errorKindOf(error);
         endedBy = kind;
+        // A resource that stays gone is reported once, not at every retry.
+        const known = kind === "not-found" && this.#state.notFound === true;
         const after = planAfterFailure(this.#state, { kind, request });
         this.#state = after.state;
         owed = after.wait === "none"
@@ -235,7 +242,7 @@ export class Reflector<T extends KubeObjectLike> {
           : after.wait === "longest"
           ? MAX_RETRY_AFTER_MS
           : Math.max(backoffDelay(o.backoff), retryAfterMs(error));
-        this.#report(error, kind, request.kind, owed);
+        if (!known) this.#report(error, kind, request.kind, owed);
       }
     }
     this.#state = stopped(this.#state);

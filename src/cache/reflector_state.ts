@@ -51,6 +51,11 @@ export interface ListWatchState {
    * from a stale cache.
    */
   readonly interrupted?: boolean | undefined;
+  /**
+   * The server answers 404 for the resource (a CRD deleted, an aggregated API gone) since the
+   * last completed list: reported once, retried on the backoff until a list succeeds.
+   */
+  readonly notFound?: boolean | undefined;
 }
 
 /** The request the reflector makes next. */
@@ -156,6 +161,7 @@ export function listed(state: ListWatchState, outcome: ListOutcome): ListWatchSt
     paginatedResult: state.paginatedResult === true || pagedFirst,
     fromList: false,
     interrupted: false,
+    notFound: false,
   };
 }
 
@@ -211,7 +217,10 @@ export interface PlanAfterFailure {
  * after any watch error it cannot retry; a list refused as invalid is asked for again at `""`. A watch that cannot be decoded is watched again from
  * the same resource version once; a second decode failure at that resource version relists
  * (the server keeps sending what cannot be read). A 406 (`unsupported`) waits the longest
- * backoff. Everything else backs off.
+ * backoff. A 404 (`not-found`: the resource is gone) marks the state `notFound` and backs off
+ * (the backoff's cap bounds the rate: one request per 30 s by default); the next request is a
+ * consistent list, since only a list shows the resource back and what it holds. Everything
+ * else backs off.
  */
 export function planAfterFailure(
   state: ListWatchState,
@@ -223,6 +232,10 @@ export function planAfterFailure(
     wait: PlanAfterFailure["wait"],
   ): PlanAfterFailure => ({ state: { ...state, ...changes }, wait });
   if (kind === "unsupported") return next({}, "longest");
+  // The resource is gone: only a list can tell that it is back (and what it holds then).
+  if (kind === "not-found") {
+    return next({ notFound: true, mustRelist: true, needsConsistentList: true }, "backoff");
+  }
   if (kind === "decode" && request.kind !== "list") {
     const at = state.lastSyncResourceVersion;
     if (request.kind === "stream") return next({ streamUnavailable: true }, "backoff");
