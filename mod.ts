@@ -71,7 +71,6 @@
 
 // Client: the API client, objects and their metadata, resources and their descriptors.
 export { isStatus, KubeApiError, KubeClient, KubeNetworkError } from "./src/client/mod.ts";
-export { compareResourceVersion, ResourceVersionNotComparableError } from "./src/client/mod.ts";
 export type {
   ErrorKind,
   KubeClientOptions,

@@ -8,9 +8,9 @@ import type { ErrorKind } from "../util/error_kind.ts";
 /**
  * Where an error happened: `list` (a LIST, or a checkpoint refused before the first one),
  * `stream` (a streaming list), `watch`, `handler` (a listener, an index function, a metrics
- * hook), `check` (a consistency check).
+ * hook), `check` (a consistency check), `discovery` (reading what resources the server serves).
  */
-export type ErrorPhase = "list" | "stream" | "watch" | "handler" | "check";
+export type ErrorPhase = "list" | "stream" | "watch" | "handler" | "check" | "discovery";
 
 /**
  * The context of an `onError` call.

@@ -89,6 +89,8 @@ export {
   compareResourceVersion,
   ResourceVersionNotComparableError,
 } from "./compare_resource_version.ts";
+export { AGGREGATED_DISCOVERY_ACCEPT, discoverResources } from "./discovery.ts";
+export type { DiscoveredResource, DiscoverOptions } from "./discovery.ts";
 export type { KubeApiErrorOptions } from "./errors.ts";
 export type { ErrorKind } from "../util/error_kind.ts";
 export {
