@@ -4,44 +4,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { customresourcedefinitions } from "../../src/client/builtin_resources.ts";
-import { defineResource } from "../../src/client/define_resource.ts";
-import type { KubeObject } from "../../src/client/types.ts";
 import { closed, env } from "../_informer_env.ts";
-
-export const gadgets = defineResource({
-  group: "demo.io",
-  version: "v1",
-  resource: "gadgets",
-  kind: "Gadget",
-  namespaced: true,
-});
-
-/** The CRD that serves `gadgets`. */
-export function gadgetCrd(): KubeObject {
-  return {
-    apiVersion: "apiextensions.k8s.io/v1",
-    kind: "CustomResourceDefinition",
-    metadata: { name: "gadgets.demo.io" },
-    spec: {
-      group: "demo.io",
-      names: { plural: "gadgets", singular: "gadget", kind: "Gadget" },
-      scope: "Namespaced",
-      versions: [{
-        name: "v1",
-        served: true,
-        storage: true,
-        schema: {
-          openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true },
-        },
-      }],
-    },
-  } as KubeObject;
-}
-
-/** A gadget named `name` in namespace `a`. */
-export function gadget(name: string): KubeObject {
-  return { apiVersion: "demo.io/v1", kind: "Gadget", metadata: { namespace: "a", name } };
-}
+import { gadget, gadgetCrd, gadgets } from "./_gadgets.ts";
 
 describe("an informer whose resource goes away", () => {
   test("reports not-found once, shows it in health(), retries at a bounded rate, recovers when the CRD returns", async () => {
