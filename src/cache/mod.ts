@@ -79,7 +79,7 @@ export type { InitialListMode } from "./reflector_state.ts";
 export { watcher } from "./watcher.ts";
 export { MutationError } from "./mutation_detector.ts";
 export type { WatcherEvent, WatcherOptions } from "./watcher.ts";
-export type { ReflectorState } from "./reflector.ts";
+export type { ReflectorState, RelistReason } from "./reflector.ts";
 export {
   InitialEventsTimeoutError,
   ListInactivityError,

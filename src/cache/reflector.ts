@@ -35,13 +35,14 @@ import {
   received,
   type ReflectorState,
   relistAsked,
+  type RelistReason,
   requestStarted,
   stopped,
 } from "./reflector_state.ts";
 import { RequestPacer } from "./request_pacer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
-export type { ReflectorState } from "./reflector_state.ts";
+export type { ReflectorState, RelistReason } from "./reflector_state.ts";
 
 /**
  * The longest delay a server can ask for with `Retry-After` (or `retryAfterSeconds` in a
@@ -103,8 +104,8 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   onListDone?: ((durationMs: number, items: number, pages: number) => void) | undefined;
   /** A watch event (bookmarks included) arrived. */
   onEvent?: ((type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK") => void) | undefined;
-  /** A list replaced an earlier state. */
-  onRelist?: (() => void) | undefined;
+  /** A list replaced an earlier state, for `reason`. */
+  onRelist?: ((reason: RelistReason) => void) | undefined;
   /** A new watch is opened after the previous one ended for `kind`. */
   onReconnect?: ((kind: ErrorKind | "closed") => void) | undefined;
   /** The last synced resource version moved. */
@@ -316,7 +317,8 @@ export class Reflector<T extends KubeObjectLike> {
     const o = this.#o;
     if (this.stats.lists > 0 || o.resumeFrom !== undefined) {
       this.stats.relists++;
-      o.onRelist?.();
+      // A resumed informer's first list has no earlier failure of its own: its watch expired.
+      o.onRelist?.(this.#state.relistReason ?? "expired");
     }
     this.stats.lists++;
     this.stats.lastActivityAt = o.clock.now();

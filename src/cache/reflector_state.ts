@@ -11,6 +11,20 @@ import type { ErrorKind } from "../util/error_kind.ts";
 /** How the reflector fetches the initial state: paged LIST, streaming list, or try stream first. */
 export type InitialListMode = "list" | "stream" | "auto";
 
+/**
+ * Why the cache is listed again: the kind of the failure that made the last resource version
+ * unusable (`expired`: 410; `too-large-rv`; `invalid`: a watch refused as written; `decode`: a
+ * watch that kept sending what cannot be read; `not-found`: the resource went away and
+ * returned), or `requested` (a relist asked for, e.g. a consistency check's repair).
+ */
+export type RelistReason =
+  | "expired"
+  | "too-large-rv"
+  | "invalid"
+  | "decode"
+  | "not-found"
+  | "requested";
+
 /** What the reflector is doing, as `health().state` shows it. */
 export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "stopped";
 
@@ -56,6 +70,8 @@ export interface ListWatchState {
    * last completed list: reported once, retried on the backoff until a list succeeds.
    */
   readonly notFound?: boolean | undefined;
+  /** Why the next list replaces the cache (set with `mustRelist`). */
+  readonly relistReason?: RelistReason | undefined;
 }
 
 /** The request the reflector makes next. */
@@ -177,7 +193,13 @@ export function moved(state: ListWatchState, resourceVersion: string): ListWatch
 
 /** A relist was asked for (a consistency check's repair): consistent, and after any list under way. */
 export function relistAsked(state: ListWatchState): ListWatchState {
-  return { ...state, mustRelist: true, needsConsistentList: true, relistRequested: true };
+  return {
+    ...state,
+    mustRelist: true,
+    needsConsistentList: true,
+    relistRequested: true,
+    relistReason: "requested",
+  };
 }
 
 /** The reflector stopped for good. */
@@ -230,7 +252,12 @@ export function planAfterFailure(
   const next = (
     changes: Partial<ListWatchState>,
     wait: PlanAfterFailure["wait"],
-  ): PlanAfterFailure => ({ state: { ...state, ...changes }, wait });
+  ): PlanAfterFailure => {
+    // A failure that makes the cache be listed again is the relist's reason (only the kinds
+    // of RelistReason set mustRelist below).
+    const why = changes.mustRelist === true ? { relistReason: kind as RelistReason } : {};
+    return { state: { ...state, ...changes, ...why }, wait };
+  };
   if (kind === "unsupported") return next({}, "longest");
   // The resource is gone: only a list can tell that it is back (and what it holds then).
   if (kind === "not-found") {

@@ -13,7 +13,11 @@ describe("an informer whose resource goes away", () => {
     e.cluster.create(customresourcedefinitions, gadgetCrd());
     await e.clock.flush();
     e.cluster.create(gadgets, gadget("g1"));
-    const inf = e.informer({ resource: gadgets });
+    const relists: string[] = [];
+    const inf = e.informer({
+      resource: gadgets,
+      metrics: { onRelist: (reason) => void relists.push(reason) },
+    });
     inf.start();
     await inf.waitForSync();
     assert.equal(inf.health().resource, "served");
@@ -46,6 +50,7 @@ describe("an informer whose resource goes away", () => {
     await e.clock.flush();
     assert.deepEqual(inf.store.list().map((g) => g.metadata.name).sort(), ["g2", "g3"]);
     assert.deepEqual(e.errors.map((x) => x.kind), ["not-found"]);
+    assert.deepEqual(relists, ["not-found"], "the relist is counted with its reason");
     await closed(e);
   });
 
