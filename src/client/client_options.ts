@@ -10,6 +10,7 @@ import { describeValue } from "../util/values.ts";
 import { checkHeaderValue, parseServer, toHeaders } from "./http.ts";
 import type { WebSocketClientOptions } from "./websocket_watch.ts";
 
+import { checkTraceContext, type TraceContext, type TraceContextSource } from "./trace_context.ts";
 /**
  * The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set.
  */
@@ -75,6 +76,13 @@ export interface KubeClientOptions extends WebSocketClientOptions {
    */
   userAgent?: string | undefined;
   /**
+   * The W3C trace context of requests that give none (`trace` in their options): a context,
+   * or a function asked at each request (return `undefined` for none). Each request then
+   * sends `traceparent` (and `tracestate`), so kube-apiserver's spans join that trace.
+   * @default undefined (no trace headers)
+   */
+  traceContext?: TraceContextSource | undefined;
+  /**
    * Time source, used to turn a `Retry-After` HTTP date into seconds.
    * @default the system clock (`Date.now` and the global timers)
    */
@@ -89,6 +97,8 @@ export interface ResolvedClientOptions {
   fetch: (input: Request) => Promise<Response>;
   clock: Clock;
   onUnauthorized: ((request: Request) => void) | undefined;
+  /** The trace context of a request that gives none. */
+  traceContext: () => TraceContext | undefined;
 }
 
 /** Validates `options` (a TypeError naming a bad option, never showing a secret). Internal. */
@@ -135,5 +145,17 @@ export function resolveClientOptions(options: KubeClientOptions): ResolvedClient
   if (typeof clock !== "object" || clock === null || typeof clock.now !== "function") {
     throw new TypeError(`options.clock must be a Clock, got ${describeValue(clock)}`);
   }
-  return { base, token, headers, fetch, clock, onUnauthorized: options.onUnauthorized };
+  const source = options.traceContext;
+  const traceContext = typeof source === "function"
+    ? () => checkTraceContext(source(), "options.traceContext()")
+    : ((fixed) => () => fixed)(checkTraceContext(source, "options.traceContext"));
+  return {
+    base,
+    token,
+    headers,
+    fetch,
+    clock,
+    onUnauthorized: options.onUnauthorized,
+    traceContext,
+  };
 }

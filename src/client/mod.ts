@@ -90,6 +90,8 @@ export {
   ResourceVersionNotComparableError,
 } from "./compare_resource_version.ts";
 export { AGGREGATED_DISCOVERY_ACCEPT, discoverResources } from "./discovery.ts";
+export { newTraceContext } from "./trace_context.ts";
+export type { NewTraceContextOptions, TraceContext, TraceContextSource } from "./trace_context.ts";
 export type { DiscoveredResource, DiscoverOptions } from "./discovery.ts";
 export type { KubeApiErrorOptions } from "./errors.ts";
 export type { ErrorKind } from "../util/error_kind.ts";
