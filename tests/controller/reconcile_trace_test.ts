@@ -16,7 +16,7 @@ async function reconcileAll(
 ): Promise<{ traces: (string | undefined)[]; sent: string[] }> {
   const cluster = new SimulatedCluster();
   for (const key of keys) {
-    const [namespace, name] = key.split("/");
+    const [namespace = "", name = ""] = key.split("/");
     cluster.create(configmaps, { metadata: { namespace, name } });
   }
   const sent: string[] = [];
