@@ -20,9 +20,16 @@ import type { InformerLease } from "./informer_lease.ts";
 
 /**
  * How often discovery is read again when nothing else says it changed: 30 s, the period at
- * which kube-controller-manager's garbage collector and resource quota controller re-read
- * discovery to follow CRDs and aggregated APIs. Two requests per period with aggregated
- * discovery (Kubernetes 1.30 and later).
+ * which kube-controller-manager's garbage collector re-reads discovery to follow CRDs and
+ * aggregated APIs. Two requests per period with aggregated discovery (Kubernetes 1.30 and
+ * later).
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_DISCOVERY_INTERVAL_MS } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * assert.equal(DEFAULT_DISCOVERY_INTERVAL_MS, 30_000);
+ * ```
  */
 export const DEFAULT_DISCOVERY_INTERVAL_MS = 30_000;
 
