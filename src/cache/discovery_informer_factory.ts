@@ -10,10 +10,9 @@ import { customresourcedefinitions } from "../client/builtin_resources.ts";
 import type { KubeObject } from "../client/types.ts";
 import { linkedController } from "../util/abort.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
-import { errorKindOf } from "../util/error_kind.ts";
-import { callOnError } from "../util/report_error.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter, type ReportDetails } from "../util/error_reporter.ts";
 import { checkFunction, checkNumber } from "../util/validate.ts";
-import type { ErrorContext } from "./error_context.ts";
 import { SharedInformerFactory, type SharedInformerFactoryOptions } from "./factory.ts";
 import type { SharedInformer } from "./informer.ts";
 import type { InformerLease } from "./informer_lease.ts";
@@ -61,11 +60,12 @@ export interface DiscoveryInformerFactoryOptions {
     | ((resource: DiscoveredResource, informer: SharedInformer<KubeObject>) => void)
     | undefined;
   /**
-   * Errors of reading discovery (phase `discovery`: retried at the next poll, the informers
-   * kept meanwhile) and of the callbacks above (phase `handler`).
-   * @default the informers' `onError`, else `console.warn`
+   * Errors of reading discovery (phase `request`: retried at the next poll, the informers
+   * kept meanwhile), of `filter` (phase `handler`) and of the callbacks above (phase
+   * `callback`).
+   * @default the informers' `onError`, else printed (at most a line per kind per minute)
    */
-  onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
+  onError?: OnError | undefined;
   /** Time source. @default systemClock */
   clock?: Clock | undefined;
 }
@@ -107,6 +107,7 @@ export class DiscoveryInformerFactory implements AsyncDisposable {
   readonly #intervalMs: number;
   readonly #clock: Clock;
   readonly #options: DiscoveryInformerFactoryOptions;
+  readonly #reporter: ErrorReporter;
   readonly #held = new Map<string, { resource: DiscoveredResource; lease: InformerLease }>();
   #controller: AbortController | undefined;
   #run: Promise<void> | undefined;
@@ -129,6 +130,11 @@ export class DiscoveryInformerFactory implements AsyncDisposable {
     this.#intervalMs = options.intervalMs ?? DEFAULT_DISCOVERY_INTERVAL_MS;
     this.#clock = options.clock ?? options.informer?.clock ?? systemClock;
     this.#factory = new SharedInformerFactory(client, { clock: this.#clock, ...options.informer });
+    this.#reporter = new ErrorReporter({
+      source: "discovery informer factory",
+      onError: options.onError ?? options.informer?.onError,
+      clock: this.#clock,
+    });
   }
 
   /** The running informers, by `group/version/resource` (`""` group for core: `/v1/pods`). */
@@ -149,7 +155,7 @@ export class DiscoveryInformerFactory implements AsyncDisposable {
     if (this.#run !== undefined || this.#stopped) return;
     const { controller } = linkedController(options.signal);
     this.#controller = controller;
-    this.#factory.start({ signal: controller.signal });
+    void this.#factory.start({ signal: controller.signal });
     this.#run = this.#poll(controller.signal);
     if (this.#options.followCrds === true) this.#followCrds(controller.signal);
   }
@@ -219,13 +225,15 @@ export class DiscoveryInformerFactory implements AsyncDisposable {
     } catch (error) {
       if (signal?.aborted || this.#stopped) return;
       this.#report(error, {
-        kind: errorKindOf(error),
-        phase: "discovery",
+        phase: "request",
+        detail: "discovery",
+        action: "keeping the informers; reading discovery again at the next poll",
         retryInMs: this.#intervalMs,
       });
       return;
     }
     if (this.#stopped) return;
+    this.#reporter.healthy();
     const wanted = new Map<string, DiscoveredResource>();
     for (const r of found) {
       if (!r.verbs.includes("list") || !r.verbs.includes("watch")) continue;
@@ -233,7 +241,11 @@ export class DiscoveryInformerFactory implements AsyncDisposable {
       try {
         picked = this.#filter(r);
       } catch (error) {
-        this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 });
+        this.#report(error, {
+          phase: "handler",
+          detail: "filter",
+          action: "skipping the resource",
+        });
         continue;
       }
       if (picked) wanted.set(keyOf(r), r);
@@ -268,13 +280,11 @@ export class DiscoveryInformerFactory implements AsyncDisposable {
     try {
       hook(resource, informer);
     } catch (error) {
-      this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 });
+      this.#report(error, { phase: "callback", detail: hook.name, action: "going on" });
     }
   }
 
-  #report(error: unknown, context: ErrorContext): void {
-    const onError = this.#options.onError ?? this.#options.informer?.onError;
-    if (onError !== undefined) return callOnError(onError, error, context);
-    console.warn(`kinformer: discovery (${context.kind}): ${String(error)}`);
+  #report(error: unknown, details: ReportDetails): void {
+    this.#reporter.report(error, details);
   }
 }

@@ -86,7 +86,7 @@ describe("DiscoveryInformerFactory", () => {
     assert.equal(factory.informers.size, 1);
     e.cluster.faults.failNext(1, { verb: "discovery", status: 500 });
     await e.clock.advance(DEFAULT_DISCOVERY_INTERVAL_MS);
-    assert.deepEqual(e.errors.map((x) => x.kind), ["discovery:server"]);
+    assert.deepEqual(e.errors.map((x) => x.kind), ["request:server"]);
     assert.equal(factory.informers.size, 1, "kept");
     await e.clock.advance(DEFAULT_DISCOVERY_INTERVAL_MS);
     assert.equal(e.errors.length, 1);

@@ -21,7 +21,7 @@ describe("SharedInformerFactory.acquire", () => {
     assert.equal(e.cluster.openWatches, 1);
     await first.release();
     await first.release(); // once only: the second lease still holds it
-    assert.equal(informer.health().state, "watching");
+    assert.equal(informer.health().state, "running");
     assert.deepEqual(factory.informers, [informer]);
     await second.release();
     assert.equal(informer.health().state, "stopped");
