@@ -7,9 +7,12 @@ import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { informerIdentity } from "./checkpoint.ts";
 import type { ConsistencyCheckResult } from "./consistency_check_options.ts";
-import type { IndexFunc } from "./indexer.ts";
+import { Indexer, type IndexFunc } from "./indexer.ts";
+import { type InformerLease, InformerLeases } from "./informer_lease.ts";
 import { createInformer, type InformerOptions, type SharedInformer } from "./informer.ts";
 import { Lifecycle } from "../util/lifecycle.ts";
+
+export type { InformerLease } from "./informer_lease.ts";
 
 /** Factory-wide defaults; any {@linkcode InformerOptions} field except `resource`. */
 export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, "resource">;
@@ -57,6 +60,8 @@ export class SharedInformerFactory implements AsyncDisposable {
   #signal: AbortSignal | undefined;
   /** Runs once: informers asked for after `stop()` are not started, nor is the factory. */
   readonly #life = new Lifecycle("informer factory", { restartable: false });
+  /** Who holds each informer: leases (released) and `informerFor()` callers (never). */
+  #leases = new InformerLeases();
 
   /** Creates a factory; `defaults` apply to every informer (namespace, resync, transform, ...). */
   constructor(client: KubeClient, defaults: SharedInformerFactoryOptions = {}) {
@@ -72,6 +77,61 @@ export class SharedInformerFactory implements AsyncDisposable {
     resource: ResourceDescriptor<T>,
     options: InformerForOptions<T> = {},
   ): SharedInformer<T> {
+    const { key, informer } = this.#shared(resource, options);
+    this.#leases.pin(key);
+    return informer;
+  }
+
+  /**
+   * The shared informer for `resource` with these options, as {@linkcode informerFor} gives
+   * it, with a lease on it: reference-counted, so when the last lease is released (and no
+   * `informerFor()` caller holds the informer, as those cannot release it) the informer stops,
+   * its cache is emptied and the factory forgets it; a later call creates a new one. A lease
+   * is released once, by `release()` or `await using`.
+   *
+   * @example
+   * ```ts
+   * import { SharedInformerFactory } from "@kinformer/kinformer";
+   * import { KubeClient, pods } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * const factory = new SharedInformerFactory(new KubeClient({ server: "http://sim", fetch: cluster.fetch }));
+   * factory.start();
+   * const first = factory.acquire(pods);
+   * const second = factory.acquire(pods);
+   * assert.equal(first.informer, second.informer); // shared
+   * await first.release();
+   * assert.equal(factory.informers.length, 1); // still used by the second
+   * await second.release(); // the last user: stopped and forgotten
+   * assert.equal(factory.informers.length, 0);
+   * await factory.stop();
+   * cluster.close();
+   * ```
+   */
+  acquire<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    options: InformerForOptions<T> = {},
+  ): InformerLease<T> {
+    const { key, informer } = this.#shared(resource, options);
+    return this.#leases.lease(key, informer, () => this.#forget(key));
+  }
+
+  /** Stops and forgets the informer under `key` (its last lease was released). */
+  async #forget(key: string): Promise<void> {
+    const informer = this.#informers.get(key);
+    this.#informers.delete(key);
+    this.#indexers.delete(key);
+    await informer?.stop();
+    if (informer?.store instanceof Indexer) {
+      for (const k of informer.store.listKeys()) informer.store.delete(k);
+    }
+  }
+
+  #shared<T extends KubeObjectLike>(
+    resource: ResourceDescriptor<T>,
+    options: InformerForOptions<T>,
+  ): { key: string; informer: SharedInformer<T> } {
     // Factory-wide defaults apply to every object type (their transform sees any object).
     const defaults = this.#defaults as Omit<InformerOptions<T>, "resource">;
     const merged: InformerOptions<T> = { ...defaults, ...options, resource };
@@ -83,7 +143,7 @@ export class SharedInformerFactory implements AsyncDisposable {
       this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
       this.#indexers.set(key, new Map(Object.entries(merged.indexers ?? {})));
       if (this.#life.active) void informer.start({ signal: this.#signal });
-      return informer;
+      return { key, informer };
     }
     const first = informer.options as Record<string, unknown>;
     const asked = merged as unknown as Record<string, unknown>;
@@ -114,7 +174,7 @@ export class SharedInformerFactory implements AsyncDisposable {
       informer.store.addIndexers(added);
       for (const [name, fn] of Object.entries(added)) known.set(name, fn);
     }
-    return informer;
+    return { key, informer };
   }
 
   /** Every informer created so far. */

@@ -41,6 +41,7 @@ import { ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
 import { Reflector } from "./reflector.ts";
+import { resourceVersionReached } from "./resource_version_reached.ts";
 import { StoreWriter } from "./store_writer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
@@ -531,6 +532,48 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     );
   }
 
+  /**
+   * Resolves once the cache has seen resource version `resourceVersion` (a write's, say): it is
+   * synced and at that version or later, so a read of the store shows that write or a newer
+   * state. Versions are ordered as KEP-5504 (Kubernetes 1.35) allows; one that cannot be
+   * ordered (not a decimal integer without a leading zero) rejects with a
+   * `ResourceVersionNotComparableError`, as does a server whose own versions cannot be. Rejects
+   * with the signal's reason on abort, or an Error when the informer stops first. A write
+   * outside the informer's namespace or selectors is passed once a later event or a bookmark
+   * (about once a minute) moves the cache past it.
+   *
+   * @example
+   * ```ts
+   * import { createInformer } from "@kinformer/kinformer";
+   * import { KubeClient, configmaps } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+   * await using informer = createInformer(client, { resource: configmaps });
+   * informer.start();
+   * const written = await client.create(configmaps, { metadata: { namespace: "default", name: "c" } });
+   * await informer.waitForResourceVersion(written.metadata.resourceVersion!);
+   * assert.ok(informer.store.get("default/c")); // read-your-writes
+   * cluster.close();
+   * ```
+   */
+  waitForResourceVersion(
+    resourceVersion: string,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<void> {
+    try {
+      const { check, failure } = resourceVersionReached(resourceVersion, () => ({
+        synced: this.#writer.synced,
+        resourceVersion: this.#reflector.resourceVersion,
+        stopped: this.#life.state === "stopping" || this.#life.state === "stopped",
+      }));
+      return this.#rvWaiters.wait(check, { failure, signal: options.signal });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** Resolves when the resource version next moves (or the informer stops). */
   #resourceVersionMoved(): Promise<void> {
     const ending = (): boolean => this.#life.state === "stopping" || this.#life.state === "stopped";
@@ -578,6 +621,11 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     return {
       state: this.#life.state,
       activity: this.#reflector.phase,
+      resource: this.#reflector.notFound
+        ? "not-found"
+        : s.lists > 0 || this.#resumed
+        ? "served"
+        : "unknown",
       synced: this.#writer.synced,
       lastSyncResourceVersion: this.#reflector.resourceVersion,
       objects: this.#indexer.size,

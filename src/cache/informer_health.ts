@@ -30,6 +30,13 @@ export interface InformerHealth {
   state: LifecycleState;
   /** What its list/watch loop is doing: `idle`, `listing`, `watching`, `backing-off`, `stopped`. */
   activity: ReflectorState;
+  /**
+   * Whether the server serves the resource: `unknown` before the first list, `served`, or
+   * `not-found` while it answers 404 (a CRD deleted, an aggregated API gone). A gone resource
+   * is reported once (kind `not-found`), retried on the backoff (at most one request per 30 s
+   * by default) and listed afresh when it returns; the cache keeps its last state meanwhile.
+   */
+  resource: "unknown" | "served" | "not-found";
   /** Whether the informer's cache holds a complete list. */
   synced: boolean;
   /** The resource version the cache is at. */

@@ -36,13 +36,14 @@ import {
   received,
   type ReflectorState,
   relistAsked,
+  type RelistReason,
   requestStarted,
   stopped,
 } from "./reflector_state.ts";
 import { RequestPacer } from "./request_pacer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
-export type { ReflectorState } from "./reflector_state.ts";
+export type { ReflectorState, RelistReason } from "./reflector_state.ts";
 
 /**
  * The longest delay a server can ask for with `Retry-After` (or `retryAfterSeconds` in a
@@ -107,8 +108,8 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   onListDone?: ((durationMs: number, items: number, pages: number) => void) | undefined;
   /** A watch event (bookmarks included) arrived. */
   onEvent?: ((type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK") => void) | undefined;
-  /** A list replaced an earlier state. */
-  onRelist?: (() => void) | undefined;
+  /** A list replaced an earlier state, for `reason`. */
+  onRelist?: ((reason: RelistReason) => void) | undefined;
   /** A new watch is opened after the previous one ended for `kind`. */
   onReconnect?: ((kind: ErrorKind | "closed") => void) | undefined;
   /** The last synced resource version moved. */
@@ -167,6 +168,11 @@ export class Reflector<T extends KubeObjectLike> {
     return this.#state.lastSyncResourceVersion;
   }
 
+  /** Whether the server answers 404 for the resource (since the last completed list). */
+  get notFound(): boolean {
+    return this.#state.notFound === true;
+  }
+
   /** What the reflector is doing. */
   get phase(): ReflectorState {
     return this.#state.phase;
@@ -197,9 +203,13 @@ export class Reflector<T extends KubeObjectLike> {
     let endedBy: ErrorKind | "closed" | undefined;
     /** Delay owed by the last failure (backoff, Retry-After, or the longest wait), in ms. */
     let owed = 0;
+    /** A streaming list completed and then closed: its watch goes on (see below). */
+    let continuing = false;
     while (!signal.aborted) {
-      const wait = Math.max(owed, this.#pacer.nextDelay());
+      // A start that waits a backoff is spaced already: the pacer counts the others.
+      const wait = continuing || owed > 0 ? owed : this.#pacer.nextDelay();
       owed = 0;
+      continuing = false;
       if (wait > 0) {
         this.#state = backingOff(this.#state);
         try {
@@ -215,14 +225,21 @@ export class Reflector<T extends KubeObjectLike> {
       try {
         if (request.kind === "list") await this.#list(request, signal);
         else {
+          const lists = this.stats.lists;
           const healthy = await this.#watch(request, signal);
           endedBy = "closed";
+          // A streaming list closed right after its end bookmark (large clusters close them):
+          // the list is complete and its watch goes on from the bookmark at once, outside the
+          // pacer (which counted the stream), so every stream brings at most one such watch.
+          continuing = request.kind === "stream" && this.stats.lists > lists;
           if (!healthy) owed = o.backoff.next();
         }
       } catch (error) {
         if (signal.aborted) break;
         const kind = errorKindOf(error);
         endedBy = kind;
+        // A resource that stays gone is reported once, not at every retry.
+        const known = kind === "not-found" && this.#state.notFound === true;
         const after = planAfterFailure(this.#state, { kind, request });
         this.#state = after.state;
         owed = after.wait === "none"
@@ -230,11 +247,15 @@ export class Reflector<T extends KubeObjectLike> {
           : after.wait === "longest"
           ? MAX_RETRY_AFTER_MS
           : Math.max(backoffDelay(o.backoff), retryAfterMs(error));
-        this.#o.onError(error, {
-          phase: request.kind,
-          action: recovery(after.wait, request.kind === "watch" && this.#state.mustRelist),
-          retryInMs: owed > 0 ? owed : undefined,
-        });
+        if (!known) {
+          this.#o.onError(error, {
+            phase: request.kind,
+            action: kind === "not-found"
+              ? "the resource is not served (reported once until it is back); retrying with backoff"
+              : recovery(after.wait, request.kind === "watch" && this.#state.mustRelist),
+            retryInMs: owed > 0 ? owed : undefined,
+          });
+        }
       }
     }
     this.#state = stopped(this.#state);
@@ -310,7 +331,8 @@ export class Reflector<T extends KubeObjectLike> {
     const o = this.#o;
     if (this.stats.lists > 0 || o.resumeFrom !== undefined) {
       this.stats.relists++;
-      o.onRelist?.();
+      // A resumed informer's first list has no earlier failure of its own: its watch expired.
+      o.onRelist?.(this.#state.relistReason ?? "expired");
     }
     this.stats.lists++;
     this.stats.lastActivityAt = o.clock.now();

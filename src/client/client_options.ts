@@ -10,6 +10,7 @@ import { describeValue } from "../util/values.ts";
 import { checkHeaderValue, parseServer, toHeaders } from "./http.ts";
 import type { WebSocketClientOptions } from "./websocket_watch.ts";
 
+import { checkTraceContext, type TraceContext, type TraceContextSource } from "./trace_context.ts";
 /**
  * The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set.
  */
@@ -75,6 +76,13 @@ export interface KubeClientOptions extends WebSocketClientOptions {
    */
   userAgent?: string | undefined;
   /**
+   * The W3C trace context of requests that give none (`trace` in their options): a context,
+   * or a function asked at each request (return `undefined` for none). Each request then
+   * sends `traceparent` (and `tracestate`), so kube-apiserver's spans join that trace.
+   * @default undefined (no trace headers)
+   */
+  traceContext?: TraceContextSource | undefined;
+  /**
    * Time source, used to turn a `Retry-After` HTTP date into seconds.
    * @default the system clock (`Date.now` and the global timers)
    */
@@ -109,6 +117,8 @@ export interface ResolvedClientOptions {
   onUnauthorized: ((request: Request) => void) | undefined;
   /** Whether HTTP streaming lists leave `Accept-Encoding` to `fetch` (else `identity`). */
   watchListCompression: boolean;
+  /** The trace context of a request that gives none. */
+  traceContext: () => TraceContext | undefined;
 }
 
 /** Validates `options` (a TypeError naming a bad option, never showing a secret). Internal. */
@@ -156,6 +166,10 @@ export function resolveClientOptions(options: KubeClientOptions): ResolvedClient
     throw new TypeError(`options.clock must be a Clock, got ${describeValue(clock)}`);
   }
   checkBoolean(options.watchListCompression, "options.watchListCompression");
+  const source = options.traceContext;
+  const traceContext = typeof source === "function"
+    ? () => checkTraceContext(source(), "options.traceContext()")
+    : ((fixed) => () => fixed)(checkTraceContext(source, "options.traceContext"));
   return {
     base,
     token,
@@ -164,5 +178,6 @@ export function resolveClientOptions(options: KubeClientOptions): ResolvedClient
     clock,
     onUnauthorized: options.onUnauthorized,
     watchListCompression: options.watchListCompression ?? false,
+    traceContext,
   };
 }

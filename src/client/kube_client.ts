@@ -9,6 +9,7 @@ import { abortable } from "../util/abort.ts";
 import { describeValue } from "../util/values.ts";
 import { checkSignal } from "../util/validate.ts";
 import { KubeNetworkError } from "./errors.ts";
+import { checkTraceContext, setTraceHeaders, type TraceContext } from "./trace_context.ts";
 import { appendQuery, checkHeaderValue, resolvePath, toHeaders } from "./http.ts";
 import {
   type ApplyOptions,
@@ -118,6 +119,7 @@ export class KubeClient {
   #fetch: (input: Request) => Promise<Response>;
   #clock: Clock;
   #onUnauthorized: ((request: Request) => void) | undefined;
+  #traceContext: () => TraceContext | undefined;
   #webSocket: WebSocketSettings;
   #watchListCompression: boolean;
 
@@ -130,6 +132,7 @@ export class KubeClient {
     this.#fetch = o.fetch;
     this.#clock = o.clock;
     this.#onUnauthorized = o.onUnauthorized;
+    this.#traceContext = o.traceContext;
     this.#webSocket = resolveWebSocketOptions(options, this.#base);
     this.#watchListCompression = o.watchListCompression;
   }
@@ -211,6 +214,7 @@ export class KubeClient {
     const headers = new Headers(this.#headers);
     const token = await this.#currentToken(signal);
     if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
+    setTraceHeaders(headers, this.#trace(options?.trace));
     const init: RequestInit = { method: method.toUpperCase(), headers };
     if (options?.body !== undefined) {
       const json = JSON.stringify(options.body);
@@ -278,7 +282,7 @@ export class KubeClient {
     const query = listQuery(options);
     const request: ObjectRequest = { method: "GET", path, query };
     if (isMetadataOnly(resource)) request.headers = { accept: METADATA_LIST_ACCEPT };
-    const body = await this.#send(request, options?.signal, {
+    const body = await this.#send(request, options, {
       peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
       onProgress: options?.onProgress,
     });
@@ -343,7 +347,12 @@ export class KubeClient {
         options?.sendInitialEvents === true && !this.#watchListCompression &&
         !this.#headers.has("accept-encoding")
       ) headers["accept-encoding"] = "identity";
-      return await this.request(path, { query, signal: options?.signal, headers });
+      return await this.request(path, {
+        query,
+        signal: options?.signal,
+        trace: options?.trace,
+        headers,
+      });
     }
     const url = resolvePath(this.#base, path);
     appendQuery(url, query);
@@ -353,6 +362,7 @@ export class KubeClient {
     // Where the runtime's WebSocket can send headers (not in browsers: there the server sends
     // whole objects and the informer keeps their metadata).
     if (metadata) headers.set("accept", METADATA_ACCEPT);
+    setTraceHeaders(headers, this.#trace(options?.trace));
     return await openWebSocketWatch(this.#webSocket, {
       url,
       token,
@@ -394,7 +404,7 @@ export class KubeClient {
     name: string,
     options?: GetOptions,
   ): Promise<T | Scale> {
-    const object = await this.#send(getRequest(resource, name, options), options?.signal);
+    const object = await this.#send(getRequest(resource, name, options), options);
     // A server that ignored the metadata-only Accept sent the whole object: keep what was asked.
     if (isMetadataOnly(resource) && options?.subresource === undefined) {
       return toPartialObjectMetadata(object) as unknown as T;
@@ -429,7 +439,7 @@ export class KubeClient {
     object: NoInfer<T>,
     options?: WriteOptions,
   ): Promise<NoInfer<T>> {
-    return await this.#send(createRequest(resource, object, options), options?.signal) as T;
+    return await this.#send(createRequest(resource, object, options), options) as T;
   }
 
   /**
@@ -469,7 +479,7 @@ export class KubeClient {
     object: T | Scale,
     options?: WriteOptions,
   ): Promise<T | Scale> {
-    return await this.#send(replaceRequest(resource, object, options), options?.signal) as
+    return await this.#send(replaceRequest(resource, object, options), options) as
       | T
       | Scale;
   }
@@ -512,7 +522,7 @@ export class KubeClient {
     patch: unknown,
     options?: PatchOptions,
   ): Promise<T | Scale> {
-    return await this.#send(patchRequest(resource, name, patch, options), options?.signal) as
+    return await this.#send(patchRequest(resource, name, patch, options), options) as
       | T
       | Scale;
   }
@@ -560,7 +570,7 @@ export class KubeClient {
     object: ApplyConfiguration<T> | ApplyConfiguration<Scale>,
     options: ApplyOptions,
   ): Promise<T | Scale> {
-    return await this.#send(applyRequest(resource, object, options), options?.signal) as
+    return await this.#send(applyRequest(resource, object, options), options) as
       | T
       | Scale;
   }
@@ -589,7 +599,7 @@ export class KubeClient {
     name: string,
     options?: DeleteOptions,
   ): Promise<T | Status> {
-    return await this.#send(deleteRequest(resource, name, options), options?.signal) as
+    return await this.#send(deleteRequest(resource, name, options), options) as
       | T
       | Status;
   }
@@ -600,11 +610,17 @@ export class KubeClient {
    */
   async #send(
     { method, path, ...options }: ObjectRequest,
-    signal: AbortSignal | undefined,
+    call: { signal?: AbortSignal | undefined; trace?: TraceContext | undefined } | undefined,
     reading?: ReadTextHooks,
   ): Promise<Record<string, unknown>> {
-    const response = await this.request(path, { ...options, method, signal });
+    const signal = call?.signal;
+    const response = await this.request(path, { ...options, method, signal, trace: call?.trace });
     return await readJsonObject(response, `${method} ${path}`, signal, reading);
+  }
+
+  /** The trace context of a request: its own (validated), else the client's. */
+  #trace(own: TraceContext | undefined): TraceContext | undefined {
+    return checkTraceContext(own, "options.trace") ?? this.#traceContext();
   }
 
   async #currentToken(signal: AbortSignal | undefined): Promise<string | undefined> {

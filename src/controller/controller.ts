@@ -24,6 +24,7 @@ import {
   type ControllerMetricsHooks,
   type ControllerOptions,
   type Feed,
+  type ReconcileContext,
   type ReconcileOutcome,
   type ReconcileResult,
 } from "./controller_options.ts";
@@ -31,6 +32,8 @@ import type { SourceKeys } from "./sources.ts";
 import { type KeyPermit, ownershipFrom, OwnershipGate } from "./_ownership.ts";
 import { waitUntilSynced } from "./_synced.ts";
 
+import type { TraceContext } from "../client/trace_context.ts";
+import { reconcileTracer } from "./_reconcile_trace.ts";
 /**
  * A snapshot of a {@linkcode Controller}.
  *
@@ -137,6 +140,8 @@ export class Controller<O = unknown> implements AsyncDisposable {
   readonly #startInformers: boolean;
   readonly #startCoordination: boolean;
   readonly #reconcile: ControllerOptions<O>["reconcile"];
+  /** Makes each reconcile's trace context (the `tracing` option), if on. */
+  readonly #tracer: (() => TraceContext) | undefined;
   readonly #metrics: ControllerMetricsHooks | undefined;
   readonly #gate: OwnershipGate<O> | undefined;
   /** Aborted on stop: workers take no more keys. */
@@ -181,6 +186,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
     this.#startInformers = options.startInformers ?? true;
     this.#startCoordination = options.startCoordination ?? true;
     this.#reconcile = options.reconcile;
+    this.#tracer = reconcileTracer(options.tracing);
     // Leader election or sharding: only keys this replica owns are queued and reconciled.
     // Built (and its options validated) before anything is started or listened to.
     const ownership = ownershipFrom(
@@ -544,7 +550,9 @@ export class Controller<O = unknown> implements AsyncDisposable {
     const signal = link.controller.signal;
     let result: ReconcileResult | void;
     try {
-      result = await this.#reconcile(key, { signal, numRequeues: queue.numRequeues(key) });
+      const ctx: ReconcileContext = { signal, numRequeues: queue.numRequeues(key) };
+      if (this.#tracer !== undefined) ctx.trace = this.#tracer();
+      result = await this.#reconcile(key, ctx);
     } catch (error) {
       outcome("error");
       if (isAbortError(error, signal)) return;

@@ -23,6 +23,7 @@ import type { LeaderElector, LeaderElectorOptions } from "./leader_election.ts";
 import type { ShardCoordinator } from "./shard_coordinator.ts";
 import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
 
+import type { NewTraceContextOptions, TraceContext } from "../client/trace_context.ts";
 /**
  * What a reconcile function may return, as controller-runtime's `Result`: `requeueAfterMs`
  * schedules the key again after that many milliseconds (its error backoff is reset), for
@@ -70,6 +71,12 @@ export interface ReconcileContext {
   signal: AbortSignal;
   /** How many times this key has been retried after errors since it last succeeded. */
   numRequeues: number;
+  /**
+   * This reconcile's W3C trace context, with the controller's `tracing` option: pass it as
+   * `trace` to the client's requests (`client.get(pods, name, { trace: ctx.trace })`) to make
+   * the reconcile their parent in the trace.
+   */
+  trace?: TraceContext | undefined;
 }
 
 /**
@@ -227,6 +234,15 @@ export interface ControllerOptions<O = unknown> {
    * @default undefined (this process alone reconciles)
    */
   leaderElection?: LeaderElector | LeaderElectorOptions | undefined;
+  /**
+   * Trace each reconcile: it gets a new W3C trace context (`ctx.trace`), the root of a new
+   * trace, as kube-rs makes the reconcile the root span; its requests sent with
+   * `{ trace: ctx.trace }` carry it as `traceparent`. `true` samples every reconcile; an
+   * object passes `newTraceContext` options (`{ sampled: false }`, or a `parent` to make each
+   * reconcile a child span of that trace). No tracing library is needed or used.
+   * @default false
+   */
+  tracing?: boolean | NewTraceContextOptions | undefined;
   /**
    * Split the keys among replicas: a {@linkcode ShardCoordinator}, or its options (then `clock`
    * and `onError` default to the controller's). A key is reconciled only by the replica that

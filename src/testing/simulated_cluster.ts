@@ -230,6 +230,8 @@ export class SimulatedCluster implements Disposable {
       // A request routed just before its resource stopped being served finds it gone.
       view: (info) => api.view(info.id) ?? fail(pathNotFound()),
       takeWatchFaults: (state) => faults.takeWatchFaults(state.info.id),
+      takeCloseAfterInitialEventsEnd: (state) =>
+        faults.takeCloseAfterInitialEventsEnd(state.info.id),
       takeEventFault: (state, type) => faults.takeEventFault(state.info.id, type),
       track: (c) => this.#channels.add(c),
       untrack: (c) => this.#channels.delete(c),

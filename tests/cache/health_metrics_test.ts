@@ -22,7 +22,7 @@ function recorder(): {
     metrics: {
       onList: (ms, items, pages) => void calls.push(`list ${ms}ms ${items} items ${pages} pages`),
       onWatchEvent: (type) => void calls.push(`event ${type}`),
-      onRelist: () => void calls.push("relist -"),
+      onRelist: (reason) => void calls.push(`relist ${reason}`),
       onReconnect: (kind) => void calls.push(`reconnect ${kind}`),
       onDecodeError: (error) => void calls.push(`decode ${(error as Error).name}`),
       onListenerBacklog: (max) => void calls.push(`backlog ${max}`),
@@ -418,6 +418,26 @@ describe("metrics hooks", () => {
     await closed(e);
   });
 
+  test("onRelist says why: a consistency check's repair is 'requested'", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const r = recorder();
+    const inf = e.informer({
+      resource: pods,
+      metrics: r.metrics,
+      consistencyCheck: { repair: true, intervalMs: 0 },
+    });
+    await watching(e, inf);
+    e.cluster.faults.loseNextWatchEvent();
+    e.cluster.create(pods, pod("a", "lost"));
+    e.cluster.create(pods, pod("a", "p2"));
+    await e.clock.flush();
+    assert.equal((await inf.verify()).outcome, "drift");
+    await e.clock.flush();
+    assert.deepEqual(r.of("relist"), ["relist requested"]);
+    await closed(e);
+  });
+
   test("onRelist: not for the first list; for a 410 relist; for a resumed informer's relist", async () => {
     const e = env();
     e.cluster.create(pods, pod("a", "p1"));
@@ -429,7 +449,7 @@ describe("metrics hooks", () => {
     e.cluster.create(pods, pod("a", "p2"));
     e.cluster.faults.compact();
     await e.clock.advance(10_000);
-    assert.deepEqual(r.of("relist"), ["relist -"]);
+    assert.deepEqual(r.of("relist"), ["relist expired"]);
     const cp = inf.checkpoint({ includeObjects: true });
     await inf.stop();
 
@@ -439,7 +459,7 @@ describe("metrics hooks", () => {
     const again = e.informer({ resource: pods, resumeFrom: cp, metrics: resumed.metrics });
     again.start();
     await e.clock.advance(10_000);
-    assert.deepEqual(resumed.of("relist"), ["relist -"]);
+    assert.deepEqual(resumed.of("relist"), ["relist expired"]);
     assert.equal(again.health().lists, 1);
     assert.equal(again.health().relists, 1);
     await closed(e);
