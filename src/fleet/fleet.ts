@@ -14,7 +14,7 @@ import { objectKey } from "../cache/object_key.ts";
 import { onAbort } from "../util/abort.ts";
 import { exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
-import { type ErrorKind, errorKindOf, ownKindOf } from "../util/error_kind.ts";
+import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 import { callOnError } from "../util/report_error.ts";
 import { messageOf } from "../util/values.ts";
 import { waitFor } from "../util/wait_for.ts";
@@ -40,6 +40,16 @@ import {
   validateSyncOptions,
 } from "./fleet_options.ts";
 import { FleetStore } from "./fleet_store.ts";
+
+/** An error of the user's code (a transform) on its way through the informer. */
+class UserCodeError extends Error {
+  override readonly name = "UserCodeError";
+  /** Filed as the transform's, never as the cluster's. */
+  readonly kind = "transform";
+  constructor(cause: unknown) {
+    super("transform threw", { cause });
+  }
+}
 
 /** Removed clusters `health()` remembers. */
 const REMOVED_KEPT = 100;
@@ -387,19 +397,28 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       ...this.#options.informerOptions?.(member.name),
       ...options.informer,
     };
-    const userMetrics = own.metrics;
     const progress = (): void => this.#progress(member);
+    const guard = (fn: () => void): void => {
+      try {
+        fn();
+      } catch (error) {
+        this.#report(member, error, "handler");
+      }
+    };
+    const user = own.metrics;
+    // The fleet learns of progress from the informer's metric hooks, the user's run too.
     const metrics: InformerMetrics = {
-      ...userMetrics,
+      ...user,
       onList: (ms, items, pages) => {
-        userMetrics?.onList?.(ms, items, pages);
+        if (user?.onList !== undefined) guard(() => user.onList?.(ms, items, pages));
         progress();
       },
       onWatchEvent: (type) => {
-        userMetrics?.onWatchEvent?.(type);
+        if (user?.onWatchEvent !== undefined) guard(() => user.onWatchEvent?.(type));
         progress();
       },
     };
+    const transform = own.transform;
     const informer = createInformer<T>(client, {
       ...own,
       resource: this.#options.resource,
@@ -408,10 +427,21 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       fieldSelector: this.#options.fieldSelector,
       clock: this.#clock,
       metrics,
+      // A transform that throws says nothing about the cluster: its error is marked so.
+      ...(transform === undefined ? {} : {
+        transform: (object: T): T => {
+          try {
+            return transform(object);
+          } catch (error) {
+            throw new UserCodeError(error);
+          }
+        },
+      }),
       onError: (error) => {
-        const kind = ownKindOf(error);
-        if (kind !== undefined && failureOf(kind) !== undefined) this.#failed(member, error, kind);
-        else this.#report(member, error, kind ?? "other");
+        if (error instanceof UserCodeError) return this.#report(member, error.cause, "transform");
+        const kind = errorKindOf(error);
+        if (failureOf(kind) !== undefined) this.#failed(member, error, kind);
+        else this.#report(member, error, kind);
       },
     });
     member.informer = informer;
