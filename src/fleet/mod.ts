@@ -47,3 +47,9 @@ export type {
   FleetSyncOptions,
   UnreachablePolicy,
 } from "./fleet_options.ts";
+export { compositeProvider, staticClusters } from "./cluster_provider.ts";
+export type { ClusterProvider, ClusterSink } from "./cluster_provider.ts";
+export { kubeconfigConnector, kubeconfigContexts } from "./kubeconfig_contexts.ts";
+export type { KubeconfigContextsOptions } from "./kubeconfig_contexts.ts";
+export { kubeconfigSecrets } from "./kubeconfig_secrets.ts";
+export type { KubeconfigSecretLayout, KubeconfigSecretsOptions } from "./kubeconfig_secrets.ts";
