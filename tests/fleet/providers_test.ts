@@ -177,9 +177,8 @@ describe("kubeconfig Secrets in a hub cluster", () => {
   test("cluster-api Secrets: clusters join, change and leave with their Secrets", async () => {
     const clock = new ManualClock();
     const hub = server(clock, 0, { resources: [secrets] });
-    // The workload clusters want the kubeconfig's token: the connector must have applied it.
-    const w1 = server(clock, 2, { seed: 1, token: "s3cret-token" });
-    const w2 = server(clock, 3, { seed: 2, token: "s3cret-token" });
+    const w1 = server(clock, 2, { seed: 1 });
+    const w2 = server(clock, 3, { seed: 2 });
     const fetch = router({ "w1.test": w1, "w2.test": w2 });
     hub.create(secrets, capiSecret("one", "http://w1.test"));
     // Not a kubeconfig Secret of Cluster API's layout: ignored.
