@@ -23,7 +23,7 @@ export interface ClusterSink {
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const sim = new SimulatedCluster();
+ * const sim = new SimulatedCluster({ autoCreateNamespaces: true });
  * // A provider of one cluster, engaged for as long as it runs.
  * const one: ClusterProvider = {
  *   run: (sinks, { signal }) => {
@@ -101,7 +101,7 @@ export class Engagements {
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const a = new SimulatedCluster();
+ * const a = new SimulatedCluster({ autoCreateNamespaces: true });
  * await using fleet = new Fleet({ resource: pods });
  * const ac = new AbortController();
  * await staticClusters({ a: new KubeClient({ server: "http://a", fetch: a.fetch }) })
@@ -135,7 +135,7 @@ export function staticClusters(clusters: Readonly<Record<string, ClusterTarget>>
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const sim = new SimulatedCluster();
+ * const sim = new SimulatedCluster({ autoCreateNamespaces: true });
  * const client = new KubeClient({ server: "http://sim", fetch: sim.fetch });
  * await using fleet = new Fleet({ resource: pods });
  * const ac = new AbortController();

@@ -106,8 +106,8 @@ interface Member<T extends KubeObjectLike> {
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const eu = new SimulatedCluster();
- * const us = new SimulatedCluster();
+ * const eu = new SimulatedCluster({ autoCreateNamespaces: true });
+ * const us = new SimulatedCluster({ autoCreateNamespaces: true });
  * eu.create(pods, { metadata: { namespace: "web", name: "api" } });
  * us.create(pods, { metadata: { namespace: "web", name: "api" } });
  * await using fleet = new Fleet({ resource: pods });
@@ -280,7 +280,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
    * import { configmaps, KubeClient } from "@kinformer/kinformer/client";
    * import { SimulatedCluster } from "@kinformer/kinformer/testing";
    * import assert from "node:assert/strict";
-   * const a = new SimulatedCluster();
+   * const a = new SimulatedCluster({ autoCreateNamespaces: true });
    * a.create(configmaps, { metadata: { namespace: "default", name: "settings" } });
    * await using fleet = new Fleet({ resource: configmaps });
    * fleet.engage("a", new KubeClient({ server: "http://a", fetch: a.fetch }));

@@ -17,7 +17,7 @@ import type { FleetStore } from "./fleet_store.ts";
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const a = new SimulatedCluster();
+ * const a = new SimulatedCluster({ autoCreateNamespaces: true });
  * a.create(pods, { metadata: { namespace: "web", name: "api", labels: { tier: "front" } } });
  * a.create(pods, { metadata: { namespace: "web", name: "db" } });
  * await using fleet = new Fleet({ resource: pods });

@@ -34,7 +34,7 @@ interface Part<T extends KubeObjectLike> {
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const a = new SimulatedCluster();
+ * const a = new SimulatedCluster({ autoCreateNamespaces: true });
  * a.create(pods, { metadata: { namespace: "web", name: "api", labels: { app: "api" } } });
  * await using fleet = new Fleet({ resource: pods, indexers: { app: (p) => [p.metadata.labels?.["app"] ?? ""] } });
  * fleet.engage("a", new KubeClient({ server: "http://a", fetch: a.fetch }));

@@ -39,7 +39,7 @@ export interface KubeconfigContextsOptions {
  * import { pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const sim = new SimulatedCluster();
+ * const sim = new SimulatedCluster({ autoCreateNamespaces: true });
  * const kubeconfig = parseKubeconfig(JSON.stringify({
  *   clusters: [{ name: "sim", cluster: { server: "http://sim.test" } }],
  *   contexts: [

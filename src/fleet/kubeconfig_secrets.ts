@@ -96,8 +96,8 @@ function kubeconfigOf(secret: KubeObject, key: string): string | undefined {
  * import { KubeClient, pods, secrets } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const hub = new SimulatedCluster({ resources: [secrets] });
- * const workload = new SimulatedCluster();
+ * const hub = new SimulatedCluster({ resources: [secrets], autoCreateNamespaces: true });
+ * const workload = new SimulatedCluster({ autoCreateNamespaces: true });
  * const kubeconfig = JSON.stringify({
  *   clusters: [{ name: "w", cluster: { server: "http://w.test" } }],
  *   contexts: [{ name: "w", context: { cluster: "w" } }],

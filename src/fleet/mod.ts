@@ -9,7 +9,10 @@
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
  * import { SimulatedCluster } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
- * const servers = { eu: new SimulatedCluster(), us: new SimulatedCluster() };
+ * const servers = {
+ *   eu: new SimulatedCluster({ autoCreateNamespaces: true }),
+ *   us: new SimulatedCluster(),
+ * };
  * servers.eu.create(pods, { metadata: { namespace: "web", name: "api" } });
  * await using fleet = new Fleet({ resource: pods });
  * const ac = new AbortController();
@@ -53,3 +56,5 @@ export { kubeconfigConnector, kubeconfigContexts } from "./kubeconfig_contexts.t
 export type { KubeconfigContextsOptions } from "./kubeconfig_contexts.ts";
 export { kubeconfigSecrets } from "./kubeconfig_secrets.ts";
 export type { KubeconfigSecretLayout, KubeconfigSecretsOptions } from "./kubeconfig_secrets.ts";
+export { fleetMetrics } from "./fleet_metrics.ts";
+export type { FleetMetrics } from "./fleet_metrics.ts";
