@@ -477,7 +477,8 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
         this.#progress(member);
         this.#wake();
       },
-    });
+      // A cluster resumed from a checkpoint starts with its objects: the view needs them too.
+    }, { replayCache: true });
     informer.start({ signal: member.controller.signal });
   }
 
