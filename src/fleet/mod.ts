@@ -58,3 +58,6 @@ export { kubeconfigSecrets } from "./kubeconfig_secrets.ts";
 export type { KubeconfigSecretLayout, KubeconfigSecretsOptions } from "./kubeconfig_secrets.ts";
 export { fleetMetrics } from "./fleet_metrics.ts";
 export type { FleetMetrics } from "./fleet_metrics.ts";
+export { shardedClusters } from "./sharded_clusters.ts";
+export { runFleetController } from "./fleet_controller.ts";
+export type { FleetControllerOptions, FleetRequest } from "./fleet_controller.ts";
