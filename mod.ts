@@ -62,6 +62,8 @@
  *   leader election and sharding.
  * - [Testing your controller with the simulated cluster](https://github.com/kinformer/kinformer/blob/main/docs/testing.md):
  *   the simulated cluster, faults, churn, ManualClock, kubectl against it.
+ * - [Fleets: one program, many clusters](https://github.com/kinformer/kinformer/blob/main/docs/fleet.md):
+ *   engaged clusters and their states, the merged view and events, providers, fleet controllers.
  * @module
  */
 // The root module: what most programs need. Everything else is on the subpath of its layer

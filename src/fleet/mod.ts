@@ -3,6 +3,10 @@
  * while it runs, with one merged view (keys `cluster|namespace/name`), one event stream where
  * each event says its cluster, and a state per cluster.
  *
+ * ## Guides
+ * - [Fleets: one program, many clusters](https://github.com/kinformer/kinformer/blob/main/docs/fleet.md):
+ *   engaged clusters and their states, the merged view and events, providers, fleet controllers.
+ *
  * @example
  * ```ts
  * import { Fleet, staticClusters } from "@kinformer/kinformer/fleet";
