@@ -36,7 +36,8 @@
  * informer machinery: `DeltaFIFO`, `Indexer`, `StoreWriter`, checkpoints, consistency checks),
  * `/queue` (work queues and rate limiters), `/controller` (controllers, leader election,
  * sharding, the operator toolkit), `/testing` (simulated API server, manual clock), `/metrics`
- * (Prometheus text format), `/config` (kubeconfig and in-cluster configuration); per runtime,
+ * (Prometheus text format), `/config` (kubeconfig and in-cluster configuration), `/fleet`
+ * (multi-cluster informers: a fleet of clusters, one merged view); per runtime,
  * `/config/deno`, `/config/bun`, `/config/node` (configuration loaders), `/testing/deno`,
  * `/testing/bun`, `/testing/node` (HTTP servers for the simulated cluster) and
  * `/controller/deno`, `/controller/bun`, `/controller/node` (`runManager`).
