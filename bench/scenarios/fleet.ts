@@ -32,6 +32,26 @@ interface FleetFigures {
   watches: number;
 }
 
+/**
+ * The global `fetch`, counting the watches whose response arrived and that are still open (their
+ * request not aborted): the connections they hold. Counted here rather than from the informers'
+ * health, whose state names are not a contract.
+ */
+function countingFetch(): { fetch: (request: Request) => Promise<Response>; open(): number } {
+  let open = 0;
+  return {
+    fetch: async (request) => {
+      const response = await fetch(request);
+      if (new URL(request.url).searchParams.get("watch") === "true" && !request.signal.aborted) {
+        open++;
+        request.signal.addEventListener("abort", () => open--, { once: true });
+      }
+      return response;
+    },
+    open: () => open,
+  };
+}
+
 /** `--mode fleet|informers --clusters C --url U`: C clusters synced, then measured. */
 async function measure(): Promise<FleetFigures> {
   const url = option("url");
@@ -42,33 +62,33 @@ async function measure(): Promise<FleetFigures> {
   let firstMs = Infinity;
   const first = (): void => void (firstMs = Math.min(firstMs, now() - t0));
   let objects = 0;
-  let watches = 0;
+  const counter = countingFetch();
+  const client = (): KubeClient => new KubeClient({ server: url, fetch: counter.fetch });
   let stop: () => Promise<void>;
   if (mode === "fleet") {
     const fleet = new Fleet<KubeObject>({ resource: pods });
-    for (let i = 0; i < clusters; i++) fleet.engage(`c${i}`, new KubeClient({ server: url }));
+    for (let i = 0; i < clusters; i++) fleet.engage(`c${i}`, client());
     await fleet.waitForSync({ min: 1 }).then(first);
     await fleet.waitForSync();
     objects = fleet.store.size;
-    for (const c of fleet.clusters()) {
-      if (fleet.informer(c)?.health().state === "watching") watches++;
-    }
     stop = () => fleet.stop();
   } else {
     const informers = Array.from(
       { length: clusters },
-      () => createInformer<KubeObject>(new KubeClient({ server: url }), { resource: pods }),
+      () => createInformer<KubeObject>(client(), { resource: pods }),
     );
     for (const i of informers) i.start();
     await Promise.all(informers.map((i) => i.waitForSync().then(first)));
-    for (const i of informers) {
-      objects += i.store.size;
-      if (i.health().state === "watching") watches++;
-    }
+    for (const i of informers) objects += i.store.size;
     stop = async () => void await Promise.all(informers.map((i) => i.stop()));
   }
   const syncMs = now() - t0;
   const heap = heapAfterGc() - before;
+  // The watches open once every cluster has synced (each opens right after its list).
+  for (let i = 0; i < 100 && counter.open() < clusters; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  const watches = counter.open();
   await stop();
   return { mode, clusters, syncMs, firstMs, heap, objects, watches };
 }

@@ -446,32 +446,42 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
     });
     member.informer = informer;
     const report = (error: unknown): void => this.#report(member, error, "handler");
+    // Pending deliveries of a cluster disengaged meanwhile change nothing.
+    const live = (): boolean => this.#members.get(member.name) === member;
+    /** Writes `object` into the cluster's part; false when an index function refused it. */
+    const write = (object: T): { ok: boolean; old: T | undefined } => {
+      try {
+        return { ok: true, old: member.part.set(object) };
+      } catch (error) {
+        report(error);
+        return { ok: false, old: undefined };
+      }
+    };
     member.registration = informer.addEventHandler({
       onAdd: (object, isInInitialList) => {
-        try {
-          member.part.set(object);
-        } catch (error) {
-          return report(error);
-        }
-        if (!member.hidden) {
-          this.#emit({ type: "add", cluster: member.name, object, isInInitialList });
-        }
+        if (!live() || !write(object).ok || member.hidden) return;
+        this.#emit({ type: "add", cluster: member.name, object, isInInitialList });
       },
-      onUpdate: (oldObject, object) => {
-        try {
-          member.part.set(object);
-        } catch (error) {
-          return report(error);
-        }
-        if (!member.hidden) this.#emit({ type: "update", cluster: member.name, object, oldObject });
+      onUpdate: (_old, object) => {
+        if (!live()) return;
+        const { ok, old } = write(object);
+        if (!ok || member.hidden) return;
+        // An object an index function refused before arrives now: for the view, an add.
+        this.#emit(
+          old === undefined
+            ? { type: "add", cluster: member.name, object, isInInitialList: false }
+            : { type: "update", cluster: member.name, object, oldObject: old },
+        );
       },
       onDelete: (object, finalStateUnknown) => {
+        if (!live()) return;
         const gone = member.part.delete(objectKey(object));
         if (gone !== undefined && !member.hidden) {
           this.#emit({ type: "delete", cluster: member.name, object, finalStateUnknown });
         }
       },
       onSynced: () => {
+        if (!live()) return;
         member.synced = true;
         if (!member.hidden) this.#emit({ type: "synced", cluster: member.name });
         this.#progress(member);

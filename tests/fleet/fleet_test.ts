@@ -111,24 +111,33 @@ describe("the merged view", () => {
     const clock = new ManualClock();
     const a = server(clock, 0);
     a.create(pods, pod("web", "ok"));
-    a.create(pods, pod("web", "bad"));
+    a.create(pods, { metadata: { namespace: "web", name: "bad", labels: { broken: "yes" } } });
     const errors: string[] = [];
     await using fleet = new Fleet<KubeObject>({
       resource: pods,
       clock,
       indexers: {
         strict: (p) => {
-          if (p.metadata.name === "bad") throw new Error("no index for bad");
+          if (p.metadata.labels?.["broken"]) throw new Error("cannot index a broken pod");
           return [""];
         },
       },
       onError: (error, { kind, cluster }) => errors.push(`${cluster} ${kind} ${String(error)}`),
     });
+    const feed = collect<FleetEvent<KubeObject>>(fleet.events());
     fleet.engage("a", clientOf("a", a.fetch));
     await fleet.waitForSync();
     assert.deepEqual(fleet.store.listKeys(), ["a|web/ok"]);
-    assert.deepEqual(errors, ["a handler Error: no index for bad"]);
+    assert.deepEqual(errors, ["a handler Error: cannot index a broken pod"]);
     assert.equal(fleet.state("a"), "synced", "a handler error is no cluster failure");
+    // Fixed: the pod comes into the view, and the stream says so with an add.
+    a.update(pods, { metadata: { namespace: "web", name: "bad", labels: { broken: "" } } });
+    await clock.flush();
+    assert.deepEqual(fleet.store.listKeys().sort(), ["a|web/bad", "a|web/ok"]);
+    assert.deepEqual(replay(feed.events), ["a|web/bad", "a|web/ok"]);
+    assert.ok(feed.events.some((ev) => ev.type === "add" && ev.object.metadata.name === "bad"));
+    await fleet.stop();
+    await feed.done;
     a.close();
   });
 
