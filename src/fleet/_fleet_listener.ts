@@ -12,6 +12,16 @@ export class FleetListener<T extends KubeObjectLike> {
   #buffer = new RingBuffer<FleetEvent<T>>(64);
   #wake: (() => void) | undefined;
   #closed = false;
+  #maxBacklog: number;
+  /** Why the listener was ended early (its consumer fell too far behind). */
+  #failure: Error | undefined;
+  /** Events of the initial replay not taken yet (they do not count against `maxBacklog`). */
+  #replay = 0;
+
+  /** `maxBacklog`: events waiting past this end the iteration with an error. */
+  constructor(maxBacklog = Infinity) {
+    this.#maxBacklog = maxBacklog;
+  }
 
   /** Events waiting for the consumer. */
   get backlog(): number {
@@ -22,8 +32,22 @@ export class FleetListener<T extends KubeObjectLike> {
     return this.#closed;
   }
 
+  /** An event of the initial replay: never refused. */
+  replay(event: FleetEvent<T>): void {
+    this.#replay++;
+    this.#buffer.push(event);
+  }
+
   push(event: FleetEvent<T>): void {
     if (this.#closed) return;
+    if (this.#buffer.length - this.#replay >= this.#maxBacklog) {
+      this.#failure = new RangeError(
+        `fleet events: the consumer fell ${this.#maxBacklog} events behind (maxBacklog); ` +
+          "call events() again to start over from the current view",
+      );
+      this.close();
+      return;
+    }
     this.#buffer.push(event);
     this.#signal();
   }
@@ -57,9 +81,15 @@ export class FleetListener<T extends KubeObjectLike> {
       next: async (): Promise<IteratorResult<FleetEvent<T>>> => {
         for (;;) {
           const value = this.#buffer.shift();
-          if (value !== undefined) return { done: false, value };
+          if (value !== undefined) {
+            if (this.#replay > 0) this.#replay--;
+            return { done: false, value };
+          }
           if (this.#closed) {
             end();
+            const failure = this.#failure;
+            this.#failure = undefined;
+            if (failure !== undefined) throw failure;
             return done;
           }
           await new Promise<void>((resolve) => (this.#wake = resolve));

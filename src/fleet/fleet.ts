@@ -16,6 +16,7 @@ import { exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
 import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 import { callOnError } from "../util/report_error.ts";
+import { checkNumber } from "../util/validate.ts";
 import { messageOf } from "../util/values.ts";
 import { waitFor } from "../util/wait_for.ts";
 import { FleetListener } from "./_fleet_listener.ts";
@@ -272,7 +273,10 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
    * (`isInInitialList: true`) and its `synced` if it has synced, then live events of every
    * cluster, each with its cluster, and `state` events. Ends when the signal aborts, the
    * iterator is returned or the fleet stops. Each call has its own buffer, so a slow consumer
-   * holds up no cluster and no other consumer (its buffer grows meanwhile).
+   * holds up no cluster and no other consumer. The buffer grows meanwhile, up to `maxBacklog`
+   * live events (default: no bound; the initial replay does not count): a consumer further behind is ended
+   * with a `RangeError` at its next `next()`, and calls `events()` again to start over from
+   * the current view.
    *
    * @example
    * ```ts
@@ -294,17 +298,18 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
    * ```
    */
   events(
-    options: { signal?: AbortSignal | undefined } = {},
+    options: { signal?: AbortSignal | undefined; maxBacklog?: number | undefined } = {},
   ): AsyncIterableIterator<FleetEvent<T>> & AsyncDisposable {
-    const listener = new FleetListener<T>();
+    checkNumber(options.maxBacklog, "maxBacklog", { min: 1 });
+    const listener = new FleetListener<T>(options.maxBacklog);
     if (this.#stopped) listener.close();
     else {
       for (const m of this.#members.values()) {
         if (m.hidden) continue;
         for (const object of m.part.values()) {
-          listener.push({ type: "add", cluster: m.name, object, isInInitialList: true });
+          listener.replay({ type: "add", cluster: m.name, object, isInInitialList: true });
         }
-        if (m.synced) listener.push({ type: "synced", cluster: m.name });
+        if (m.synced) listener.replay({ type: "synced", cluster: m.name });
       }
       this.#listeners.add(listener);
     }

@@ -156,6 +156,27 @@ describe("the merged view", () => {
     assert.deepEqual(last, { type: "state", cluster: "a", state: "removed", reason: "disengaged" });
   });
 
+  test("a consumer that falls maxBacklog live events behind is ended with an error", async () => {
+    const { clock, a, fleet, close } = await twoClusters();
+    const events = fleet.events({ maxBacklog: 2 });
+    for (let i = 0; i < 5; i++) await events.next(); // the replay: 3 adds, 2 synced
+    for (let i = 0; i < 3; i++) a.create(pods, pod("burst", `p${i}`));
+    await clock.flush();
+    await assert.rejects(events.next(), /fell 2 events behind \(maxBacklog\)/);
+    assert.equal((await events.next()).done, true);
+    // Starting over gives the current view.
+    const again = fleet.events();
+    const keys: string[] = [];
+    for (let i = 0; i < 8; i++) { // 6 adds, 2 synced
+      const { value } = await again.next();
+      if (value?.type === "add") keys.push(fleetKey(value.cluster, value.object));
+    }
+    await again.return!();
+    assert.equal(keys.length, 6);
+    assert.throws(() => fleet.events({ maxBacklog: 0 }), /maxBacklog/);
+    await close();
+  });
+
   test("engaging a name again replaces the cluster", async () => {
     const { clock, fleet, close } = await twoClusters();
     const other = server(clock, 0);
