@@ -189,6 +189,31 @@ describe("the merged view", () => {
   });
 });
 
+describe("connectors", () => {
+  test("a connector's connections are closed on disengage, also when it answers after it", async () => {
+    const clock = new ManualClock();
+    const a = server(clock, 1);
+    const closed: string[] = [];
+    await using fleet = new Fleet<KubeObject>({ resource: pods, clock });
+    fleet.engage(
+      "a",
+      () => Promise.resolve({ server: "http://a", fetch: a.fetch, close: () => closed.push("a") }),
+    );
+    assert.equal(fleet.state("a"), "connecting");
+    await fleet.waitForSync();
+    await fleet.disengage("a");
+    assert.deepEqual(closed, ["a"]);
+    let answer: (options: { server: string; close(): void }) => void = () => {};
+    fleet.engage("late", () => new Promise((resolve) => (answer = resolve)));
+    await fleet.disengage("late");
+    answer({ server: "http://late", close: () => closed.push("late") });
+    await clock.flush();
+    assert.deepEqual(closed, ["a", "late"], "a late answer is closed at once");
+    assert.equal(fleet.informer("late"), undefined);
+    a.close();
+  });
+});
+
 describe("the sync wait", () => {
   test("min counts synced clusters; settle counts failed ones as done; neither waits for a hung cluster", async () => {
     const clock = new ManualClock();
