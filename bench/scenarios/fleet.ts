@@ -42,7 +42,7 @@ function countingFetch(): { fetch: (request: Request) => Promise<Response>; open
   return {
     fetch: async (request) => {
       const response = await fetch(request);
-      if (new URL(request.url).searchParams.get("watch") === "true" && !request.signal.aborted) {
+      if (new URL(request.url).searchParams.get("watch") === "1" && !request.signal.aborted) {
         open++;
         request.signal.addEventListener("abort", () => open--, { once: true });
       }
