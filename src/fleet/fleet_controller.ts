@@ -49,6 +49,12 @@ export interface FleetControllerOptions<T extends KubeObjectLike = KubeObject> {
   rateLimiter?: ((cluster: string) => RateLimiter<string>) | undefined;
   /** Time source of the queue and the default limiters. @default systemClock */
   clock?: Clock | undefined;
+  /**
+   * Called once a cluster has been disengaged: its queued requests are dropped, so state the
+   * controller keeps per cluster is cleaned up here. A throwing one goes to `onError`.
+   * @default undefined
+   */
+  onClusterRemoved?: ((cluster: string) => void) | undefined;
   /** Told of each failed reconcile. @default undefined (a `console.error`) */
   onError?: ((error: unknown, context: { cluster: string; fleetKey: string }) => void) | undefined;
 }
@@ -134,6 +140,7 @@ export async function runFleetController<T extends KubeObjectLike = KubeObject>(
   checkFunction(options.reconcile, "reconcile");
   checkFunction(options.rateLimiter, "rateLimiter");
   checkFunction(options.onError, "onError");
+  checkFunction(options.onClusterRemoved, "onClusterRemoved");
   checkNumber(options.workers, "workers", { min: 1, integer: true });
   requireSignal(options.signal, "signal");
   const { fleet, signal } = options;
@@ -160,7 +167,13 @@ export async function runFleetController<T extends KubeObjectLike = KubeObject>(
             queue.add(fleetKey(ev.cluster, ev.object));
             break;
           case "state":
-            if (ev.state === "removed") limiter.drop(ev.cluster);
+            if (ev.state !== "removed") break;
+            limiter.drop(ev.cluster);
+            try {
+              options.onClusterRemoved?.(ev.cluster);
+            } catch (error) {
+              callOnError(onError, error, { cluster: ev.cluster, fleetKey: "" });
+            }
             break;
           case "synced":
             break;
