@@ -52,6 +52,19 @@ class UserCodeError extends Error {
   }
 }
 
+/**
+ * A cluster that had not synced `syncTimeoutMs` after it was engaged (its informer goes on
+ * trying; the cluster is `unreachable` until it syncs).
+ */
+class ClusterSyncTimeoutError extends Error {
+  override readonly name = "ClusterSyncTimeoutError";
+  /** Filed as a connection that went silent. */
+  readonly kind = "inactivity";
+  constructor(ms: number) {
+    super(`not synced ${ms} ms after it was engaged`);
+  }
+}
+
 /** Removed clusters `health()` remembers. */
 const REMOVED_KEPT = 100;
 
@@ -78,6 +91,8 @@ interface Member<T extends KubeObjectLike> {
   grace: TimerHandle | undefined;
   /** The retry timer of a connector that failed. */
   retry: TimerHandle | undefined;
+  /** The `syncTimeoutMs` timer, until the cluster first syncs. */
+  deadline: TimerHandle | undefined;
   unlisten: () => void;
 }
 
@@ -192,10 +207,20 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       hidden: false,
       grace: undefined,
       retry: undefined,
+      deadline: undefined,
       unlisten: () => {},
     };
     this.#members.set(name, member);
     member.unlisten = onAbort(options.signal, () => void this.disengage(name));
+    const limit = this.#options.syncTimeoutMs;
+    if (limit !== undefined) {
+      member.deadline = this.#clock.setTimeout(() => {
+        member.deadline = undefined;
+        if (!member.synced && member.failure === undefined) {
+          this.#failed(member, new ClusterSyncTimeoutError(limit), "inactivity");
+        }
+      }, limit);
+    }
     this.#emit({ type: "state", cluster: name, state: member.state, reason: member.reason });
     if (target instanceof KubeClient) this.#start(member, target, options);
     else this.#connect(member, target, options);
@@ -488,6 +513,8 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       onSynced: () => {
         if (!live()) return;
         member.synced = true;
+        if (member.deadline !== undefined) this.#clock.clearTimeout(member.deadline);
+        member.deadline = undefined;
         if (!member.hidden) this.#emit({ type: "synced", cluster: member.name });
         this.#progress(member);
         this.#wake();
@@ -578,6 +605,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
     member.controller.abort(new DOMException(`cluster ${reason}`, "AbortError"));
     if (member.grace !== undefined) this.#clock.clearTimeout(member.grace);
     if (member.retry !== undefined) this.#clock.clearTimeout(member.retry);
+    if (member.deadline !== undefined) this.#clock.clearTimeout(member.deadline);
     member.registration?.remove();
     if (!member.hidden) {
       for (const object of member.part.values()) {

@@ -80,6 +80,14 @@ export interface FleetOptions<T extends KubeObjectLike = KubeObject> {
   informerOptions?: ((cluster: string) => ClusterInformerOptions<T>) | undefined;
   /** What happens to a failed cluster's objects. @default "keep" */
   unreachable?: UnreachablePolicy | undefined;
+  /**
+   * A cluster not synced this long after it was engaged is `unreachable` (reason `not synced
+   * ... ms after it was engaged`) until it syncs, so `waitForSync({ settle: true })` stops
+   * waiting for it; its informer goes on trying. Without it, a cluster whose connections hang
+   * turns unreachable at its informer's idle limit (`inactivityTimeoutMs`, 150 s by default).
+   * @default undefined (no limit)
+   */
+  syncTimeoutMs?: number | undefined;
   /** Backoff between attempts of a connector that failed. @default 800 ms x2 to 30 s */
   connectBackoff?: BackoffOptions | undefined;
   /** Time source (timers of the policy and the connectors; every informer's). @default systemClock */
@@ -129,6 +137,7 @@ export function validateFleetOptions<T extends KubeObjectLike>(o: FleetOptions<T
   checkFunction(o.informerOptions, "informerOptions");
   checkFunction(o.onError, "onError");
   checkClock(o.clock, "clock");
+  checkNumber(o.syncTimeoutMs, "syncTimeoutMs", { min: 0 });
   checkOptionsObject(o.connectBackoff, "connectBackoff");
   const u = o.unreachable;
   if (u !== undefined && u !== "keep") {

@@ -242,6 +242,31 @@ describe("the sync wait", () => {
   });
 });
 
+describe("the sync deadline", () => {
+  test("syncTimeoutMs turns a cluster that has not synced unreachable, so a settle wait ends", async () => {
+    const clock = new ManualClock();
+    const a = server(clock, 1);
+    const hole = { count: 0, aborted: 0 };
+    await using fleet = new Fleet<KubeObject>({ resource: pods, clock, syncTimeoutMs: 5_000 });
+    fleet.engage("a", clientOf("a", a.fetch));
+    fleet.engage("hung", clientOf("hung", blackhole(hole)));
+    let settled: string[] | undefined;
+    const wait = fleet.waitForSync({ settle: true }).then((names) => (settled = names));
+    await clock.advance(4_999);
+    assert.equal(settled, undefined);
+    await clock.advance(1);
+    await wait;
+    assert.deepEqual(settled, ["a"]);
+    const hung = fleet.health().clusters.find((c) => c.name === "hung");
+    assert.equal(hung?.state, "unreachable");
+    assert.equal(hung?.reason, "inactivity: not synced 5000 ms after it was engaged");
+    assert.equal(fleet.state("a"), "synced", "a cluster that synced in time is left alone");
+    await fleet.stop();
+    assert.equal(clock.pendingTimers, 0);
+    a.close();
+  });
+});
+
 describe("per-cluster options", () => {
   test("a transform per cluster, and a throwing one never fails its cluster", async () => {
     const clock = new ManualClock();
