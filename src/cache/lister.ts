@@ -22,6 +22,7 @@ function toSelector(s: string | LabelSelector | undefined): LabelSelector | unde
   );
 }
 
+/** The objects of `items` matching `options.labelSelector` (all without one). Internal. */
 export function filter<T extends KubeObjectLike>(items: T[], options: ListerListOptions): T[] {
   const selector = toSelector(options.labelSelector);
   if (selector === undefined || selector.isEverything()) return items;
