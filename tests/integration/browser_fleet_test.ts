@@ -11,7 +11,7 @@ import { fleetKey } from "../../src/fleet/cluster_key.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import type { ServedHandle } from "../../src/adapters/_serve_common.ts";
 import { runtime, serveHandler } from "../_serve.ts";
-import { bundle, ROOT, withTempDir } from "../_runtime_process.ts";
+import { bundle, eventually, ROOT, withTempDir } from "../_runtime_process.ts";
 import {
   type BrowserContextLike,
   browserSkipReason,
@@ -73,8 +73,10 @@ describe(`browsers: a fleet dashboard in headless Chromium (test process: ${runt
           let shown = await snapshot(page);
           assert.deepEqual(shown.keys, union(["eu", "us", "ap"]));
           assert.match(shown.clusters["locked"]!.reason, /^forbidden: /);
-          const watches = clusters[0]!.requests.filter((r) => r.verb === "watch");
-          assert.ok(watches.length > 0 && watches.every((r) => r.webSocket === true));
+          // Each cluster's watch opens right after its list: wait for eu's, then check them.
+          const watches = () => clusters[0]!.requests.filter((r) => r.verb === "watch");
+          await eventually(() => watches().length > 0, "eu's watch opened", 10_000);
+          assert.ok(watches().every((r) => r.webSocket === true), "every watch is a WebSocket");
 
           // Live: a pod added in one cluster and deleted in another.
           clusters[0]!.create(pods, { metadata: { namespace: "live", name: "new" } });
