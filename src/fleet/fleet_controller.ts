@@ -8,8 +8,9 @@ import type { ReconcileContext, ReconcileResult } from "../controller/controller
 import { defaultControllerRateLimiter, type RateLimiter } from "../queue/rate_limiter.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
-import { callOnError } from "../util/report_error.ts";
-import { checkFunction, checkNumber, requireSignal } from "../util/validate.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
+import { checkFunction, checkNumber, checkString, requireSignal } from "../util/validate.ts";
 import { fleetKey, splitFleetKey } from "./cluster_key.ts";
 import type { Fleet } from "./fleet.ts";
 
@@ -39,6 +40,11 @@ export interface FleetControllerOptions<T extends KubeObjectLike = KubeObject> {
   ) => Promise<ReconcileResult | void> | ReconcileResult | void;
   /** Stops the controller (required). */
   signal: AbortSignal;
+  /**
+   * Names the controller in errors, printed lines (`fleet controller inventory`) and as the
+   * work queue's name. @default "fleet"
+   */
+  name?: string | undefined;
   /** Reconciles running at once. @default 1 */
   workers?: number | undefined;
   /**
@@ -55,8 +61,16 @@ export interface FleetControllerOptions<T extends KubeObjectLike = KubeObject> {
    * @default undefined
    */
   onClusterRemoved?: ((cluster: string) => void) | undefined;
-  /** Told of each failed reconcile. @default undefined (a `console.error`) */
-  onError?: ((error: unknown, context: { cluster: string; fleetKey: string }) => void) | undefined;
+  /**
+   * Told of each failed reconcile (phase `reconcile`, with the controller's name as
+   * `controller`, the object's `namespace/name` as `key`, its `cluster`, and the retry delay)
+   * and of a throwing `onClusterRemoved` (phase `callback`). The context is the one of every
+   * `onError` of kinformer.
+   * @default the default printing: the first error of each kind at once (`fleet controller
+   * fleet (cluster eu, web/api): reconcile error: ...; retrying with backoff (next in 5 ms)`),
+   * then at most one line per kind per minute with a count of those not printed
+   */
+  onError?: OnError | undefined;
 }
 
 /** A rate limiter per cluster, by the cluster of each fleet key. Internal. */
@@ -142,16 +156,20 @@ export async function runFleetController<T extends KubeObjectLike = KubeObject>(
   checkFunction(options.onError, "onError");
   checkFunction(options.onClusterRemoved, "onClusterRemoved");
   checkNumber(options.workers, "workers", { min: 1, integer: true });
+  checkString(options.name, "name");
   requireSignal(options.signal, "signal");
   const { fleet, signal } = options;
   const clock = options.clock ?? systemClock;
   const limiter = new PerClusterRateLimiter(
     options.rateLimiter ?? (() => defaultControllerRateLimiter<string>(clock)),
   );
-  const queue = new RateLimitingQueue<string>({ clock, rateLimiter: limiter, name: "fleet" });
-  const onError = options.onError ??
-    ((error: unknown, context: { fleetKey: string }) =>
-      console.error(`fleet controller: reconcile of ${context.fleetKey} failed:`, error));
+  const controller = options.name ?? "fleet";
+  const queue = new RateLimitingQueue<string>({ clock, rateLimiter: limiter, name: controller });
+  const reporter = new ErrorReporter({
+    source: `fleet controller ${controller}`,
+    onError: options.onError,
+    clock,
+  });
   const engaged = (cluster: string): boolean => {
     const state = fleet.state(cluster);
     return state !== undefined && state !== "removed";
@@ -172,7 +190,13 @@ export async function runFleetController<T extends KubeObjectLike = KubeObject>(
             try {
               options.onClusterRemoved?.(ev.cluster);
             } catch (error) {
-              callOnError(onError, error, { cluster: ev.cluster, fleetKey: "" });
+              reporter.report(error, {
+                phase: "callback",
+                detail: "onClusterRemoved",
+                controller,
+                cluster: ev.cluster,
+                action: "going on",
+              });
             }
             break;
           case "synced":
@@ -201,8 +225,16 @@ export async function runFleetController<T extends KubeObjectLike = KubeObject>(
           result = await options.reconcile({ cluster, namespace, name, fleetKey: item }, ctx);
         } catch (error) {
           if (engaged(cluster) && !signal.aborted) {
-            callOnError(onError, error, { cluster, fleetKey: item });
-            queue.addRateLimited(item);
+            const delay = limiter.when(item);
+            reporter.report(error, {
+              phase: "reconcile",
+              controller,
+              key: namespace === "" ? name : `${namespace}/${name}`,
+              cluster,
+              action: "retrying with backoff",
+              retryInMs: delay,
+            });
+            queue.addAfter(item, delay);
           } else limiter.forget(item);
           continue;
         }

@@ -49,7 +49,6 @@ export type {
   ClusterInformerOptions,
   ClusterTarget,
   EngageOptions,
-  FleetErrorContext,
   FleetOptions,
   FleetSyncOptions,
   UnreachablePolicy,

@@ -190,7 +190,8 @@ describe("kubeconfig Secrets in a hub cluster", () => {
       client: clientOf("hub", hub.fetch),
       clock,
       connect: kubeconfigConnector(bareHost, { fetch }),
-      onError: (error, { secret }) => errors.push(`${secret}: ${String(error)}`),
+      onError: (error, { key, kind, phase, cluster }) =>
+        errors.push(`${key} (${cluster}) ${kind} during ${phase}: ${String(error)}`),
     }).run(fleet, { signal: ac.signal });
     assert.deepEqual(fleet.clusters(), ["fleet/one"]);
     await fleet.waitForSync();
@@ -219,7 +220,10 @@ describe("kubeconfig Secrets in a hub cluster", () => {
     });
     await clock.flush();
     assert.equal(errors.length, 1);
-    assert.match(errors[0]!, /^fleet\/bad-kubeconfig: TypeError: .*not base64/);
+    assert.match(
+      errors[0]!,
+      /^fleet\/bad-kubeconfig \(fleet\/bad\) config during credentials: TypeError: .*not base64/,
+    );
     assert.doesNotMatch(errors[0]!, /s3cret/);
     ac.abort();
     await clock.flush();
