@@ -381,9 +381,8 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
         );
         const named = waited.slice(0, NAMED_PENDING).map((name) =>
           `${name} (${this.#members.get(name)?.state ?? "not engaged"})`
-        ).join(", ") + (waited.length > NAMED_PENDING
-          ? ` and ${waited.length - NAMED_PENDING} more`
-          : "");
+        ).join(", ") +
+          (waited.length > NAMED_PENDING ? ` and ${waited.length - NAMED_PENDING} more` : "");
         const synced = [...this.#members.values()].filter(done).length;
         return explainAbort(reason, {
           what: options.min === undefined || options.clusters !== undefined
