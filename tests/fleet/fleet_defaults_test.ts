@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { Fleet } from "../../src/fleet/fleet.ts";
-import { runFleetController } from "../../src/fleet/fleet_controller.ts";
+import { FleetController, runFleetController } from "../../src/fleet/fleet_controller.ts";
 import { LifecycleError } from "../../src/util/lifecycle.ts";
 import { captureConsole } from "../_console.ts";
 import { blackhole, clientOf, link, ManualClock, notFound, server } from "./_fleet_env.ts";
@@ -169,6 +169,62 @@ describe("the fleet's lifecycle", () => {
     );
     assert.throws(() => fleet.events(), LifecycleError);
     assert.deepEqual(fleet.clusters(), []);
+    a.close();
+  });
+
+  test("a fleet controller: idle, running, stopping, stopped; it runs once and stops with its fleet", async () => {
+    const clock = new ManualClock();
+    const a = server(clock, 2);
+    const fleet = new Fleet<KubeObject>({ resource: pods, clock });
+    fleet.engage("a", clientOf("a", a.fetch));
+    const seen: string[] = [];
+    let release: () => void = () => {};
+    const controller = new FleetController({
+      fleet,
+      clock,
+      name: "inventory",
+      reconcile: ({ fleetKey }, ctx) => {
+        seen.push(fleetKey);
+        // The first reconcile holds until it is released: stop() waits for it.
+        if (seen.length === 1) {
+          return new Promise<void>((resolve) => {
+            release = resolve;
+            ctx.signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+        }
+      },
+    });
+    assert.deepEqual(controller.health(), {
+      name: "inventory",
+      state: "idle",
+      workers: 1,
+      activeWorkers: 0,
+      queued: 0,
+    });
+    controller.start();
+    controller.start(); // a second start does nothing
+    assert.equal(controller.health().state, "running");
+    await fleet.waitForSync();
+    await clock.flush();
+    assert.equal(controller.health().activeWorkers, 1);
+    assert.equal(controller.health().queued, 1);
+    const stopping = controller.stop();
+    assert.equal(controller.health().state, "stopping");
+    await stopping;
+    assert.equal(controller.health().state, "stopped");
+    assert.equal(seen.length, 1, "nothing taken after stop()");
+    assert.throws(() => controller.start(), /fleet controller inventory was stopped and runs once/);
+    release();
+
+    // A controller stops with its fleet; one started on a stopped fleet fails at once.
+    const second = new FleetController({ fleet, clock, reconcile: () => {} });
+    second.start();
+    await fleet.stop();
+    await second.whenStopped;
+    assert.equal(second.health().state, "stopped");
+    const third = new FleetController({ fleet, clock, reconcile: () => {} });
+    assert.throws(() => third.start(), LifecycleError);
+    assert.equal(third.health().state, "stopped");
     a.close();
   });
 });
