@@ -128,7 +128,12 @@ interface Member<T extends KubeObjectLike> {
  *   keeps retrying on its informer's backoff and rejoins the view when it recovers;
  * - a failed cluster's objects are kept and marked stale, or hidden after a grace period (the
  *   `unreachable` option);
- * - nothing of a disengaged cluster remains: no request, timer, handler or object.
+ * - nothing of a disengaged cluster remains: no request, timer, handler or object;
+ * - errors of every cluster go through one reporter: to `onError` with the one `ErrorContext`
+ *   (`source` `"fleet pods"`, `cluster` its name), or printed by default, never silent and
+ *   never a flood (the first of each kind at once, then at most one line per kind per minute);
+ * - the fleet has the one lifecycle in `health().state` (idle, starting until every engaged
+ *   cluster has synced or failed, running, stopping, stopped) and runs once.
  *
  * @example
  * ```ts
