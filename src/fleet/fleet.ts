@@ -340,7 +340,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
    * ac.abort(new DOMException("timed out", "TimeoutError")); // as AbortSignal.timeout() does
    * await assert.rejects(fleet.waitForSync({ signal: ac.signal }), (error: Error) => {
    *   assert.equal(error.name, "TimeoutError");
-   *   assert.match(error.message, /^fleet pods: clusters locked \(forbidden\) not synced after 0 ms: last error .*forbidden/);
+   *   assert.match(error.message, /^fleet pods: clusters locked \(forbidden\) not synced after \d+ ms: last error .*forbidden/);
    *   assert.equal((error.cause as { code?: number }).code, 403);
    *   return true;
    * });
