@@ -1,42 +1,61 @@
 /**
- * The lifecycle of a lease-based coordinator (leader elector, shard coordinator): one piece of
- * background work at a time, started by `start`, stopped by `stop` or the caller's signal, and
- * startable again once it has stopped. Internal.
+ * The lifecycle of a lease-based coordinator (leader elector, shard coordinator): the one
+ * {@linkcode Lifecycle} of kinformer (idle, starting, running, stopping, stopped), restartable,
+ * over one piece of background work at a time, started by `start`, stopped by `stop` or the
+ * caller's signal. Internal.
  * @module
  */
-import { linkedController } from "../util/abort.ts";
-import { requireSignal } from "../util/validate.ts";
+import { linkedController, onAbort } from "../util/abort.ts";
+import { Lifecycle, type LifecycleState } from "../util/lifecycle.ts";
 
 /** Runs `work` in the background until stopped; at most one run at a time. */
 export class BackgroundLoop {
   readonly #stopReason: string;
+  readonly #life: Lifecycle;
   /** The running work (from `start` until it has settled), and what stops it. */
   #running: { promise: Promise<void>; stop: AbortController } | undefined;
 
-  /** `stopReason` is the message of the abort reason `stop()` gives the work's signal. */
-  constructor(stopReason: string) {
+  /**
+   * `source` names the coordinator in a {@linkcode LifecycleError}; `stopReason` is the message
+   * of the abort reason `stop()` gives the work's signal.
+   */
+  constructor(source: string, stopReason: string) {
     this.#stopReason = stopReason;
+    this.#life = new Lifecycle(source, { restartable: true });
   }
 
-  /** Whether the work runs now (between `start` and its end). */
+  /** The lifecycle state: running from `start` until a stop begins. */
+  get state(): LifecycleState {
+    return this.#life.state;
+  }
+
+  /** Whether the work runs now (between `start` and the end of its stop). */
   get running(): boolean {
     return this.#running !== undefined;
   }
 
   /**
    * Calls `work` with a signal that aborts when `parent` does or on `stop()`, unless work runs
-   * already (then nothing happens). `work` must not reject.
+   * already (then nothing happens). Once stopped it can start again. `work` must not reject.
+   *
+   * @throws {LifecycleError} while a stop is under way (await `stop()` first).
    */
   start(parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<void>): void {
-    if (this.#running !== undefined) return;
+    if (!this.#life.start()) return;
+    this.#life.started();
     const link = linkedController(parent);
     const stop = link.controller;
+    // However the work's signal aborts (stop(), or the caller's signal), the object is stopping.
+    const unlink = onAbort(stop.signal, () => this.#life.stop());
     const promise = (async () => {
       try {
         await work(stop.signal);
       } finally {
+        unlink();
         link.release();
         this.#running = undefined;
+        this.#life.stop();
+        this.#life.stopped();
       }
     })();
     this.#running = { promise, stop };
@@ -45,25 +64,11 @@ export class BackgroundLoop {
   /** Aborts the work's signal and resolves once the work has settled; at once when idle. */
   async stop(): Promise<void> {
     const running = this.#running;
-    if (running === undefined) return;
+    if (running === undefined) {
+      if (this.#life.stop()) this.#life.stopped();
+      return;
+    }
     if (!running.stop.signal.aborted) running.stop.abort(new Error(this.#stopReason));
     await running.promise;
-  }
-
-  /**
-   * The deprecated `run(signal)` of a coordinator (`what` names it in the error): `start`s it
-   * with `signal` and resolves once it has stopped.
-   *
-   * @throws {TypeError} when `signal` is not an AbortSignal or work runs already.
-   */
-  async run(signal: AbortSignal, what: string, start: () => void): Promise<void> {
-    requireSignal(signal, "signal");
-    if (this.#running !== undefined) throw new TypeError(`${what}: already running`);
-    start();
-    await this.#settled();
-  }
-
-  #settled(): Promise<void> | undefined {
-    return this.#running?.promise;
   }
 }

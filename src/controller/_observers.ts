@@ -1,49 +1,32 @@
 /**
  * The callbacks of a lease-based coordinator (leader elector, shard coordinator) and where
- * their errors (and those of its Lease requests) go. Internal.
+ * their errors (and those of its Lease requests) go: the one reporting path,
+ * {@linkcode ErrorReporter}. Internal.
  * @module
  */
 import type { Clock } from "../util/clock.ts";
 import { withDeadline } from "./lease_timing.ts";
 import { messageOf } from "../util/values.ts";
-import { reportError } from "../util/report_error.ts";
-
-/**
- * What the `onError` of a {@linkcode LeaderElector} or a {@linkcode ShardCoordinator} learns
- * besides the error: `request` for a failed Lease request (network, server, timeout), `callback`
- * for a callback of yours that threw (or whose promise rejected).
- *
- * @example
- * ```ts
- * import type { CoordinationErrorContext } from "@kinformer/kinformer/controller";
- * import assert from "node:assert/strict";
- * const context: CoordinationErrorContext = { kind: "callback" };
- * assert.equal(context.kind, "callback");
- * ```
- */
-export interface CoordinationErrorContext {
-  /** Where the error comes from. */
-  kind: "request" | "callback";
-}
+import type { ErrorReporter } from "../util/error_reporter.ts";
 
 /**
  * Observers of one coordinator: each is called synchronously and not awaited; a throw, or the
- * rejection of an async callback, goes to `onError` (kind `callback`) and `lastError`. An
+ * rejection of an async callback, is reported (phase `callback`) and kept as `lastError`. An
  * `onError` that throws is rethrown on a microtask (reported as uncaught), never swallowed.
  */
 export class Observers<C> {
   readonly #clock: Clock;
-  readonly #onError: (error: unknown, context: CoordinationErrorContext) => void;
+  readonly #reporter: ErrorReporter;
+  /** What the coordinator does after a failed request, for the report. */
+  readonly #retryAction: string;
   readonly #set = new Set<C>();
   /** The last error reported, for `health()`. */
   lastError: { message: string; at: number } | undefined;
 
-  constructor(
-    clock: Clock,
-    onError: (error: unknown, context: CoordinationErrorContext) => void,
-  ) {
+  constructor(clock: Clock, reporter: ErrorReporter, retryAction: string) {
     this.#clock = clock;
-    this.#onError = onError;
+    this.#reporter = reporter;
+    this.#retryAction = retryAction;
   }
 
   /** Adds `observer`; returns the function that removes it. */
@@ -57,46 +40,51 @@ export class Observers<C> {
     for (const o of [...this.#set]) {
       try {
         const r = call(o);
-        if (r instanceof Promise) r.catch((error: unknown) => this.report(error, "callback"));
+        if (r instanceof Promise) r.catch((error: unknown) => this.#callbackFailed(error));
       } catch (error) {
-        this.report(error, "callback");
+        this.#callbackFailed(error);
       }
     }
   }
 
   /**
    * Runs one request, `fn`, with a deadline `withinMs` from now ({@linkcode withDeadline});
-   * its failure is reported (unless `signal` aborted: that is the coordinator stopping) and
-   * gives undefined.
+   * its failure is reported (phase `lease`, `key` the Lease) unless `signal` aborted (that is
+   * the coordinator stopping) and gives undefined. A success after failures is reported as
+   * healthy again.
    */
   async request<T>(
     signal: AbortSignal,
     withinMs: number,
     what: string,
     fn: (signal: AbortSignal) => Promise<T>,
+    lease?: string,
   ): Promise<T | undefined> {
     const at = this.#clock.now() + Math.max(0, withinMs);
     try {
-      return await withDeadline(signal, this.#clock, at, what, fn);
+      const result = await withDeadline(signal, this.#clock, at, what, fn);
+      this.#reporter.healthy();
+      return result;
     } catch (error) {
-      if (!signal.aborted) this.report(error, "request");
+      if (!signal.aborted) {
+        this.#record(error);
+        this.#reporter.report(error, {
+          phase: "lease",
+          key: lease,
+          detail: what,
+          action: this.#retryAction,
+        });
+      }
       return undefined;
     }
   }
 
-  /**
-   * Records `error` and hands it to `onError`; an `onError` that throws is rethrown on a
-   * microtask (the coordinator keeps running).
-   */
-  report(error: unknown, kind: CoordinationErrorContext["kind"]): void {
-    this.lastError = {
-      message: messageOf(error),
-      at: this.#clock.now(),
-    };
-    try {
-      this.#onError(error, { kind });
-    } catch (thrown) {
-      reportError(thrown);
-    }
+  #callbackFailed(error: unknown): void {
+    this.#record(error);
+    this.#reporter.report(error, { phase: "callback", action: "going on" });
+  }
+
+  #record(error: unknown): void {
+    this.lastError = { message: messageOf(error), at: this.#clock.now() };
   }
 }

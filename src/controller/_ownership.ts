@@ -7,6 +7,7 @@
  */
 import { onAbort } from "../util/abort.ts";
 import type { Clock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
 import { LeaderElector, type LeaderElectorOptions } from "./leader_election.ts";
 import { ShardCoordinator } from "./shard_coordinator.ts";
 import type { ShardCoordinatorOptions } from "./shard_coordinator_options.ts";
@@ -98,7 +99,7 @@ export interface GateEnv<O> {
 export function ownershipFrom(
   options: OwnershipOptions,
   clock: Clock,
-  report: (error: unknown) => void,
+  onError: OnError | undefined,
 ): Ownership | undefined {
   const { leaderElection, sharding } = options;
   if (leaderElection !== undefined && sharding !== undefined) {
@@ -111,7 +112,7 @@ export function ownershipFrom(
     return electorOwnership(
       leaderElection instanceof LeaderElector
         ? leaderElection
-        : new LeaderElector({ clock, onError: report, ...leaderElection }),
+        : new LeaderElector({ clock, onError, ...leaderElection }),
     );
   }
   if (sharding !== undefined) {
@@ -121,7 +122,7 @@ export function ownershipFrom(
     return shardOwnership(
       sharding instanceof ShardCoordinator
         ? sharding
-        : new ShardCoordinator({ clock, onError: report, ...sharding }),
+        : new ShardCoordinator({ clock, onError, ...sharding }),
     );
   }
   return undefined;

@@ -9,6 +9,9 @@ import { objectKey } from "../cache/object_key.ts";
 import { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
 import { linkedController, onAbort } from "../util/abort.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
+import type { ErrorContext, ErrorPhase, OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
+import { Lifecycle, type LifecycleState } from "../util/lifecycle.ts";
 import { reportError } from "../util/report_error.ts";
 import { checkOptionsObject, checkSignal } from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
@@ -19,7 +22,6 @@ import type {
 } from "./informer_like.ts";
 import {
   checkControllerOptions,
-  type ControllerErrorContext,
   controllerFeeds,
   type ControllerMetricsHooks,
   type ControllerOptions,
@@ -47,9 +49,9 @@ export interface ControllerHealth {
   name: string;
   /**
    * `idle` before `start`; `starting` until the caches synced; `running`; `stopping` while
-   * in-flight reconciles finish; `stopped`.
+   * in-flight reconciles finish; `stopped` (the one vocabulary of every `health().state`).
    */
-  state: "idle" | "starting" | "running" | "stopping" | "stopped";
+  state: LifecycleState;
   /** Whether every informer registration has received its informer's initial list. */
   synced: boolean;
   /** Keys reconciled at once at most. */
@@ -58,15 +60,6 @@ export interface ControllerHealth {
   activeWorkers: number;
   /** The error that stopped the controller, if one did. */
   failure?: { message: string };
-}
-
-function defaultOnError(
-  error: unknown,
-  key: string | undefined,
-  ctx: ControllerErrorContext,
-): void {
-  const where = `kinformer controller ${ctx.controller}${key === undefined ? "" : ` ${key}`}:`;
-  console.error(where, error);
 }
 
 /** True for the error an aborted `signal` makes async work throw. */
@@ -93,7 +86,8 @@ function isAbortError(error: unknown, signal: AbortSignal): boolean {
  * reconciles get `shutdownGracePeriodMs` (default 0) before their `ctx.signal` aborts; once
  * they returned, the handlers are removed, the queue is stopped, leader election or sharding
  * releases its Leases, started informers are stopped, and `stop()` resolves. A controller runs
- * once: it cannot be started again after it stopped. It stops by itself only when something
+ * once: `start()` after `stop()` throws a `LifecycleError` at once ("controller web was stopped
+ * and runs once: create a new one to start again"). It stops by itself only when something
  * fatal happened (`onError` threw, an informer's `start` rejected): then
  * {@linkcode Controller.whenStopped} rejects with that error.
  *
@@ -131,7 +125,10 @@ export class Controller<O = unknown> implements AsyncDisposable {
   readonly #queue: RateLimitingQueue<string>;
   readonly #workers: number;
   readonly #keyFor: (obj: O) => SourceKeys;
-  readonly #onError: NonNullable<ControllerOptions<O>["onError"]>;
+  /** The one reporting path: `onError`, or the default printing. */
+  readonly #reporter: ErrorReporter;
+  /** The user's `onError`, handed on to a leader election or sharding built from options. */
+  readonly #onError: OnError | undefined;
   readonly #pollMs: number;
   readonly #graceMs: number;
   readonly #startInformers: boolean;
@@ -144,9 +141,9 @@ export class Controller<O = unknown> implements AsyncDisposable {
   /** Aborted on stop after the grace period (at once on failure): reconcile signals. */
   readonly #abortWork = new AbortController();
   readonly #registrations: InformerRegistrationLike[] = [];
-  #state: ControllerHealth["state"] = "idle";
+  /** idle, starting (caches syncing), running, stopping, stopped; runs once. */
+  readonly #life: Lifecycle;
   #synced = false;
-  readonly #syncWaiters = new Set<() => void>();
   #active = 0;
   #failure: { error: unknown } | undefined;
   #graceTimer: TimerHandle | undefined;
@@ -167,15 +164,24 @@ export class Controller<O = unknown> implements AsyncDisposable {
     this.name = options.name ?? "controller";
     this.#clock = options.clock ?? systemClock;
     this.#metrics = options.metrics;
+    this.#onError = options.onError;
+    this.#reporter = new ErrorReporter({
+      source: `controller ${this.name}`,
+      onError: options.onError,
+      clock: this.#clock,
+      // An onError that throws stops the controller (whenStopped rejects with its error).
+      onCallbackError: (thrown) => this.#fail(thrown),
+    });
+    this.#life = new Lifecycle(`controller ${this.name}`, { restartable: false });
     this.#queue = options.queue ?? new RateLimitingQueue<string>({
       clock: this.#clock,
       name: this.name,
       ...(this.#metrics?.queue === undefined ? {} : { metrics: this.#metrics.queue }),
-      onError: (error) => this.#report(error, undefined, "callback"),
+      onError: (error, context) =>
+        this.#report(error, { phase: "callback", detail: context.detail, action: "going on" }),
     });
     this.#workers = options.workers ?? 1;
     this.#keyFor = options.keyFor ?? ((obj: O): string => objectKey(obj as KubeObject));
-    this.#onError = options.onError ?? defaultOnError;
     this.#pollMs = options.syncPollIntervalMs ?? 100;
     this.#graceMs = options.shutdownGracePeriodMs ?? 0;
     this.#startInformers = options.startInformers ?? true;
@@ -183,11 +189,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
     this.#reconcile = options.reconcile;
     // Leader election or sharding: only keys this replica owns are queued and reconciled.
     // Built (and its options validated) before anything is started or listened to.
-    const ownership = ownershipFrom(
-      options,
-      this.#clock,
-      (error) => this.#report(error, undefined, "coordination"),
-    );
+    const ownership = ownershipFrom(options, this.#clock, this.#forwardOnError());
     const primary = this.#feeds.find((f) => f.keysFor === undefined);
     this.#gate = ownership === undefined ? undefined : new OwnershipGate<O>(ownership, {
       informers: options.informers,
@@ -195,21 +197,26 @@ export class Controller<O = unknown> implements AsyncDisposable {
       pollMs: this.#pollMs,
       keysOf: (obj) => primary === undefined ? [] : this.#keysOf(primary, obj),
       enqueue: (key) => this.#queue.add(key),
-      report: (error) => this.#report(error, undefined, "coordination"),
+      report: (error) =>
+        this.#report(error, {
+          phase: "lease",
+          detail: "replaying the keys it now owns",
+          action: "going on",
+        }),
     });
   }
 
   /**
-   * Starts the controller in the background and returns at once (see the class). Idempotent;
-   * aborting `signal` is the same as {@linkcode Controller.stop}.
+   * Starts the controller in the background and returns at once (see the class). Idempotent
+   * while it runs; aborting `signal` is the same as {@linkcode Controller.stop}.
    *
    * @throws {TypeError} when `options.signal` is not an AbortSignal.
+   * @throws {LifecycleError} after `stop()`: a controller runs once.
    */
   start(options: { signal?: AbortSignal | undefined } = {}): void {
     checkOptionsObject(options, "Controller.start");
     checkSignal(options.signal, "signal");
-    if (this.#state !== "idle") return;
-    this.#state = "starting";
+    if (!this.#life.start()) return;
     const signal = options.signal;
     if (signal?.aborted) this.#beginStop(signal.reason);
     else this.#unlinkStart = onAbort(signal, () => void this.stop());
@@ -227,9 +234,9 @@ export class Controller<O = unknown> implements AsyncDisposable {
     if (typeof grace !== "number" || !(grace >= 0)) {
       throw new RangeError(`gracePeriodMs must be a number >= 0, got ${describeValue(grace)}`);
     }
-    if (this.#state === "idle") {
-      this.#state = "stopped";
-      this.#settleSync();
+    if (this.#life.state === "idle") {
+      this.#life.stop();
+      this.#life.stopped();
       this.#markStopped();
       return;
     }
@@ -249,25 +256,18 @@ export class Controller<O = unknown> implements AsyncDisposable {
   waitForSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     checkOptionsObject(options, "Controller.waitForSync");
     checkSignal(options.signal, "signal");
-    const signal = options.signal;
-    if (this.#synced) return Promise.resolve();
-    if (this.#state === "stopped") {
-      return Promise.reject(new Error(`controller ${this.name} stopped before it synced`));
-    }
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
-      let stopListening = (): void => {};
-      const wake = (): void => {
-        stopListening();
-        if (this.#synced) resolve();
-        else reject(new Error(`controller ${this.name} stopped before it synced`));
-      };
-      this.#syncWaiters.add(wake);
-      stopListening = onAbort(signal, () => {
-        this.#syncWaiters.delete(wake);
-        reject(signal?.reason);
-      });
-    });
+    return this.#life.wait(
+      () =>
+        this.#synced
+          ? "done"
+          : this.#life.state === "stopping" || this.#life.state === "stopped"
+          ? "failed"
+          : "pending",
+      {
+        signal: options.signal,
+        failure: () => new Error(`controller ${this.name} stopped before it synced`),
+      },
+    );
   }
 
   /** Whether every informer registration has received its informer's initial list. */
@@ -288,7 +288,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
   health(): ControllerHealth {
     const h: ControllerHealth = {
       name: this.name,
-      state: this.#state,
+      state: this.#life.state,
       synced: this.#synced,
       workers: this.#workers,
       activeWorkers: this.#active,
@@ -319,7 +319,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
 
   /** Something fatal: stop everything at once; `whenStopped()` rejects with it. */
   #fail(error: unknown): void {
-    if (this.#state === "stopped") {
+    if (this.#life.state === "stopped") {
       reportError(error);
       return;
     }
@@ -327,18 +327,35 @@ export class Controller<O = unknown> implements AsyncDisposable {
     this.#beginStop(error, 0);
   }
 
-  /** Hands an error to `onError`; if that throws, the controller stops with its error. */
-  #report(error: unknown, key: string | undefined, kind: ControllerErrorContext["kind"]): void {
-    const context: ControllerErrorContext = { kind, controller: this.name };
-    if (key !== undefined) context.key = key;
-    try {
-      this.#onError(error, key, context);
-    } catch (thrown) {
-      this.#fail(thrown);
-    }
+  /**
+   * Hands an error to `onError` (or the default printing), with the controller's name; if
+   * `onError` throws, the controller stops with its error.
+   */
+  #report(
+    error: unknown,
+    details: { phase: ErrorPhase; action: string; key?: string; detail?: string | undefined },
+  ): void {
+    this.#reporter.report(error, { ...details, controller: this.name });
   }
 
-  /** Calls a metrics hook; a throw goes to `onError` (kind `callback`). */
+  /**
+   * The `onError` of a leader election or sharding built from options: the user's `onError`
+   * with the controller's name added (a throw stops the controller), or none, so that it
+   * prints by the same default as every other object.
+   */
+  #forwardOnError(): OnError | undefined {
+    const onError = this.#onError;
+    if (onError === undefined) return undefined;
+    return (error: unknown, context: ErrorContext): void => {
+      try {
+        onError(error, { ...context, controller: this.name });
+      } catch (thrown) {
+        this.#fail(thrown);
+      }
+    };
+  }
+
+  /** Calls a metrics hook; a throw goes to `onError` (phase `callback`). */
   #hook<K extends "onStart" | "onReconcile" | "onActiveWorkers">(
     name: K,
     ...args: Parameters<NonNullable<ControllerMetricsHooks[K]>>
@@ -348,13 +365,8 @@ export class Controller<O = unknown> implements AsyncDisposable {
     try {
       fn.apply(this.#metrics, args);
     } catch (error) {
-      this.#report(error, undefined, "callback");
+      this.#report(error, { phase: "callback", detail: name, action: "going on" });
     }
-  }
-
-  #settleSync(): void {
-    for (const wake of [...this.#syncWaiters]) wake();
-    this.#syncWaiters.clear();
   }
 
   /** The keys of one object of a feed (the primary informers' through `keyFor`). */
@@ -363,7 +375,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
     try {
       mapped = feed.keysFor === undefined ? this.#keyFor(obj as O) : feed.keysFor(obj as never);
     } catch (error) {
-      this.#report(error, undefined, "handler");
+      this.#report(error, { phase: "handler", detail: feed.what, action: "skipping the event" });
       return [];
     }
     if (mapped === undefined) return [];
@@ -371,8 +383,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
     if (Array.isArray(mapped) && mapped.every((k) => typeof k === "string")) return mapped;
     this.#report(
       new TypeError(`${feed.what} must return a string, an array of strings or undefined`),
-      undefined,
-      "handler",
+      { phase: "handler", detail: feed.what, action: "skipping the event" },
     );
     return [];
   }
@@ -393,7 +404,11 @@ export class Controller<O = unknown> implements AsyncDisposable {
       try {
         if (predicate(oldObj as never, newObj as never)) return true;
       } catch (error) {
-        this.#report(error, undefined, "handler");
+        this.#report(error, {
+          phase: "handler",
+          detail: "update predicate",
+          action: "enqueuing the update",
+        });
         return true;
       }
     }
@@ -440,7 +455,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
           this.#registrations.map((r, i) => waitUntilSynced(r, this.#feeds[i]!.informer, wait)),
         );
         this.#synced = true;
-        this.#settleSync();
+        this.#life.waiters.wake();
       } catch (error) {
         if (!isAbortError(error, stopTaking)) throw error;
       }
@@ -448,7 +463,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
     } catch (error) {
       this.#fail(error);
     } finally {
-      this.#state = "stopping";
+      this.#life.stop();
       this.#beginStop(new Error("controller stopped"), 0);
       for (const registration of this.#registrations) {
         try {
@@ -468,15 +483,14 @@ export class Controller<O = unknown> implements AsyncDisposable {
         }
       }
       this.#unlinkStart?.();
-      this.#state = "stopped";
-      this.#settleSync();
+      this.#life.stopped();
       this.#markStopped();
     }
   }
 
   /** Runs the workers (and the election or the group) until the controller stops. */
   async #work(): Promise<void> {
-    this.#state = "running";
+    this.#life.started();
     // The election (or the group) runs until every reconcile has finished, so the lease is
     // released only after the work it guards.
     const gateStop = new AbortController();
@@ -549,7 +563,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
       outcome("error");
       if (isAbortError(error, signal)) return;
       queue.addRateLimited(key);
-      this.#report(error, key, "reconcile");
+      this.#report(error, { phase: "reconcile", key, action: "retrying the key with backoff" });
       return;
     } finally {
       stopListening();
@@ -577,8 +591,7 @@ export class Controller<O = unknown> implements AsyncDisposable {
             describeValue(after)
           }; expected a finite number >= 0`,
         ),
-        key,
-        "reconcile",
+        { phase: "reconcile", key, action: "retrying the key with backoff" },
       );
       return;
     }

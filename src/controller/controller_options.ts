@@ -5,6 +5,7 @@
  * @module
  */
 import type { Clock } from "../util/clock.ts";
+import type { ErrorContext, OnError } from "../util/error_context.ts";
 import type { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import type { WorkQueueMetricsHooks } from "../queue/work_queue.ts";
 import {
@@ -113,30 +114,6 @@ export interface ControllerMetricsHooks {
   readonly queue?: WorkQueueMetricsHooks<string> | undefined;
 }
 
-/**
- * Where an error given to a controller's `onError` comes from:
- * `reconcile` (reconcile threw or rejected, or returned an invalid result; the key is retried),
- * `handler` (`keyFor`, a source's mapping or an update predicate threw, or returned something
- * that is not a key), `callback` (a metrics hook threw), `coordination` (a leader election or
- * sharding request failed, or one of their callbacks threw).
- *
- * @example
- * ```ts
- * import type { ControllerErrorContext } from "@kinformer/kinformer/controller";
- * import assert from "node:assert/strict";
- * const context: ControllerErrorContext = { kind: "reconcile", controller: "widgets", key: "default/w1" };
- * assert.equal(context.key, "default/w1");
- * ```
- */
-export interface ControllerErrorContext {
-  /** Where the error comes from. */
-  kind: "reconcile" | "handler" | "callback" | "coordination";
-  /** The controller's `name`. */
-  controller: string;
-  /** The key, for reconcile errors. */
-  key?: string;
-}
-
 /** Options of a {@linkcode Controller} (and, with `signal`, of {@linkcode runController}). */
 export interface ControllerOptions<O = unknown> {
   /**
@@ -193,15 +170,19 @@ export interface ControllerOptions<O = unknown> {
    */
   sources?: readonly ControllerSource[] | undefined;
   /**
-   * Told about every error, with the key (for reconcile errors, else `undefined`) and where it
-   * comes from ({@linkcode ControllerErrorContext}); the controller goes on. If `onError`
-   * itself throws, the controller stops: `runController` rejects with that error (and a
-   * {@linkcode Controller}'s `whenStopped()`).
-   * @default logs with `console.error`
+   * Told about every error, with the one {@linkcode ErrorContext} of kinformer: `kind` what
+   * the error is, `phase` where (`reconcile`: reconcile threw, rejected or returned an invalid
+   * result, and the key is retried with backoff; `handler`: `keyFor`, a source's mapping or an
+   * update predicate threw or returned no key; `callback`: a metrics hook threw; `lease`: a
+   * leader election or sharding built from options failed a request), `controller` the name,
+   * `key` the key of a reconcile error. The controller goes on. It replaces the default
+   * printing. If `onError` itself throws, the controller stops: `runController` rejects with
+   * that error (and a {@linkcode Controller}'s `whenStopped()`).
+   * @default prints as every long-running object of kinformer does: the first error of each
+   * kind at once (`controller web (default/w1): reconcile error: ...; retrying the key with
+   * backoff`), then at most one line per kind per minute with a count
    */
-  onError?:
-    | ((error: unknown, key: string | undefined, context: ControllerErrorContext) => void)
-    | undefined;
+  onError?: OnError | undefined;
   /**
    * Time source for the default queue, polling `hasSynced()` and the shutdown grace period.
    * @default the system clock (`Date.now` and the global timers)

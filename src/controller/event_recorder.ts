@@ -10,9 +10,7 @@ import type { KubeObjectLike } from "../client/types.ts";
 import {
   checkWord,
   cutNote,
-  defaultOnError,
   type EventInput,
-  type EventRecorderErrorContext,
   type EventRecorderHealth,
   type EventRecorderOptions,
   QUALIFIED_NAME,
@@ -29,7 +27,8 @@ import {
   checkSignal,
 } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
-import { reportError } from "../util/report_error.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
+import { Lifecycle } from "../util/lifecycle.ts";
 import {
   EventCache,
   type EventEntry,
@@ -45,7 +44,6 @@ import { type EventsApi, servesEventsV1, writeEvent } from "./_event_sink.ts";
 export type { ObjectReference } from "./_event_series.ts";
 export type {
   EventInput,
-  EventRecorderErrorContext,
   EventRecorderHealth,
   EventRecorderOptions,
 } from "./event_recorder_options.ts";
@@ -69,7 +67,13 @@ export type {
  *
  * Events are written only between `start()` and `stop()`; those recorded before `start()`
  * wait in the queue. `stop()` writes what is queued (and the latest series counts) within its
- * `flushTimeoutMs`, then drops the rest.
+ * `flushTimeoutMs`, then drops the rest. A recorder runs once: `start()` after `stop()` throws
+ * a `LifecycleError` at once.
+ *
+ * Failed writes and dropped events go to `onError`; by default they are printed as every
+ * long-running object of kinformer prints: the first of each kind at once, then at most one
+ * line per kind per minute with a count, and one line once writes succeed again, so an outage
+ * of any length prints a few lines a minute, never one per event.
  *
  * @example
  * ```ts
@@ -108,7 +112,8 @@ export class EventRecorder implements AsyncDisposable {
   #apiLookup: Promise<EventsApi | undefined> | undefined;
   readonly #clock: Clock;
   readonly #random: () => number;
-  readonly #onError: (error: unknown, context: EventRecorderErrorContext) => void;
+  /** The one reporting path: `onError`, or the default printing. */
+  readonly #reporter: ErrorReporter;
   readonly #maxQueued: number;
   readonly #maxTries: number;
   readonly #retryDelayMs: number;
@@ -119,8 +124,8 @@ export class EventRecorder implements AsyncDisposable {
   readonly #pending = new Map<string, EventEntry>();
   readonly #inFlight = new Set<string>();
   readonly #writes = new Set<Promise<void>>();
-  readonly #idleWaiters = new Set<() => void>();
-  #state: EventRecorderHealth["state"] = "idle";
+  /** idle, running (from start), stopping (flushing), stopped; runs once. */
+  readonly #life = new Lifecycle("event recorder", { restartable: false });
   /** Aborts in-flight writes and retry waits (at the end of a stop's flush). */
   readonly #abort = new AbortController();
   #finishTimer: TimerHandle | undefined;
@@ -177,7 +182,11 @@ export class EventRecorder implements AsyncDisposable {
       }`.slice(-128);
     this.#apiOption = options.api ?? "auto";
     this.#api = this.#apiOption === "auto" ? undefined : this.#apiOption;
-    this.#onError = options.onError ?? defaultOnError;
+    this.#reporter = new ErrorReporter({
+      source: `event recorder ${this.reportingController}`,
+      onError: options.onError,
+      clock: this.#clock,
+    });
     this.#maxQueued = options.maxQueued ?? 1000;
     this.#maxTries = options.maxTries ?? 12;
     this.#retryDelayMs = options.retryDelayMs ?? 10_000;
@@ -220,7 +229,7 @@ export class EventRecorder implements AsyncDisposable {
       : referenceOf(event.related, event.relatedResource, "related");
     const note = cutNote(event.note ?? "");
     this.#recorded++;
-    if (this.#state === "stopping" || this.#state === "stopped") {
+    if (this.#life.state === "stopping" || this.#life.state === "stopped") {
       this.#dropped++;
       return;
     }
@@ -266,16 +275,17 @@ export class EventRecorder implements AsyncDisposable {
   }
 
   /**
-   * Starts writing in the background and returns at once; idempotent. Aborting `signal` is the
-   * same as {@linkcode EventRecorder.stop}. A stopped recorder cannot be started again.
+   * Starts writing in the background and returns at once; idempotent while it runs. Aborting
+   * `signal` is the same as {@linkcode EventRecorder.stop}.
    *
    * @throws {TypeError} when `options.signal` is not an AbortSignal.
+   * @throws {LifecycleError} after `stop()`: a recorder runs once (create a new one).
    */
   start(options: { signal?: AbortSignal | undefined } = {}): void {
     checkOptionsObject(options, "EventRecorder.start");
     checkSignal(options.signal, "signal");
-    if (this.#state !== "idle") return;
-    this.#state = "running";
+    if (!this.#life.start()) return;
+    this.#life.started();
     const signal = options.signal;
     if (signal?.aborted) {
       void this.stop();
@@ -312,27 +322,16 @@ export class EventRecorder implements AsyncDisposable {
   flush(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     checkOptionsObject(options, "EventRecorder.flush");
     checkSignal(options.signal, "signal");
-    const signal = options.signal;
-    if (this.#idle()) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
-      let stopListening = (): void => {};
-      const wake = (): void => {
-        stopListening();
-        resolve();
-      };
-      this.#idleWaiters.add(wake);
-      stopListening = onAbort(signal, () => {
-        this.#idleWaiters.delete(wake);
-        reject(signal?.reason);
-      });
+    return this.#life.wait(() => this.#idle() ? "done" : "pending", {
+      signal: options.signal,
+      failure: () => undefined, // never: the check does not fail
     });
   }
 
   /** Counters at this moment. */
   health(): EventRecorderHealth {
     return {
-      state: this.#state,
+      state: this.#life.state,
       api: this.#api,
       queued: this.#pending.size,
       inFlight: this.#inFlight.size,
@@ -346,8 +345,8 @@ export class EventRecorder implements AsyncDisposable {
   }
 
   async #stop(flushTimeoutMs: number): Promise<void> {
-    const wasRunning = this.#state === "running";
-    this.#state = "stopping";
+    const wasRunning = this.#life.state === "running";
+    this.#life.stop();
     this.#unlinkStart?.();
     this.#disarm();
     if (wasRunning) {
@@ -366,8 +365,7 @@ export class EventRecorder implements AsyncDisposable {
     await Promise.all([...this.#writes]);
     this.#dropped += this.#pending.size;
     this.#pending.clear();
-    this.#state = "stopped";
-    this.#wakeIdle();
+    this.#life.stopped();
   }
 
   /** `<regarding name>.<time in ns as hex>`, as client-go names Events (a counter breaks ties). */
@@ -380,9 +378,9 @@ export class EventRecorder implements AsyncDisposable {
     if (this.#pending.has(entry.key)) return;
     if (this.#pending.size >= this.#maxQueued) {
       this.#dropped++;
-      this.#report(
+      this.#reporter.report(
         new Error(`event queue full (${this.#maxQueued} writes waiting): dropped a write`),
-        { kind: "dropped", event: `${entry.namespace}/${entry.name}`, willRetry: false },
+        { phase: "event", key: `${entry.namespace}/${entry.name}`, action: "dropping the write" },
       );
       return;
     }
@@ -392,7 +390,7 @@ export class EventRecorder implements AsyncDisposable {
 
   /** Starts writes while there is room and something not already in flight. */
   #pump(): void {
-    if (this.#state !== "running" && this.#state !== "stopping") return;
+    if (this.#life.state !== "running" && this.#life.state !== "stopping") return;
     if (this.#abort.signal.aborted) return;
     for (const [key, entry] of this.#pending) {
       if (this.#inFlight.size >= this.#concurrency) return;
@@ -403,7 +401,7 @@ export class EventRecorder implements AsyncDisposable {
         this.#inFlight.delete(key);
         this.#writes.delete(write);
         this.#pump();
-        if (this.#idle()) this.#wakeIdle();
+        if (this.#idle()) this.#life.waiters.wake();
       });
       this.#writes.add(write);
     }
@@ -425,14 +423,24 @@ export class EventRecorder implements AsyncDisposable {
       if (signal.aborted) return;
       if (result.outcome === "ok") {
         this.#written++;
+        this.#reporter.healthy();
         entry.writtenCount = Math.max(entry.writtenCount, count);
         return;
       }
       const willRetry = result.outcome === "retry" && attempt < this.#maxTries;
       if (!willRetry) this.#failed++;
-      this.#report(result.error, { kind: "request", event: what, willRetry });
+      const delay = willRetry ? this.#retryDelayMs * (1 + 0.25 * this.#random()) : 0;
+      this.#reporter.report(result.error, {
+        phase: "event",
+        key: what,
+        action: willRetry
+          ? `retrying the write (attempt ${attempt} of ${this.#maxTries})`
+          : result.outcome === "retry"
+          ? `giving up the write after ${attempt} attempts`
+          : "dropping the write",
+        retryInMs: willRetry ? delay : undefined,
+      });
       if (!willRetry) return;
-      const delay = this.#retryDelayMs * (1 + 0.25 * this.#random());
       try {
         await sleep(delay, { clock: this.#clock, signal });
       } catch {
@@ -454,19 +462,6 @@ export class EventRecorder implements AsyncDisposable {
 
   #idle(): boolean {
     return this.#pending.size === 0 && this.#inFlight.size === 0;
-  }
-
-  #wakeIdle(): void {
-    for (const wake of [...this.#idleWaiters]) wake();
-    this.#idleWaiters.clear();
-  }
-
-  #report(error: unknown, context: EventRecorderErrorContext): void {
-    try {
-      this.#onError(error, context);
-    } catch (thrown) {
-      reportError(thrown);
-    }
   }
 
   /** Every FINISH_TIME_MS: ends idle series (their final count is written). */

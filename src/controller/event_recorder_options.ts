@@ -1,5 +1,5 @@
 /**
- * The options, input, error context and counters of an {@linkcode EventRecorder}, and the checks
+ * The options, input and counters of an {@linkcode EventRecorder}, and the checks
  * of what it records.
  * @module
  */
@@ -7,6 +7,8 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObjectLike } from "../client/types.ts";
 import type { Clock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
+import type { LifecycleState } from "../util/lifecycle.ts";
 import { requireNonEmptyString } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
 import type { ObjectReference } from "./_event_series.ts";
@@ -66,32 +68,16 @@ export interface EventRecorderOptions {
   /** Random source in [0, 1) (retry jitter, the default instance name). @default Math.random */
   random?: (() => number) | undefined;
   /**
-   * Told about writes that failed (`request`, with whether it will be tried again) and events
-   * dropped because the queue was full (`dropped`). If it throws, the error is rethrown on a
-   * microtask.
-   * @default logs with `console.error`
+   * Told about writes that failed and writes dropped because the queue was full, with the one
+   * `ErrorContext` of kinformer: phase `event`, `kind` what the error is (the API error's
+   * kind; `other` for a full queue), `key` the Event (`namespace/name`), `action` whether the
+   * write is tried again, and `retryInMs` when it is. It replaces the default printing. If it
+   * throws, the error is rethrown on a microtask.
+   * @default prints as every long-running object of kinformer does: the first error of each
+   * kind at once, then at most one line per kind per minute with a count, and one line once a
+   * write succeeds again (an outage prints a few lines a minute, not one per event)
    */
-  onError?: ((error: unknown, context: EventRecorderErrorContext) => void) | undefined;
-}
-
-/**
- * What an event recorder's `onError` learns besides the error.
- *
- * @example
- * ```ts
- * import type { EventRecorderErrorContext } from "@kinformer/kinformer/controller";
- * import assert from "node:assert/strict";
- * const context: EventRecorderErrorContext = { kind: "request", event: "default/web.17f", willRetry: true };
- * assert.equal(context.willRetry, true);
- * ```
- */
-export interface EventRecorderErrorContext {
-  /** `request`: a write failed; `dropped`: the queue was full. */
-  kind: "request" | "dropped";
-  /** `namespace/name` of the Event. */
-  event: string;
-  /** Whether the write will be tried again. */
-  willRetry: boolean;
+  onError?: OnError | undefined;
 }
 
 /** One event to record: what {@linkcode EventRecorder.record} takes besides the object. */
@@ -131,8 +117,11 @@ export interface EventInput<T extends KubeObjectLike = KubeObjectLike> {
  * ```
  */
 export interface EventRecorderHealth {
-  /** `idle` before `start`, `running`, `stopping`, `stopped`. */
-  state: "idle" | "running" | "stopping" | "stopped";
+  /**
+   * `idle` before `start`, `running`, `stopping` (writing what is queued), `stopped`: the one
+   * vocabulary of every `health().state`.
+   */
+  state: LifecycleState;
   /** The API written to, once known. */
   api: "events.k8s.io/v1" | "v1" | undefined;
   /** Writes waiting. */
@@ -156,10 +145,6 @@ export interface EventRecorderHealth {
 export const NOTE_LIMIT_BYTES = 1024;
 export const QUALIFIED_NAME =
   /^(([a-z0-9]([-a-z0-9]*[a-z0-9])?\.)*[a-z0-9]([-a-z0-9]*[a-z0-9])?\/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
-
-export function defaultOnError(error: unknown, context: EventRecorderErrorContext): void {
-  console.error(`kinformer event recorder: ${context.kind} ${context.event}:`, error);
-}
 
 /** `note` cut to at most 1024 UTF-8 bytes, on a character boundary. Internal. */
 export function cutNote(note: string): string {

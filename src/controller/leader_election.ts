@@ -4,9 +4,12 @@
  * one believes it leads at any time, and a new one leads soon after the leader crashes.
  * @module
  */
-import { type CoordinationErrorContext, Observers } from "./_observers.ts";
+import { Observers } from "./_observers.ts";
 import type { KubeClient } from "../client/kube_client.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
+import type { LifecycleState } from "../util/lifecycle.ts";
 import {
   checkBoolean,
   checkClock,
@@ -87,12 +90,17 @@ export interface LeaderElectorOptions extends LeaseTimingOptions, LeaderElection
    */
   random?: (() => number) | undefined;
   /**
-   * Told about failed attempts (network errors, server errors, timeouts: kind `request`) and
-   * throwing callbacks (kind `callback`). Conflicts (another candidate wrote first) are normal
-   * and not reported. If it throws, that error is rethrown on a microtask.
-   * @default logs with `console.error`
+   * Told about failed attempts (network errors, server errors, timeouts: phase `lease`,
+   * `detail` the request) and throwing callbacks (phase `callback`), with the one
+   * `ErrorContext` of kinformer (`kind` what the error is). Conflicts (another candidate
+   * wrote first) are normal and not reported. It replaces the default printing. If it throws,
+   * that error is rethrown on a microtask.
+   * @default prints as every long-running object of kinformer does: the first error of each
+   * kind at once (`leader election default/ctl (lease default/ctl): lease forbidden (403):
+   * ...; retrying every retry period`), then at most one line per kind per minute with a
+   * count, and one line when its requests succeed again
    */
-  onError?: ((error: unknown, context: CoordinationErrorContext) => void) | undefined;
+  onError?: OnError | undefined;
 }
 
 /**
@@ -102,13 +110,21 @@ export interface LeaderElectorOptions extends LeaseTimingOptions, LeaderElection
  * ```ts
  * import type { LeaderElectorHealth } from "@kinformer/kinformer/controller";
  * import assert from "node:assert/strict";
- * const h: LeaderElectorHealth = { state: "candidate", identity: "b", leader: "a", leading: false, leaseTransitions: 3 };
+ * const h: LeaderElectorHealth = {
+ *   state: "running", activity: "candidate", identity: "b", leader: "a", leading: false, leaseTransitions: 3,
+ * };
  * assert.equal(h.leading, h.leader === h.identity);
  * ```
  */
 export interface LeaderElectorHealth {
-  /** `idle` before `start`, `candidate`, `leading`, `stopped` once stopped. */
-  state: "idle" | "candidate" | "leading" | "stopped";
+  /**
+   * Where the elector is in its life, as every long-running object of kinformer says it:
+   * `idle` before `start`, `running` from `start`, `stopping` while it stops leading and
+   * releases the lease, `stopped` (it can be started again).
+   */
+  state: LifecycleState;
+  /** Its role: `idle` before `start`, `candidate`, `leading`, `stopped` once stopped. */
+  activity: "idle" | "candidate" | "leading" | "stopped";
   /** This replica's identity. */
   identity: string;
   /** The holder named by the last record seen, if any. */
@@ -121,10 +137,6 @@ export interface LeaderElectorHealth {
   leaseTransitions: number;
   /** The newest error, with its time. */
   lastError?: { message: string; at: number };
-}
-
-function defaultOnError(error: unknown): void {
-  console.error("kinformer leader election:", error);
 }
 
 /**
@@ -191,11 +203,11 @@ export class LeaderElector implements AsyncDisposable {
   readonly #random: () => number;
   readonly #releaseOnStop: boolean;
   readonly #observers: Observers<LeaderElectionCallbacks>;
-  #state: LeaderElectorHealth["state"] = "idle";
+  #activity: LeaderElectorHealth["activity"] = "idle";
   #term: LeaseTerm | undefined;
   #reported = "";
   /** The running campaign, from `start` until it has released. */
-  readonly #background = new BackgroundLoop("the elector stopped");
+  readonly #background: BackgroundLoop;
 
   /** Validates the options; starts no I/O. */
   constructor(options: LeaderElectorOptions) {
@@ -219,7 +231,13 @@ export class LeaderElector implements AsyncDisposable {
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#releaseOnStop = options.releaseOnStop ?? true;
-    this.#observers = new Observers(this.#clock, options.onError ?? defaultOnError);
+    const source = `leader election ${lock.describe()}`;
+    this.#observers = new Observers(
+      this.#clock,
+      new ErrorReporter({ source, onError: options.onError, clock: this.#clock }),
+      "retrying every retry period",
+    );
+    this.#background = new BackgroundLoop(source, "the elector stopped");
     this.#claim = new LeaseClaim(lock, this.identity, this.#clock, this.timings);
     const { onStartedLeading, onStoppedLeading, onNewLeader } = options;
     if (onStartedLeading || onStoppedLeading || onNewLeader) {
@@ -259,7 +277,8 @@ export class LeaderElector implements AsyncDisposable {
   /** A snapshot for health checks and dashboards. */
   health(): LeaderElectorHealth {
     const h: LeaderElectorHealth = {
-      state: this.#state,
+      state: this.#background.state,
+      activity: this.#activity,
       identity: this.identity,
       leader: this.leader,
       leading: this.isLeader(),
@@ -274,22 +293,23 @@ export class LeaderElector implements AsyncDisposable {
    * Starts campaigning in the background and returns at once: tries to lead, leads while it
    * can renew, campaigns again after losing the lease. Idempotent while running (the first
    * call's `signal` counts); aborting `signal` is the same as {@linkcode LeaderElector.stop}.
-   * An elector that has stopped can be started again. Failed requests never stop it (they go
-   * to `onError`).
+   * An elector that has stopped can be started again (a restart); while it stops, `start()`
+   * throws. Failed requests never stop it (they go to `onError`).
    *
    * @throws {TypeError} when `options.signal` is not an AbortSignal.
+   * @throws {LifecycleError} while a stop is under way: await `stop()` first.
    */
   start(options: { signal?: AbortSignal | undefined } = {}): void {
     checkOptionsObject(options, "LeaderElector.start");
     checkSignal(options.signal, "signal");
     this.#background.start(options.signal, async (signal) => {
-      this.#state = "candidate";
+      this.#activity = "candidate";
       try {
         await this.#campaign(signal);
       } finally {
         this.#endTerm("the elector stopped");
         if (this.#releaseOnStop) await this.#release();
-        this.#state = "stopped";
+        this.#activity = "stopped";
       }
     });
   }
@@ -311,18 +331,6 @@ export class LeaderElector implements AsyncDisposable {
   /** Whether the elector runs now (between `start` and the end of `stop`). */
   get running(): boolean {
     return this.#background.running;
-  }
-
-  /**
-   * Campaigns until `signal` aborts, then releases; never rejects for a failed request.
-   *
-   * @deprecated Use {@linkcode LeaderElector.start} with `{ signal }` and
-   * {@linkcode LeaderElector.stop}. `run(signal)` starts the elector and resolves once it
-   * has stopped.
-   * @throws {TypeError} when `signal` is not an AbortSignal or the elector is already running.
-   */
-  run(signal: AbortSignal): Promise<void> {
-    return this.#background.run(signal, "LeaderElector.run", () => this.start({ signal }));
   }
 
   async #campaign(signal: AbortSignal): Promise<void> {
@@ -379,7 +387,7 @@ export class LeaderElector implements AsyncDisposable {
       `leadership of ${this.lease}`,
       () => this.#stopped(),
     );
-    this.#state = "leading";
+    this.#activity = "leading";
     const signal = this.#term.signal;
     this.#observers.notify((o) => o.onStartedLeading?.(signal));
   }
@@ -390,7 +398,7 @@ export class LeaderElector implements AsyncDisposable {
 
   #stopped(): void {
     this.#claim.drop();
-    if (this.#state === "leading") this.#state = "candidate";
+    if (this.#activity === "leading") this.#activity = "candidate";
     this.#observers.notify((o) => o.onStoppedLeading?.());
   }
 

@@ -8,6 +8,9 @@
  */
 import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
+import type { ErrorContext, OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
+import { Lifecycle, type LifecycleState } from "../util/lifecycle.ts";
 import { reportError } from "../util/report_error.ts";
 import {
   checkBoolean,
@@ -24,7 +27,7 @@ import {
 } from "../metrics/controller_runtime.ts";
 import { PROMETHEUS_CONTENT_TYPE } from "../metrics/prometheus.ts";
 import { Controller } from "./controller.ts";
-import type { ControllerErrorContext, ControllerOptions } from "./controller_options.ts";
+import type { ControllerOptions } from "./controller_options.ts";
 import type { InformerLike } from "./informer_like.ts";
 import { LeaderElector, type LeaderElectorOptions } from "./leader_election.ts";
 import { ShardCoordinator } from "./shard_coordinator.ts";
@@ -50,18 +53,6 @@ export interface Runnable {
   start(options?: { signal?: AbortSignal | undefined }): void;
   /** Stops and resolves once everything is released. */
   stop(): Promise<void>;
-}
-
-/** What a manager's `onError` learns besides the error. */
-export interface ManagerErrorContext {
-  /**
-   * `controller` (an error of one of its controllers, with that controller's context),
-   * `coordination` (the shared leader election or sharding), `runnable` (a runnable's `stop`
-   * threw), `fatal` (a controller stopped by itself: the manager stops).
-   */
-  kind: "controller" | "coordination" | "runnable" | "fatal";
-  /** The controller's context, for `controller`. */
-  controller?: ControllerErrorContext;
 }
 
 /** Options of {@linkcode Manager}. */
@@ -103,11 +94,17 @@ export interface ManagerOptions {
   /** Time source. @default systemClock */
   clock?: Clock | undefined;
   /**
-   * Told about every error of the controllers, the coordination and the runnables. If it
-   * throws, that error is rethrown on a microtask.
-   * @default logs with `console.error`
+   * Told about every error of the controllers (unless a controller has its own `onError`), the
+   * coordination and the runnables, with the one `ErrorContext` of kinformer: `kind` what the
+   * error is, `phase` where (a controller's phases, with `controller` its name; `lease` and
+   * `callback` for the leader election or sharding; `runnable` for a runnable or informer
+   * whose `stop` threw, and for a controller that stopped by itself, which stops the manager).
+   * It replaces the default printing. If it throws, that error is rethrown on a microtask.
+   * @default prints as every long-running object of kinformer does: each controller, the
+   * coordination and the manager print the first error of each kind at once, then at most
+   * one line per kind per minute with a count
    */
-  onError?: ((error: unknown, context: ManagerErrorContext) => void) | undefined;
+  onError?: OnError | undefined;
 }
 
 /**
@@ -122,8 +119,11 @@ export interface ManagerOptions {
  * ```
  */
 export interface ManagerHealth {
-  /** `idle`, `starting` (caches syncing), `running`, `stopping`, `stopped`. */
-  state: "idle" | "starting" | "running" | "stopping" | "stopped";
+  /**
+   * `idle`, `starting` (caches syncing), `running`, `stopping`, `stopped`: the one vocabulary
+   * of every `health().state`. Whether this replica leads is `leading`.
+   */
+  state: LifecycleState;
   /** Whether every controller's caches have synced. */
   synced: boolean;
   /** Whether this replica reconciles (leads, owns a shard, or has no coordination). */
@@ -132,15 +132,6 @@ export interface ManagerHealth {
   controllers: ReturnType<Controller["health"]>[];
   /** Why the manager stopped by itself, if it did. */
   failure?: { message: string };
-}
-
-function defaultOnError(error: unknown, context: ManagerErrorContext): void {
-  const where = context.controller === undefined
-    ? context.kind
-    : `${context.controller.controller}${
-      context.controller.key === undefined ? "" : ` ${context.controller.key}`
-    }`;
-  console.error(`kinformer manager ${where}:`, error);
 }
 
 /** The name of a lease from `namespace/name`. */
@@ -161,6 +152,9 @@ function leaseName(lease: string): string {
  *   stop;
  * - a controller that stops by itself (its `onError` threw, an informer failed) stops the
  *   manager: `/healthz` fails and {@linkcode Manager.whenStopped} rejects.
+ *
+ * A manager runs once: `start()` after `stop()` throws a `LifecycleError` at once; create a
+ * new one (with new controllers) to start again.
  *
  * {@linkcode Manager.fetch} answers `GET /healthz` (the manager has not failed), `GET /readyz`
  * (started and every cache synced; 500 while stopping) and `GET /metrics` (controller-runtime's
@@ -199,7 +193,10 @@ export class Manager implements AsyncDisposable {
   /** The metrics `/metrics` serves. */
   readonly metrics: ControllerRuntimeMetrics;
   readonly #clock: Clock;
-  readonly #onError: (error: unknown, context: ManagerErrorContext) => void;
+  /** The user's `onError`, given to the controllers and the coordination built here. */
+  readonly #onError: OnError | undefined;
+  /** The manager's own errors: a runnable's stop, a controller that stopped by itself. */
+  readonly #reporter: ErrorReporter;
   readonly #extraMetrics: readonly { render(): string }[];
   readonly #startInformers: boolean;
   readonly #graceMs: number;
@@ -208,7 +205,8 @@ export class Manager implements AsyncDisposable {
   readonly #runnables: Runnable[] = [];
   readonly #informers = new Set<InformerLike<unknown>>();
   readonly #informersStop = new AbortController();
-  #state: ManagerHealth["state"] = "idle";
+  /** idle, starting (caches syncing), running, stopping, stopped; runs once. */
+  readonly #life = new Lifecycle("manager", { restartable: false });
   #failure: { error: unknown } | undefined;
   #stopping: Promise<void> | undefined;
   #unlinkStart: (() => void) | undefined;
@@ -235,7 +233,12 @@ export class Manager implements AsyncDisposable {
       );
     }
     this.#clock = options.clock ?? systemClock;
-    this.#onError = options.onError ?? defaultOnError;
+    this.#onError = options.onError === undefined ? undefined : guarded(options.onError);
+    this.#reporter = new ErrorReporter({
+      source: "manager",
+      onError: this.#onError,
+      clock: this.#clock,
+    });
     this.#extraMetrics = extra;
     this.#startInformers = options.startInformers ?? true;
     this.#graceMs = options.gracefulShutdownTimeoutMs ?? 30_000;
@@ -258,7 +261,7 @@ export class Manager implements AsyncDisposable {
    * its own `leaderElection`/`sharding` while the manager has one.
    */
   addController<O>(options: ControllerOptions<O>): Controller<O> {
-    if (this.#state !== "idle") {
+    if (this.#life.state !== "idle") {
       throw new TypeError("Manager.addController: controllers are added before start()");
     }
     checkOptionsObject(options, "Manager.addController");
@@ -274,7 +277,7 @@ export class Manager implements AsyncDisposable {
         "Manager.addController: the manager's leaderElection/sharding applies to every controller; give none to the controller",
       );
     }
-    const userOnError = options.onError;
+    const onError = options.onError ?? this.#onError;
     const controller = new Controller<O>({
       ...options,
       name,
@@ -287,10 +290,7 @@ export class Manager implements AsyncDisposable {
         : this.#coordination instanceof ShardCoordinator
         ? { sharding: this.#coordination, startCoordination: false }
         : {}),
-      onError: (error, key, context) => {
-        if (userOnError !== undefined) userOnError(error, key, context);
-        else this.#report(error, { kind: "controller", controller: context });
-      },
+      onError,
     });
     for (const informer of options.informers) {
       this.#informers.add(informer as InformerLike<unknown>);
@@ -307,7 +307,7 @@ export class Manager implements AsyncDisposable {
    * e.g. an {@linkcode EventRecorder}, so its last events are written when the manager stops.
    */
   add(runnable: Runnable): void {
-    if (this.#state !== "idle") {
+    if (this.#life.state !== "idle") {
       throw new TypeError("Manager.add: runnables are added before start()");
     }
     if (typeof runnable?.start !== "function" || typeof runnable.stop !== "function") {
@@ -317,14 +317,15 @@ export class Manager implements AsyncDisposable {
   }
 
   /**
-   * Starts everything in the background (see the class) and returns at once; idempotent.
-   * Aborting `signal` is the same as {@linkcode Manager.stop}. A manager runs once.
+   * Starts everything in the background (see the class) and returns at once; idempotent while
+   * it runs. Aborting `signal` is the same as {@linkcode Manager.stop}.
+   *
+   * @throws {LifecycleError} after `stop()`: a manager runs once.
    */
   start(options: { signal?: AbortSignal | undefined } = {}): void {
     checkOptionsObject(options, "Manager.start");
     checkSignal(options.signal, "signal");
-    if (this.#state !== "idle") return;
-    this.#state = "starting";
+    if (!this.#life.start()) return;
     for (const runnable of this.#runnables) runnable.start();
     if (this.#startInformers) {
       for (const informer of this.#informers) {
@@ -340,9 +341,7 @@ export class Manager implements AsyncDisposable {
       controller.start();
       controller.whenStopped().then(
         () => {
-          if (this.#state === "starting" || this.#state === "running") {
-            this.#fatal(new Error(`controller ${controller.name} stopped`));
-          }
+          if (this.#life.active) this.#fatal(new Error(`controller ${controller.name} stopped`));
         },
         (error: unknown) => this.#fatal(error),
       );
@@ -386,14 +385,14 @@ export class Manager implements AsyncDisposable {
   /** Whether this replica reconciles now (leads, owns a shard, or has no coordination). */
   isLeading(): boolean {
     const c = this.#coordination;
-    if (c === undefined) return this.#state === "running";
+    if (c === undefined) return this.#life.state === "running";
     return c instanceof LeaderElector ? c.isLeader() : c.ownedShards().length > 0;
   }
 
   /** A snapshot for health checks and dashboards. */
   health(): ManagerHealth {
     const h: ManagerHealth = {
-      state: this.#state,
+      state: this.#life.state,
       synced: this.#synced,
       leading: this.isLeading(),
       controllers: this.#controllers.map((c) => c.health()),
@@ -442,10 +441,7 @@ export class Manager implements AsyncDisposable {
     return [
       {
         name: "started",
-        check: () =>
-          (this.#state === "starting" || this.#state === "running")
-            ? undefined
-            : `the manager is ${this.#state}`,
+        check: () => this.#life.active ? undefined : `the manager is ${this.#life.state}`,
       },
       ...this.#controllers.map((c) => ({
         name: `informers-synced-${c.name}`,
@@ -459,7 +455,8 @@ export class Manager implements AsyncDisposable {
     if (leaderElection !== undefined && sharding !== undefined) {
       throw new TypeError("leaderElection and sharding cannot both be set");
     }
-    const onError = (error: unknown): void => this.#report(error, { kind: "coordination" });
+    // Built here: the manager's onError, or (none) the coordination's own default printing.
+    const onError = this.#onError;
     if (leaderElection !== undefined) {
       if (typeof leaderElection !== "object" || leaderElection === null) {
         throw new TypeError("leaderElection must be a LeaderElector or LeaderElector options");
@@ -486,31 +483,23 @@ export class Manager implements AsyncDisposable {
     } catch {
       return; // stopped first
     }
-    if (this.#state !== "starting") return;
+    if (this.#life.state !== "starting") return;
     this.#synced = true;
-    this.#state = "running";
+    this.#life.started();
     this.#coordination?.start();
-  }
-
-  #report(error: unknown, context: ManagerErrorContext): void {
-    try {
-      this.#onError(error, context);
-    } catch (thrown) {
-      reportError(thrown);
-    }
   }
 
   /** A controller (or an informer) failed: report it and stop everything. */
   #fatal(error: unknown): void {
-    if (this.#state === "stopping" || this.#state === "stopped") return;
+    if (!this.#life.active) return;
     this.#failure ??= { error };
-    this.#report(error, { kind: "fatal" });
+    this.#reporter.report(error, { phase: "runnable", action: "stopping the manager" });
     void this.stop();
   }
 
   async #stop(): Promise<void> {
-    const wasStarted = this.#state !== "idle";
-    this.#state = "stopping";
+    const wasStarted = this.#life.state !== "idle";
+    this.#life.stop();
     this.#unlinkStart?.();
     const deadline = this.#clock.now() + this.#graceMs;
     // Stop taking keys everywhere at once; reconciles get what is left of the grace period.
@@ -528,7 +517,11 @@ export class Manager implements AsyncDisposable {
           try {
             await informer.stop?.();
           } catch (error) {
-            this.#report(error, { kind: "runnable" });
+            this.#reporter.report(error, {
+              phase: "runnable",
+              detail: "informer stop",
+              action: "stopping the rest",
+            });
           }
         }),
       );
@@ -538,11 +531,26 @@ export class Manager implements AsyncDisposable {
         try {
           await runnable.stop();
         } catch (error) {
-          this.#report(error, { kind: "runnable" });
+          this.#reporter.report(error, {
+            phase: "runnable",
+            detail: "runnable stop",
+            action: "stopping the rest",
+          });
         }
       }
     }
-    this.#state = "stopped";
+    this.#life.stopped();
     this.#markStopped();
   }
+}
+
+/** `onError` whose throw is rethrown on a microtask (the manager and its controllers go on). */
+function guarded(onError: OnError): OnError {
+  return (error: unknown, context: ErrorContext): void => {
+    try {
+      onError(error, context);
+    } catch (thrown) {
+      reportError(thrown);
+    }
+  };
 }

@@ -63,7 +63,6 @@ export type {
 export { runController } from "./run_controller.ts";
 export { Controller, type ControllerHealth } from "./controller.ts";
 export type {
-  ControllerErrorContext,
   ControllerMetricsHooks,
   ControllerOptions,
   ReconcileContext,
@@ -71,7 +70,8 @@ export type {
   ReconcileResult,
   RunControllerOptions,
 } from "./controller_options.ts";
-export type { CoordinationErrorContext } from "./_observers.ts";
+export type { ErrorContext, ErrorPhase, OnError } from "../util/error_context.ts";
+export { LifecycleError, type LifecycleState } from "../util/lifecycle.ts";
 export {
   type ControllerSource,
   type OwnerResource,
@@ -130,15 +130,8 @@ export { finalizer, FinalizerError, type FinalizerOptions } from "./finalizer.ts
 export {
   type EventInput,
   EventRecorder,
-  type EventRecorderErrorContext,
   type EventRecorderHealth,
   type EventRecorderOptions,
   type ObjectReference,
 } from "./event_recorder.ts";
-export {
-  Manager,
-  type ManagerErrorContext,
-  type ManagerHealth,
-  type ManagerOptions,
-  type Runnable,
-} from "./manager.ts";
+export { Manager, type ManagerHealth, type ManagerOptions, type Runnable } from "./manager.ts";

@@ -9,6 +9,7 @@ import { Observers } from "./_observers.ts";
 import type { KubeClient } from "../client/kube_client.ts";
 import { leases } from "../client/resource.ts";
 import { type Clock, sleep, systemClock } from "../util/clock.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
 import {
   checkClock,
   checkFunction,
@@ -43,10 +44,6 @@ interface Slot {
   draining: boolean;
   inflight: number;
   wake: (() => void) | undefined;
-}
-
-function defaultOnError(error: unknown): void {
-  console.error("kinformer sharding:", error);
 }
 
 /**
@@ -112,9 +109,8 @@ export class ShardCoordinator implements AsyncDisposable {
   readonly #others = new Map<string, LeaseClaim>();
   readonly #slots: Slot[] = [];
   #members: string[] = [];
-  #state: ShardCoordinatorHealth["state"] = "idle";
   /** The running group membership, from `start` until released. */
-  readonly #background = new BackgroundLoop("the coordinator stopped");
+  readonly #background: BackgroundLoop;
 
   /** Validates the options; starts no I/O. */
   constructor(options: ShardCoordinatorOptions) {
@@ -146,7 +142,13 @@ export class ShardCoordinator implements AsyncDisposable {
     this.#client = options.client;
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
-    this.#observers = new Observers(this.#clock, options.onError ?? defaultOnError);
+    const source = `shard coordinator ${this.namespace}/${this.name} (${this.identity})`;
+    this.#observers = new Observers(
+      this.#clock,
+      new ErrorReporter({ source, onError: options.onError, clock: this.#clock }),
+      "retrying every retry period",
+    );
+    this.#background = new BackgroundLoop(source, "the coordinator stopped");
     const lock = (name: string, role: "member" | "shard"): LeaseLock =>
       new LeaseLock({
         client: options.client,
@@ -239,8 +241,14 @@ export class ShardCoordinator implements AsyncDisposable {
 
   /** A snapshot for health checks and dashboards. */
   health(): ShardCoordinatorHealth {
+    const running = this.#background.running;
     const h: ShardCoordinatorHealth = {
-      state: this.#state,
+      state: this.#background.state,
+      activity: !running
+        ? (this.#background.state === "idle" ? "idle" : "stopped")
+        : this.ownedShards().length > 0
+        ? "leading"
+        : "candidate",
       identity: this.identity,
       shards: this.shardCount,
       owned: this.ownedShards(),
@@ -253,21 +261,21 @@ export class ShardCoordinator implements AsyncDisposable {
   /**
    * Starts taking part in the group in the background and returns at once. Idempotent while
    * running (the first call's `signal` counts); aborting `signal` is the same as
-   * {@linkcode ShardCoordinator.stop}. A stopped coordinator can be started again. Failed
-   * requests never stop it (they go to `onError`).
+   * {@linkcode ShardCoordinator.stop}. A stopped coordinator can be started again (a
+   * restart); while it stops, `start()` throws. Failed requests never stop it (they go to
+   * `onError`).
    *
    * @throws {TypeError} when `options.signal` is not an AbortSignal.
+   * @throws {LifecycleError} while a stop is under way: await `stop()` first.
    */
   start(options: { signal?: AbortSignal | undefined } = {}): void {
     checkOptionsObject(options, "ShardCoordinator.start");
     checkSignal(options.signal, "signal");
     this.#background.start(options.signal, async (signal) => {
-      this.#state = "running";
       try {
         await this.#loop(signal);
       } finally {
         await this.#shutdown();
-        this.#state = "stopped";
       }
     });
   }
@@ -289,18 +297,6 @@ export class ShardCoordinator implements AsyncDisposable {
   /** Whether the coordinator runs now (between `start` and the end of `stop`). */
   get running(): boolean {
     return this.#background.running;
-  }
-
-  /**
-   * Takes part in the group until `signal` aborts, then stops as
-   * {@linkcode ShardCoordinator.stop} does.
-   *
-   * @deprecated Use {@linkcode ShardCoordinator.start} with `{ signal }` and
-   * {@linkcode ShardCoordinator.stop}.
-   * @throws {TypeError} when `signal` is not an AbortSignal or the coordinator is running.
-   */
-  run(signal: AbortSignal): Promise<void> {
-    return this.#background.run(signal, "ShardCoordinator.run", () => this.start({ signal }));
   }
 
   async #loop(signal: AbortSignal): Promise<void> {

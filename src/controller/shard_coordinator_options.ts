@@ -6,7 +6,8 @@
 import type { KubeClient } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
 import type { LeaseTimingOptions } from "./lease_timing.ts";
-import type { CoordinationErrorContext } from "./_observers.ts";
+import type { OnError } from "../util/error_context.ts";
+import type { LifecycleState } from "../util/lifecycle.ts";
 import { hash32 } from "./_hash.ts";
 import { isDnsSubdomain } from "../util/dns_names.ts";
 
@@ -73,11 +74,16 @@ export interface ShardCoordinatorOptions extends LeaseTimingOptions, ShardCallba
   /** Random source in [0, 1) for jitter. @default Math.random */
   random?: (() => number) | undefined;
   /**
-   * Told about failed requests (kind `request`) and throwing callbacks (kind `callback`);
-   * conflicts are normal and not reported. If it throws, that error is rethrown on a microtask.
-   * @default logs with `console.error`
+   * Told about failed requests (phase `lease`, `detail` the request) and throwing callbacks
+   * (phase `callback`), with the one `ErrorContext` of kinformer (`kind` what the error is);
+   * conflicts are normal and not reported. It replaces the default printing. If it throws,
+   * that error is rethrown on a microtask.
+   * @default prints as every long-running object of kinformer does: the first error of each
+   * kind at once (`shard coordinator default/ctl (a) (listing leases (a)): lease forbidden
+   * (403): ...; retrying every retry period`), then at most one line per kind per minute with
+   * a count, and one line when its requests succeed again
    */
-  onError?: ((error: unknown, context: CoordinationErrorContext) => void) | undefined;
+  onError?: OnError | undefined;
 }
 
 /**
@@ -107,13 +113,24 @@ export interface ShardPermit {
  * ```ts
  * import type { ShardCoordinatorHealth } from "@kinformer/kinformer/controller";
  * import assert from "node:assert/strict";
- * const h: ShardCoordinatorHealth = { state: "running", identity: "a", shards: 16, owned: [0, 5], members: ["a", "b"] };
+ * const h: ShardCoordinatorHealth = {
+ *   state: "running", activity: "leading", identity: "a", shards: 16, owned: [0, 5], members: ["a", "b"],
+ * };
  * assert.ok(h.owned.every((shard) => shard < h.shards));
  * ```
  */
 export interface ShardCoordinatorHealth {
-  /** `idle` before `start`, `running`, `stopped` once stopped. */
-  state: "idle" | "running" | "stopped";
+  /**
+   * Where the coordinator is in its life, as every long-running object of kinformer says it:
+   * `idle` before `start`, `running` from `start`, `stopping` while it stops its shards and
+   * releases their Leases, `stopped` (it can be started again).
+   */
+  state: LifecycleState;
+  /**
+   * Its role: `idle` before `start`, `candidate` while it owns no shard, `leading` while it
+   * owns at least one, `stopped` once stopped.
+   */
+  activity: "idle" | "candidate" | "leading" | "stopped";
   /** This replica's identity. */
   identity: string;
   /** Number of shards. */
