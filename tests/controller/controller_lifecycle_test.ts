@@ -1,11 +1,10 @@
 // The one lifecycle in the controller layer: Controller (start/stop/waitForSync/whenStopped,
 // grace period, metrics hooks, error contexts), LeaderElector and ShardCoordinator
-// (start/stop/asyncDispose, the deprecated run), and a coordinator shared by two controllers.
+// (start/stop/asyncDispose, restart), and a coordinator shared by two controllers.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   Controller,
-  type ControllerErrorContext,
   type InformerEventHandlerLike,
   type InformerLike,
   LeaderElector,
@@ -13,6 +12,8 @@ import {
   type ReconcileResult,
   ShardCoordinator,
 } from "../../src/controller/mod.ts";
+import type { ErrorContext } from "../../src/util/error_context.ts";
+import { LifecycleError } from "../../src/util/lifecycle.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { leases } from "../../src/client/resource.ts";
 import { sleep } from "../../src/util/clock.ts";
@@ -63,7 +64,15 @@ describe("Controller", () => {
     await controller.stop();
     await controller.whenStopped();
     assert.equal(controller.health().state, "stopped");
-    controller.start(); // a stopped controller does not start again
+    // A controller runs once: a start after stop fails at once, saying so.
+    assert.throws(() => controller.start(), (error: unknown) => {
+      assert.ok(error instanceof LifecycleError);
+      assert.equal(
+        error.message,
+        "controller web was stopped and runs once: create a new one to start again",
+      );
+      return true;
+    });
     assert.equal(controller.health().state, "stopped");
     assert.equal(clock.pendingTimers, 0);
   });
@@ -207,9 +216,9 @@ describe("Controller", () => {
     assert.equal(active.at(-1), 0);
   });
 
-  test("onError learns the kind: reconcile (with key), handler, callback", async () => {
+  test("onError learns where (phase: reconcile with the key, handler, callback) and what (kind)", async () => {
     const clock = new ManualClock(0);
-    const errors: [string | undefined, ControllerErrorContext][] = [];
+    const errors: ErrorContext[] = [];
     const controller = new Controller<Obj>({
       name: "kinds",
       informers: [informerOf("a", "b")],
@@ -223,7 +232,7 @@ describe("Controller", () => {
           throw new Error("hook broke");
         },
       },
-      onError: (_error, key, context) => void errors.push([key, context]),
+      onError: (_error, context) => void errors.push(context),
       reconcile: () => {
         throw new Error("failed");
       },
@@ -231,12 +240,11 @@ describe("Controller", () => {
     controller.start();
     await clock.flush();
     await controller.stop();
-    const kinds = errors.map(([key, c]) =>
-      `${c.kind}:${key ?? "-"}:${c.key ?? "-"}:${c.controller}`
-    );
-    assert.ok(kinds.includes("handler:-:-:kinds"), kinds.join(" "));
-    assert.ok(kinds.includes("callback:-:-:kinds"), kinds.join(" "));
-    assert.ok(kinds.includes("reconcile:default/a:default/a:kinds"), kinds.join(" "));
+    const seen = errors.map((c) => `${c.phase}:${c.kind}:${c.key ?? "-"}:${c.controller}`);
+    assert.ok(seen.includes("handler:handler:-:kinds"), seen.join(" "));
+    assert.ok(seen.includes("callback:handler:-:kinds"), seen.join(" "));
+    assert.ok(seen.includes("reconcile:other:default/a:kinds"), seen.join(" "));
+    assert.ok(errors.every((c) => c.source === "controller kinds"));
   });
 
   test("options are checked up front, naming the option", () => {
@@ -270,15 +278,30 @@ describe("LeaderElector and ShardCoordinator lifecycle", () => {
     };
   }
 
-  test("LeaderElector: start is idempotent, stop releases, it starts again, asyncDispose stops", async () => {
+  test("LeaderElector: start is idempotent, stop releases, a start while stopping throws, it restarts, asyncDispose stops", async () => {
     const { clock, c, replica } = setup();
     const elector = new LeaderElector(replica);
+    assert.deepEqual([elector.health().state, elector.health().activity], ["idle", "idle"]);
     elector.start();
     elector.start();
     assert.equal(elector.running, true);
+    assert.deepEqual([elector.health().state, elector.health().activity], [
+      "running",
+      "candidate",
+    ]);
     await clock.advance(100);
     assert.equal(elector.isLeader(), true);
-    await elector.stop();
+    assert.deepEqual([elector.health().state, elector.health().activity], ["running", "leading"]);
+    const stopping = elector.stop();
+    assert.equal(elector.health().state, "stopping");
+    // A start while it releases the lease fails at once, saying what to do.
+    assert.throws(() => elector.start(), (error: unknown) => {
+      assert.ok(error instanceof LifecycleError);
+      assert.match(error.message, /^leader election default\/ctl is stopping: await stop\(\)/);
+      return true;
+    });
+    await stopping;
+    assert.deepEqual([elector.health().state, elector.health().activity], ["stopped", "stopped"]);
     assert.equal(elector.running, false);
     assert.equal(elector.isLeader(), false);
     const lease = c.get(leases, { namespace: "default", name: "ctl" }) as {
@@ -302,35 +325,35 @@ describe("LeaderElector and ShardCoordinator lifecycle", () => {
     c.close();
   });
 
-  test("the deprecated run(signal) still works and still refuses a second run", async () => {
-    const { clock, c, replica } = setup();
-    const elector = new LeaderElector(replica);
-    const abort = new AbortController();
-    const run = elector.run(abort.signal);
-    await assert.rejects(elector.run(new AbortController().signal), /already running/);
-    await clock.advance(100);
-    assert.equal(elector.isLeader(), true);
-    abort.abort();
-    await run;
-    assert.equal(elector.running, false);
-    c.close();
-  });
-
-  test("ShardCoordinator: start/stop/asyncDispose, the start signal stops it", async () => {
+  test("ShardCoordinator: start/stop/asyncDispose, the start signal stops it, it restarts", async () => {
     const { clock, c, replica } = setup();
     const coordinator = new ShardCoordinator({ ...replica, shards: 4 });
     const abort = new AbortController();
     coordinator.start({ signal: abort.signal });
     await clock.advance(5_000);
     assert.deepEqual(coordinator.ownedShards(), [0, 1, 2, 3]);
+    assert.deepEqual([coordinator.health().state, coordinator.health().activity], [
+      "running",
+      "leading",
+    ]);
     abort.abort();
+    assert.equal(coordinator.health().state, "stopping");
     await coordinator.stop();
     assert.equal(coordinator.running, false);
     assert.deepEqual(coordinator.ownedShards(), []);
+    assert.deepEqual([coordinator.health().state, coordinator.health().activity], [
+      "stopped",
+      "stopped",
+    ]);
     {
+      // A stopped coordinator starts again: a restart.
       const again = coordinator;
       try {
         again.start();
+        assert.deepEqual([again.health().state, again.health().activity], [
+          "running",
+          "candidate",
+        ]);
         await clock.advance(5_000);
         assert.deepEqual(again.ownedShards(), [0, 1, 2, 3]);
       } finally {

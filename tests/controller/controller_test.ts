@@ -215,7 +215,7 @@ describe("runController", () => {
     const controller = start({
       informers: [informer],
       clock,
-      onError: (error, key) => errors.push([error, key]),
+      onError: (error, { key }) => errors.push([error, key]),
       reconcile: () => {},
     });
     await clock.flush();
@@ -235,7 +235,7 @@ describe("runController", () => {
     const controller = start({
       informers: [informer],
       clock,
-      onError: (error, key) => errors.push([error, key]),
+      onError: (error, { key }) => errors.push([error, key]),
       reconcile: (_key, ctx) => {
         attempts.push({ at: clock.now(), numRequeues: ctx.numRequeues });
         if (attempts.length <= 3) throw boom;

@@ -5,13 +5,13 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   EventRecorder,
-  type EventRecorderErrorContext,
   type EventRecorderOptions,
 } from "../../src/controller/mod.ts";
 import { eventsV1 } from "../../src/client/mod.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { coreEvents, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
+import type { ErrorContext } from "../../src/util/error_context.ts";
 import { parseMicroTime } from "../../src/util/micro_time.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
@@ -37,7 +37,7 @@ interface Env {
   cluster: SimulatedCluster;
   client: KubeClient;
   recorder: EventRecorder;
-  errors: [unknown, EventRecorderErrorContext][];
+  errors: [unknown, ErrorContext][];
   /** Controls the client's answers: return a Response to answer instead of the cluster. */
   intercept: ((request: Request) => Promise<Response> | undefined) | undefined;
   pod: KubeObject;
@@ -68,7 +68,7 @@ function env(
     clock,
     fetch: (request) => e.intercept?.(request) ?? missing(request) ?? cluster.fetch(request),
   });
-  const errors: [unknown, EventRecorderErrorContext][] = [];
+  const errors: [unknown, ErrorContext][] = [];
   const recorder = new EventRecorder({
     client,
     clock,
@@ -246,7 +246,9 @@ describe("EventRecorder", () => {
     assert.equal(h.inFlight, 1);
     assert.equal(h.queued, 3);
     assert.equal(h.dropped, 1);
-    assert.deepEqual(e.errors.map(([, c]) => c.kind), ["dropped"]);
+    assert.deepEqual(e.errors.map(([, c]) => [c.phase, c.kind, c.action]), [
+      ["event", "other", "dropping the write"],
+    ]);
     // stop gives the queue flushTimeoutMs, then aborts the hanging writes.
     const stopping = e.recorder.stop({ flushTimeoutMs: 1_000 });
     await e.clock.advance(1_000);
@@ -273,10 +275,11 @@ describe("EventRecorder", () => {
     await e.clock.advance(10_000);
     await e.recorder.flush();
     assert.equal(eventsOf(e).length, 1, "written on the third attempt");
-    assert.deepEqual(e.errors.map(([, c]) => [c.kind, c.willRetry]), [
-      ["request", true],
-      ["request", true],
+    assert.deepEqual(e.errors.map(([, c]) => [c.phase, c.kind, c.retryInMs !== undefined]), [
+      ["event", "server", true],
+      ["event", "server", true],
     ]);
+    assert.match(e.errors[0]![1].action, /^retrying the write \(attempt 1 of 3\)$/);
 
     e.errors.length = 0;
     e.intercept = (request) =>
@@ -287,7 +290,9 @@ describe("EventRecorder", () => {
         : undefined;
     e.recorder.record(e.pod, { ...backOff, reason: "Refused" });
     await e.recorder.flush();
-    assert.deepEqual(e.errors.map(([, c]) => [c.kind, c.willRetry]), [["request", false]]);
+    assert.deepEqual(e.errors.map(([, c]) => [c.phase, c.kind, c.retryInMs !== undefined]), [
+      ["event", "invalid", false],
+    ]);
     assert.equal(e.recorder.health().failed, 1);
     e.intercept = undefined;
     await e.close();

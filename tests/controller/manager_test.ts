@@ -3,7 +3,12 @@
 // a failing controller, runnables. Two replicas on one simulated cluster and a ManualClock.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { EventRecorder, Manager, type ManagerErrorContext } from "../../src/controller/mod.ts";
+import {
+  type ErrorContext,
+  EventRecorder,
+  LifecycleError,
+  Manager,
+} from "../../src/controller/mod.ts";
 import { eventsV1 } from "../../src/client/mod.ts";
 import { createInformer, type SharedInformer } from "../../src/cache/informer.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
@@ -21,7 +26,7 @@ interface Replica {
   link: Link;
   informer: SharedInformer<KubeObject>;
   done: string[];
-  errors: [unknown, ManagerErrorContext][];
+  errors: [unknown, ErrorContext][];
 }
 
 class World {
@@ -39,7 +44,7 @@ class World {
       random: seededRandom(id.charCodeAt(0)),
       onError: () => {},
     });
-    const errors: [unknown, ManagerErrorContext][] = [];
+    const errors: [unknown, ErrorContext][] = [];
     const manager = new Manager({
       clock: this.clock,
       gracefulShutdownTimeoutMs: options.graceMs ?? 30_000,
@@ -96,6 +101,15 @@ describe("Manager", () => {
     assert.equal(a.manager.isLeading(), true);
     await a.manager.stop();
     assert.equal(a.manager.health().state, "stopped");
+    // A manager runs once: a start after stop fails at once, saying so.
+    assert.throws(() => a.manager.start(), (error: unknown) => {
+      assert.ok(error instanceof LifecycleError);
+      assert.equal(
+        error.message,
+        "manager was stopped and runs once: create a new one to start again",
+      );
+      return true;
+    });
     w.cluster.close();
     assert.equal(w.clock.pendingTimers, 0, "no timer left");
   });
@@ -183,7 +197,7 @@ describe("Manager", () => {
     w.cluster.create(pods, { metadata: { namespace: "default", name: "p1" } });
     const client = new KubeClient({ server: "http://sim", fetch: w.cluster.fetch });
     const informer = createInformer<KubeObject>(client, { resource: pods, clock: w.clock });
-    const errors: ManagerErrorContext[] = [];
+    const errors: ErrorContext[] = [];
     const manager = new Manager({ clock: w.clock, onError: (_e, c) => void errors.push(c) });
     manager.addController({
       name: "broken",
@@ -200,7 +214,9 @@ describe("Manager", () => {
     await w.clock.advance(1_000);
     await assert.rejects(manager.whenStopped(), /onError is broken/);
     assert.equal(manager.health().state, "stopped");
-    assert.deepEqual(errors.map((c) => c.kind), ["fatal"]);
+    assert.deepEqual(errors.map((c) => [c.phase, c.source, c.action]), [
+      ["runnable", "manager", "stopping the manager"],
+    ]);
     const health = await get(manager, "/healthz?verbose");
     assert.equal(health.status, 500);
     assert.equal(
