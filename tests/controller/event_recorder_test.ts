@@ -3,10 +3,7 @@
 // against the simulated cluster on a ManualClock.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  EventRecorder,
-  type EventRecorderOptions,
-} from "../../src/controller/mod.ts";
+import { EventRecorder, type EventRecorderOptions } from "../../src/controller/mod.ts";
 import { eventsV1 } from "../../src/client/mod.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { coreEvents, pods } from "../../src/client/resource.ts";

@@ -151,7 +151,7 @@ describe("LeaderElector", () => {
     assert.equal(spec(w).renewTime, new Date(T0 + 2_000).toISOString().replace("Z", "000Z"));
     assert.equal(spec(w).acquireTime, s.acquireTime);
     const h = a.elector.health();
-    assert.equal(h.state, "leading");
+    assert.deepEqual([h.state, h.activity], ["running", "leading"]);
     assert.equal(h.leadingUntil, T0 + 2_000 + 10_000);
     await w.close();
     assert.deepEqual(a.log, ["leader=a", "start@0", "stop@2000"]);
@@ -168,7 +168,10 @@ describe("LeaderElector", () => {
     assert.equal(b.elector.isLeader(), false);
     assert.equal(b.elector.leader, "a");
     assert.deepEqual(b.log, ["leader=a"]);
-    assert.equal(b.elector.health().state, "candidate");
+    assert.deepEqual([b.elector.health().state, b.elector.health().activity], [
+      "running",
+      "candidate",
+    ]);
     await w.close();
   });
 
