@@ -5,7 +5,7 @@
  * @module
  */
 import type { Clock } from "../util/clock.ts";
-import type { ErrorContext, OnError } from "../util/error_context.ts";
+import type { OnError } from "../util/error_context.ts";
 import type { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import type { WorkQueueMetricsHooks } from "../queue/work_queue.ts";
 import {
@@ -170,7 +170,7 @@ export interface ControllerOptions<O = unknown> {
    */
   sources?: readonly ControllerSource[] | undefined;
   /**
-   * Told about every error, with the one {@linkcode ErrorContext} of kinformer: `kind` what
+   * Told about every error, with the one `ErrorContext` of kinformer: `kind` what
    * the error is, `phase` where (`reconcile`: reconcile threw, rejected or returned an invalid
    * result, and the key is retried with backoff; `handler`: `keyFor`, a source's mapping or an
    * update predicate threw or returned no key; `callback`: a metrics hook threw; `lease`: a
