@@ -101,7 +101,6 @@ export function rotatingClientCertificate(
     } catch (error) {
       reporter.report(error, {
         phase: "credentials",
-        foreignKind: "credentials",
         action: "the previous certificate stays in use until the files can be used",
       });
     }

@@ -124,7 +124,6 @@ export function tokenFileSource(
       if (token === undefined) throw error;
       reporter.report(error, {
         phase: "credentials",
-        foreignKind: "credentials",
         action: "using the cached token",
         retryInMs: interval,
       });

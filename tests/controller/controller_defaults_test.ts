@@ -9,7 +9,14 @@ import { KubeClient } from "../../src/client/kube_client.ts";
 import { pods, type ResourceDescriptor } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { createInformer } from "../../src/cache/informer.ts";
-import { EventRecorder, LifecycleError, Manager, runController } from "../../src/controller/mod.ts";
+import {
+  EventRecorder,
+  LeaderElector,
+  LifecycleError,
+  Manager,
+  runController,
+  ShardCoordinator,
+} from "../../src/controller/mod.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
 import { captureConsole } from "../_console.ts";
@@ -131,6 +138,42 @@ for (const [runnerName, run] of Object.entries(runners)) {
     });
   });
 }
+
+describe("leader election and sharding with default options", () => {
+  for (const kind of ["LeaderElector", "ShardCoordinator"] as const) {
+    test(`${kind} forbidden (403): a line naming the error within 5 s, a handful a minute, one when healthy again`, async () => {
+      const printed = captureConsole();
+      const clock = new ManualClock(0);
+      let allowed = false; // RBAC that grants nothing, until it is fixed
+      const cluster = new SimulatedCluster({ clock, authorization: () => allowed });
+      const client = new KubeClient({ server: "http://sim.test", fetch: cluster.fetch });
+      const replica = { client, namespace: "default", name: "ctl", identity: "a", clock };
+      const coordinator = kind === "LeaderElector"
+        ? new LeaderElector(replica)
+        : new ShardCoordinator({ ...replica, shards: 2 });
+      try {
+        coordinator.start();
+        await advance(clock, 5_000, 100);
+        assert.equal(printed.lines.length, 1, printed.lines.join("\n"));
+        assert.match(
+          printed.lines[0]!,
+          kind === "LeaderElector"
+            ? /^error leader election default\/ctl \(lease default\/ctl\): lease forbidden \(403\): leases\.coordination\.k8s\.io "ctl" is forbidden: .*; retrying every retry period \(next in 2 s\)$/
+            : /^error shard coordinator default\/ctl \(a\) \(renewing the member lease \(a\)\): lease forbidden \(403\): .*; retrying every retry period \(next in 2 s\)$/,
+        );
+        await advance(clock, 60_000);
+        assert.ok(printed.lines.length <= 3, printed.lines.join("\n"));
+        allowed = true;
+        await advance(clock, 5_000);
+        assert.match(printed.lines.at(-1)!, /^warn .*: healthy again after \d+ errors$/);
+        await coordinator.stop();
+      } finally {
+        printed.restore();
+        cluster.close();
+      }
+    });
+  }
+});
 
 describe("a reconcile that keeps failing, with default options", () => {
   test("the first error at once with the controller and key, then one line a minute with a count", async () => {

@@ -17,16 +17,16 @@ import type { ErrorReporter } from "../../util/error_reporter.ts";
 export class Observers<C> {
   readonly #clock: Clock;
   readonly #reporter: ErrorReporter;
-  /** What the coordinator does after a failed request, for the report. */
-  readonly #retryAction: string;
+  /** What the coordinator does after a failed request, and when it tries again. */
+  readonly #retry: { action: string; inMs: number };
   readonly #set = new Set<C>();
   /** The last error reported, for `health()`. */
   lastError: { message: string; at: number } | undefined;
 
-  constructor(clock: Clock, reporter: ErrorReporter, retryAction: string) {
+  constructor(clock: Clock, reporter: ErrorReporter, retry: { action: string; inMs: number }) {
     this.#clock = clock;
     this.#reporter = reporter;
-    this.#retryAction = retryAction;
+    this.#retry = retry;
   }
 
   /** Adds `observer`; returns the function that removes it. */
@@ -49,7 +49,7 @@ export class Observers<C> {
 
   /**
    * Runs one request, `fn`, with a deadline `withinMs` from now ({@linkcode withDeadline});
-   * its failure is reported (phase `lease`, `key` the Lease) unless `signal` aborted (that is
+   * its failure is reported (phase `lease`, `detail` what it was) unless `signal` aborted (that is
    * the coordinator stopping) and gives undefined. A success after failures is reported as
    * healthy again.
    */
@@ -58,7 +58,6 @@ export class Observers<C> {
     withinMs: number,
     what: string,
     fn: (signal: AbortSignal) => Promise<T>,
-    lease?: string,
   ): Promise<T | undefined> {
     const at = this.#clock.now() + Math.max(0, withinMs);
     try {
@@ -70,9 +69,9 @@ export class Observers<C> {
         this.#record(error);
         this.#reporter.report(error, {
           phase: "lease",
-          key: lease,
           detail: what,
-          action: this.#retryAction,
+          action: this.#retry.action,
+          retryInMs: this.#retry.inMs,
         });
       }
       return undefined;

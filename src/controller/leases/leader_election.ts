@@ -97,7 +97,7 @@ export interface LeaderElectorOptions extends LeaseTimingOptions, LeaderElection
    * that error is rethrown on a microtask.
    * @default prints as every long-running object of kinformer does: the first error of each
    * kind at once (`leader election default/ctl (lease default/ctl): lease forbidden (403):
-   * ...; retrying every retry period`), then at most one line per kind per minute with a
+   * ...; retrying every retry period (next in 2 s)`), then at most one line per kind per minute with a
    * count, and one line when its requests succeed again
    */
   onError?: OnError | undefined;
@@ -235,7 +235,7 @@ export class LeaderElector implements AsyncDisposable {
     this.#observers = new Observers(
       this.#clock,
       new ErrorReporter({ source, onError: options.onError, clock: this.#clock }),
-      "retrying every retry period",
+      { action: "retrying every retry period", inMs: this.timings.retryPeriodMs },
     );
     this.#background = new BackgroundLoop(source, "the elector stopped");
     this.#claim = new LeaseClaim(lock, this.identity, this.#clock, this.timings);

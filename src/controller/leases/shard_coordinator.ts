@@ -146,7 +146,7 @@ export class ShardCoordinator implements AsyncDisposable {
     this.#observers = new Observers(
       this.#clock,
       new ErrorReporter({ source, onError: options.onError, clock: this.#clock }),
-      "retrying every retry period",
+      { action: "retrying every retry period", inMs: this.timings.retryPeriodMs },
     );
     this.#background = new BackgroundLoop(source, "the coordinator stopped");
     const lock = (name: string, role: "member" | "shard"): LeaseLock =>
