@@ -282,7 +282,7 @@ describe("the event recorder in an outage, with default options", () => {
       assert.ok(error instanceof LifecycleError);
       assert.equal(
         error.message,
-        "event recorder was stopped and runs once: create a new one to start again",
+        "event recorder example.com/web was stopped and runs once: create a new one to start again",
       );
       return true;
     });

@@ -125,7 +125,7 @@ export class EventRecorder implements AsyncDisposable {
   readonly #inFlight = new Set<string>();
   readonly #writes = new Set<Promise<void>>();
   /** idle, running (from start), stopping (flushing), stopped; runs once. */
-  readonly #life = new Lifecycle("event recorder", { restartable: false });
+  readonly #life: Lifecycle;
   /** Aborts in-flight writes and retry waits (at the end of a stop's flush). */
   readonly #abort = new AbortController();
   #finishTimer: TimerHandle | undefined;
@@ -182,6 +182,9 @@ export class EventRecorder implements AsyncDisposable {
       }`.slice(-128);
     this.#apiOption = options.api ?? "auto";
     this.#api = this.#apiOption === "auto" ? undefined : this.#apiOption;
+    this.#life = new Lifecycle(`event recorder ${this.reportingController}`, {
+      restartable: false,
+    });
     this.#reporter = new ErrorReporter({
       source: `event recorder ${this.reportingController}`,
       onError: options.onError,
