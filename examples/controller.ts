@@ -26,7 +26,7 @@
  * (see `tests/controller/example_controller_test.ts`).
  * @module
  */
-import type { Clock } from "../src/cache/mod.ts";
+import type { Clock, ErrorContext } from "../src/cache/mod.ts";
 import {
   configmaps,
   type ErrorKind,
@@ -317,7 +317,8 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
     failing.delete(namespace);
   };
 
-  const onError = (error: unknown, namespace: string | undefined): void => {
+  const onError = (error: unknown, context: ErrorContext): void => {
+    const namespace = context.key;
     if (namespace === undefined) {
       log(`error: ${describeError(error)}`);
       return;

@@ -252,7 +252,7 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
           await reconcile(key, ctx);
           failing.delete(key);
         },
-        onError: (error, key) => {
+        onError: (error, { key }) => {
           if (key !== undefined) failing.add(key);
           stats.failures++;
           log(`reconcile ${key} failed: ${error instanceof Error ? error.message : error}`);

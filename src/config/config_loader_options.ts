@@ -5,6 +5,7 @@
  */
 import type { KubeClientOptions } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
 
 import type { RunCommand } from "./exec_command.ts";
 
@@ -229,9 +230,12 @@ export interface ConnectOptions {
    * Told when re-reading a token file fails (the cached token keeps being used), and when
    * client certificate and key files changed into a pair that cannot be used yet (the
    * previous pair keeps being used).
-   * @default a `console.warn`
+   * The context is the one `ErrorContext` of kinformer (phase `credentials`); it replaces
+   * the default printing.
+   * @default prints as every long-running object of kinformer does: the first failure of
+   * each kind at once, then at most one line per kind per minute
    */
-  onTokenError?: ((error: unknown) => void) | undefined;
+  onTokenError?: OnError | undefined;
   /**
    * Aborts loading.
    * @default undefined

@@ -6,15 +6,15 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Manager } from "../../controller/manager.ts";
+import type { Manager } from "../../controller/manager/manager.ts";
 import {
   type ManagerPlatform,
   runManagerOn,
   type RunManagerOptions,
-} from "../../controller/_run_manager.ts";
+} from "../../controller/manager/_run_manager.ts";
 import { processSignals } from "./_process_signals.ts";
 
-export type { RunManagerOptions } from "../../controller/_run_manager.ts";
+export type { RunManagerOptions } from "../../controller/manager/_run_manager.ts";
 
 /** Answers one request with `handler` (the endpoints read no request body). */
 async function answer(
