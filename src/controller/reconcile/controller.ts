@@ -34,7 +34,7 @@ import type { SourceKeys } from "./sources.ts";
 import { type KeyPermit, ownershipFrom, OwnershipGate } from "./_ownership.ts";
 import { waitUntilSynced } from "./_synced.ts";
 
-import type { TraceContext } from "../client/trace_context.ts";
+import type { TraceContext } from "../../client/trace_context.ts";
 import { reconcileTracer } from "./_reconcile_trace.ts";
 /**
  * A snapshot of a {@linkcode Controller}.

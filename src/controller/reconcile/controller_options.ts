@@ -24,7 +24,7 @@ import type { LeaderElector, LeaderElectorOptions } from "../leases/leader_elect
 import type { ShardCoordinator } from "../leases/shard_coordinator.ts";
 import type { ShardCoordinatorOptions } from "../leases/shard_coordinator_options.ts";
 
-import type { NewTraceContextOptions, TraceContext } from "../client/trace_context.ts";
+import type { NewTraceContextOptions, TraceContext } from "../../client/trace_context.ts";
 /**
  * What a reconcile function may return, as controller-runtime's `Result`: `requeueAfterMs`
  * schedules the key again after that many milliseconds (its error backoff is reset), for

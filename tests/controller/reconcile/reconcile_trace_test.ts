@@ -2,12 +2,12 @@
 // requests it sends with `{ trace: ctx.trace }` carry it as their parent (`traceparent`).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { KubeClient } from "../../src/client/kube_client.ts";
-import { configmaps } from "../../src/client/resource.ts";
-import { createInformer } from "../../src/cache/informer.ts";
-import { runController } from "../../src/controller/run_controller.ts";
-import type { ReconcileContext } from "../../src/controller/controller_options.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { KubeClient } from "../../../src/client/kube_client.ts";
+import { configmaps } from "../../../src/client/resource.ts";
+import { createInformer } from "../../../src/cache/informer.ts";
+import { runController } from "../../../src/controller/reconcile/run_controller.ts";
+import type { ReconcileContext } from "../../../src/controller/reconcile/controller_options.ts";
+import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
 
 /** Runs a configmaps controller until `keys` were reconciled; returns what each request carried. */
 async function reconcileAll(

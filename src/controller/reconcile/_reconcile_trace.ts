@@ -7,8 +7,8 @@ import {
   newTraceContext,
   type NewTraceContextOptions,
   type TraceContext,
-} from "../client/trace_context.ts";
-import { describeValue } from "../util/values.ts";
+} from "../../client/trace_context.ts";
+import { describeValue } from "../../util/values.ts";
 
 /**
  * Validates `tracing` and returns what makes each reconcile's trace context (`undefined`:
