@@ -72,6 +72,11 @@ function checkSmoke(runtime, stdout) {
   assert.equal(report.proxyServer, "http://127.0.0.1:8001", where);
   assert.equal(report.kubeconfigServer, "https://10.0.0.1", where);
   assert.equal(report.nodeLoaderError, "ClusterConfigError:FileNotFound", where);
+  assert.deepEqual(report.renamed, [], `${where}: exports whose name the bundler changed`);
+  assert.deepEqual(report.errorNames, [
+    "KubeApiError KubeApiError KubeApiError",
+    "KubeconfigParseError KubeconfigParseError KubeconfigParseError",
+  ], `${where}: error.name, constructor.name and String(error)`);
   assert.deepEqual(Object.keys(report.subpaths), subpaths, `${where}: every deno.json subpath`);
   for (const [subpath, count] of Object.entries(report.subpaths)) {
     assert.ok(count > 0, `${where}: ${subpath} exports nothing`);
