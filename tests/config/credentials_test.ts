@@ -465,6 +465,36 @@ describe("impersonation (23.6)", () => {
   });
 });
 
+describe("an exec plugin that could not prompt, through the loader", () => {
+  test("is not run again for the same user configuration; a changed one runs at once", async () => {
+    const prompting = { ...EXEC, interactiveMode: "IfAvailable" };
+    const h = testHost({
+      "/k": kubeconfig("https://127.0.0.1:6443", { exec: prompting }),
+      "/changed": kubeconfig("https://127.0.0.1:6443", {
+        exec: { ...prompting, args: ["--device-code"] },
+      }),
+    });
+    h.runCommand = () => {
+      h.runs++;
+      return Promise.resolve({ exitCode: 1, stdout: "", stderr: "cannot read password\n" });
+    };
+    h.stdinIsTerminal = () => false;
+    const loader = createConfigLoader(h);
+    const execStderr = () => {};
+    for (let i = 0; i < 3; i++) {
+      const options = await loader.loadKubeconfig({ path: "/k", execStderr });
+      const error = await failure(new KubeClient(options).request("/api"));
+      const cause = (error as { cause?: unknown }).cause ?? error;
+      assert.ok(cause instanceof ExecCredentialError, String(error));
+      assert.match(cause.message, /could not prompt\. Not run again for 5 minutes/);
+    }
+    assert.equal(h.runs, 1, "three loads and requests, one run");
+    const changed = await loader.loadKubeconfig({ path: "/changed", execStderr });
+    await failure(new KubeClient(changed).request("/api"));
+    assert.equal(h.runs, 2, "the changed configuration ran at once");
+  });
+});
+
 describe("an exec plugin's client certificate and the caller's own fetch", () => {
   test("fails the request that would go out without it (UnsupportedTls), at the first request", async () => {
     const h = testHost({ "/k": kubeconfig("https://127.0.0.1:6443", { exec: EXEC }) });
