@@ -127,10 +127,12 @@ export type {
   InformerEvent,
   InformerHealth,
   InformerOptions,
+  LifecycleState,
+  OnError,
   WatcherEvent,
   WatcherOptions,
 } from "./src/cache/mod.ts";
 
 // Errors an informer reports.
-export { CheckpointError, DriftError } from "./src/cache/mod.ts";
+export { CheckpointError, DriftError, LifecycleError } from "./src/cache/mod.ts";
 export { WatchDecodeError } from "./src/watch/mod.ts";

@@ -127,7 +127,7 @@ export async function watchAndPrint(args: WatchArgs, runtime: RuntimeGlue): Prom
     resource: configmaps,
     namespace: args.namespace,
     onError: (error, ctx) =>
-      console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
+      console.error(`error (${ctx.kind} during ${ctx.phase}; ${ctx.action}): ${error}`),
   });
   informer.start();
   let synced = false;

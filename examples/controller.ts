@@ -365,7 +365,7 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
       if (q.depth > 0 || q.inFlight > 0 || failing.size > 0) return false;
       return factory.informers.every((informer) => {
         const health = informer.health();
-        return health.synced && health.state === "watching" &&
+        return health.synced && health.activity === "watching" &&
           health.listeners.every((listener) => listener.backlog === 0);
       });
     },

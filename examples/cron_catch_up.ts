@@ -162,8 +162,8 @@ async function main(): Promise<number> {
       delete o.metadata.managedFields;
       return o;
     },
-    onError: (error: unknown, ctx: { kind: string; phase: string; retryInMs: number }) =>
-      console.error(`[${ctx.phase}/${ctx.kind}] ${String(error)}; retrying in ${ctx.retryInMs} ms`),
+    onError: (error: unknown, ctx: { kind: string; phase: string; action: string }) =>
+      console.error(`[${ctx.phase}/${ctx.kind}] ${String(error)}; ${ctx.action}`),
   };
   let informer;
   try {

@@ -151,9 +151,7 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
       return o;
     },
     onError: (error, ctx) => {
-      const line = `${ctx.kind} during ${ctx.phase}, retry in ${ctx.retryInMs} ms: ${
-        (error as Error).message
-      }`;
+      const line = `${ctx.kind} during ${ctx.phase}; ${ctx.action}: ${(error as Error).message}`;
       errors.push(line);
       console.log(`${stamp()}  !       ${line}`);
     },

@@ -278,7 +278,7 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
       if (q.depth > 0 || q.inFlight > 0 || failing.size > 0) return false;
       return factory.informers.every((i) => {
         const h = i.health();
-        return h.synced && h.state === "watching" && h.listeners.every((l) => l.backlog === 0);
+        return h.synced && h.activity === "watching" && h.listeners.every((l) => l.backlog === 0);
       });
     },
   };

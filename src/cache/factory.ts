@@ -9,6 +9,7 @@ import { informerIdentity } from "./checkpoint.ts";
 import type { ConsistencyCheckResult } from "./consistency_check_options.ts";
 import type { IndexFunc } from "./indexer.ts";
 import { createInformer, type InformerOptions, type SharedInformer } from "./informer.ts";
+import { Lifecycle } from "../util/lifecycle.ts";
 
 /** Factory-wide defaults; any {@linkcode InformerOptions} field except `resource`. */
 export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, "resource">;
@@ -54,9 +55,8 @@ export class SharedInformerFactory implements AsyncDisposable {
   /** Index functions of each informer, by name (the first call's and those added later). */
   #indexers = new Map<string, Map<string, unknown>>();
   #signal: AbortSignal | undefined;
-  #started = false;
-  /** Set by `stop()`: informers asked for afterwards are not started, nor is the factory. */
-  #stopped = false;
+  /** Runs once: informers asked for after `stop()` are not started, nor is the factory. */
+  readonly #life = new Lifecycle("informer factory", { restartable: false });
 
   /** Creates a factory; `defaults` apply to every informer (namespace, resync, transform, ...). */
   constructor(client: KubeClient, defaults: SharedInformerFactoryOptions = {}) {
@@ -82,7 +82,7 @@ export class SharedInformerFactory implements AsyncDisposable {
       informer = createInformer<T>(this.#client, merged);
       this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
       this.#indexers.set(key, new Map(Object.entries(merged.indexers ?? {})));
-      if (this.#started && !this.#stopped) informer.start({ signal: this.#signal });
+      if (this.#life.active) void informer.start({ signal: this.#signal });
       return informer;
     }
     const first = informer.options as Record<string, unknown>;
@@ -123,33 +123,45 @@ export class SharedInformerFactory implements AsyncDisposable {
   }
 
   /**
-   * Starts every informer, and those created later; returns at once and is idempotent.
-   * Aborting `signal` stops them all (the same as {@linkcode SharedInformerFactory.stop}).
+   * Starts every informer, and those created later. Resolves once every informer created so
+   * far has synced (or stopped); never rejects, so an un-awaited `start()` is safe. A second
+   * call while running returns at once. Aborting `signal` stops them all (the same as
+   * {@linkcode SharedInformerFactory.stop}). A factory runs once: `start()` after `stop()`
+   * throws a {@linkcode LifecycleError} at once.
+   *
+   * @example
+   * ```ts
+   * import { SharedInformerFactory } from "@kinformer/kinformer";
+   * import { configmaps, KubeClient, pods } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
+   * const factory = new SharedInformerFactory(new KubeClient({ server: "http://sim", fetch: cluster.fetch }));
+   * const podInformer = factory.informerFor(pods);
+   * factory.informerFor(configmaps);
+   * await factory.start(); // every cache is synced here
+   * assert.equal(podInformer.store.size, 1);
+   * await factory.stop();
+   * assert.throws(() => factory.start(), /was stopped and runs once/);
+   * cluster.close();
+   * ```
    */
-  start(options?: { signal?: AbortSignal | undefined }): void;
-  /**
-   * Starts every informer, and those created later, until `signal` aborts.
-   * @deprecated Pass the signal in the options: `start({ signal })`.
-   */
-  start(signal: AbortSignal | undefined): void;
-  start(options?: { signal?: AbortSignal | undefined } | AbortSignal): void {
-    if (this.#started || this.#stopped) return;
-    this.#started = true;
-    this.#signal = options instanceof AbortSignal ? options : options?.signal;
-    for (const informer of this.#informers.values()) informer.start({ signal: this.#signal });
+  start(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    // Not async: a start after stop() throws at once rather than rejecting unobserved.
+    if (!this.#life.start()) return Promise.resolve();
+    this.#signal = options.signal;
+    const started = [...this.#informers.values()].map((i) => i.start({ signal: this.#signal }));
+    this.#life.started();
+    return Promise.all(started).then(() => undefined);
   }
 
-  /** Resolves when every informer created so far has synced; rejects with the signal's reason. */
+  /**
+   * Resolves when every informer created so far has synced. When `signal` aborts, rejects with
+   * the first informer's explanation (`pods informer not synced after 30 s: last error ...`).
+   */
   async waitForSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(options)));
-  }
-
-  /**
-   * Resolves when every informer created so far has synced.
-   * @deprecated Use {@linkcode SharedInformerFactory.waitForSync}.
-   */
-  waitForCacheSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
-    return this.waitForSync(options);
   }
 
   /**
@@ -169,19 +181,12 @@ export class SharedInformerFactory implements AsyncDisposable {
   /**
    * Stops every informer; idempotent. Resolves once each has released its timers and
    * connections. A stopped factory stays stopped: informers it hands out afterwards are not
-   * started (as client-go's factory after `Shutdown`), and `start()` does nothing.
+   * started (as client-go's factory after `Shutdown`), and `start()` throws.
    */
   async stop(): Promise<void> {
-    this.#stopped = true;
+    this.#life.stop();
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
-  }
-
-  /**
-   * Stops every informer.
-   * @deprecated Use {@linkcode SharedInformerFactory.stop}.
-   */
-  shutdown(): Promise<void> {
-    return this.stop();
+    this.#life.stopped();
   }
 
   /** Same as {@linkcode SharedInformerFactory.stop}, for `await using`. */

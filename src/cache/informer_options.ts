@@ -18,7 +18,7 @@ import type { Indexers } from "./indexer.ts";
 import type { InformerMetrics } from "./informer_metrics.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
 import type { InitialListMode } from "./reflector_state.ts";
-import type { ErrorContext } from "./error_context.ts";
+import type { OnError } from "../util/error_context.ts";
 import type { ReflectorOptions } from "./reflector.ts";
 
 /**
@@ -111,12 +111,19 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    */
   transport?: WatchTransport | undefined;
   /**
-   * Called for every error, with its kind and phase (the informer keeps recovering). An
-   * `onError` that throws is reported as an uncaught error (rethrown on a fresh microtask, as an
-   * `EventTarget` does with a throwing listener) and the informer goes on.
-   * @default undefined
+   * Called for every error, with its context: what it is (`kind`), where (`phase`), what the
+   * informer does about it (`action`, `retryInMs`); the informer keeps recovering. It replaces
+   * the default printing. An `onError` that throws is reported as an uncaught error (rethrown
+   * on a fresh microtask, as an `EventTarget` does with a throwing listener) and the informer
+   * goes on.
+   * @default prints: the first error of each kind at once with what the informer does about it
+   * (`pods informer: list forbidden (403): pods is forbidden: ...; retrying with backoff (next
+   * in 1.6 s)`, with `console.error`), then at most one line per kind per minute with a count
+   * of those not printed, and one line (`console.warn`) when it lists or watches again (`pods
+   * informer: healthy again after 12 errors`). A watch that expired (410) is routine and not
+   * printed.
    */
-  onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
+  onError?: OnError | undefined;
   /**
    * Resume from a {@linkcode InformerCheckpoint}: seed the cache with its objects and watch from
    * its resource version with no LIST. The seeded objects count as already seen: listeners are
@@ -274,6 +281,18 @@ export function validateListWatchOptions<T extends KubeObjectLike>(o: ListWatchO
   checkOneOf(o.initialList, "initialList", ["list", "stream", "auto"]);
   checkOneOf(o.transport, "transport", ["http", "websocket", "auto"]);
   checkFunction(o.transform, "transform");
+}
+
+/**
+ * How errors and printed lines name an informer or a watcher: its resource's plural, with the
+ * group for other than the core group (`pods informer`, `deployments.apps informer`). Internal.
+ */
+export function informerSource(
+  options: { resource: ResourceDescriptor<KubeObjectLike> },
+  what = "informer",
+): string {
+  const { resource, group } = options.resource;
+  return `${resource}${group ? `.${group}` : ""} ${what}`;
 }
 
 /** The reflector settings of `o` with the documented defaults applied. Internal. */

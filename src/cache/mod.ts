@@ -82,3 +82,6 @@ export {
 export type { InitialEventsTimeoutOptions } from "./reflector_errors.ts";
 export type { Backoff, BackoffOptions } from "../util/backoff.ts";
 export type { Clock, TimerHandle } from "../util/clock.ts";
+export { LifecycleError } from "../util/lifecycle.ts";
+export type { LifecycleState } from "../util/lifecycle.ts";
+export type { OnError } from "../util/error_context.ts";

@@ -17,7 +17,8 @@ import { type Backoff, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, sleep } from "../util/clock.ts";
 import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 import { IdleTimer } from "../util/idle_timer.ts";
-import type { ErrorContext, ErrorPhase } from "./error_context.ts";
+import type { ErrorPhase } from "../util/error_context.ts";
+import type { ReportDetails } from "../util/error_reporter.ts";
 import { InitialEventsTimeoutError, WatchInactivityError } from "./reflector_errors.ts";
 import { objectKey } from "./object_key.ts";
 import { listAllPages } from "./list_pager.ts";
@@ -95,8 +96,11 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
    * keep up. The idle timer does not count that time. A list's steps are never held.
    */
   emit: (event: WatcherEvent<T>) => void | Promise<void>;
-  /** Every error, with its context; the reflector goes on. */
-  onError: (error: unknown, context: ErrorContext) => void;
+  /**
+   * Every error, with where it happened and what the reflector does about it (the
+   * reporter of the informer or `watcher()` makes the context of it); the reflector goes on.
+   */
+  onError: (error: unknown, details: ReportDetails) => void;
   /** Start watching from here without a LIST (a checkpoint). */
   resumeFrom?: string | undefined;
   /** A list round finished. */
@@ -226,14 +230,14 @@ export class Reflector<T extends KubeObjectLike> {
           : after.wait === "longest"
           ? MAX_RETRY_AFTER_MS
           : Math.max(backoffDelay(o.backoff), retryAfterMs(error));
-        this.#report(error, kind, request.kind, owed);
+        this.#o.onError(error, {
+          phase: request.kind,
+          action: recovery(after.wait, request.kind === "watch" && this.#state.mustRelist),
+          retryInMs: owed > 0 ? owed : undefined,
+        });
       }
     }
     this.#state = stopped(this.#state);
-  }
-
-  #report(error: unknown, kind: ErrorKind, phase: ErrorPhase, retryInMs: number): void {
-    this.#o.onError(error, { kind, phase, retryInMs });
   }
 
   /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
@@ -249,7 +253,12 @@ export class Reflector<T extends KubeObjectLike> {
       }
       return this.#o.transform(object as T);
     } catch (error) {
-      this.#report(error, "transform", phase, 0);
+      this.#o.onError(error, {
+        phase,
+        foreignKind: "transform",
+        detail: "transform",
+        action: "skipping the object",
+      });
       return undefined;
     }
   }
@@ -276,7 +285,8 @@ export class Reflector<T extends KubeObjectLike> {
       idleTimeoutMs: o.inactivityTimeoutMs,
       signal,
       onProgress: (now) => void (this.stats.lastActivityAt = now),
-      onExpiredContinue: (error) => this.#report(error, "expired", "list", 0),
+      onExpiredContinue: (error) =>
+        this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
     });
     const count = this.#emitList(result.items, "list", {
       request,
@@ -514,4 +524,13 @@ function blank(chunk: Uint8Array): boolean {
     if (byte !== 0x0a && byte !== 0x0d && byte !== 0x20 && byte !== 0x09) return false;
   }
   return true;
+}
+
+/** What the reflector does after a failure, in words (the `action` of its error context). */
+function recovery(wait: "none" | "backoff" | "longest", relist: boolean): string {
+  if (wait === "longest") {
+    return "retrying at the longest backoff (this request cannot succeed as configured)";
+  }
+  const what = relist ? "relisting" : "retrying";
+  return wait === "none" ? `${what} at once` : `${what} with backoff`;
 }

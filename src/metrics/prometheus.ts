@@ -220,8 +220,9 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
 }
 
 function renderHealth(out: Exposition, h: InformerHealth): void {
-  out.family("state", "gauge", "The informer's state: 1 for the current one.");
-  for (const state of STATES) out.sample("state", h.state === state ? 1 : 0, { state });
+  // The list/watch loop's activity (health().activity), as before the one lifecycle vocabulary.
+  out.family("state", "gauge", "The informer's list/watch activity: 1 for the current one.");
+  for (const state of STATES) out.sample("state", h.activity === state ? 1 : 0, { state });
   out.family("synced", "gauge", "1 once the cache holds a complete list.");
   out.sample("synced", h.synced ? 1 : 0);
   out.family("stalled", "gauge", "1 when nothing arrived for longer than the inactivity limit.");

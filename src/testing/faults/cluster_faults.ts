@@ -7,7 +7,7 @@
 import type { AnyResourceDescriptor } from "../../client/resource.ts";
 import { resourceId } from "../store/served_resources.ts";
 import { checkNumber } from "../../util/validate.ts";
-import { waitFor } from "../../util/wait_for.ts";
+import { Waiters } from "../../util/wait_for.ts";
 import { describeValue } from "../../util/values.ts";
 
 /** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
@@ -209,7 +209,7 @@ function chunkingOf(
 export class ClusterFaults {
   readonly #target: FaultTarget;
   #stalled = false;
-  #stallWaiters = new Set<() => void>();
+  #stallWaiters = new Waiters();
   #chunking: Chunking | undefined;
   #failures: Array<{ verb: RequestVerb | undefined; failure: PendingFailure }> = [];
   #drops: Array<{ events: number; resource: string | undefined }> = [];
@@ -263,13 +263,16 @@ export class ClusterFaults {
   resume(): void {
     if (!this.#stalled) return;
     this.#stalled = false;
-    for (const wake of [...this.#stallWaiters]) wake();
+    this.#stallWaiters.wake();
     this.#target.resumeBodies();
   }
 
   /** Resolves when not stalled (at once if not stalled now); rejects when `signal` aborts. */
   whenResumed(signal?: AbortSignal): Promise<void> {
-    return waitFor(this.#stallWaiters, () => this.#stalled ? "pending" : "done", "", signal);
+    return this.#stallWaiters.wait(() => this.#stalled ? "pending" : "done", {
+      failure: () => undefined,
+      signal,
+    });
   }
 
   /**
