@@ -11,6 +11,13 @@ export const LIBRARY = Object.freeze({
   platform: "neutral",
   target: "es2022",
   external: ["node:*"],
+  // Class and function names survive bundling: without it esbuild renames a class that refers
+  // to itself (`KubeApiError` printed as `_KubeApiError`) and a function whose name another
+  // module also uses (`isConflict2`). Measured: kinformer.min.js 99.1 KB -> 105.0 KB raw,
+  // 31.7 KB -> 34.0 KB gzipped (+7%); dist/*.js +5%. Renaming sources to dodge esbuild's rules
+  // would cost nothing but break again with the next self-reference; minified output would
+  // still say `e`. scripts/package_smoke.mjs checks every export's name on the packed tarball.
+  keepNames: true,
   logLevel: "warning",
 });
 

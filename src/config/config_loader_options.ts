@@ -174,6 +174,47 @@ export interface ClusterClientOptions extends KubeClientOptions {
   close(): void;
 }
 
+/**
+ * Something a loader left out of the configuration on purpose, told through
+ * {@linkcode ConnectOptions.onWarning}: names what and why, never a secret.
+ *
+ * @example
+ * ```ts
+ * import type { ConfigWarning } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
+ * const warning: ConfigWarning = {
+ *   code: "CredentialsNotSent",
+ *   message: 'kubeconfig user "me" (/home/me/.kube/config): token not sent: ...',
+ *   user: "me",
+ *   cluster: "dev",
+ *   path: "/home/me/.kube/config",
+ *   credentials: ["token"],
+ * };
+ * assert.equal(warning.credentials.length, 1);
+ * ```
+ */
+export interface ConfigWarning {
+  /**
+   * The rule that applied. `CredentialsNotSent`: the cluster's server is `http://`, so the
+   * user's credentials are left out, as kubectl leaves them out (they would travel in clear
+   * text); requests go out anonymous, and the server likely answers 401.
+   */
+  code: "CredentialsNotSent";
+  /** One line naming the user, the file, what was left out and the rule. */
+  message: string;
+  /** The kubeconfig user whose credentials were left out. */
+  user: string;
+  /** The kubeconfig cluster (its server URL is not repeated: it may hold a password). */
+  cluster: string;
+  /** The kubeconfig file that defines the user. */
+  path: string;
+  /**
+   * What was left out: `token`, `tokenFile`, `basic auth`, `client certificate`,
+   * `exec plugin`, `auth-provider`.
+   */
+  credentials: readonly string[];
+}
+
 /** Options shared by every loader. */
 export interface ConnectOptions {
   /**
@@ -236,6 +277,12 @@ export interface ConnectOptions {
    * each kind at once, then at most one line per kind per minute
    */
   onTokenError?: OnError | undefined;
+  /**
+   * Told, once per load, of what the loader left out of the configuration on purpose
+   * ({@linkcode ConfigWarning}: a kubeconfig user's credentials for an `http://` server).
+   * @default one `console.warn` line per distinct warning (a loader repeats none)
+   */
+  onWarning?: ((warning: ConfigWarning) => void) | undefined;
   /**
    * Aborts loading.
    * @default undefined

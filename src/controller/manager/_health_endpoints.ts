@@ -14,6 +14,25 @@ export interface HealthCheck {
 
 const TEXT = { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" };
 
+/** What may not appear in a `Host` header: it would end the authority of a URL built from it. */
+const NOT_AUTHORITY = /[/?#@\\\s]/;
+
+/**
+ * The path and query `request` asked for, whatever its `Host` header says; a 400 answer when
+ * that header is not an authority. Servers that build `request.url` from `Host` (`Deno.serve`
+ * does) turn `GET /metrics` with `Host: x/healthz?` into `http://x/healthz?/metrics`; the path
+ * sent cannot be recovered from that URL, so such a request is refused, as Go's `net/http`
+ * refuses an invalid `Host`. A relative `request.url` (Bun gives `/metrics` for a bad `Host`)
+ * is read against a fixed origin.
+ */
+export function requestTarget(request: Request): URL | Response {
+  const host = request.headers.get("host");
+  if (host !== null && NOT_AUTHORITY.test(host)) {
+    return new Response("400 Bad Request: invalid Host header\n", { status: 400, headers: TEXT });
+  }
+  return new URL(request.url, "http://localhost");
+}
+
 /** Answers `GET`/`HEAD` `path` (`/healthz`, `/healthz/<check>`) from `checks`. */
 export function healthResponse(
   endpoint: "healthz" | "readyz",

@@ -32,7 +32,7 @@ import type { InformerLike } from "../reconcile/informer_like.ts";
 import { LeaderElector, type LeaderElectorOptions } from "../leases/leader_election.ts";
 import { ShardCoordinator } from "../leases/shard_coordinator.ts";
 import type { ShardCoordinatorOptions } from "../leases/shard_coordinator_options.ts";
-import { type HealthCheck, healthResponse } from "./_health_endpoints.ts";
+import { type HealthCheck, healthResponse, requestTarget } from "./_health_endpoints.ts";
 
 /**
  * Something a manager starts before its controllers and stops after them, such as an
@@ -407,7 +407,9 @@ export class Manager implements AsyncDisposable {
    * for other methods.
    */
   readonly fetch = (request: Request): Response => {
-    const url = new URL(request.url);
+    // Routed by the request's path alone (never by what a Host header put into its URL).
+    const url = requestTarget(request);
+    if (url instanceof Response) return url;
     const method = request.method;
     const known = url.pathname === "/metrics" ||
       /^\/(healthz|readyz)(\/[^/]+)?$/.test(url.pathname);

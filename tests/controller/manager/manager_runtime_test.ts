@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { type InformerLike, Manager } from "../../../src/controller/mod.ts";
 import type { RunManagerOptions } from "../../../src/controller/manager/_run_manager.ts";
 import { runtime } from "../../_serve.ts";
+import { connect } from "node:net";
 
 type RunManager = (manager: Manager, options?: RunManagerOptions) => Promise<void>;
 
@@ -37,6 +38,20 @@ const informer: InformerLike<{ metadata: { namespace: string; name: string } }> 
     return { hasSynced: () => true, remove: () => {} };
   },
 };
+
+/** Sends `raw` (a whole HTTP/1.1 request) to 127.0.0.1:`port`; resolves with the raw answer. */
+function rawRequest(port: number, raw: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1");
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (text += chunk));
+    socket.on("end", () => resolve(text));
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+    socket.write(raw);
+  });
+}
 
 /** Starts runManager; resolves with the port once it listens. */
 function run(
@@ -93,6 +108,32 @@ for (const adapter of await adapters()) {
       assert.equal(manager.health().state, "stopped");
       assert.equal(reconciled, 1);
       await assert.rejects(fetch(`${base}/healthz`), "the server is closed");
+    });
+
+    test("routes by the request path alone: a Host header cannot turn /metrics into /healthz", async () => {
+      const manager = new Manager();
+      manager.addController({ name: "web", informers: [informer], reconcile: () => {} });
+      const stop = new AbortController();
+      const { port, done } = run(adapter.runManager, manager, stop.signal);
+      const listening = await port;
+      await manager.waitForSync();
+      try {
+        for (const host of ["x/healthz?", "x/readyz#", "x/healthz/ping?a="]) {
+          const answer = await rawRequest(
+            listening,
+            `GET /metrics HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+          );
+          const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(answer)?.[1]);
+          // The runtime may refuse a malformed Host (400); it must never answer as /healthz.
+          if (status === 400) continue;
+          assert.equal(status, 200, `Host: ${host}`);
+          assert.match(answer, /^workqueue_adds_total\{controller="web"/m, `Host: ${host}`);
+          assert.doesNotMatch(answer, /\r\n\r\n(?:[0-9a-f]+\r\n)?ok(?:\r\n|$)/, `Host: ${host}`);
+        }
+      } finally {
+        stop.abort();
+        await done;
+      }
     });
 
     test("a manager that fails by itself makes runManager reject, after closing the server", async () => {

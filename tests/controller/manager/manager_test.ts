@@ -250,6 +250,13 @@ describe("Manager", () => {
     assert.equal(head.status, 200);
     assert.equal(head.headers.get("content-type"), "text/plain; version=0.0.4; charset=utf-8");
     assert.equal(await head.text(), "");
+    // A server that built the URL from a Host header ("x/healthz?") made /metrics read as
+    // /healthz; such a Host is refused rather than routed.
+    const poisoned = a.manager.fetch(
+      new Request("http://x/healthz?/metrics", { headers: { host: "x/healthz?" } }),
+    );
+    assert.equal(poisoned.status, 400);
+    assert.match(await poisoned.text(), /invalid Host header/);
     await a.manager.stop();
     w.cluster.close();
   });
