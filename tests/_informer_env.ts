@@ -12,7 +12,7 @@ import { ManualClock } from "../src/testing/manual_clock.ts";
 import {
   SimulatedCluster,
   type SimulatedClusterOptions,
-} from "../src/testing/simulated_cluster.ts";
+} from "../packages/simulator/src/cluster/simulated_cluster.ts";
 import { seededRandom as seeded } from "../src/testing/seeded_random.ts";
 
 export { seeded };

@@ -49,7 +49,10 @@
  */
 export { ManualClock } from "./manual_clock.ts";
 export { seededRandom } from "./seeded_random.ts";
-export { LOOPBACK_ORIGINS, SimulatedCluster } from "./simulated_cluster.ts";
+export {
+  LOOPBACK_ORIGINS,
+  SimulatedCluster,
+} from "../../packages/simulator/src/cluster/simulated_cluster.ts";
 export type {
   ClusterDeleteOptions,
   ClusterListOptions,
@@ -58,8 +61,8 @@ export type {
   SeedFactory,
   ServedResource,
   SimulatedClusterOptions,
-} from "./simulated_cluster.ts";
-export { ClusterFaults } from "./faults/cluster_faults.ts";
+} from "../../packages/simulator/src/cluster/simulated_cluster.ts";
+export { ClusterFaults } from "../../packages/simulator/src/handlers/faults/cluster_faults.ts";
 export type {
   ChunkBodiesOptions,
   CorruptWatchesOptions,
@@ -74,14 +77,14 @@ export type {
   WatchEventFault,
   WatchEventFaultOptions,
   WatchFaults,
-} from "./faults/cluster_faults.ts";
+} from "../../packages/simulator/src/handlers/faults/cluster_faults.ts";
 export type {
   ChurnHandle,
   ChurnMix,
   ChurnOptions,
   ChurnStats,
   StartChurnOptions,
-} from "./faults/churn.ts";
+} from "../../packages/simulator/src/cluster/faults/churn.ts";
 export {
   configMapFixture,
   deploymentFixture,
@@ -90,7 +93,7 @@ export {
   widgetFixture,
 } from "./fixtures.ts";
 export type { FixtureOptions } from "./fixtures.ts";
-export { widgets } from "./widgets.ts";
+export { widgets } from "../../packages/simulator/src/model/kinds/widgets.ts";
 export type {
   AuthorizationAttributes,
   AuthorizationDecision,
@@ -98,7 +101,11 @@ export type {
   AuthorizationRule,
   ClusterAuthorization,
   UserInfo,
-} from "./authorization/authorization_policy.ts";
-export type { PrinterColumn } from "./tables/printer_columns.ts";
-export type { CustomResourceDefinitionObject } from "./kinds/custom_resources.ts";
-export type { Widget, WidgetSpec, WidgetStatus } from "./widgets.ts";
+} from "../../packages/simulator/src/handlers/authorization/authorization_policy.ts";
+export type { PrinterColumn } from "../../packages/simulator/src/model/tables/printer_columns.ts";
+export type { CustomResourceDefinitionObject } from "../../packages/simulator/src/model/kinds/custom_resources.ts";
+export type {
+  Widget,
+  WidgetSpec,
+  WidgetStatus,
+} from "../../packages/simulator/src/model/kinds/widgets.ts";

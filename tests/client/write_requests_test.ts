@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, deployments, KubeClient, namespaces, pods } from "../../src/client/mod.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "../../packages/simulator/src/cluster/simulated_cluster.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 
 interface Sent {

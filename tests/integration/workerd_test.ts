@@ -9,7 +9,7 @@ import type { KubeObject } from "../../src/client/types.ts";
 import type {
   SimulatedCluster,
   SimulatedClusterOptions,
-} from "../../src/testing/simulated_cluster.ts";
+} from "../../packages/simulator/src/cluster/simulated_cluster.ts";
 import type { WatchReport } from "../../examples/worker/worker.ts";
 import type { CatchUpReport } from "../../examples/worker/checkpoint_worker.ts";
 import { runtime, serveCluster } from "../_serve.ts";
