@@ -26,6 +26,7 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 import { LIBRARY, MINIFIED_LIBRARY } from "./esbuild_options.mjs";
+import { SOURCE_CONDITION } from "./_run.mjs";
 
 const root = resolve(import.meta.dirname, "..");
 const outdirFlag = process.argv.indexOf("--outdir");
@@ -52,6 +53,7 @@ function packageFields(entries) {
   const exports = {};
   for (const e of entries) {
     exports[e.subpath] = {
+      [SOURCE_CONDITION]: `./${e.source}`,
       types: `./dist/types/${e.source.replace(/\.ts$/, ".d.ts")}`,
       default: `./dist/${e.out}.js`,
     };

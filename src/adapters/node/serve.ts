@@ -1,6 +1,15 @@
 /**
- * The simulated cluster's node server, moved to `@kinformer/simulator`.
+ * Serves a `fetch` handler (the simulated cluster's, usually) over HTTP(S) and WebSocket on
+ * Node.
+ *
+ * Moved to `@kinformer/simulator/node`; this re-export will be removed in 0.3.
  *
  * @module
  */
-export * from "../../../packages/simulator/src/adapters/node/serve.ts";
+export { serve } from "@kinformer/simulator/node";
+export type {
+  FetchHandler,
+  ServedHandle,
+  ServeOptions,
+  ServeTlsOptions,
+} from "@kinformer/simulator/node";

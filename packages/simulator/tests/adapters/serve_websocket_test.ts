@@ -381,7 +381,10 @@ describe("WebSocket watch over node:http: frames", () => {
 
   test("over HTTPS (wss): the same handshake through node:tls", async () => {
     const fixture = (name: string) =>
-      readFile(new URL(`../fixtures/kubeconfig/certs/${name}`, import.meta.url), "utf8");
+      readFile(
+        new URL(`../../../../tests/fixtures/kubeconfig/certs/${name}`, import.meta.url),
+        "utf8",
+      );
     const cluster = new SimulatedCluster();
     const server = await serveNode(cluster.fetch, {
       tls: { cert: await fixture("server.crt"), key: await fixture("server.key") },
