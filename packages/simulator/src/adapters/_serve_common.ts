@@ -9,7 +9,6 @@
 import { requireNonEmptyString, requireNumber } from "../../../../src/util/validate.ts";
 import { serveTls, type ServeTlsOptions } from "./_serve_tls.ts";
 import { acceptedProtocol } from "../handlers/reads/websocket_handshake.ts";
-import { badHandshake } from "./node/_websocket_server.ts";
 import { messageOf } from "../../../../src/util/values.ts";
 import { onAbort } from "../../../../src/util/abort.ts";
 
@@ -78,6 +77,33 @@ export function _serveOptions(
 /** `hostname` as it stands in a URL: an IPv6 address in brackets. */
 export function _urlHost(hostname: string): string {
   return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
+
+/**
+ * Why a client's opening handshake is malformed (a wrong version or a missing key), as an
+ * HTTP answer; undefined when it is fine.
+ */
+export function badHandshake(headers: Headers): Response | undefined {
+  if (headers.get("sec-websocket-version")?.trim() !== "13") {
+    return new Response("unsupported WebSocket version (13 is)\n", {
+      status: 400,
+      headers: { "Sec-WebSocket-Version": "13", "Content-Type": "text/plain" },
+    });
+  }
+  const key = headers.get("sec-websocket-key")?.trim() ?? "";
+  let bytes = 0;
+  try {
+    bytes = atob(key).length;
+  } catch {
+    bytes = 0;
+  }
+  if (bytes !== 16) {
+    return new Response("missing or malformed Sec-WebSocket-Key\n", {
+      status: 400,
+      headers: { "Content-Type": "text/plain" },
+    });
+  }
+  return undefined;
 }
 
 /**

@@ -52,33 +52,6 @@ export function drained(stream: Drainable): Promise<void> {
   });
 }
 
-/**
- * Why a client's opening handshake is malformed (a wrong version or a missing key), as an
- * HTTP answer; undefined when it is fine.
- */
-export function badHandshake(headers: Headers): Response | undefined {
-  if (headers.get("sec-websocket-version")?.trim() !== "13") {
-    return new Response("unsupported WebSocket version (13 is)\n", {
-      status: 400,
-      headers: { "Sec-WebSocket-Version": "13", "Content-Type": "text/plain" },
-    });
-  }
-  const key = headers.get("sec-websocket-key")?.trim() ?? "";
-  let bytes = 0;
-  try {
-    bytes = atob(key).length;
-  } catch {
-    bytes = 0;
-  }
-  if (bytes !== 16) {
-    return new Response("missing or malformed Sec-WebSocket-Key\n", {
-      status: 400,
-      headers: { "Content-Type": "text/plain" },
-    });
-  }
-  return undefined;
-}
-
 /** `Sec-WebSocket-Accept` for a client's `Sec-WebSocket-Key`. */
 export async function acceptKey(key: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(key.trim() + GUID));

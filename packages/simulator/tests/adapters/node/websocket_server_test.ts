@@ -5,11 +5,11 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   acceptKey,
-  badHandshake,
   closeFrame,
   encodeFrame,
   FrameReader,
 } from "../../../src/adapters/node/_websocket_server.ts";
+import { badHandshake } from "../../../src/adapters/_serve_common.ts";
 import { MessageJoiner, readMessages } from "../../../src/server/websocket_messages.ts";
 
 /** A client frame: masked with `mask`, as a client must send it. */
