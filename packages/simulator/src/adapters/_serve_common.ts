@@ -6,11 +6,11 @@
  * @module
  */
 
-import { requireNonEmptyString, requireNumber } from "../../../../src/util/validate.ts";
+import { requireNonEmptyString, requireNumber } from "@kinformer/kinformer/_internal";
 import { serveTls, type ServeTlsOptions } from "./_serve_tls.ts";
 import { acceptedProtocol } from "../handlers/reads/websocket_handshake.ts";
-import { messageOf } from "../../../../src/util/values.ts";
-import { onAbort } from "../../../../src/util/abort.ts";
+import { messageOf } from "@kinformer/kinformer/_internal";
+import { onAbort } from "@kinformer/kinformer/_internal";
 
 /** A `fetch`-style request handler, e.g. `cluster.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;

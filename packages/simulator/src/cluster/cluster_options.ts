@@ -2,16 +2,17 @@
  * The options of the simulated cluster and their validation.
  * @module
  */
-import { type Clock, systemClock } from "../../../../src/util/clock.ts";
-import { checkBoolean, checkOptionsObject, requireNumber } from "../../../../src/util/validate.ts";
-import { describeKind } from "../../../../src/util/values.ts";
+import { type Clock } from "@kinformer/kinformer/cache";
+import { systemClock } from "@kinformer/kinformer/_internal";
+import { checkBoolean, checkOptionsObject, requireNumber } from "@kinformer/kinformer/_internal";
+import { describeKind } from "@kinformer/kinformer/_internal";
 import type { RecordedRequest } from "../server/request_log.ts";
 import {
   type ResourceInfo,
   type ServedResource,
   servedResources,
 } from "../model/registry/served_resources.ts";
-import type { AnyResourceDescriptor } from "../../../../src/client/resource.ts";
+import type { AnyResourceDescriptor } from "@kinformer/kinformer/client";
 import type { CustomResourceDefinitionObject } from "../model/kinds/custom_resources.ts";
 import { DEFAULT_MAX_JSON_DEPTH } from "../core/servable_json.ts";
 import {

@@ -5,14 +5,14 @@
  * `/testing/bun`, `/testing/node`) or pass `cluster.fetch` to a client directly.
  * @module
  */
-import { parseFieldSelector } from "../../../../src/client/field_selector.ts";
-import { parseLabelSelector } from "../../../../src/client/label_selector.ts";
-import type { AnyResourceDescriptor, ResourceDescriptor } from "../../../../src/client/resource.ts";
-import type { KubeObject, KubeObjectLike } from "../../../../src/client/types.ts";
-import type { WebSocketFactory } from "../../../../src/client/websocket_factory.ts";
-import type { Clock } from "../../../../src/util/clock.ts";
-import { requireNonEmptyString, requireNumber } from "../../../../src/util/validate.ts";
-import { describeValue, isRecord } from "../../../../src/util/values.ts";
+import { parseFieldSelector } from "@kinformer/kinformer/client";
+import { parseLabelSelector } from "@kinformer/kinformer/client";
+import type { AnyResourceDescriptor, ResourceDescriptor } from "@kinformer/kinformer/client";
+import type { KubeObject, KubeObjectLike } from "@kinformer/kinformer/client";
+import type { WebSocketFactory } from "@kinformer/kinformer/client";
+import type { Clock } from "@kinformer/kinformer/cache";
+import { requireNonEmptyString, requireNumber } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
 import { BodyChannel, type ChannelEnv } from "../handlers/reads/response_body.ts";
 import { resolveClusterOptions, type SimulatedClusterOptions } from "./cluster_options.ts";
 import type { HandlerContext, OpenWatch } from "../handlers/reads/handler_context.ts";
@@ -23,9 +23,9 @@ import { InProcessWebSocket } from "../server/_in_process_websocket.ts";
 import { mergePatch } from "../handlers/writes/merge_patch.ts";
 import { type RecordedRequest, RequestLog } from "../server/request_log.ts";
 import { resourceId, type ResourceInfo } from "../model/registry/served_resources.ts";
-import { Rng } from "../../../../src/testing/seeded_random.ts";
+import { Rng } from "@kinformer/kinformer/_internal";
 import { Store } from "../store/object_store.ts";
-import { keyOf } from "../../../../src/cache/object_key.ts";
+import { keyOf } from "@kinformer/kinformer/_internal";
 import type { ResourceState } from "../store/resource_state.ts";
 import { findObject } from "../handlers/writes/single_object.ts";
 import {

@@ -6,8 +6,8 @@
  */
 import { unservable } from "./servable_json.ts";
 import { badRequest, fail, requestEntityTooLarge } from "./status.ts";
-import { parseYaml } from "../../../../src/config/yaml/parse_yaml.ts";
-import { messageOf } from "../../../../src/util/values.ts";
+import { parseYaml } from "@kinformer/kinformer/_internal";
+import { messageOf } from "@kinformer/kinformer/_internal";
 
 /** Limits on request bodies. */
 export interface BodyLimits {

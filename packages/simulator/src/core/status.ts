@@ -3,9 +3,9 @@
  * returns, shaped like the real API server's (field order included).
  * @module
  */
-import { KubeApiError } from "../../../../src/client/errors.ts";
-import type { Status, StatusDetails } from "../../../../src/client/types.ts";
-import { describeValue } from "../../../../src/util/values.ts";
+import { KubeApiError } from "@kinformer/kinformer/client";
+import type { Status, StatusDetails } from "@kinformer/kinformer/client";
+import { describeValue } from "@kinformer/kinformer/_internal";
 
 /** Headers every response carries (CORS headers are added by `cors.ts`, per origin). */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({

@@ -8,8 +8,8 @@
  * (a dropped connection) with 1006, not clean.
  * @module
  */
-import type { WebSocketInit, WebSocketLike } from "../../../../src/client/websocket_factory.ts";
-import { onAbort } from "../../../../src/util/abort.ts";
+import type { WebSocketInit, WebSocketLike } from "@kinformer/kinformer/client";
+import { onAbort } from "@kinformer/kinformer/_internal";
 import { markInProcess } from "./cors.ts";
 import { acceptedProtocol } from "../handlers/reads/websocket_handshake.ts";
 import { readTextMessages } from "./websocket_messages.ts";

@@ -5,10 +5,10 @@
  * responses.
  * @module
  */
-import { keyOf as objectKey } from "../../../../src/cache/object_key.ts";
+import { keyOf as objectKey } from "@kinformer/kinformer/_internal";
 import { isTable, negotiate } from "../handlers/reads/content_negotiation.ts";
-import { KubeApiError } from "../../../../src/client/errors.ts";
-import type { KubeObject } from "../../../../src/client/types.ts";
+import { KubeApiError } from "@kinformer/kinformer/client";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import { rejectUnauthenticated } from "./authentication.ts";
 import { clientCertUser } from "./client_cert_user.ts";
 import type { HandlerContext } from "../handlers/reads/handler_context.ts";
@@ -47,7 +47,7 @@ import {
   type WriteEnv,
 } from "../handlers/writes/single_object.ts";
 import type { ClusterFaults, RequestVerb } from "../handlers/faults/cluster_faults.ts";
-import { messageOf } from "../../../../src/util/values.ts";
+import { messageOf } from "@kinformer/kinformer/_internal";
 import { handleReview, reviewKindAt } from "../handlers/authorization/access_reviews.ts";
 import { impersonatedUser } from "../handlers/authorization/impersonation.ts";
 import {

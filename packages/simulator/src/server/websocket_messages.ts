@@ -6,7 +6,7 @@
  * @module
  */
 
-import { onAbort } from "../../../../src/util/abort.ts";
+import { onAbort } from "@kinformer/kinformer/_internal";
 
 const NEWLINE = 0x0a;
 

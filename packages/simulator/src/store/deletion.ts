@@ -5,7 +5,7 @@
  * resource's default), and the `deletionTimestamp` of a deletion that has to wait for them.
  * @module
  */
-import type { KubeObject } from "../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import { setOwn } from "../core/own_properties.ts";
 import type { ResourceInfo } from "../model/registry/served_resources.ts";
 

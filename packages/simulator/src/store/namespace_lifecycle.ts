@@ -7,8 +7,8 @@
  * `kube-public` may not be deleted), and what the first DELETE of a namespace does to it.
  * @module
  */
-import type { KubeObject } from "../../../../src/client/types.ts";
-import { isRecord } from "../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { isRecord } from "@kinformer/kinformer/_internal";
 import { fail, qualifiedResource, status } from "../core/status.ts";
 import type { ResourceInfo } from "../model/registry/served_resources.ts";
 

@@ -3,7 +3,7 @@
  * (list item, whole object, PartialObjectMetadata, watch lines) made once and shared.
  * @module
  */
-import type { KubeObject } from "../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import type { ResourceInfo } from "../model/registry/served_resources.ts";
 
 /** Kinds of stored changes. */

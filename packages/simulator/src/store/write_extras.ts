@@ -3,7 +3,7 @@
  * run, and how field ownership (`metadata.managedFields`) is tracked.
  * @module
  */
-import type { KubeObject } from "../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 
 /** Who is writing: the HTTP API follows the server's rules, the control API may set status. */
 export type Writer = "http" | "control";

@@ -10,7 +10,7 @@
  * `ManualClock` and starve every other timer.
  * @module
  */
-import type { Clock, TimerHandle } from "../../../../../src/util/clock.ts";
+import type { Clock, TimerHandle } from "@kinformer/kinformer/cache";
 import type { Store } from "../../store/object_store.ts";
 import type { ResourceState, StoredEvent } from "../../store/resource_state.ts";
 import { ControllerWriter } from "./controller_writes.ts";

@@ -5,9 +5,9 @@
  * change that caused it queues whatever is still needed).
  * @module
  */
-import { KubeApiError } from "../../../../../src/client/errors.ts";
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import type { Clock } from "../../../../../src/util/clock.ts";
+import { KubeApiError } from "@kinformer/kinformer/client";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import type { Clock } from "@kinformer/kinformer/cache";
 import { rfc3339, type Store, structuredCloneJson } from "../../store/object_store.ts";
 import type { Version } from "../../store/object_version.ts";
 import type { ResourceState } from "../../store/resource_state.ts";

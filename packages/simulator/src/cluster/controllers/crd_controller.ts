@@ -18,12 +18,12 @@
  * are kept, their open watches end (clients re-list), as on a real server.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { customresourcedefinitions } from "../../../../../src/client/builtin_resources.ts";
-import { KubeApiError } from "../../../../../src/client/errors.ts";
-import type { Clock } from "../../../../../src/util/clock.ts";
-import { isRecord } from "../../../../../src/util/values.ts";
-import type { Rng } from "../../../../../src/testing/seeded_random.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { customresourcedefinitions } from "@kinformer/kinformer/client";
+import { KubeApiError } from "@kinformer/kinformer/client";
+import type { Clock } from "@kinformer/kinformer/cache";
+import { isRecord } from "@kinformer/kinformer/_internal";
+import type { Rng } from "@kinformer/kinformer/_internal";
 import { rfc3339, type Store, structuredCloneJson } from "../../store/object_store.ts";
 import { Version } from "../../store/object_version.ts";
 import type { ResourceState, StoredEvent } from "../../store/resource_state.ts";

@@ -10,8 +10,8 @@
  * map them either): their dependents stay.
  * @module
  */
-import { KubeApiError } from "../../../../../src/client/errors.ts";
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import { KubeApiError } from "@kinformer/kinformer/client";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import {
   finalizersOf,
   FOREGROUND_FINALIZER,

@@ -6,9 +6,9 @@
  * remaining, ...), and once it is empty it loses the `kubernetes` finalizer and goes.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { KubeApiError } from "../../../../../src/client/errors.ts";
-import { isRecord } from "../../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { KubeApiError } from "@kinformer/kinformer/client";
+import { isRecord } from "@kinformer/kinformer/_internal";
 import { finalizersOf } from "../../store/deletion.ts";
 import {
   isNamespaceResource,
@@ -24,7 +24,7 @@ import {
 } from "../../store/resource_state.ts";
 import type { ControllerWriter } from "./controller_writes.ts";
 import type { ObjectRef } from "./owner_references.ts";
-import type { Clock } from "../../../../../src/util/clock.ts";
+import type { Clock } from "@kinformer/kinformer/cache";
 
 /** One `status.conditions` entry of a namespace. */
 interface NamespaceCondition {

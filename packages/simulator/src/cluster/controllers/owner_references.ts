@@ -4,8 +4,8 @@
  * kept current from the store's changes.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { isRecord } from "../../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { isRecord } from "@kinformer/kinformer/_internal";
 import type { ResourceState } from "../../store/resource_state.ts";
 
 /** One object in the store: its resource and key. */

@@ -2,7 +2,7 @@
  * The default fixture of each kind the simulated cluster serves. Internal.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import {
   configMapFixture,
   deploymentFixture,
@@ -10,7 +10,7 @@ import {
   namespaceFixture,
   podFixture,
   widgetFixture,
-} from "../../../../../src/testing/fixtures.ts";
+} from "@kinformer/kinformer/_internal";
 
 /** The default fixture builder for a kind (pods for anything unknown). */
 export function fixtureFor(kind: string): (index: number, options?: FixtureOptions) => KubeObject {

@@ -6,16 +6,16 @@
  * against the store, once or at a rate on a clock).
  * @module
  */
-import type { AnyResourceDescriptor } from "../../../../../src/client/resource.ts";
-import { KubeApiError } from "../../../../../src/client/errors.ts";
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { onAbort } from "../../../../../src/util/abort.ts";
-import type { Clock, TimerHandle } from "../../../../../src/util/clock.ts";
-import { requireNumber } from "../../../../../src/util/validate.ts";
+import type { AnyResourceDescriptor } from "@kinformer/kinformer/client";
+import { KubeApiError } from "@kinformer/kinformer/client";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { onAbort } from "@kinformer/kinformer/_internal";
+import type { Clock, TimerHandle } from "@kinformer/kinformer/cache";
+import { requireNumber } from "@kinformer/kinformer/_internal";
 import { fixtureFor } from "./_fixture_for_kind.ts";
-import type { Rng } from "../../../../../src/testing/seeded_random.ts";
+import type { Rng } from "@kinformer/kinformer/_internal";
 import type { Store } from "../../store/object_store.ts";
-import { keyOf } from "../../../../../src/cache/object_key.ts";
+import { keyOf } from "@kinformer/kinformer/_internal";
 import type { Version } from "../../store/object_version.ts";
 import type { ResourceState } from "../../store/resource_state.ts";
 

@@ -4,11 +4,11 @@
  * that are lost or carry the wrong object (faults that really make a cache drift).
  * @module
  */
-import type { AnyResourceDescriptor } from "../../../../../src/client/resource.ts";
+import type { AnyResourceDescriptor } from "@kinformer/kinformer/client";
 import { resourceId } from "../../model/registry/served_resources.ts";
-import { checkNumber } from "../../../../../src/util/validate.ts";
-import { waitFor } from "../../../../../src/util/wait_for.ts";
-import { describeValue } from "../../../../../src/util/values.ts";
+import { checkNumber } from "@kinformer/kinformer/_internal";
+import { waitFor } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/_internal";
 
 /** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
 export type RequestVerb =

@@ -4,18 +4,15 @@
  * resource versions, and the 422 for invalid combinations; and whether an object passes them.
  * @module
  */
-import {
-  type FieldSelector,
-  parseFieldSelector,
-} from "../../../../../src/client/field_selector.ts";
+import { type FieldSelector, parseFieldSelector } from "@kinformer/kinformer/client";
 import {
   type LabelSelector,
   parseLabelSelector,
   SelectorParseError,
-} from "../../../../../src/client/label_selector.ts";
+} from "@kinformer/kinformer/client";
 import type { ResourceInfo } from "../../model/registry/served_resources.ts";
 import type { Version } from "../../store/object_version.ts";
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import {
   badRequest,
   fail,
@@ -23,7 +20,7 @@ import {
   invalid,
   resourceVersionTooLarge,
 } from "../../core/status.ts";
-import { describeValue } from "../../../../../src/util/values.ts";
+import { describeValue } from "@kinformer/kinformer/_internal";
 
 /** Label and field selector of a request. */
 export interface Selectors {

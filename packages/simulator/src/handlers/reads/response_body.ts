@@ -6,9 +6,9 @@
  * already "on the wire".
  * @module
  */
-import type { Clock, TimerHandle } from "../../../../../src/util/clock.ts";
+import type { Clock, TimerHandle } from "@kinformer/kinformer/cache";
 import type { Chunking } from "../faults/cluster_faults.ts";
-import type { Rng } from "../../../../../src/testing/seeded_random.ts";
+import type { Rng } from "@kinformer/kinformer/_internal";
 
 const encoder = new TextEncoder();
 /** Characters joined into one chunk at most. */

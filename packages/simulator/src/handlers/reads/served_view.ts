@@ -4,7 +4,7 @@
  * in the served form, converted once per version and cached.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import type { ChangeType, Version } from "../../store/object_version.ts";
 import type { ResourceState } from "../../store/resource_state.ts";
 import type { ResourceInfo } from "../../model/registry/served_resources.ts";

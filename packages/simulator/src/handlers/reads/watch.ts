@@ -14,9 +14,9 @@ import {
   type TableRequest,
   tableRequest,
 } from "../../model/tables/table_rendering.ts";
-import type { KubeObject, Status } from "../../../../../src/client/types.ts";
-import { onAbort } from "../../../../../src/util/abort.ts";
-import type { TimerHandle } from "../../../../../src/util/clock.ts";
+import type { KubeObject, Status } from "@kinformer/kinformer/client";
+import { onAbort } from "@kinformer/kinformer/_internal";
+import type { TimerHandle } from "@kinformer/kinformer/cache";
 import { BodyChannel, networkError } from "./response_body.ts";
 import type { HandlerContext } from "./handler_context.ts";
 import {
@@ -37,7 +37,7 @@ import {
 } from "../../store/resource_state.ts";
 import { badRequest, COMMON_HEADERS, fail, type FieldProblem, status } from "../../core/status.ts";
 import { acceptedHandshake, checkHandshake } from "./websocket_handshake.ts";
-import { describeValue } from "../../../../../src/util/values.ts";
+import { describeValue } from "@kinformer/kinformer/_internal";
 
 /** A watch request, parsed from the URL. */
 export interface WatchRequest {

@@ -4,8 +4,8 @@
  * and Go's formatting of values in them.
  * @module
  */
-import type { Status } from "../../../../../src/client/types.ts";
-import { isRecord } from "../../../../../src/util/values.ts";
+import type { Status } from "@kinformer/kinformer/client";
+import { isRecord } from "@kinformer/kinformer/_internal";
 import { fail, status } from "../../core/status.ts";
 
 /** 400, for the errors the API server answers as a bad request. */

@@ -6,7 +6,7 @@
  * ignored), as on kube-apiserver.
  * @module
  */
-import { describeValue, isRecord } from "../../../../../src/util/values.ts";
+import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
 import type { DeletionRequest, PropagationPolicy } from "../../store/deletion.ts";
 import { parseJsonBody } from "../../core/request_body.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../../core/status.ts";

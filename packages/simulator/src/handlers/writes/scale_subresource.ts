@@ -3,8 +3,8 @@
  * object's `spec.replicas` (and `status.replicas`), and the replica count a Scale write asks for.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { describeValue, isRecord } from "../../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
 import { badRequest, fail, invalid } from "../../core/status.ts";
 
 /** The Scale of `object` (its identity metadata, desired and observed replicas, selector). */

@@ -3,7 +3,7 @@
  * checked as the API server checks them, and the ownership tracking they configure.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import {
   formatManagedFields,
   parseManagedFields,
@@ -14,7 +14,7 @@ import {
 import type { ResourceInfo } from "../../model/registry/served_resources.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../../core/status.ts";
 import type { FieldTracker } from "../../store/write_extras.ts";
-import { describeValue } from "../../../../../src/util/values.ts";
+import { describeValue } from "@kinformer/kinformer/_internal";
 
 /** Longest `fieldManager` the API server accepts. */
 const MAX_FIELD_MANAGER = 128;

@@ -19,8 +19,8 @@
  * `dnsPolicy`, container `imagePullPolicy`, ...) are not applied.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { isRecord } from "../../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { isRecord } from "@kinformer/kinformer/_internal";
 import type { ResourceInfo } from "../registry/served_resources.ts";
 import { fail, internalError } from "../../core/status.ts";
 

@@ -17,8 +17,8 @@
  * @module
  */
 import { setOwn } from "../../core/own_properties.ts";
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { base64Utf8, isRecord } from "../../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { base64Utf8, isRecord } from "@kinformer/kinformer/_internal";
 import { badRequest, fail } from "../../core/status.ts";
 import type { ResourceInfo } from "../registry/served_resources.ts";
 import { isBuiltIn } from "./patch_strategies.ts";

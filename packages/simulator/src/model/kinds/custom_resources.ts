@@ -6,8 +6,8 @@
  * `apiVersion` only (the CRD conversion strategy `None`).
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { describeValue, isRecord } from "../../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
 import type { ServedResource, StorageView } from "./served_resource.ts";
 import { checkPrinterColumns } from "../tables/printer_columns.ts";
 

@@ -6,8 +6,8 @@
  * core form and converts with these functions.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { isRecord } from "../../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { isRecord } from "@kinformer/kinformer/_internal";
 import { getOwn, setOwn } from "../../core/own_properties.ts";
 
 /** events.k8s.io/v1 field name -> core/v1 field name, where they differ. */

@@ -4,8 +4,8 @@
  * only, shared by the resource registry and the CRD reader.
  * @module
  */
-import type { AnyResourceDescriptor } from "../../../../../src/client/resource.ts";
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { AnyResourceDescriptor } from "@kinformer/kinformer/client";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import type { PrinterColumn } from "../tables/printer_columns.ts";
 
 /**

@@ -2,8 +2,8 @@
  * The custom resource the simulated cluster serves next to the built-in ones.
  * @module
  */
-import type { ResourceDescriptor } from "../../../../../src/client/resource.ts";
-import type { CustomObject } from "../../../../../src/client/types.ts";
+import type { ResourceDescriptor } from "@kinformer/kinformer/client";
+import type { CustomObject } from "@kinformer/kinformer/client";
 
 /** The desired state of a {@linkcode Widget}. */
 export interface WidgetSpec {

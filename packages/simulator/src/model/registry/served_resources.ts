@@ -15,9 +15,9 @@ import {
   leases,
   namespaces,
   pods,
-} from "../../../../../src/client/resource.ts";
-import { defineResource } from "../../../../../src/client/define_resource.ts";
-import { describeValue, isRecord } from "../../../../../src/util/values.ts";
+} from "@kinformer/kinformer/client";
+import { defineResource } from "@kinformer/kinformer/client";
+import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
 import { builtinFacts } from "../kinds/builtin_catalog.ts";
 import { crdServedResources, isCustomResourceDefinition } from "../kinds/custom_resources.ts";
 import { coreEventField, toCoreEvent, toEventsV1 } from "../kinds/event_conversion.ts";

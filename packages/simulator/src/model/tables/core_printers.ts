@@ -5,7 +5,7 @@
  * same columns), ingresses (`networking.k8s.io/v1`) and leases (`coordination.k8s.io/v1`).
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import { doc } from "./_field_docs.ts";
 import { at, int, list, record, size, str, stringMap } from "./_fields.ts";
 import { formatLabels } from "./_labels.ts";

@@ -7,7 +7,7 @@
  * prototype.
  * @module
  */
-import { describeValue, isRecord } from "../../../../../src/util/values.ts";
+import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
 
 /** One step of a compiled path. */
 type Step =

@@ -6,7 +6,7 @@
  * counts the restarts with the time of the last one (`3 (5m ago)`).
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import { doc } from "./_field_docs.ts";
 import { at, int, list, record, str } from "./_fields.ts";
 import { humanDuration, parseTime, since } from "./human_duration.ts";

@@ -7,8 +7,8 @@
  * `.metadata.creationTimestamp`).
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
-import { describeValue, isRecord } from "../../../../../src/util/values.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
+import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
 import { doc } from "./_field_docs.ts";
 import { humanDuration, parseTime } from "./human_duration.ts";
 import { JsonPath, JsonPathError } from "./jsonpath.ts";

@@ -5,7 +5,7 @@
  * unless asked (`kubectl -o wide`).
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import { doc } from "./_field_docs.ts";
 import { parseTime, since } from "./human_duration.ts";
 

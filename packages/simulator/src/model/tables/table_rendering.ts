@@ -6,10 +6,10 @@
  * `PartialObjectMetadata`), `Object` (the whole object) or `None` (`null`).
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import { badRequest, fail } from "../../core/status.ts";
 import type { TableConvertor } from "./table_convertor.ts";
-import { describeValue } from "../../../../../src/util/values.ts";
+import { describeValue } from "@kinformer/kinformer/_internal";
 
 /** What a Table request asks for. */
 export interface TableRequest {

@@ -5,7 +5,7 @@
  * print as their default when a stored object lacks them.
  * @module
  */
-import type { KubeObject } from "../../../../../src/client/types.ts";
+import type { KubeObject } from "@kinformer/kinformer/client";
 import { doc } from "./_field_docs.ts";
 import { at, int, list, optionalInt, str } from "./_fields.ts";
 import { formatLabels, formatLabelSelector, selectorText } from "./_labels.ts";
