@@ -11,6 +11,15 @@
  * `@kinformer/simulator` instead.
  *
  * ## Guides
+ * - [Getting started](https://github.com/kinformer/kinformer/blob/main/docs/getting-started.md):
+ *   install and a first informer on each runtime.
+ * - [Serverless and browsers](https://github.com/kinformer/kinformer/blob/main/docs/serverless-and-browsers.md):
+ *   checkpoints, catch-up runs, Cloudflare Workers, browsers, WebSocket watches.
+ * - [Controllers](https://github.com/kinformer/kinformer/blob/main/docs/controllers.md):
+ *   work queue, runController, sources, predicates, server-side apply, events, finalizers,
+ *   conditions, the Manager.
+ * - [Migrating from client-node and client-go](https://github.com/kinformer/kinformer/blob/main/docs/migrating.md):
+ *   from @kubernetes/client-node and client-go concepts.
  * - [Testing your controller with the simulated cluster](https://github.com/kinformer/kinformer/blob/main/docs/testing.md):
  *   the simulated cluster, faults, churn, ManualClock, kubectl against it.
  *

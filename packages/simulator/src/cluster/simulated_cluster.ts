@@ -101,7 +101,8 @@ export type SeedFactory = (index: number) => KubeObject;
  * @example
  * ```ts
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
- * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { ManualClock } from "@kinformer/kinformer/testing";
+ * import { SimulatedCluster } from "@kinformer/simulator";
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock();
@@ -137,7 +138,7 @@ export class SimulatedCluster implements Disposable {
    * @example
    * ```ts
    * import { configmaps, KubeClient } from "@kinformer/kinformer/client";
-   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import { SimulatedCluster } from "@kinformer/simulator";
    * import assert from "node:assert/strict";
    * const cluster = new SimulatedCluster({ token: "s3cret" });
    * cluster.create(configmaps, { metadata: { namespace: "default", name: "a" } });
@@ -424,7 +425,8 @@ export class SimulatedCluster implements Disposable {
    * @example
    * ```ts
    * import { configmaps, deployments } from "@kinformer/kinformer/client";
-   * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import { ManualClock } from "@kinformer/kinformer/testing";
+   * import { SimulatedCluster } from "@kinformer/simulator";
    * import assert from "node:assert/strict";
    * const clock = new ManualClock();
    * const cluster = new SimulatedCluster({ clock });

@@ -18,7 +18,7 @@ import { COMMON_HEADERS, status, statusResponse } from "../core/status.ts";
  *
  * @example
  * ```ts
- * import { LOOPBACK_ORIGINS, SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { LOOPBACK_ORIGINS, SimulatedCluster } from "@kinformer/simulator";
  * import assert from "node:assert/strict";
  * // Loopback plus a development host on the LAN:
  * const cluster = new SimulatedCluster({

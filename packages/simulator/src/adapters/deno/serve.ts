@@ -99,8 +99,8 @@ async function upgrade(
  *
  * @example
  * ```ts ignore
- * import { SimulatedCluster } from "@kinformer/kinformer/testing";
- * import { serve } from "@kinformer/kinformer/testing/deno";
+ * import { SimulatedCluster } from "@kinformer/simulator";
+ * import { serve } from "@kinformer/simulator/deno";
  * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * const server = await serve(cluster.fetch);

@@ -174,8 +174,8 @@ async function upgrade(
  *
  * @example
  * ```ts ignore
- * import { SimulatedCluster } from "@kinformer/kinformer/testing";
- * import { serve } from "@kinformer/kinformer/testing/node";
+ * import { SimulatedCluster } from "@kinformer/simulator";
+ * import { serve } from "@kinformer/simulator/node";
  * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * const server = await serve(cluster.fetch);

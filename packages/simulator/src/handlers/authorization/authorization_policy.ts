@@ -120,7 +120,7 @@ export interface AuthorizationRule {
  * @example
  * ```ts
  * import { KubeClient, pods } from "@kinformer/kinformer/client";
- * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { SimulatedCluster } from "@kinformer/simulator";
  * import assert from "node:assert/strict";
  *
  * const cluster = new SimulatedCluster({

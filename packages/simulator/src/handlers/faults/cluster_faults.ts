@@ -190,7 +190,7 @@ function chunkingOf(
  *
  * @example
  * ```ts
- * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { SimulatedCluster } from "@kinformer/simulator";
  * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * cluster.faults.failNext(2, { status: 429, verb: "list", retryAfterSeconds: 3 });

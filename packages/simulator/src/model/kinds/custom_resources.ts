@@ -18,7 +18,7 @@ import { checkPrinterColumns } from "../tables/printer_columns.ts";
  * @example
  * ```ts
  * import { defineResource, KubeClient } from "@kinformer/kinformer/client";
- * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { SimulatedCluster } from "@kinformer/simulator";
  * import assert from "node:assert/strict";
  *
  * const crd = {

@@ -38,7 +38,7 @@ export interface StorageView {
  * @example
  * ```ts
  * import { defineResource, KubeClient } from "@kinformer/kinformer/client";
- * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { SimulatedCluster } from "@kinformer/simulator";
  * import assert from "node:assert/strict";
  * const services = defineResource({ version: "v1", resource: "services", kind: "Service", namespaced: true });
  * const gadgets = defineResource({

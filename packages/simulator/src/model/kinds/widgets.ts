@@ -32,7 +32,7 @@ export type Widget = CustomObject<WidgetSpec, WidgetStatus>;
  *
  * @example
  * ```ts
- * import { SimulatedCluster, widgets } from "@kinformer/kinformer/testing";
+ * import { SimulatedCluster, widgets } from "@kinformer/simulator";
  * import assert from "node:assert/strict";
  * const cluster = new SimulatedCluster();
  * cluster.create(widgets, { metadata: { name: "w1", namespace: "default" }, spec: { size: 3 } });

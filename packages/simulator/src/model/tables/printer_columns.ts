@@ -20,7 +20,7 @@ import { column, type ColumnDefinition, NAME, type TableConvertor } from "./tabl
  * @example
  * ```ts
  * import { defineResource } from "@kinformer/kinformer/client";
- * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { SimulatedCluster } from "@kinformer/simulator";
  * import assert from "node:assert/strict";
  *
  * const gadgets = defineResource({
