@@ -3,14 +3,16 @@
 
 /**
  * The library for every runtime: bundled ESM, ES2022, no runtime assumed (`platform: neutral`);
- * `node:*` imports (only in the runtime adapters) are left to the runtime.
+ * `node:*` imports (only in the runtime adapters) are left to the runtime, and imports of the
+ * other package of this repository (`@kinformer/simulator` from the library's deprecated
+ * `./testing` re-export, `@kinformer/kinformer/*` from the simulator) to the installed package.
  */
 export const LIBRARY = Object.freeze({
   bundle: true,
   format: "esm",
   platform: "neutral",
   target: "es2022",
-  external: ["node:*"],
+  external: ["node:*", "@kinformer/kinformer", "@kinformer/simulator"], // subpaths too
   logLevel: "warning",
 });
 

@@ -1,10 +1,11 @@
-// Copied into a scratch project that installed the packed npm tarball, and run there by
-// scripts/package_check.mjs on Node, Deno and Bun: the package as users receive it, imported
-// by name. Prints one JSON line for the checker to compare.
+// Copied into a scratch project that installed the packed npm tarballs (the library and the
+// simulator), and run there by scripts/package_check.mjs on Node, Deno and Bun: the packages as
+// users receive them, imported by name. Prints one JSON line for the checker to compare.
 //
-//   <runtime> smoke.mjs '<JSON array of the subpaths to import>'
+//   <runtime> smoke.mjs '<JSON array of the library's subpaths>' '<JSON array of the simulator's>'
 import * as kinformer from "@kinformer/kinformer";
-import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+import { ManualClock, SimulatedCluster as Deprecated } from "@kinformer/kinformer/testing";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { kubectlProxy, parseKubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
 import { loadKubeconfig } from "@kinformer/kinformer/config/node";
 import { KubeClient as ClientFromSubpath } from "@kinformer/kinformer/client";
@@ -66,6 +67,14 @@ for (const subpath of JSON.parse(process.argv[2] ?? "[]")) {
   subpaths[subpath] = Object.keys(await import(specifier)).length;
 }
 
+const simulatorSubpaths = {};
+for (const subpath of JSON.parse(process.argv[3] ?? "[]")) {
+  const specifier = subpath === "."
+    ? "@kinformer/simulator"
+    : `@kinformer/simulator${subpath.slice(1)}`;
+  simulatorSubpaths[subpath] = Object.keys(await import(specifier)).length;
+}
+
 console.log(JSON.stringify({
   rootHas,
   listed,
@@ -75,4 +84,6 @@ console.log(JSON.stringify({
   kubeconfigServer,
   nodeLoaderError,
   subpaths,
+  simulatorSubpaths,
+  sameSimulator: Deprecated === SimulatedCluster,
 }));
