@@ -26,6 +26,9 @@ import { apiModules, entryPoints as apiEntryPoints, REPO_BLOB } from "./_api.mjs
 
 const deno = bin("deno");
 
+/** The subpath of the helpers shared with packages/simulator: no public API, no reference. */
+const INTERNAL = "internal";
+
 /** Most names the root module (`mod.ts`) may export: what most programs need, nothing more. */
 const ROOT_LIMIT = 60;
 
@@ -33,11 +36,11 @@ const ROOT_LIMIT = 60;
 const NEEDS_EXAMPLE = new Set(["function", "class", "variable", "enum", "namespace"]);
 
 /**
- * The library's documented entry points: all of deno.json's `exports` but `./_internal` (the
+ * The library's documented entry points: all of deno.json's `exports` but `./internal` (the
  * helpers shared with packages/simulator, not a public API; its module doc says so).
  */
 async function entryPoints() {
-  return (await apiEntryPoints()).filter((e) => !e.subpath.startsWith("_")).map((e) => e.file);
+  return (await apiEntryPoints()).filter((e) => e.subpath !== INTERNAL).map((e) => e.file);
 }
 
 /** The simulator's entry points (packages/simulator/deno.json's `exports`), from the root. */
@@ -150,7 +153,7 @@ async function check() {
   const library = await checkPackage(await entryPoints(), "mod.ts");
   console.log("@kinformer/simulator:");
   const libraryNames = new Set(
-    (await apiModules()).filter((m) => !m.subpath.startsWith("_")).flatMap((
+    (await apiModules()).filter((m) => m.subpath !== INTERNAL).flatMap((
       m,
     ) => [...m.symbols.keys()]),
   );

@@ -77,7 +77,7 @@ await step("versions and changelogs", async () => {
       problems.push(error instanceof Error ? error.message : String(error));
     }
   }
-  // The simulator imports the library's subpaths (./_internal too): its peer range must admit
+  // The simulator imports the library's subpaths (./internal too): its peer range must admit
   // the library's version (a caret range on the same major.minor, as npm writes them).
   const library = await readJson("package.json");
   const simulator = await readJson("packages/simulator/package.json");
@@ -117,8 +117,8 @@ await step("API docs", async () => {
     "--check",
   ]);
   const deno = await readJson("deno.json");
-  // ./_internal is no public API: scripts/docs.mjs leaves it out of the reference.
-  const documented = Object.keys(deno.exports).filter((subpath) => !subpath.startsWith("./_"));
+  // ./internal is no public API: scripts/docs.mjs leaves it out of the reference.
+  const documented = Object.keys(deno.exports).filter((subpath) => subpath !== "./internal");
   const missing = documented
     .map((subpath) => join("docs", "api", subpath, "index.html"))
     .filter((page) => !existsSync(join(root, page)));

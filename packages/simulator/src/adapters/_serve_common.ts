@@ -6,11 +6,11 @@
  * @module
  */
 
-import { requireNonEmptyString, requireNumber } from "@kinformer/kinformer/_internal";
+import { requireNonEmptyString, requireNumber } from "@kinformer/kinformer/internal";
 import { serveTls, type ServeTlsOptions } from "./_serve_tls.ts";
 import { acceptedProtocol } from "../handlers/reads/websocket_handshake.ts";
-import { messageOf } from "@kinformer/kinformer/_internal";
-import { onAbort } from "@kinformer/kinformer/_internal";
+import { messageOf } from "@kinformer/kinformer/internal";
+import { onAbort } from "@kinformer/kinformer/internal";
 
 /** A `fetch`-style request handler, e.g. `cluster.fetch`. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;

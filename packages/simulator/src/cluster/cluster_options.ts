@@ -3,9 +3,9 @@
  * @module
  */
 import { type Clock } from "@kinformer/kinformer/cache";
-import { systemClock } from "@kinformer/kinformer/_internal";
-import { checkBoolean, checkOptionsObject, requireNumber } from "@kinformer/kinformer/_internal";
-import { describeKind } from "@kinformer/kinformer/_internal";
+import { systemClock } from "@kinformer/kinformer/internal";
+import { checkBoolean, checkOptionsObject, requireNumber } from "@kinformer/kinformer/internal";
+import { describeKind } from "@kinformer/kinformer/internal";
 import type { RecordedRequest } from "../server/request_log.ts";
 import {
   type ResourceInfo,

@@ -11,8 +11,8 @@ import type { AnyResourceDescriptor, ResourceDescriptor } from "@kinformer/kinfo
 import type { KubeObject, KubeObjectLike } from "@kinformer/kinformer/client";
 import type { WebSocketFactory } from "@kinformer/kinformer/client";
 import type { Clock } from "@kinformer/kinformer/cache";
-import { requireNonEmptyString, requireNumber } from "@kinformer/kinformer/_internal";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { requireNonEmptyString, requireNumber } from "@kinformer/kinformer/internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { BodyChannel, type ChannelEnv } from "../handlers/reads/response_body.ts";
 import { resolveClusterOptions, type SimulatedClusterOptions } from "./cluster_options.ts";
 import type { HandlerContext, OpenWatch } from "../handlers/reads/handler_context.ts";
@@ -23,9 +23,9 @@ import { InProcessWebSocket } from "../server/_in_process_websocket.ts";
 import { mergePatch } from "../handlers/writes/merge_patch.ts";
 import { type RecordedRequest, RequestLog } from "../server/request_log.ts";
 import { resourceId, type ResourceInfo } from "../model/registry/served_resources.ts";
-import { Rng } from "@kinformer/kinformer/_internal";
+import { Rng } from "@kinformer/kinformer/internal";
 import { Store } from "../store/object_store.ts";
-import { keyOf } from "@kinformer/kinformer/_internal";
+import { keyOf } from "@kinformer/kinformer/internal";
 import type { ResourceState } from "../store/resource_state.ts";
 import { findObject } from "../handlers/writes/single_object.ts";
 import {

@@ -6,8 +6,8 @@
  */
 import { unservable } from "./servable_json.ts";
 import { badRequest, fail, requestEntityTooLarge } from "./status.ts";
-import { parseYaml } from "@kinformer/kinformer/_internal";
-import { messageOf } from "@kinformer/kinformer/_internal";
+import { parseYaml } from "@kinformer/kinformer/internal";
+import { messageOf } from "@kinformer/kinformer/internal";
 
 /** Limits on request bodies. */
 export interface BodyLimits {

@@ -5,7 +5,7 @@
  */
 import { KubeApiError } from "@kinformer/kinformer/client";
 import type { Status, StatusDetails } from "@kinformer/kinformer/client";
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 
 /** Headers every response carries (CORS headers are added by `cors.ts`, per origin). */
 export const COMMON_HEADERS: Readonly<Record<string, string>> = Object.freeze({

@@ -9,7 +9,7 @@
  * @module
  */
 import type { WebSocketInit, WebSocketLike } from "@kinformer/kinformer/client";
-import { onAbort } from "@kinformer/kinformer/_internal";
+import { onAbort } from "@kinformer/kinformer/internal";
 import { markInProcess } from "./cors.ts";
 import { acceptedProtocol } from "../handlers/reads/websocket_handshake.ts";
 import { readTextMessages } from "./websocket_messages.ts";

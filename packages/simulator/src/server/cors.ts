@@ -9,7 +9,7 @@
  * `--cors-allowed-origins` only decides which origins get CORS headers, and refuses nothing.)
  * @module
  */
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 import { COMMON_HEADERS, status, statusResponse } from "../core/status.ts";
 
 /**

@@ -4,7 +4,7 @@
  * bound; and the optional per-request log line (`logRequests`).
  * @module
  */
-import { RingBuffer } from "@kinformer/kinformer/_internal";
+import { RingBuffer } from "@kinformer/kinformer/internal";
 import type { RequestVerb } from "../handlers/faults/cluster_faults.ts";
 
 /** One request as the simulated cluster saw it. */

@@ -5,7 +5,7 @@
  * responses.
  * @module
  */
-import { keyOf as objectKey } from "@kinformer/kinformer/_internal";
+import { keyOf as objectKey } from "@kinformer/kinformer/internal";
 import { isTable, negotiate } from "../handlers/reads/content_negotiation.ts";
 import { KubeApiError } from "@kinformer/kinformer/client";
 import type { KubeObject } from "@kinformer/kinformer/client";
@@ -47,7 +47,7 @@ import {
   type WriteEnv,
 } from "../handlers/writes/single_object.ts";
 import type { ClusterFaults, RequestVerb } from "../handlers/faults/cluster_faults.ts";
-import { messageOf } from "@kinformer/kinformer/_internal";
+import { messageOf } from "@kinformer/kinformer/internal";
 import { handleReview, reviewKindAt } from "../handlers/authorization/access_reviews.ts";
 import { impersonatedUser } from "../handlers/authorization/impersonation.ts";
 import {

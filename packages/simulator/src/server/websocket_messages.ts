@@ -6,7 +6,7 @@
  * @module
  */
 
-import { onAbort } from "@kinformer/kinformer/_internal";
+import { onAbort } from "@kinformer/kinformer/internal";
 
 const NEWLINE = 0x0a;
 

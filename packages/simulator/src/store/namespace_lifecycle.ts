@@ -8,7 +8,7 @@
  * @module
  */
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { fail, qualifiedResource, status } from "../core/status.ts";
 import type { ResourceInfo } from "../model/registry/served_resources.ts";
 

@@ -4,14 +4,14 @@
  * of the API server (uids, generation, conflicts, finalizers).
  * @module
  */
-import { labelKeyProblem, labelValueProblem } from "@kinformer/kinformer/_internal";
+import { labelKeyProblem, labelValueProblem } from "@kinformer/kinformer/internal";
 import type { KubeObject } from "@kinformer/kinformer/client";
 import type { Clock } from "@kinformer/kinformer/cache";
-import { Rng } from "@kinformer/kinformer/_internal";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { Rng } from "@kinformer/kinformer/internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { setOwn } from "../core/own_properties.ts";
 import type { ResourceInfo } from "../model/registry/served_resources.ts";
-import { keyOf } from "@kinformer/kinformer/_internal";
+import { keyOf } from "@kinformer/kinformer/internal";
 import { Version } from "./object_version.ts";
 import { ResourceState } from "./resource_state.ts";
 import { unservable } from "../core/servable_json.ts";
@@ -43,7 +43,7 @@ import {
   objectNotFound,
   uidConflict,
 } from "../core/status.ts";
-import { isDnsLabel, isDnsSubdomain } from "@kinformer/kinformer/_internal";
+import { isDnsLabel, isDnsSubdomain } from "@kinformer/kinformer/internal";
 import { normalizeBuiltIn } from "../model/defaults/builtin_normalization.ts";
 import { applyBuiltInDefaults } from "../model/defaults/builtin_defaults.ts";
 import { setManagedFields, type WriteExtras, type Writer } from "./write_extras.ts";

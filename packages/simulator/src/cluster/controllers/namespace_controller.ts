@@ -8,7 +8,7 @@
  */
 import type { KubeObject } from "@kinformer/kinformer/client";
 import { KubeApiError } from "@kinformer/kinformer/client";
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { finalizersOf } from "../../store/deletion.ts";
 import {
   isNamespaceResource,

@@ -5,7 +5,7 @@
  * @module
  */
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import type { ResourceState } from "../../store/resource_state.ts";
 
 /** One object in the store: its resource and key. */

@@ -10,7 +10,7 @@ import {
   namespaceFixture,
   podFixture,
   widgetFixture,
-} from "@kinformer/kinformer/_internal";
+} from "@kinformer/kinformer/internal";
 
 /** The default fixture builder for a kind (pods for anything unknown). */
 export function fixtureFor(kind: string): (index: number, options?: FixtureOptions) => KubeObject {

@@ -9,13 +9,13 @@
 import type { AnyResourceDescriptor } from "@kinformer/kinformer/client";
 import { KubeApiError } from "@kinformer/kinformer/client";
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { onAbort } from "@kinformer/kinformer/_internal";
+import { onAbort } from "@kinformer/kinformer/internal";
 import type { Clock, TimerHandle } from "@kinformer/kinformer/cache";
-import { requireNumber } from "@kinformer/kinformer/_internal";
+import { requireNumber } from "@kinformer/kinformer/internal";
 import { fixtureFor } from "./_fixture_for_kind.ts";
-import type { Rng } from "@kinformer/kinformer/_internal";
+import type { Rng } from "@kinformer/kinformer/internal";
 import type { Store } from "../../store/object_store.ts";
-import { keyOf } from "@kinformer/kinformer/_internal";
+import { keyOf } from "@kinformer/kinformer/internal";
 import type { Version } from "../../store/object_version.ts";
 import type { ResourceState } from "../../store/resource_state.ts";
 

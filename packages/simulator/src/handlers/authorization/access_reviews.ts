@@ -6,7 +6,7 @@
  * 201), in JSON or in protobuf (what kubectl sends).
  * @module
  */
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { parseJsonBody, readBodyBytes } from "../../core/request_body.ts";
 import type { BodyLimits } from "../../core/request_body.ts";
 import { badRequest, fail, type FieldProblem, invalid, jsonResponse } from "../../core/status.ts";

@@ -17,7 +17,7 @@
  * default roles allow them to everyone, and so are the self reviews themselves.
  * @module
  */
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 
 /** Who a request comes from. */
 export interface UserInfo {

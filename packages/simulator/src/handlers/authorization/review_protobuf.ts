@@ -1,4 +1,4 @@
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 /**
  * Reads the protobuf bodies of the self reviews kubectl sends (`kubectl auth can-i` posts a
  * `SelfSubjectAccessReview` as `application/vnd.kubernetes.protobuf`): the Kubernetes envelope

@@ -6,9 +6,9 @@
  */
 import type { AnyResourceDescriptor } from "@kinformer/kinformer/client";
 import { resourceId } from "../../model/registry/served_resources.ts";
-import { checkNumber } from "@kinformer/kinformer/_internal";
-import { waitFor } from "@kinformer/kinformer/_internal";
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { checkNumber } from "@kinformer/kinformer/internal";
+import { waitFor } from "@kinformer/kinformer/internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 
 /** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
 export type RequestVerb =

@@ -6,7 +6,7 @@
  * `invalid continue token: continue key is not valid...`.
  * @module
  */
-import { base64Utf8, isRecord } from "@kinformer/kinformer/_internal";
+import { base64Utf8, isRecord } from "@kinformer/kinformer/internal";
 import { badRequest, fail } from "../../core/status.ts";
 
 /** What a continue token holds. */

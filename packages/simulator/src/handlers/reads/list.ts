@@ -27,7 +27,7 @@ import { BodyChannel } from "./response_body.ts";
 import type { Version } from "../../store/object_version.ts";
 import { lowerBound, namespaceRange } from "../../store/resource_state.ts";
 import { badRequest, COMMON_HEADERS, expired, fail, type FieldProblem } from "../../core/status.ts";
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 
 /** A list request, parsed from the URL. */
 export interface ListRequest {

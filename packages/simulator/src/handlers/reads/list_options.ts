@@ -20,7 +20,7 @@ import {
   invalid,
   resourceVersionTooLarge,
 } from "../../core/status.ts";
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 
 /** Label and field selector of a request. */
 export interface Selectors {

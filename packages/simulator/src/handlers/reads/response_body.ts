@@ -8,7 +8,7 @@
  */
 import type { Clock, TimerHandle } from "@kinformer/kinformer/cache";
 import type { Chunking } from "../faults/cluster_faults.ts";
-import type { Rng } from "@kinformer/kinformer/_internal";
+import type { Rng } from "@kinformer/kinformer/internal";
 
 const encoder = new TextEncoder();
 /** Characters joined into one chunk at most. */

@@ -15,7 +15,7 @@ import {
   tableRequest,
 } from "../../model/tables/table_rendering.ts";
 import type { KubeObject, Status } from "@kinformer/kinformer/client";
-import { onAbort } from "@kinformer/kinformer/_internal";
+import { onAbort } from "@kinformer/kinformer/internal";
 import type { TimerHandle } from "@kinformer/kinformer/cache";
 import { BodyChannel, networkError } from "./response_body.ts";
 import type { HandlerContext } from "./handler_context.ts";
@@ -37,7 +37,7 @@ import {
 } from "../../store/resource_state.ts";
 import { badRequest, COMMON_HEADERS, fail, type FieldProblem, status } from "../../core/status.ts";
 import { acceptedHandshake, checkHandshake } from "./websocket_handshake.ts";
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 
 /** A watch request, parsed from the URL. */
 export interface WatchRequest {

@@ -18,7 +18,7 @@
  * is the protocol to echo, and whose body holds the messages, one per line.
  * @module
  */
-import { BEARER_PROTOCOL_PREFIX } from "@kinformer/kinformer/_internal";
+import { BEARER_PROTOCOL_PREFIX } from "@kinformer/kinformer/internal";
 import { COMMON_HEADERS, fail, status, statusResponse } from "../../core/status.ts";
 
 /** Whether `request` asks to upgrade to a WebSocket (`GET` with `Upgrade: websocket`). */

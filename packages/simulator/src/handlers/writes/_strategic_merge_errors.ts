@@ -5,7 +5,7 @@
  * @module
  */
 import type { Status } from "@kinformer/kinformer/client";
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { fail, status } from "../../core/status.ts";
 
 /** 400, for the errors the API server answers as a bad request. */

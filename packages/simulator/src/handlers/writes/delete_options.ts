@@ -6,7 +6,7 @@
  * ignored), as on kube-apiserver.
  * @module
  */
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import type { DeletionRequest, PropagationPolicy } from "../../store/deletion.ts";
 import { parseJsonBody } from "../../core/request_body.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../../core/status.ts";

@@ -6,7 +6,7 @@
  * other managers own M others is O(N + M), not O(N * M).
  * @module
  */
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { spend } from "./work_meter.ts";
 
 /** A field path: the keys from the object's root to one field. */

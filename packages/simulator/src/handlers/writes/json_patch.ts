@@ -11,7 +11,7 @@
  * and keys are written as own data properties, so a `__proto__` key is data, never a prototype.
  * @module
  */
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { getOwn, setOwn } from "../../core/own_properties.ts";
 import { fail, status } from "../../core/status.ts";
 import { sameJson } from "./field_set.ts";

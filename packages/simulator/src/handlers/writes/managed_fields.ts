@@ -10,7 +10,7 @@
  * set as a whole and `k:{...}` keys for items of keyed lists.
  * @module
  */
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { getOwn, setOwn } from "../../core/own_properties.ts";
 import { HANDLED_META } from "../../store/object_store.ts";
 import { ABSENT, addAll, childValue, FieldNode, FieldSet, sameJson } from "./field_set.ts";

@@ -6,7 +6,7 @@
  * `__proto__` key is data, never a prototype.
  * @module
  */
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { getOwn, setOwn } from "../../core/own_properties.ts";
 import { spend } from "./work_meter.ts";
 

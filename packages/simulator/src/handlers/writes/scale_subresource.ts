@@ -4,7 +4,7 @@
  * @module
  */
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { badRequest, fail, invalid } from "../../core/status.ts";
 
 /** The Scale of `object` (its identity metadata, desired and observed replicas, selector). */

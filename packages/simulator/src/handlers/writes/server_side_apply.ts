@@ -8,7 +8,7 @@
  * time linear in the sizes of the object, the configuration and the managed fields.
  * @module
  */
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import {
   ABSENT,
   type Beside,

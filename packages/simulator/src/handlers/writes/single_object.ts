@@ -8,7 +8,7 @@
  */
 import { negotiate } from "../reads/content_negotiation.ts";
 import type { KubeObject, Status } from "@kinformer/kinformer/client";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { applyConfiguration } from "./server_side_apply.ts";
 import { formatManagedFields, leafPaths, parseManagedFields } from "./managed_fields.ts";
 import { jsonPatch } from "./json_patch.ts";
@@ -36,7 +36,7 @@ import { isBuiltIn, SCALE_SCHEMA, schemaOf } from "../../model/defaults/patch_st
 import { strategicMergePatch } from "./strategic_merge_patch.ts";
 import { utf8Length } from "./_utf8_length.ts";
 import { rfc3339, type Store } from "../../store/object_store.ts";
-import { keyOf } from "@kinformer/kinformer/_internal";
+import { keyOf } from "@kinformer/kinformer/internal";
 import type { Version } from "../../store/object_version.ts";
 import type { ResourceState } from "../../store/resource_state.ts";
 import { scopeOf, updateTracker, type WriteParams, writeParams, writerOf } from "./write_params.ts";

@@ -5,7 +5,7 @@
  * themselves for lists of primitives), looked up in maps: linear time.
  * @module
  */
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { badArgType, goFormat, internal, noMergeKey } from "./_strategic_merge_errors.ts";
 import { spend } from "./work_meter.ts";
 

@@ -13,7 +13,7 @@
  * looked up in maps, not scanned).
  * @module
  */
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { getOwn, setOwn } from "../../core/own_properties.ts";
 import {
   badArgType,

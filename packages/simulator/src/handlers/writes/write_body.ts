@@ -8,8 +8,8 @@
  * The handlers then get a request with the body as decoded.
  * @module
  */
-import { parseYaml } from "@kinformer/kinformer/_internal";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { parseYaml } from "@kinformer/kinformer/internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import type { OpenApiDocuments } from "../../model/openapi/openapi_documents.ts";
 import {
   duplicateFields,

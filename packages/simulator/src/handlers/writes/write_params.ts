@@ -14,7 +14,7 @@ import {
 import type { ResourceInfo } from "../../model/registry/served_resources.ts";
 import { badRequest, fail, type FieldProblem, invalid } from "../../core/status.ts";
 import type { FieldTracker } from "../../store/write_extras.ts";
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 
 /** Longest `fieldManager` the API server accepts. */
 const MAX_FIELD_MANAGER = 128;

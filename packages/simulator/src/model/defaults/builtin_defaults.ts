@@ -20,7 +20,7 @@
  * @module
  */
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import type { ResourceInfo } from "../registry/served_resources.ts";
 import { fail, internalError } from "../../core/status.ts";
 

@@ -18,7 +18,7 @@
  */
 import { setOwn } from "../../core/own_properties.ts";
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { base64Utf8, isRecord } from "@kinformer/kinformer/_internal";
+import { base64Utf8, isRecord } from "@kinformer/kinformer/internal";
 import { badRequest, fail } from "../../core/status.ts";
 import type { ResourceInfo } from "../registry/served_resources.ts";
 import { isBuiltIn } from "./patch_strategies.ts";

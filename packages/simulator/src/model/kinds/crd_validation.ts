@@ -7,8 +7,8 @@
  * defaulted. A bad CRD is a 422 `Invalid` Status, field by field as the real server words it.
  * @module
  */
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
-import { isDnsSubdomain } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
+import { isDnsSubdomain } from "@kinformer/kinformer/internal";
 import { fail, type FieldProblem, invalid } from "../../core/status.ts";
 import { crdServedResources } from "./custom_resources.ts";
 

@@ -7,7 +7,7 @@
  * @module
  */
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import type { ServedResource, StorageView } from "./served_resource.ts";
 import { checkPrinterColumns } from "../tables/printer_columns.ts";
 

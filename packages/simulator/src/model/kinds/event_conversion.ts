@@ -7,7 +7,7 @@
  * @module
  */
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { getOwn, setOwn } from "../../core/own_properties.ts";
 
 /** events.k8s.io/v1 field name -> core/v1 field name, where they differ. */

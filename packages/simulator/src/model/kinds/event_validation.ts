@@ -8,8 +8,8 @@
  * none of the `deprecated*` fields (a 422 naming the fields).
  * @module
  */
-import { parseMicroTime } from "@kinformer/kinformer/_internal";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { parseMicroTime } from "@kinformer/kinformer/internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { badRequest, fail, type FieldProblem, invalid } from "../../core/status.ts";
 
 const LIMIT = 128;

@@ -4,8 +4,8 @@
  * to decode, a 400), `leaseDurationSeconds` must be > 0 and `leaseTransitions` >= 0 (a 422).
  * @module
  */
-import { parseMicroTime } from "@kinformer/kinformer/_internal";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { parseMicroTime } from "@kinformer/kinformer/internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { badRequest, fail, type FieldProblem, invalid } from "../../core/status.ts";
 
 /** Throws the Status a real server answers for a malformed or invalid Lease. */

@@ -5,7 +5,7 @@
  * schema says `x-kubernetes-preserve-unknown-fields`, anything goes.
  * @module
  */
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { setOwn } from "../../core/own_properties.ts";
 import type { Components, Schema } from "./builtin_schemas.ts";
 

@@ -17,7 +17,7 @@ import {
   pods,
 } from "@kinformer/kinformer/client";
 import { defineResource } from "@kinformer/kinformer/client";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { builtinFacts } from "../kinds/builtin_catalog.ts";
 import { crdServedResources, isCustomResourceDefinition } from "../kinds/custom_resources.ts";
 import { coreEventField, toCoreEvent, toEventsV1 } from "../kinds/event_conversion.ts";

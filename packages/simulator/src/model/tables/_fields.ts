@@ -4,7 +4,7 @@
  * have zeroed such a field). Internal.
  * @module
  */
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 
 /** The value at `path` (own properties only), or undefined. */
 export function at(obj: unknown, ...path: string[]): unknown {

@@ -3,7 +3,7 @@
  * `LabelSelectorAsSelector(...).String()`, `metav1.FormatLabelSelector`). Internal.
  * @module
  */
-import { isRecord } from "@kinformer/kinformer/_internal";
+import { isRecord } from "@kinformer/kinformer/internal";
 import { list, stringMap } from "./_fields.ts";
 
 /** `k1=v1,k2=v2` sorted by key, `<none>` when empty. */

@@ -7,7 +7,7 @@
  * prototype.
  * @module
  */
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 
 /** One step of a compiled path. */
 type Step =

@@ -8,7 +8,7 @@
  * @module
  */
 import type { KubeObject } from "@kinformer/kinformer/client";
-import { describeValue, isRecord } from "@kinformer/kinformer/_internal";
+import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import { doc } from "./_field_docs.ts";
 import { humanDuration, parseTime } from "./human_duration.ts";
 import { JsonPath, JsonPathError } from "./jsonpath.ts";

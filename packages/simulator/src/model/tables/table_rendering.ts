@@ -9,7 +9,7 @@
 import type { KubeObject } from "@kinformer/kinformer/client";
 import { badRequest, fail } from "../../core/status.ts";
 import type { TableConvertor } from "./table_convertor.ts";
-import { describeValue } from "@kinformer/kinformer/_internal";
+import { describeValue } from "@kinformer/kinformer/internal";
 
 /** What a Table request asks for. */
 export interface TableRequest {

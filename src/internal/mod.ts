@@ -10,7 +10,7 @@
  *
  * @example
  * ```ts
- * import { isRecord } from "@kinformer/kinformer/_internal";
+ * import { isRecord } from "@kinformer/kinformer/internal";
  * import assert from "node:assert/strict";
  * assert.equal(isRecord({}), true);
  * ```
