@@ -1,13 +1,15 @@
 /**
  * Reading request bodies in the simulated cluster, with the real API server's limits: a body
  * over `maxRequestBodyBytes` is a 413 (kube-apiserver's default limit is 3 MiB), JSON that is
- * not valid or nests deeper than `maxJsonDepth` is a 400.
+ * not valid or nests deeper than `maxJsonDepth` is a 400, and JSON text nesting deeper than
+ * kube-apiserver's decoder allows (10,000 levels, Go's `encoding/json` limit) is a 400 found by
+ * scanning the text, before anything is parsed (so an over-deep unknown field cannot be parsed
+ * and then pruned away, as it never reaches the real server's pruning).
  * @module
  */
 import { unservable } from "./servable_json.ts";
 import { badRequest, fail, requestEntityTooLarge } from "./status.ts";
-import { parseYaml } from "@kinformer/kinformer/internal";
-import { messageOf } from "@kinformer/kinformer/internal";
+import { messageOf, parseYaml } from "@kinformer/kinformer/internal";
 
 /** Limits on request bodies. */
 export interface BodyLimits {
@@ -15,6 +17,47 @@ export interface BodyLimits {
   readonly maxRequestBodyBytes: number;
   /** Deepest JSON nesting (the outermost object or array is level 1). */
   readonly maxJsonDepth: number;
+}
+
+/** Deepest nesting kube-apiserver's JSON decoder reads (Go's `encoding/json` `maxNestingDepth`). */
+export const DECODER_MAX_DEPTH = 10_000;
+
+/**
+ * The bracket that opens nesting level `limit + 1` in JSON `text` (string contents skipped),
+ * or undefined when the text nests no deeper than `limit`. One pass, no parsing.
+ */
+export function tooDeepBracket(
+  text: string,
+  limit: number = DECODER_MAX_DEPTH,
+): string | undefined {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > limit) return text[i];
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      depth--;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Refuses JSON `text` that nests deeper than kube-apiserver's decoder reads, with its 400:
+ * `<prefix>invalid character '{' exceeded max depth` (Go's scanner error; an object body's
+ * `prefix` is the serializer's `couldn't get version/kind; json parse error: `).
+ */
+export function refuseTooDeepJson(text: string, prefix = ""): void {
+  const bracket = tooDeepBracket(text);
+  if (bracket !== undefined) {
+    fail(badRequest(`${prefix}invalid character '${bracket}' exceeded max depth`));
+  }
 }
 
 /**
@@ -67,6 +110,7 @@ export async function readBodyText(request: Request, maxBytes: number): Promise<
 
 /** Parses JSON text of a request body: invalid or too deep JSON is a 400 `KubeApiError`. */
 export function parseJsonBody(text: string, maxDepth: number): unknown {
+  refuseTooDeepJson(text);
   let value: unknown;
   try {
     value = JSON.parse(text) as unknown;
@@ -100,12 +144,20 @@ export interface YamlBodyWording {
 
 /**
  * Parses YAML text of a request body (JSON is YAML too): a syntax error, or a value that cannot
- * be served as JSON (too deep), is a 400 `KubeApiError` worded by `wording`.
+ * be served as JSON (too deep), is a 400 `KubeApiError` worded by `wording`. A repeated key is
+ * not an error here (the later value wins, as kube-apiserver's non-strict YAML decoding has it):
+ * it goes to `onDuplicateKey`, and `Strict` field validation refuses it (see write_body.ts).
  */
-export function parseYamlBody(text: string, maxDepth: number, wording: YamlBodyWording): unknown {
+export function parseYamlBody(
+  text: string,
+  maxDepth: number,
+  wording: YamlBodyWording,
+  onDuplicateKey: (key: string, line: number) => void = () => {},
+): unknown {
+  refuseTooDeepJson(text);
   let value: unknown;
   try {
-    value = parseYaml(text, { source: wording.source });
+    value = parseYaml(text, { source: wording.source, onDuplicateKey });
   } catch (error) {
     fail(badRequest(`${wording.syntax}: ${messageOf(error)}`));
   }

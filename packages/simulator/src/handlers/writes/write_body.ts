@@ -18,7 +18,12 @@ import {
 } from "../../model/openapi/field_validation.ts";
 import type { ResourceInfo } from "../../model/registry/served_resources.ts";
 import { jsonPatch } from "./json_patch.ts";
-import { type BodyLimits, parseYamlBody, readBodyText } from "../../core/request_body.ts";
+import {
+  type BodyLimits,
+  parseYamlBody,
+  readBodyText,
+  refuseTooDeepJson,
+} from "../../core/request_body.ts";
 import {
   badRequest,
   fail,
@@ -101,11 +106,23 @@ function bodyKind(verb: WriteTarget["verb"], type: string): Kind {
   return "other";
 }
 
-function parse(text: string, kind: Kind): unknown {
+function parse(text: string, kind: Kind, onDuplicateKey: DuplicateKeys): unknown {
   if (kind === "apply" && !/^\s*[{[]/.test(text)) {
-    return parseYaml(text, { source: "apply configuration" });
+    return parseYaml(text, { source: "apply configuration", onDuplicateKey });
   }
   return JSON.parse(text) as unknown;
+}
+
+/** Where a YAML body's repeated keys are told (key, 1-based line). */
+type DuplicateKeys = (key: string, line: number) => void;
+
+/**
+ * The strict decoding error of repeated keys in a YAML body, as kube-apiserver's strict YAML
+ * conversion words it (on one line: it also travels in a `Warning` header under `Warn`).
+ */
+function yamlDuplicateError(lines: readonly string[]): string[] {
+  if (lines.length === 0) return [];
+  return [`error converting YAML to JSON: yaml: unmarshal errors: ${lines.join("; ")}`];
 }
 
 /** The media types a create or update body may have (kube-apiserver's, but protobuf). */
@@ -129,12 +146,12 @@ async function checkObjectMediaType(request: Request, type: string): Promise<voi
 }
 
 /** A YAML object body as kube-apiserver reads it (to JSON), or its 400. */
-function parseObjectYaml(text: string, limits: BodyLimits): unknown {
+function parseObjectYaml(text: string, limits: BodyLimits, onDuplicateKey: DuplicateKeys): unknown {
   return parseYamlBody(text, limits.maxJsonDepth, {
     source: "request body",
     syntax: "error converting YAML to JSON",
     subject: "the YAML of the request body",
-  });
+  }, onDuplicateKey);
 }
 
 function strictError(target: WriteTarget, kind: Kind, errors: readonly string[]): never {
@@ -229,12 +246,23 @@ export async function prepareWrite(
   const mode = directive(query, target.verb);
   const text = await readBodyText(request, limits.maxRequestBodyBytes);
   const yaml = kind === "object" && type === "application/yaml";
+  // kube-apiserver's decoder stops at 10,000 levels: refused before anything is parsed.
+  if (/^\s*[{[]/.test(text)) {
+    refuseTooDeepJson(
+      text,
+      kind === "object" ? "couldn't get version/kind; json parse error: " : "",
+    );
+  }
+  // Repeated YAML keys: the later value wins; only Strict refuses them.
+  const yamlDuplicates: string[] = [];
+  const onDuplicateKey: DuplicateKeys = (key, line) =>
+    yamlDuplicates.push(`line ${line}: key ${JSON.stringify(key)} already set in map`);
   let body: unknown;
   if (yaml) {
-    body = parseObjectYaml(text, limits);
+    body = parseObjectYaml(text, limits, onDuplicateKey);
   } else {
     try {
-      body = parse(text, kind);
+      body = parse(text, kind, onDuplicateKey);
     } catch {
       return { request: rebuild(request, text), warnings: [] };
     }
@@ -282,7 +310,10 @@ export async function prepareWrite(
     const duplicates = yaml || (kind === "apply" && !/^\s*[{[]/.test(text))
       ? []
       : duplicateFields(text);
-    const errors = fieldErrors(text, found.unknown, duplicates, target.info.builtin);
+    const errors = [
+      ...yamlDuplicateError(yamlDuplicates),
+      ...fieldErrors(text, found.unknown, duplicates, target.info.builtin),
+    ];
     if (mode === "Strict" && errors.length > 0) strictError(target, kind, errors);
     if (mode === "Warn") warnings.push(...errors);
     if (found.value !== body) {
