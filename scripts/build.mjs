@@ -23,7 +23,7 @@
 //   node scripts/build.mjs --package packages/simulator [...]   the same for the simulator package
 //
 // Both packages import each other by name (`@kinformer/*`): esbuild leaves those imports to the
-// installed package, and tsc resolves them to their sources (the kinformer-source condition) to
+// installed package, and tsc resolves them to their sources (tsconfig.json's `paths`) to
 // type the declarations, which keep the names; declarations tsc emits for the other package's
 // files are dropped.
 import { spawn } from "node:child_process";
@@ -32,7 +32,6 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/p
 import { dirname, join, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 import { LIBRARY, MINIFIED_LIBRARY } from "./esbuild_options.mjs";
-import { SOURCE_CONDITION } from "./_run.mjs";
 
 const repo = resolve(import.meta.dirname, "..");
 const packageFlag = process.argv.indexOf("--package");
@@ -63,7 +62,6 @@ function packageFields(entries) {
   const exports = {};
   for (const e of entries) {
     exports[e.subpath] = {
-      [SOURCE_CONDITION]: `./${e.source}`,
       types: `./dist/types/${e.source.replace(/\.ts$/, ".d.ts")}`,
       default: `./dist/${e.out}.js`,
     };

@@ -1,5 +1,6 @@
 // The esbuild options shared by scripts/build.mjs and the benchmark (scripts/bench.mjs and its
 // bundle-size scenario), so that what the bench measures is what the package ships.
+import { workspaceTarget } from "./_workspace.mjs";
 
 /**
  * The library for every runtime: bundled ESM, ES2022, no runtime assumed (`platform: neutral`);
@@ -24,14 +25,33 @@ export const MINIFIED_LIBRARY = Object.freeze({
 });
 
 /**
+ * Bundles this repository's two packages (`@kinformer/kinformer`, `@kinformer/simulator`, which
+ * import each other by name) from their sources, and leaves every other package import
+ * (and `node:*`) to node_modules.
+ */
+const WORKSPACE_SOURCES = Object.freeze({
+  name: "workspace-sources",
+  setup(build) {
+    build.onResolve(
+      { filter: /^[^./]/ },
+      (args) =>
+        /^@kinformer\/(kinformer|simulator)(\/|$)/.test(args.path)
+          ? undefined
+          : { path: args.path, external: true },
+    );
+  },
+});
+
+/**
  * A program run by Node from a bundle (the bench server and client processes): dependencies are
- * loaded from node_modules, not bundled.
+ * loaded from node_modules, not bundled; the workspace's packages are bundled from their
+ * sources.
  */
 export const NODE_PROGRAM = Object.freeze({
   bundle: true,
   platform: "node",
   format: "esm",
-  packages: "external",
+  plugins: [WORKSPACE_SOURCES],
   target: "node20",
   logLevel: "warning",
 });

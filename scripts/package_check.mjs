@@ -38,7 +38,7 @@ const seconds = (t0) => ((performance.now() - t0) / 1000).toFixed(1);
 
 /**
  * `run`, failing with the command's output unless it exits 0. The packages run as installed:
- * without the source condition the repository's tests run under (scripts/_run.mjs SOURCE_ENV).
+ * without the resolution hook the repository's tests run under (scripts/_run.mjs WORKSPACE_ENV).
  */
 const INSTALLED = { npm_config_update_notifier: "false", NODE_OPTIONS: "", BUN_OPTIONS: "" };
 async function ok(what, cmd, args, cwd, env) {

@@ -14,7 +14,7 @@
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { bin, root, run as runQuietly, SOURCE_ENV } from "./_run.mjs";
+import { bin, root, run as runQuietly, WORKSPACE_ENV } from "./_run.mjs";
 import { ensureKubectl } from "./kubectl.mjs";
 
 const runtimes = (process.env.RUNTIMES ?? "deno,bun,node").split(",").map((s) => s.trim());
@@ -137,7 +137,7 @@ const serial = process.env.TEST_SERIAL === "1";
 /** Runs one runtime's suite; `say` collects (or, serially, prints) its output. */
 function suiteRunner(say) {
   return (cmd, args, options = {}) =>
-    runQuietly(cmd, args, { env: { ...SOURCE_ENV, ...options.env }, echo: serial }).then((r) => {
+    runQuietly(cmd, args, { env: { ...WORKSPACE_ENV, ...options.env }, echo: serial }).then((r) => {
       if (!serial) say(r.out);
       return r;
     });

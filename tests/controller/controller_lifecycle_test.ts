@@ -17,7 +17,7 @@ import { KubeClient } from "../../src/client/kube_client.ts";
 import { leases } from "../../src/client/resource.ts";
 import { sleep } from "../../src/util/clock.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../packages/simulator/src/cluster/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 type Obj = { metadata: { namespace?: string; name?: string } };
 

@@ -14,7 +14,7 @@ import { coreEvents, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { parseMicroTime } from "../../src/util/micro_time.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../packages/simulator/src/cluster/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 const T0 = Date.UTC(2026, 5, 1, 8, 0, 0);
 const MINUTE = 60_000;
