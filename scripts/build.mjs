@@ -54,15 +54,24 @@ async function entryPoints() {
 }
 
 /**
- * The package.json fields generated from the entry points: `exports` (a `types` and a `default`
- * condition per subpath, plus `./package.json`), `main` and `types`. Everything else in
- * package.json is written by hand.
+ * The export condition that resolves the package's own name to its TypeScript sources (which
+ * the package ships): `node --conditions=kinformer-source` and `bun --conditions=...` run the
+ * examples of a checkout, written as user code (`import ... from "@kinformer/kinformer"`),
+ * against `src/` without a build; Deno resolves the name through deno.json by itself.
+ */
+const SOURCE_CONDITION = "kinformer-source";
+
+/**
+ * The package.json fields generated from the entry points: `exports` (a `types`, a
+ * {@link SOURCE_CONDITION} and a `default` condition per subpath, plus `./package.json`),
+ * `main` and `types`. Everything else in package.json is written by hand.
  */
 function packageFields(entries) {
   const exports = {};
   for (const e of entries) {
     exports[e.subpath] = {
       types: `./dist/types/${e.source.replace(/\.ts$/, ".d.ts")}`,
+      [SOURCE_CONDITION]: `./${e.source}`,
       default: `./dist/${e.out}.js`,
     };
   }

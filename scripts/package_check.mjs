@@ -10,7 +10,9 @@
 //      resolution are out of scope) on the tarball
 //   4. `npm install <both tarballs> --offline` into a scratch project; scripts/package_smoke.mjs
 //      run there on each runtime (every subpath of both deno.json files imported by name, the
-//      simulator through its own name and through the library's deprecated ./testing); `require()` of the
+//      simulator through its own name and through the library's deprecated ./testing, every
+//      export's name as written); README's first example as printed (Node 24, and 22 when
+//      .tmp/node22 has it, Deno, Bun); `require()` of the
 //      package from CommonJS on Node (require(esm)); scripts/package_consumer.ts type-checked
 //      by tsc (nodenext)
 //
@@ -25,6 +27,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join, posix } from "node:path";
 import { bin, root, run } from "./_run.mjs";
+import { typescriptBlocks } from "./_markdown.mjs";
 
 const flag = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -63,6 +66,15 @@ function exportTargets(value) {
   return Object.values(value).flatMap(exportTargets);
 }
 
+/** The first TypeScript block under README's "An informer in ten lines". */
+async function readmeFirstExample() {
+  const readme = await readFile(join(root, "README.md"), "utf8");
+  const heading = readme.split("\n").findIndex((l) => l.startsWith("## An informer in ten lines"));
+  const block = typescriptBlocks(readme, "README.md").find((b) => b.line > heading + 1);
+  assert.ok(block !== undefined, "README.md: no TypeScript block under its first example heading");
+  return block.code;
+}
+
 /** What the smoke script must print on every runtime. */
 function checkSmoke(runtime, stdout) {
   const report = JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}");
@@ -95,6 +107,11 @@ function checkSmoke(runtime, stdout) {
     assert.ok(count > 0, `${where}: @kinformer/simulator ${subpath} exports nothing`);
   }
   assert.equal(report.sameSimulator, true, `${where}: ./testing re-exports @kinformer/simulator`);
+  assert.deepEqual(report.renamed, [], `${where}: exports whose name the bundler changed`);
+  assert.deepEqual(report.errorNames, [
+    "KubeApiError KubeApiError KubeApiError",
+    "KubeconfigParseError KubeconfigParseError KubeconfigParseError",
+  ], `${where}: error.name, constructor.name and String(error)`);
 }
 
 const smokeArgs = [JSON.stringify(subpaths), JSON.stringify(simulatorSubpaths)];
@@ -220,6 +237,22 @@ try {
     assert.ok(command !== undefined, `unknown runtime ${runtime}`);
     const [cmd, args] = command();
     checkSmoke(runtime, (await ok(`smoke on ${runtime}`, cmd, args, app)).stdout);
+  }
+  // README's first example, as printed, where the package is installed: on Node 24, on Node 22
+  // when .tmp/node22 has it (scripts/test.mjs installs it for RUNTIMES=node22), Deno and Bun.
+  await writeFile(join(app, "first.ts"), await readmeFirstExample());
+  const node22 = join(root, ".tmp", "node22", "node_modules", ".bin", "node");
+  const firstCommands = {
+    node: [[bin("node"), ["first.ts"]], ...(existsSync(node22) ? [[node22, ["first.ts"]]] : [])],
+    deno: [[bin("deno"), ["run", "--no-lock", "first.ts"]]],
+    bun: [[bin("bun"), ["first.ts"]]],
+  };
+  for (const runtime of runtimes) {
+    for (const [cmd, args] of firstCommands[runtime]) {
+      const version = cmd.includes("node22") ? " 22" : runtime === "node" ? " 24" : "";
+      const r = await ok(`README's first example on ${runtime}${version}`, cmd, args, app);
+      assert.equal(r.stdout.trim(), "add web-1", `README's first example on ${runtime}${version}`);
+    }
   }
   if (runtimes.includes("node")) {
     await writeFile(

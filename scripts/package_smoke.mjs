@@ -59,20 +59,45 @@ try {
   nodeLoaderError = `${error.name}:${error.code}`;
 }
 
+// Names as the bundle left them: every exported class and function keeps its own name, and
+// errors print as the class they are (esbuild renamed self-referencing classes: _KubeApiError).
 const subpaths = {};
+const renamed = [];
 for (const subpath of JSON.parse(process.argv[2] ?? "[]")) {
   const specifier = subpath === "."
     ? "@kinformer/kinformer"
     : `@kinformer/kinformer${subpath.slice(1)}`;
-  subpaths[subpath] = Object.keys(await import(specifier)).length;
+  const module = await import(specifier);
+  subpaths[subpath] = Object.keys(module).length;
+  for (const [name, value] of Object.entries(module)) {
+    if (typeof value === "function" && value.name !== name) {
+      renamed.push(`${subpath} ${name}: ${value.name}`);
+    }
+  }
 }
+const apiError = new kinformer.KubeApiError({ code: 403, message: "forbidden" });
+let parseError;
+try {
+  parseKubeconfig("clusters: [");
+} catch (error) {
+  parseError = error;
+}
+const errorNames = [apiError, parseError].map((error) =>
+  `${error?.name} ${error?.constructor.name} ${String(error).split(":")[0]}`
+);
 
 const simulatorSubpaths = {};
 for (const subpath of JSON.parse(process.argv[3] ?? "[]")) {
   const specifier = subpath === "."
     ? "@kinformer/simulator"
     : `@kinformer/simulator${subpath.slice(1)}`;
-  simulatorSubpaths[subpath] = Object.keys(await import(specifier)).length;
+  const module = await import(specifier);
+  simulatorSubpaths[subpath] = Object.keys(module).length;
+  for (const [name, value] of Object.entries(module)) {
+    if (typeof value === "function" && value.name !== name) {
+      renamed.push(`simulator ${subpath} ${name}: ${value.name}`);
+    }
+  }
 }
 
 console.log(JSON.stringify({
@@ -86,4 +111,6 @@ console.log(JSON.stringify({
   subpaths,
   simulatorSubpaths,
   sameSimulator: Deprecated === SimulatedCluster,
+  renamed,
+  errorNames,
 }));

@@ -42,4 +42,4 @@ export {
   requireNumber,
 } from "../util/validate.ts";
 export { base64Utf8, describeKind, describeValue, isRecord, messageOf } from "../util/values.ts";
-export { waitFor } from "../util/wait_for.ts";
+export { Waiters } from "../util/wait_for.ts";

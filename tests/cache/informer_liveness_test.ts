@@ -194,7 +194,7 @@ describe("liveness: server-supplied delays are validated", () => {
     e.cluster.faults.failNext(1, { status: 429, verb: "list", retryAfter: "99999999999" });
     const inf = e.informer({
       resource: pods,
-      onError: (_error, ctx) => retryIn.push(ctx.retryInMs),
+      onError: (_error, ctx) => retryIn.push(ctx.retryInMs ?? 0),
     });
     inf.start();
     await e.clock.flush();

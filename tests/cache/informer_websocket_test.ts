@@ -180,7 +180,7 @@ describe("informer over WebSockets", () => {
         x.error instanceof WebSocketWatchError && x.error.phase === "handshake"
       ),
     );
-    assert.equal(inf.health().state, "backing-off");
+    assert.equal(inf.health().activity, "backing-off");
     assert.equal(inf.store.size, 1, "the cache from the LIST stays");
     await closed(e);
   });

@@ -37,6 +37,13 @@ describe("package.json", () => {
       assert.ok(typeof entry === "object", `${subpath}: conditions expected`);
       const out = subpath === "." ? "mod" : subpath.slice(2);
       assert.equal(entry.default, `./dist/${out}.js`, subpath);
+      // Under `--conditions=kinformer-source` the name resolves to the shipped source: the
+      // examples of a checkout import the package by name (scripts/test.mjs passes it).
+      assert.equal(
+        (entry as Record<string, string>)["kinformer-source"],
+        source,
+        `${subpath}: kinformer-source`,
+      );
       assert.equal(
         entry.types,
         `./dist/types/${source.slice(2).replace(/\.ts$/, ".d.ts")}`,

@@ -74,6 +74,14 @@ export interface SimulatedClusterOptions {
    */
   watchList?: boolean;
   /**
+   * Whether a streaming list (`sendInitialEvents=true`) is gzip-compressed when the client asks
+   * for gzip (`Accept-Encoding`), with one gzip member per flush (roughly one per event), as
+   * kube-apiserver 1.37 does (`WatchListCompression`, beta, on by default). Ordinary watches
+   * are never compressed. `false` answers streaming lists uncompressed, as before 1.37.
+   * @default true
+   */
+  watchListCompression?: boolean;
+  /**
    * Whether the server has a watch cache, as real API servers do by default: lists at
    * resourceVersion "0" are then served whole from it and `limit` is ignored (a big cluster's
    * first list is one large response). `false` models a server without one: every list honours
@@ -169,6 +177,8 @@ export interface ResolvedClusterOptions {
   readonly bookmarkIntervalMs: number;
   /** Whether streaming lists are enabled. */
   readonly watchList: boolean;
+  /** Whether streaming lists are gzip-compressed per flush for clients that ask. */
+  readonly watchListCompression: boolean;
   /** Whether lists at resourceVersion "0" ignore `limit`. */
   readonly watchCache: boolean;
   /** The `logRequests` option as given (validated by the request log). */
@@ -215,6 +225,7 @@ export function resolveClusterOptions(
     o.maxWatchBufferBytes ?? 1024 * 1024 * 1024,
   );
   checkBoolean(o.watchList, "options.watchList");
+  checkBoolean(o.watchListCompression, "options.watchListCompression");
   checkBoolean(o.watchCache, "options.watchCache");
   checkBoolean(o.autoCreateNamespaces, "options.autoCreateNamespaces");
   return {
@@ -225,6 +236,7 @@ export function resolveClusterOptions(
     historyLimit,
     bookmarkIntervalMs,
     watchList: o.watchList ?? true,
+    watchListCompression: o.watchListCompression ?? true,
     watchCache: o.watchCache ?? true,
     logRequests: o.logRequests,
     maxWatchBufferBytes,

@@ -231,6 +231,8 @@ export class SimulatedCluster implements Disposable {
       // A request routed just before its resource stopped being served finds it gone.
       view: (info) => api.view(info.id) ?? fail(pathNotFound()),
       takeWatchFaults: (state) => faults.takeWatchFaults(state.info.id),
+      takeCloseAfterInitialEventsEnd: (state) =>
+        faults.takeCloseAfterInitialEventsEnd(state.info.id),
       takeEventFault: (state, type) => faults.takeEventFault(state.info.id, type),
       track: (c) => this.#channels.add(c),
       untrack: (c) => this.#channels.delete(c),
@@ -260,8 +262,9 @@ export class SimulatedCluster implements Disposable {
       token: o.token,
       isClosed: () => this.#closed,
     };
+    const gzip = { watchListCompression: o.watchListCompression };
     this.fetch = (request: Request): Promise<Response> =>
-      gzipIfAsked(request, handleRequest(http, request));
+      gzipIfAsked(request, handleRequest(http, request), gzip);
     this.webSocket = (url, init) => new InProcessWebSocket(url, init, this.fetch);
   }
 

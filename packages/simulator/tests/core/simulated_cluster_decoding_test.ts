@@ -100,9 +100,8 @@ describe("SimulatedCluster body decoding as kube-apiserver's", () => {
     const warned = await send(c, "POST", CM, yaml("warned"), "application/yaml");
     assert.equal(warned.status, 201);
     assert.equal(
-      (c.get(configmaps, { namespace: "default", name: "warned" })?.data as
-        | Record<string, unknown>
-        | undefined)?.["k"],
+      (c.get(configmaps, { namespace: "default", name: "warned" })?.data as Record<string, string>)
+        ?.k,
       "second",
     );
     assert.match(String(warned.warning), /line 7: key \\?"k\\?" already set in map/);
@@ -153,9 +152,8 @@ describe("SimulatedCluster body decoding as kube-apiserver's", () => {
     );
     assert.equal(applied.status, 201);
     assert.equal(
-      (c.get(configmaps, { namespace: "default", name: "applied" })?.data as
-        | Record<string, unknown>
-        | undefined)?.["k"],
+      (c.get(configmaps, { namespace: "default", name: "applied" })?.data as Record<string, string>)
+        ?.k,
       "second",
     );
     c.close();

@@ -7,7 +7,7 @@
 import type { AnyResourceDescriptor } from "@kinformer/kinformer/client";
 import { resourceId } from "../../model/registry/served_resources.ts";
 import { checkNumber } from "@kinformer/kinformer/internal";
-import { waitFor } from "@kinformer/kinformer/internal";
+import { Waiters } from "@kinformer/kinformer/internal";
 import { describeValue } from "@kinformer/kinformer/internal";
 
 /** The verb of a request, as recorded in {@linkcode RecordedRequest}. */
@@ -209,11 +209,12 @@ function chunkingOf(
 export class ClusterFaults {
   readonly #target: FaultTarget;
   #stalled = false;
-  #stallWaiters = new Set<() => void>();
+  #stallWaiters = new Waiters();
   #chunking: Chunking | undefined;
   #failures: Array<{ verb: RequestVerb | undefined; failure: PendingFailure }> = [];
   #drops: Array<{ events: number; resource: string | undefined }> = [];
   #omitInitialEventsEnd = false;
+  #closeAfterEnd: Array<string | undefined> = [];
   #watchListDisabled = false;
   #closeAfter: number | undefined;
   #listChunking: Chunking | undefined;
@@ -263,13 +264,16 @@ export class ClusterFaults {
   resume(): void {
     if (!this.#stalled) return;
     this.#stalled = false;
-    for (const wake of [...this.#stallWaiters]) wake();
+    this.#stallWaiters.wake();
     this.#target.resumeBodies();
   }
 
   /** Resolves when not stalled (at once if not stalled now); rejects when `signal` aborts. */
   whenResumed(signal?: AbortSignal): Promise<void> {
-    return waitFor(this.#stallWaiters, () => this.#stalled ? "pending" : "done", "", signal);
+    return this.#stallWaiters.wait(() => this.#stalled ? "pending" : "done", {
+      failure: () => undefined,
+      signal,
+    });
   }
 
   /**
@@ -449,6 +453,29 @@ export class ClusterFaults {
     this.#omitInitialEventsEnd = omit;
   }
 
+  /**
+   * Arms the next `times` streaming lists (of `resource`, if set) to end cleanly right after
+   * their initial-events-end bookmark, as kube-apiserver does on large clusters (60-100k
+   * objects) when a watcher falls behind: a client must re-watch from the bookmark's resource
+   * version, not relist.
+   */
+  closeAfterInitialEventsEnd(options?: DropWatchAfterOptions): void {
+    const times = checkCount("options.times", options?.times ?? 1);
+    const resource = options?.resource ? resourceId(options.resource) : undefined;
+    for (let i = 0; i < times; i++) this.#closeAfterEnd.push(resource);
+  }
+
+  /**
+   * Consumes an armed {@linkcode ClusterFaults.closeAfterInitialEventsEnd} for a streaming list
+   * of resource `id` (used by the cluster).
+   */
+  takeCloseAfterInitialEventsEnd(id: string): boolean {
+    const i = this.#closeAfterEnd.findIndex((r) => r === undefined || r === id);
+    if (i < 0) return false;
+    this.#closeAfterEnd.splice(i, 1);
+    return true;
+  }
+
   /** Refuses streaming lists with 422, as a server with WatchList off (`false` restores). */
   disableWatchList(disabled = true): void {
     this.#watchListDisabled = disabled;
@@ -465,6 +492,7 @@ export class ClusterFaults {
     this.#drops = [];
     this.#eventFaults = [];
     this.#omitInitialEventsEnd = false;
+    this.#closeAfterEnd = [];
     this.#watchListDisabled = false;
   }
 }

@@ -37,6 +37,8 @@ export interface HandlerContext {
   view(info: ResourceInfo): ServedView;
   /** Consumes the faults armed for a new watch of `state` (drop/close after N, bad line). */
   takeWatchFaults(state: ResourceState): WatchFaults;
+  /** Consumes a "close this streaming list right after its end bookmark" fault for `state`. */
+  takeCloseAfterInitialEventsEnd(state: ResourceState): boolean;
   /** Consumes the fault armed for one event of `state` about to be sent (lose or corrupt it). */
   takeEventFault(
     state: ResourceState,

@@ -312,7 +312,10 @@ export function handleWatch(ctx: HandlerContext, req: WatchRequest): Response {
     // Streaming list: the state "not older than" the RV asked for is the current state.
     const snapshotRv = store.rv;
     watch.sendInitial(state.snapshotAt(snapshotRv)!);
-    if (bookmarks && !ctx.omitInitialEventsEnd) watch.bookmark(snapshotRv, true);
+    if (bookmarks && !ctx.omitInitialEventsEnd) {
+      watch.bookmark(snapshotRv, true);
+      if (ctx.takeCloseAfterInitialEventsEnd(state)) watch.close();
+    }
     watch.start(timeoutMs);
   } else if (fromRv === undefined) {
     if (sendInitial === null) watch.sendInitial(state.snapshotAt(store.rv)!);

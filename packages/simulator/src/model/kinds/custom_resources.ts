@@ -1,7 +1,7 @@
 /**
  * Custom resources given to the simulated cluster as their `CustomResourceDefinition`
  * (`apiextensions.k8s.io/v1`, the object of the CRD's manifest): the group, names, scope and,
- * per served version, the subresources, printer columns and schema. Every served version is
+ * per served version, the subresources, printer columns, schema and selectable fields. Every served version is
  * served; the storage version holds the objects and the others are views of it that differ in
  * `apiVersion` only (the CRD conversion strategy `None`).
  * @module
@@ -10,6 +10,7 @@ import type { KubeObject } from "@kinformer/kinformer/client";
 import { describeValue, isRecord } from "@kinformer/kinformer/internal";
 import type { ServedResource, StorageView } from "./served_resource.ts";
 import { checkPrinterColumns } from "../tables/printer_columns.ts";
+import { checkSelectableFields } from "./selectable_fields.ts";
 
 /**
  * A CustomResourceDefinition (`apiextensions.k8s.io/v1`), as in a CRD's manifest: the simulated
@@ -155,6 +156,13 @@ export function crdServedResources(crd: Record<string, unknown>, at: string): Cr
         ),
       }),
       ...(schema === undefined ? {} : { schema }),
+      ...(v.selectableFields === undefined ? {} : {
+        selectableFields: checkSelectableFields(
+          v.selectableFields,
+          `${where}.selectableFields`,
+          schema,
+        ).map((name) => ({ jsonPath: `.${name}` })),
+      }),
     };
     const view: StorageView | undefined = version === storageVersion ? undefined : {
       storage: `${group}/${storageVersion}/${plural}`,

@@ -93,4 +93,12 @@ export interface ServedResource {
    * @default undefined
    */
   readonly schema?: Record<string, unknown>;
+  /**
+   * A custom resource's `selectableFields` (as in its CRD version; GA in Kubernetes 1.32): the
+   * fields a field selector may name besides `metadata.name` and `metadata.namespace`, each a
+   * simple JSON path (`.spec.color`) to a string, boolean or integer. Any other field in a
+   * field selector is refused with kube-apiserver's 400 `field label not supported: ...`.
+   * @default []
+   */
+  readonly selectableFields?: readonly { readonly jsonPath: string }[];
 }

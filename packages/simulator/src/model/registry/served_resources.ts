@@ -24,6 +24,7 @@ import { coreEventField, toCoreEvent, toEventsV1 } from "../kinds/event_conversi
 import { checkEvent } from "../kinds/event_validation.ts";
 import { checkCustomResourceDefinition } from "../kinds/crd_validation.ts";
 import { checkPrinterColumns, type PrinterColumn } from "../tables/printer_columns.ts";
+import { checkSelectableFields } from "../kinds/selectable_fields.ts";
 import { BUILTIN_GROUPS, tableConvertorFor } from "../tables/table_convertors.ts";
 import type { TableConvertor } from "../tables/table_convertor.ts";
 import { checkLease } from "../kinds/lease_validation.ts";
@@ -87,6 +88,8 @@ interface InfoOptions {
   deleteReturnsObject?: boolean;
   printerColumns?: readonly PrinterColumn[];
   schema?: Record<string, unknown>;
+  /** Field selector names besides metadata's (a CRD version's `selectableFields`). */
+  selectableFields?: readonly string[];
   view?: StorageView;
   check?: (obj: Record<string, unknown>, name: string) => void;
 }
@@ -105,7 +108,7 @@ function info(desc: AnyResourceDescriptor, o: InfoOptions = {}): ResourceInfo {
     singular: o.singular ?? facts?.singular ?? desc.kind.toLowerCase(),
     shortNames: Object.freeze([...(o.shortNames ?? facts?.shortNames ?? [])]),
     categories: Object.freeze([...(o.categories ?? facts?.categories ?? [])]),
-    fieldSelectors: new Set([...fields, ...(facts?.fields ?? [])]),
+    fieldSelectors: new Set([...fields, ...(facts?.fields ?? []), ...(o.selectableFields ?? [])]),
     statusSubresource: o.statusSubresource ?? facts?.statusSubresource ?? true,
     scaleSubresource: o.scaleSubresource ?? facts?.scaleSubresource ?? false,
     deleteReturnsObject: o.deleteReturnsObject ?? facts?.deleteReturnsObject ?? !builtin,
@@ -175,6 +178,9 @@ function servedResource(entry: unknown, at: string): ServedResource {
     throw new TypeError(`${at}.schema must be an object (an openAPIV3Schema)`);
   }
   if (e.printerColumns !== undefined) checkPrinterColumns(e.printerColumns, `${at}.printerColumns`);
+  if (e.selectableFields !== undefined) {
+    checkSelectableFields(e.selectableFields, `${at}.selectableFields`, e.schema);
+  }
   return e;
 }
 
@@ -192,6 +198,9 @@ function entryInfo(e: ServedResource, at: string, view: StorageView | undefined)
     ...(e.scaleSubresource === undefined ? {} : { scaleSubresource: e.scaleSubresource }),
     ...(e.printerColumns === undefined ? {} : { printerColumns: e.printerColumns }),
     ...(e.schema === undefined ? {} : { schema: e.schema }),
+    ...(e.selectableFields === undefined ? {} : {
+      selectableFields: e.selectableFields.map((f) => f.jsonPath.slice(1)),
+    }),
     ...(view === undefined ? {} : { view }),
   });
 }

@@ -229,6 +229,25 @@ describe("SimulatedCluster faults", () => {
     c.close();
   });
 
+  test("closeAfterInitialEventsEnd: the armed streaming lists end right after their end bookmark", async () => {
+    const { c } = setup();
+    cm(c, "a");
+    c.faults.closeAfterInitialEventsEnd({ times: 1 });
+    const path =
+      "http://sim/api/v1/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
+    const first = await c.fetch(new Request(path));
+    const lines = (await first.text()).trim().split("\n").map((l) => JSON.parse(l));
+    assert.deepEqual(lines.map((l) => l.type), ["ADDED", "BOOKMARK"]);
+    assert.equal(lines[1].object.metadata.annotations["k8s.io/initial-events-end"], "true");
+    assert.equal(lines[1].object.metadata.resourceVersion, c.resourceVersion);
+    const second = await watch(c, path.replace("http://sim", "")); // disarmed: stays open
+    const rv = c.resourceVersion;
+    cm(c, "b");
+    assert.deepEqual(summarize(await second.events(3)), ["ADDED a", `BOOKMARK ${rv}`, "ADDED b"]);
+    await second.cancel();
+    c.close();
+  });
+
   test("disableWatchList refuses streaming lists with 422 until re-enabled", async () => {
     const { c } = setup();
     const path =
