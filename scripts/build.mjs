@@ -18,6 +18,7 @@
 // scripts/tsconfig.portable.json may have them.
 //
 //   node scripts/build.mjs                        build into dist/ and docs/api/, update package.json
+//                                                 (and tsconfig.json's paths)
 //   node scripts/build.mjs --outdir <dir>         build into <dir> only (a staged package's dist/)
 //   node scripts/build.mjs --print-package-fields print the generated package.json fields (JSON)
 //   node scripts/build.mjs --package packages/simulator [...]   the same for the simulator package
@@ -29,7 +30,7 @@
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { dirname, join, posix, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 import { LIBRARY, MINIFIED_LIBRARY } from "./esbuild_options.mjs";
 
@@ -218,6 +219,31 @@ async function keepPackageDeclarations(emitted, types) {
   await rm(emitted, { recursive: true, force: true });
 }
 
+/**
+ * Writes tsconfig.json's `paths` (how Bun, tsc and editors resolve both packages' names to
+ * their sources) from both deno.json files' `exports`, when they differ.
+ */
+async function writeWorkspacePaths() {
+  const paths = {};
+  for (
+    const [dir, name] of [["", "@kinformer/kinformer"], [
+      "packages/simulator",
+      "@kinformer/simulator",
+    ]]
+  ) {
+    const config = JSON.parse(await readFile(join(repo, dir, "deno.json"), "utf8"));
+    for (const [subpath, source] of Object.entries(config.exports)) {
+      paths[`${name}${subpath.slice(1)}`] = [`./${posix.join(dir, source)}`];
+    }
+  }
+  const file = join(repo, "tsconfig.json");
+  const tsconfig = JSON.parse(await readFile(file, "utf8"));
+  if (JSON.stringify(tsconfig.compilerOptions.paths) === JSON.stringify(paths)) return;
+  tsconfig.compilerOptions.paths = paths;
+  await writeFile(file, JSON.stringify(tsconfig, null, 2) + "\n");
+  console.log("\nupdated tsconfig.json's paths from the deno.json files");
+}
+
 /** Writes the generated fields into package.json (same key order, the rest untouched). */
 async function writePackageFields(fields) {
   const path = join(root, "package.json");
@@ -330,6 +356,7 @@ if (mainEntry !== undefined) {
 }
 if (!outdirGiven) {
   await writePackageFields(packageFields(entries));
+  await writeWorkspacePaths();
   if (isLibrary) await run(process.execPath, [join("scripts", "docs.mjs"), "--html"]);
 }
 console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);
