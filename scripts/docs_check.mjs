@@ -82,7 +82,14 @@ const REPO_PREFIXES = [REPO_BLOB, REPO_BLOB.replace("/blob/", "/tree/")];
 
 /** README.md and docs/**\/*.md (not the generated docs/api/), as repository paths. */
 export async function markdownFiles() {
-  const files = ["README.md"];
+  // The simulator's own Markdown (its README, ARCHITECTURE.md, ...) is checked the same way.
+  const simulator = join(root, "packages", "simulator");
+  const files = [
+    "README.md",
+    ...(await readdir(simulator)).filter((n) => n.endsWith(".md")).map((n) =>
+      `packages/simulator/${n}`
+    ),
+  ];
   if (existsSync(join(root, "docs"))) {
     for (const name of await readdir(join(root, "docs"), { recursive: true })) {
       const path = `docs/${name.split(sep).join("/")}`;

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// The project's one test command: type-check (README.md's TypeScript blocks too), lint with
-// Deno and check src/ for import cycles, then run the same node:test suite under Deno, Bun and
-// Node 24 (the `node` devDependency; it runs the .ts files natively), print each runtime's
+// The project's one test command, for both packages of the workspace (the library at the root,
+// @kinformer/simulator in packages/simulator/): type-check (README.md's TypeScript blocks too),
+// lint with Deno and check both for import cycles, then run the same node:test suite under Deno,
+// Bun and Node 24 (the `node` devDependency; it runs the .ts files natively), print each runtime's
 // counts, and exit non-zero if any step fails or any runtime runs zero tests. Node 22 (also
 // supported) runs on request: RUNTIMES=node22 installs node@22 into .tmp/node22 once (npm)
 // and runs the suite with it.
@@ -13,7 +14,7 @@
 import { mkdir, readdir, readFile, rm } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
-import { bin, root, run as runQuietly } from "./_run.mjs";
+import { bin, root, run as runQuietly, WORKSPACE_ENV } from "./_run.mjs";
 import { ensureKubectl } from "./kubectl.mjs";
 
 /**
@@ -29,13 +30,26 @@ const skipChecks = process.env.SKIP_CHECKS === "1";
 /** Runs a command, streaming its output; resolves { code, out }. */
 const run = (cmd, args, { env = {} } = {}) => runQuietly(cmd, args, { env, echo: true });
 
-/** Every `*_test.ts` below tests/ (which mirrors src/; tests/integration/ starts processes). */
+/** The packages of the workspace: the library at the root, the simulator in packages/. */
+const PACKAGES = [".", "packages/simulator"];
+
+/**
+ * Every `*_test.ts` below each package's tests/ (which mirrors its src/; the library's
+ * tests/integration/ starts processes).
+ */
 async function testFiles() {
   const given = process.argv.slice(2);
   if (given.length) return given;
-  const names = await readdir(join(root, "tests"), { recursive: true });
-  return names.filter((n) => n.endsWith("_test.ts") && !n.startsWith("fixtures"))
-    .map((n) => `tests/${n.split("\\").join("/")}`).sort();
+  const files = [];
+  for (const pkg of PACKAGES) {
+    const tests = pkg === "." ? "tests" : `${pkg}/tests`;
+    const names = await readdir(join(root, tests), { recursive: true });
+    files.push(
+      ...names.filter((n) => n.endsWith("_test.ts") && !n.startsWith("fixtures"))
+        .map((n) => `${tests}/${n.split("\\").join("/")}`).sort(),
+    );
+  }
+  return files;
 }
 
 const results = [];
@@ -63,9 +77,9 @@ if (files.some((f) => /kubectl/.test(f)) && process.env.KINFORMER_KUBECTL === un
 
 if (!skipChecks) {
   const t0 = performance.now();
-  const targets = ["mod.ts", "src", "tests", "examples", "bench"].filter((p) =>
-    existsSync(join(root, p))
-  );
+  const targets = ["mod.ts", "src", "tests", "examples", "bench", "packages/simulator"].filter((
+    p,
+  ) => existsSync(join(root, p)));
   console.log(`\n=== deno check ${targets.join(" ")}`);
   const check = await run(bin("deno"), ["check", "--quiet", ...targets]);
   console.log(`\n=== deno lint + deno fmt --check`);
@@ -75,10 +89,11 @@ if (!skipChecks) {
   console.log(`
 === README.md and docs/: code blocks and links (scripts/docs_check.mjs)`);
   const readme = await run(process.execPath, [join(root, "scripts", "docs_check.mjs")]);
-  // No module in src/ may import itself through others, nor a core module an adapter
+  // No module of either package may import itself through others, no folder a folder that
+  // imports it back, no core module an adapter, no simulator layer a later one
   // (scripts/import_cycles.mjs).
   console.log(`
-=== import cycles and adapter layering in src/ (scripts/import_cycles.mjs)`);
+=== import cycles (files and folders) and layering in both packages (scripts/import_cycles.mjs)`);
   const cycles = await run(process.execPath, [join(root, "scripts", "import_cycles.mjs")]);
   checksOk = check.code === 0 && lint.code === 0 && fmt.code === 0 && readme.code === 0 &&
     cycles.code === 0;
@@ -92,7 +107,16 @@ if (!skipChecks) {
   // Every JSDoc @example is a test: type-checked and run (what JSR shows users must work).
   const t1 = performance.now();
   console.log(`\n=== deno test --doc (JSDoc @examples)`);
-  const doc = await run(bin("deno"), ["test", "--doc", "-A", "--parallel", "mod.ts", "src/"]);
+  const doc = await run(bin("deno"), [
+    "test",
+    "--doc",
+    "-A",
+    "--parallel",
+    "mod.ts",
+    "src/",
+    "packages/simulator/mod.ts",
+    "packages/simulator/src/",
+  ]);
   const dm = [...doc.out.matchAll(/(?:ok|FAILED) \| (\d+) passed \| (\d+) failed/g)].at(-1);
   record(
     "deno doc examples",
@@ -120,7 +144,7 @@ const serial = process.env.TEST_SERIAL === "1";
 /** Runs one runtime's suite; `say` collects (or, serially, prints) its output. */
 function suiteRunner(say) {
   return (cmd, args, options = {}) =>
-    runQuietly(cmd, args, { env: options.env ?? {}, echo: serial }).then((r) => {
+    runQuietly(cmd, args, { env: { ...WORKSPACE_ENV, ...options.env }, echo: serial }).then((r) => {
       if (!serial) say(r.out);
       return r;
     });

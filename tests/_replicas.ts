@@ -12,7 +12,7 @@ import { LeaderElector } from "../src/controller/leases/leader_election.ts";
 import { ShardCoordinator } from "../src/controller/leases/shard_coordinator.ts";
 import { sleep } from "../src/util/clock.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { seededRandom } from "../src/testing/seeded_random.ts";
 import { Link } from "./_lease_faults.ts";
 

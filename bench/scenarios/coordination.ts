@@ -14,7 +14,7 @@ import { LeaderElector } from "../../src/controller/leases/leader_election.ts";
 import { runController } from "../../src/controller/reconcile/run_controller.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "../../packages/simulator/src/cluster/simulated_cluster.ts";
 import { sleep } from "../../src/util/clock.ts";
 import { numberOption } from "../_runtime.ts";
 import { fmtMs, fmtX, median } from "../_format.ts";

@@ -20,7 +20,7 @@ import {
 import { HEADER_LINES } from "../../src/config/_header_lines.ts";
 import { headerKeyEscape } from "../../src/config/_user_auth.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { failure } from "../_errors.ts";
 

@@ -11,7 +11,7 @@ import {
 } from "../../src/config/mod.ts";
 import type { KubeconfigExec } from "../../src/config/kubeconfig.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { pods } from "../../src/client/resource.ts";
 import { createInformer } from "../../src/cache/informer.ts";

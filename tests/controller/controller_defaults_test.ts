@@ -18,7 +18,7 @@ import {
   ShardCoordinator,
 } from "../../src/controller/mod.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { captureConsole } from "../_console.ts";
 
 /** A custom resource whose CRD is not installed. */

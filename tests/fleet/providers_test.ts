@@ -12,7 +12,7 @@ import { Fleet } from "../../src/fleet/fleet.ts";
 import { kubeconfigConnector, kubeconfigContexts } from "../../src/fleet/kubeconfig_contexts.ts";
 import { kubeconfigSecrets } from "../../src/fleet/kubeconfig_secrets.ts";
 import { clientOf, ManualClock, server } from "./_fleet_env.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 
 /** A kubeconfig for a server at `url`, with a token that must never show in errors. */
 function kubeconfigText(url: string, token = "s3cret-token"): string {

@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { configmaps, pods } from "../../src/client/resource.ts";
 import type { InformerCheckpoint } from "../../src/cache/informer.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 import { pod } from "../_informer_env.ts";
 import { runtime, serveCluster, type ServedCluster } from "../_serve.ts";
 import {

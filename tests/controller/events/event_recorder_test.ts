@@ -11,7 +11,7 @@ import type { KubeObject } from "../../../src/client/types.ts";
 import type { ErrorContext } from "../../../src/util/error_context.ts";
 import { parseMicroTime } from "../../../src/util/micro_time.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 const T0 = Date.UTC(2026, 5, 1, 8, 0, 0);
 const MINUTE = 60_000;

@@ -14,7 +14,7 @@ import { leases } from "../../../src/client/resource.ts";
 import { LeaderElector } from "../../../src/controller/mod.ts";
 import { parseMicroTime } from "../../../src/util/micro_time.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { seededRandom } from "../../../src/testing/seeded_random.ts";
 import { Link, type LinkMode } from "../../_lease_faults.ts";
 

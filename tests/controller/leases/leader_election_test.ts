@@ -11,7 +11,7 @@ import {
 } from "../../../src/controller/mod.ts";
 import type { Clock } from "../../../src/util/clock.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { seededRandom } from "../../../src/testing/seeded_random.ts";
 import { Link } from "../../_lease_faults.ts";
 

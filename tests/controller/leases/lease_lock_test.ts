@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../../src/client/kube_client.ts";
 import { leases } from "../../../src/client/resource.ts";
 import { LeaseLock, leaseSnapshot } from "../../../src/controller/mod.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 const record = {
   holderIdentity: "a",

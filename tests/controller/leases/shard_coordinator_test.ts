@@ -13,7 +13,7 @@ import {
 import { SHARD_GROUP_LABEL } from "../../../src/controller/leases/shard_coordinator_options.ts";
 import { parseMicroTime } from "../../../src/util/micro_time.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { seededRandom } from "../../../src/testing/seeded_random.ts";
 import { Link } from "../../_lease_faults.ts";
 

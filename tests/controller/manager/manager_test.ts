@@ -17,7 +17,7 @@ import type { KubeObject } from "../../../src/client/types.ts";
 import { sleep } from "../../../src/util/clock.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
 import { seededRandom } from "../../../src/testing/seeded_random.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { Link } from "../../_lease_faults.ts";
 
 interface Replica {

@@ -12,8 +12,8 @@ import {
 } from "../../../src/controller/mod.ts";
 import { KubeClient } from "../../../src/client/kube_client.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
-import { widgets } from "../../../src/testing/widgets.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
+import { widgets } from "@kinformer/simulator";
 
 const T0 = Date.UTC(2026, 4, 1, 12, 0, 0, 750);
 

@@ -18,7 +18,7 @@ import { KubeClient } from "../../../src/client/kube_client.ts";
 import { leases } from "../../../src/client/resource.ts";
 import { sleep } from "../../../src/util/clock.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 type Obj = { metadata: { namespace?: string; name?: string } };
 

@@ -3,8 +3,8 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { finalizer, FinalizerError } from "../../../src/controller/mod.ts";
 import { KubeClient } from "../../../src/client/kube_client.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
-import { type Widget, widgets } from "../../../src/testing/widgets.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
+import { type Widget, widgets } from "@kinformer/simulator";
 
 const NAME = "example.com/bucket";
 const ref = { namespace: "default", name: "w1" };

@@ -7,7 +7,7 @@ import { configmaps } from "../../../src/client/resource.ts";
 import { createInformer } from "../../../src/cache/informer.ts";
 import { runController } from "../../../src/controller/reconcile/run_controller.ts";
 import type { ReconcileContext } from "../../../src/controller/reconcile/controller_options.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 /** Runs a configmaps controller until `keys` were reconciled; returns what each request carried. */
 async function reconcileAll(

@@ -8,7 +8,7 @@ import { KubeClient } from "../../../src/client/kube_client.ts";
 import { configmaps } from "../../../src/client/resource.ts";
 import type { KubeObject } from "../../../src/client/types.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 type ConfigMap = KubeObject & { data?: Record<string, string> };
 

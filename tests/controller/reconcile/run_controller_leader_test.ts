@@ -5,7 +5,7 @@ import { pods } from "../../../src/client/resource.ts";
 import { LeaderElector, runController } from "../../../src/controller/mod.ts";
 import { KubeClient } from "../../../src/client/kube_client.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { Fleet, type Replica } from "../../_replicas.ts";
 
 function seed(fleet: Fleet, n: number): void {

@@ -15,7 +15,7 @@ import {
   watches,
 } from "../../../src/controller/mod.ts";
 import { ManualClock } from "../../../src/testing/manual_clock.ts";
-import { widgets } from "../../../src/testing/widgets.ts";
+import { widgets } from "@kinformer/simulator";
 import { closed, env } from "../../_informer_env.ts";
 
 /** An informer stand-in, synced at once; events are emitted by hand. */
