@@ -6,8 +6,8 @@
  * being plain JavaScript run against the built npm package.
  * @module
  */
-import { configmaps, createInformer, type InformerEvent, KubeClient } from "../mod.ts";
-import { configMapFixture, SimulatedCluster } from "../src/testing/mod.ts";
+import { configmaps, createInformer, type InformerEvent, KubeClient } from "@kinformer/kinformer";
+import { configMapFixture, SimulatedCluster } from "@kinformer/kinformer/testing";
 
 /** The examples' flags. */
 export interface WatchArgs {

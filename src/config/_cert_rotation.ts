@@ -24,6 +24,8 @@
  * @module
  */
 import type { Clock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
 import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
 
 /**
@@ -43,10 +45,12 @@ export interface RotatingCertificateOptions {
   /** Time source of the periodic check. */
   clock: Clock;
   /**
-   * Told when a new pair cannot be read or used (the previous pair stays in use).
-   * @default a `console.warn`
+   * Told when a new pair cannot be read or used (the previous pair stays in use), with the one
+   * `ErrorContext` of kinformer (phase `credentials`). It replaces the default printing.
+   * @default prints as every long-running object of kinformer does: the first failure of each
+   * kind at once, then at most one line per kind per minute
    */
-  onError?: ((error: unknown) => void) | undefined;
+  onError?: OnError | undefined;
 }
 
 /** One pair and the `fetch` built for it. */
@@ -80,11 +84,17 @@ export function rotatingClientCertificate(
   let stale = false;
   let pending: Promise<void> | undefined;
   let closed = false;
+  const reporter = new ErrorReporter({
+    source: "client certificate files",
+    onError: options.onError,
+    clock,
+  });
 
   const reload = async (): Promise<void> => {
     try {
       const pair = await options.read();
       if (closed || (pair.certData === current.certData && pair.keyData === current.keyData)) {
+        reporter.healthy();
         return;
       }
       const next = generationOf({ ...options.transport, ...pair });
@@ -96,15 +106,12 @@ export function rotatingClientCertificate(
         ),
       );
       previous.built?.close();
+      reporter.healthy();
     } catch (error) {
-      if (options.onError !== undefined) options.onError(error);
-      else {
-        console.warn(
-          "kinformer: the client certificate files changed but cannot be used yet; the " +
-            "previous certificate stays in use",
-          error,
-        );
-      }
+      reporter.report(error, {
+        phase: "credentials",
+        action: "the previous certificate stays in use until the files can be used",
+      });
     }
   };
 

@@ -6,7 +6,7 @@ import { pods } from "../../src/client/resource.ts";
 import type { InformerMetrics } from "../../src/cache/informer.ts";
 import type { ErrorKind } from "../../src/util/error_kind.ts";
 import { sleep } from "../../src/util/clock.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 import { closed, type Env, env, pod, take, verbs } from "../_informer_env.ts";
 
 /** Every metrics hook, recording its calls as text (`"list 750ms 5 items 3 pages"`, ...). */

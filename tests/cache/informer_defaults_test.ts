@@ -12,7 +12,7 @@ import { createInformer, type SharedInformer } from "../../src/cache/informer.ts
 import { watcher } from "../../src/cache/watcher.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { LifecycleError } from "../../src/util/lifecycle.ts";
 import { captureConsole } from "../_console.ts";
 import { pod } from "../_informer_env.ts";

@@ -9,9 +9,9 @@ import { MAX_RETRY_AFTER_MS } from "../../src/cache/reflector.ts";
 import { ListInactivityError } from "../../src/cache/reflector_errors.ts";
 import { WatchDecodeError } from "../../src/watch/decode_error.ts";
 import { LineTooLongError } from "../../src/watch/line_splitter.ts";
-import type { WatchCorruption } from "../../src/testing/faults/cluster_faults.ts";
+import type { WatchCorruption } from "@kinformer/simulator";
 import { closed, env, pod } from "../_informer_env.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 
 /** Requests of `verb` seen so far. */
 const count = (cluster: SimulatedCluster, verb: string): number =>

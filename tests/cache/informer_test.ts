@@ -6,7 +6,7 @@ import { metadataOnly } from "../../src/client/metadata_only.ts";
 import { createInformer, type ErrorContext } from "../../src/cache/informer.ts";
 import { SharedInformerFactory } from "../../src/cache/factory.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { closed, env, pod, seeded, show, take, verbs } from "../_informer_env.ts";
 import { catchUncaught } from "./_uncaught.ts";
 

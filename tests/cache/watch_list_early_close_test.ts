@@ -4,7 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { pods } from "../../src/client/resource.ts";
-import type { RecordedRequest } from "../../src/testing/serving/request_log.ts";
+import type { RecordedRequest } from "../../packages/simulator/src/server/request_log.ts";
 import { closed, env, pod } from "../_informer_env.ts";
 
 /** A request and the clock time it reached the cluster. */

@@ -4,7 +4,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { AGGREGATED_DISCOVERY_ACCEPT, discoverResources } from "../../src/client/discovery.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 /** A client on `cluster`, optionally through a server that knows only legacy discovery. */
 function clientOf(cluster: SimulatedCluster, legacyOnly = false) {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { configmaps, pods } from "../../src/client/resource.ts";
 import { newTraceContext, type TraceContext } from "../../src/client/trace_context.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 
 const PARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 

@@ -7,7 +7,7 @@ import { KubeClient, pods } from "../../src/client/mod.ts";
 import { createInformer } from "../../src/cache/informer.ts";
 import { createNodeFetch } from "../../src/adapters/node/fetch.ts";
 import { createConfigLoader } from "../../src/config/mod.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { runtime, serveHandler } from "../_serve.ts";
 import { runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { writeFile } from "node:fs/promises";

@@ -17,7 +17,7 @@ import { type ClusterClientOptions, createConfigLoader } from "../../src/config/
 import { CERT_REFRESH_MS } from "../../src/config/_cert_rotation.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { serve } from "../../src/adapters/node/serve.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import {
   fixture,
   FIXTURES,

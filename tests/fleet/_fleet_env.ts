@@ -6,10 +6,7 @@ import type { KubeObject } from "../../src/client/types.ts";
 import type { FleetEvent } from "../../src/fleet/fleet_event.ts";
 import { fleetKey } from "../../src/fleet/cluster_key.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import {
-  SimulatedCluster,
-  type SimulatedClusterOptions,
-} from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster, type SimulatedClusterOptions } from "@kinformer/simulator";
 
 export type FetchFn = (request: Request) => Promise<Response>;
 

@@ -13,7 +13,7 @@ import { kubeconfigConnector, kubeconfigContexts } from "../../src/fleet/kubecon
 import { kubeconfigSecrets } from "../../src/fleet/kubeconfig_secrets.ts";
 import { captureConsole } from "../_console.ts";
 import { clientOf, ManualClock, server } from "./_fleet_env.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 
 /** A kubeconfig for a server at `url`, with a token that must never show in errors. */
 function kubeconfigText(url: string, token = "s3cret-token"): string {
