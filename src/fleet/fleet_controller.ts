@@ -4,7 +4,10 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import type { ReconcileContext, ReconcileResult } from "../controller/controller_options.ts";
+import type {
+  ReconcileContext,
+  ReconcileResult,
+} from "../controller/reconcile/controller_options.ts";
 import { defaultControllerRateLimiter, type RateLimiter } from "../queue/rate_limiter.ts";
 import { RateLimitingQueue } from "../queue/rate_limiting_queue.ts";
 import { onAbort } from "../util/abort.ts";

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
-import { ShardCoordinator } from "../../src/controller/shard_coordinator.ts";
+import { ShardCoordinator } from "../../src/controller/leases/shard_coordinator.ts";
 import { ItemExponentialFailureRateLimiter } from "../../src/queue/rate_limiter.ts";
 import { staticClusters } from "../../src/fleet/cluster_provider.ts";
 import { Fleet } from "../../src/fleet/fleet.ts";
