@@ -30,10 +30,12 @@ const clusters = params.getAll("cluster").map((entry) => {
   return { name: entry.slice(0, eq), server: entry.slice(eq + 1) };
 });
 
+// Errors go to the console by the default of every kinformer object: the first of each kind at
+// once, naming its cluster, then at most one line per kind per minute (never a flood, even with
+// every cluster down); each cluster's state and last error are in the table.
 const fleet = new Fleet({
   resource,
   informerOptions: () => ({ transport: "auto" }),
-  onError: (error, { cluster, kind }) => console.warn(`${cluster}: ${kind}: ${String(error)}`),
 });
 
 const table = document.getElementById("clusters")!;
@@ -58,7 +60,8 @@ function row(cluster: string): HTMLTableRowElement {
 
 /** Redraws the cluster table from `fleet.health()` (cheap: one row per cluster). */
 function drawClusters(): void {
-  for (const c of fleet.health().clusters) {
+  const h = fleet.health();
+  for (const c of h.clusters) {
     const tr = row(c.name);
     tr.dataset.state = c.state;
     tr.className = c.stale ? "stale" : c.state;
@@ -67,7 +70,7 @@ function drawClusters(): void {
     tr.cells[3]!.textContent = c.reason;
   }
   summary.textContent =
-    `${fleet.store.size} ${resource.resource} in ${fleet.clusters().length} clusters`;
+    `${fleet.store.size} ${resource.resource} in ${fleet.clusters().length} clusters (${h.state})`;
 }
 
 function show(cluster: string, object: { metadata: { namespace?: string; name?: string } }): void {

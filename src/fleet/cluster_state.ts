@@ -3,6 +3,7 @@
  * @module
  */
 import type { ErrorKind } from "../util/error_kind.ts";
+import type { LifecycleState } from "../util/lifecycle.ts";
 
 /**
  * Where one cluster of a fleet stands:
@@ -14,7 +15,8 @@ import type { ErrorKind } from "../util/error_kind.ts";
  * - `unreachable`: the last request failed on the way (no answer, a connection that went
  *   silent, a 5xx, a 429, a body that would not decode);
  * - `forbidden`: the server refused the credentials (401) or the access (403);
- * - `missing`: the server does not serve the resource (404: a CRD not installed there);
+ * - `missing`: the server does not serve the resource (404: a CRD not installed there; its
+ *   informer's `health().resource` is `not-found`);
  * - `removed`: disengaged (by the provider, `disengage()` or its signal).
  *
  * The failure states hold until the cluster makes progress again (a list completes, a watch
@@ -107,6 +109,12 @@ export interface ClusterHealth {
 
 /** Snapshot returned by `Fleet.health()`. */
 export interface FleetHealth {
+  /**
+   * Where the fleet is in its life, as every long-running object of kinformer says it: `idle`
+   * (no cluster engaged yet), `starting` (until every engaged cluster has synced or failed),
+   * `running`, `stopping`, `stopped`. Each cluster's own state is in `clusters`.
+   */
+  state: LifecycleState;
   /** Every engaged cluster, then the clusters removed most recently (at most 100), by name. */
   clusters: ClusterHealth[];
   /** Engaged clusters per state. */

@@ -14,11 +14,12 @@ import { objectKey } from "../cache/object_key.ts";
 import { onAbort } from "../util/abort.ts";
 import { exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock, type TimerHandle } from "../util/clock.ts";
-import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
-import { callOnError } from "../util/report_error.ts";
+import type { ErrorPhase } from "../util/error_context.ts";
+import { ErrorReporter, type ReportDetails } from "../util/error_reporter.ts";
+import { Lifecycle, LifecycleError } from "../util/lifecycle.ts";
 import { checkNumber } from "../util/validate.ts";
 import { messageOf } from "../util/values.ts";
-import { waitFor } from "../util/wait_for.ts";
+import { explainAbort } from "../util/wait_for.ts";
 import { FleetListener } from "./_fleet_listener.ts";
 import { checkClusterName } from "./cluster_key.ts";
 import {
@@ -41,6 +42,9 @@ import {
   validateSyncOptions,
 } from "./fleet_options.ts";
 import { FleetStore } from "./fleet_store.ts";
+
+/** Where an informer's error is a failed request: the ones that can fail a cluster. */
+const REQUESTS: ReadonlySet<ErrorPhase> = new Set<ErrorPhase>(["list", "stream", "watch"]);
 
 /** An error of the user's code (a transform) on its way through the informer. */
 class UserCodeError extends Error {
@@ -68,6 +72,14 @@ class ClusterSyncTimeoutError extends Error {
 /** Removed clusters `health()` remembers. */
 const REMOVED_KEPT = 100;
 
+/** Clusters a sync wait that timed out names, at most. */
+const NAMED_PENDING = 5;
+
+/** How errors and printed lines name a fleet: `"fleet pods"`, `"fleet widgets.example.com"`. */
+function fleetSource(resource: { resource: string; group?: string | undefined }): string {
+  return `fleet ${resource.resource}${resource.group ? `.${resource.group}` : ""}`;
+}
+
 /** One engaged cluster. */
 interface Member<T extends KubeObjectLike> {
   readonly name: string;
@@ -86,6 +98,8 @@ interface Member<T extends KubeObjectLike> {
   reason: string;
   since: number;
   lastError: ClusterError | undefined;
+  /** The last error itself: the `cause` of a sync wait that timed out. */
+  lastErrorValue: unknown;
   hidden: boolean;
   /** The `deleteAfterMs` timer of the unreachable policy. */
   grace: TimerHandle | undefined;
@@ -114,7 +128,12 @@ interface Member<T extends KubeObjectLike> {
  *   keeps retrying on its informer's backoff and rejoins the view when it recovers;
  * - a failed cluster's objects are kept and marked stale, or hidden after a grace period (the
  *   `unreachable` option);
- * - nothing of a disengaged cluster remains: no request, timer, handler or object.
+ * - nothing of a disengaged cluster remains: no request, timer, handler or object;
+ * - errors of every cluster go through one reporter: to `onError` with the one `ErrorContext`
+ *   (`source` `"fleet pods"`, `cluster` its name), or printed by default, never silent and
+ *   never a flood (the first of each kind at once, then at most one line per kind per minute);
+ * - the fleet has the one lifecycle in `health().state` (idle, starting until every engaged
+ *   cluster has synced or failed, running, stopping, stopped) and runs once.
  *
  * @example
  * ```ts
@@ -148,14 +167,30 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
   #members = new Map<string, Member<T>>();
   #removed = new Map<string, ClusterHealth>();
   #listeners = new Set<FleetListener<T>>();
-  #waiters = new Set<() => void>();
-  #stopped = false;
+  /** Names the fleet in errors and printed lines: `"fleet pods"`. */
+  readonly #source: string;
+  /** The one reporting path of every cluster's errors: `onError`, or the default printing. */
+  readonly #reporter: ErrorReporter;
+  /**
+   * idle (nothing engaged yet), starting (until every engaged cluster has synced or failed),
+   * running, stopping, stopped; runs once.
+   */
+  readonly #life: Lifecycle;
+  /** The stop under way (or done). */
+  #stopping: Promise<void> | undefined;
 
   /** Creates an empty fleet; nothing runs until a cluster is engaged. */
   constructor(options: FleetOptions<T>) {
     validateFleetOptions(options);
     this.#options = options;
     this.#clock = options.clock ?? systemClock;
+    this.#source = fleetSource(options.resource);
+    this.#reporter = new ErrorReporter({
+      source: this.#source,
+      onError: options.onError,
+      clock: this.#clock,
+    });
+    this.#life = new Lifecycle(this.#source, { restartable: false });
     this.store = new FleetStore<T>(options.indexers ?? {});
     this.lister = new FleetLister<T>(this.store);
   }
@@ -178,17 +213,21 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
   /**
    * Engages a cluster: builds its client if `target` is a function (`connecting`), then lists
    * and watches the resource there (`syncing`, then `synced`). Engaging a name already engaged
-   * replaces that cluster (its objects leave the view, the new ones come in). Returns false,
-   * doing nothing, for a name the `clusters` option refuses or a stopped fleet. Throws a
-   * `TypeError` for a name that is empty or holds `|`.
+   * replaces that cluster (its objects leave the view, the new ones come in). The first
+   * engagement starts the fleet (`health().state` `starting`). Returns false, doing nothing,
+   * for a name the `clusters` option refuses or an engagement whose signal has aborted. Throws
+   * a `TypeError` for a name that is empty or holds `|`, and a `LifecycleError` once the fleet
+   * is stopping or stopped (a fleet runs once).
    */
   engage(name: string, target: ClusterTarget, options: EngageOptions<T> = {}): boolean {
     checkClusterName(name, "name");
     if (!(target instanceof KubeClient) && typeof target !== "function") {
       throw new TypeError(`target must be a KubeClient or a function, got ${typeof target}`);
     }
-    if (this.#stopped || options.signal?.aborted) return false;
+    this.#refuseStopped("engage()");
+    if (options.signal?.aborted) return false;
     if (this.#options.clusters !== undefined && !this.#options.clusters(name)) return false;
+    this.#life.start();
     if (this.#members.has(name)) this.#drop(name, "replaced");
     this.#removed.delete(name);
     const member: Member<T> = {
@@ -204,6 +243,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       reason: target instanceof KubeClient ? "listing" : "building the client",
       since: this.#clock.now(),
       lastError: undefined,
+      lastErrorValue: undefined,
       hidden: false,
       grace: undefined,
       retry: undefined,
@@ -217,7 +257,10 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       member.deadline = this.#clock.setTimeout(() => {
         member.deadline = undefined;
         if (!member.synced && member.failure === undefined) {
-          this.#failed(member, new ClusterSyncTimeoutError(limit), "inactivity");
+          this.#failed(member, new ClusterSyncTimeoutError(limit), {
+            phase: "list",
+            action: "going on trying; the cluster is unreachable until it syncs",
+          });
         }
       }, limit);
     }
@@ -238,14 +281,34 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
     await stopped;
   }
 
-  /** Stops every cluster; the fleet engages nothing after. Idempotent. */
-  async stop(): Promise<void> {
-    this.#stopped = true;
+  /**
+   * Stops every cluster and ends every event stream; resolves once every connection is
+   * released. Idempotent. A fleet runs once: `engage()` and `events()` after it throw a
+   * `LifecycleError`.
+   */
+  stop(): Promise<void> {
+    if (this.#life.stop()) this.#stopping = this.#release();
+    return this.#stopping ?? Promise.resolve();
+  }
+
+  async #release(): Promise<void> {
     const stops = [...this.#members.keys()].map((name) => this.#drop(name, "fleet stopped"));
     await Promise.all(stops);
     for (const listener of this.#listeners) listener.close();
     this.#listeners.clear();
-    this.#wake();
+    this.#life.stopped();
+  }
+
+  /** Throws the `LifecycleError` of a call that needs a fleet not stopped. */
+  #refuseStopped(call: string): void {
+    const state = this.#life.state;
+    if (state === "stopping" || state === "stopped") {
+      throw new LifecycleError(
+        this.#source,
+        state,
+        `was stopped: ${call} after stop() is refused (a fleet runs once: create a new one)`,
+      );
+    }
   }
 
   /** Same as {@linkcode Fleet.stop}, for `await using`. */
@@ -257,15 +320,41 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
    * Resolves with the names of the synced clusters once the clusters asked for are synced:
    * those named in `clusters`, at least `min` of them, or (neither given) every engaged one. One
    * cluster never holds up a wait that does not name it. With `settle`, a cluster in a failure
-   * state counts as done too. Rejects when a named cluster is removed, when the fleet stops
-   * first, or with the signal's reason.
+   * state counts as done too. Rejects when a named cluster is removed, or when the fleet stops
+   * first. When `signal` aborts (`AbortSignal.timeout(30_000)`), rejects with an error that
+   * says which clusters it waited for and where they stand, with the signal reason's `name`
+   * (`TimeoutError`) and their last error as `cause`: `fleet pods: clusters eu (unreachable)
+   * not synced after 30 s: last error TypeError: fetch failed`.
+   *
+   * @example
+   * ```ts
+   * import { Fleet } from "@kinformer/kinformer/fleet";
+   * import { KubeClient, pods } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const locked = new SimulatedCluster({ authorization: [] }); // every request gets 403
+   * await using fleet = new Fleet({ resource: pods, onError: () => {} });
+   * fleet.engage("locked", new KubeClient({ server: "http://locked", fetch: locked.fetch }));
+   * await fleet.waitForSync({ settle: true }); // it has answered: forbidden
+   * const ac = new AbortController();
+   * ac.abort(new DOMException("timed out", "TimeoutError")); // as AbortSignal.timeout() does
+   * await assert.rejects(fleet.waitForSync({ signal: ac.signal }), (error: Error) => {
+   *   assert.equal(error.name, "TimeoutError");
+   *   assert.match(error.message, /^fleet pods: clusters locked \(forbidden\) not synced after \d+ ms: last error .*forbidden/);
+   *   assert.equal((error.cause as { code?: number }).code, 403);
+   *   return true;
+   * });
+   * locked.close();
+   * ```
    */
   waitForSync(options: FleetSyncOptions = {}): Promise<string[]> {
     validateSyncOptions(options);
+    const waiting = this.#clock.now();
     let gone: string | undefined;
     const done = (m: Member<T> | undefined): boolean =>
       m !== undefined && (m.synced || (options.settle === true && m.failure !== undefined));
     const check = (): "done" | "failed" | "pending" => {
+      if (this.#life.state === "stopping" || this.#life.state === "stopped") return "failed";
       if (options.clusters !== undefined) {
         for (const name of options.clusters) {
           if (this.#removed.has(name)) {
@@ -279,18 +368,37 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
         for (const m of this.#members.values()) if (done(m)) n++;
         if (n >= options.min) return "done";
       } else if ([...this.#members.values()].every(done)) return "done";
-      return this.#stopped ? "failed" : "pending";
+      return "pending";
     };
-    return waitFor(this.#waiters, check, "fleet stopped before the clusters synced", options.signal)
-      .then(
-        () => [...this.#members.values()].filter((m) => m.synced).map((m) => m.name),
-        (error: unknown) => {
-          if (gone !== undefined && !(options.signal?.aborted)) {
-            throw new Error(`cluster "${gone}" was removed before it synced`);
-          }
-          throw error;
-        },
-      );
+    return this.#life.wait(check, {
+      signal: options.signal,
+      failure: () =>
+        gone === undefined
+          ? new Error(`${this.#source} stopped before the clusters synced`)
+          : new Error(`cluster "${gone}" was removed before it synced`),
+      aborted: (reason) => {
+        const pending = options.clusters ?? [...this.#members.keys()];
+        const waited = pending.filter((name) => !done(this.#members.get(name)));
+        const members = waited.map((name) => this.#members.get(name));
+        const last = members.reduce<Member<T> | undefined>(
+          (a, m) => (m?.lastError?.at ?? -Infinity) > (a?.lastError?.at ?? -Infinity) ? m : a,
+          undefined,
+        );
+        const named = waited.slice(0, NAMED_PENDING).map((name) =>
+          `${name} (${this.#members.get(name)?.state ?? "not engaged"})`
+        ).join(", ") +
+          (waited.length > NAMED_PENDING ? ` and ${waited.length - NAMED_PENDING} more` : "");
+        const synced = [...this.#members.values()].filter(done).length;
+        return explainAbort(reason, {
+          what: options.min === undefined || options.clusters !== undefined
+            ? `${this.#source}: clusters ${named} not synced`
+            : `${this.#source}: ${synced} of the ${options.min} clusters wanted synced (${named})`,
+          hint: this.#members.size === 0 ? "; no cluster is engaged" : undefined,
+          waitedMs: this.#clock.now() - waiting,
+          lastError: last?.lastErrorValue,
+        });
+      },
+    }).then(() => [...this.#members.values()].filter((m) => m.synced).map((m) => m.name));
   }
 
   /**
@@ -301,7 +409,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
    * holds up no cluster and no other consumer. The buffer grows meanwhile, up to `maxBacklog`
    * live events (default: no bound; the initial replay does not count): a consumer further behind is ended
    * with a `RangeError` at its next `next()`, and calls `events()` again to start over from
-   * the current view.
+   * the current view. A fleet runs once: `events()` after `stop()` throws a `LifecycleError`.
    *
    * @example
    * ```ts
@@ -326,18 +434,16 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
     options: { signal?: AbortSignal | undefined; maxBacklog?: number | undefined } = {},
   ): AsyncIterableIterator<FleetEvent<T>> & AsyncDisposable {
     checkNumber(options.maxBacklog, "maxBacklog", { min: 1 });
+    this.#refuseStopped("events()");
     const listener = new FleetListener<T>(options.maxBacklog);
-    if (this.#stopped) listener.close();
-    else {
-      for (const m of this.#members.values()) {
-        if (m.hidden) continue;
-        for (const object of m.part.values()) {
-          listener.replay({ type: "add", cluster: m.name, object, isInInitialList: true });
-        }
-        if (m.synced) listener.replay({ type: "synced", cluster: m.name });
+    for (const m of this.#members.values()) {
+      if (m.hidden) continue;
+      for (const object of m.part.values()) {
+        listener.replay({ type: "add", cluster: m.name, object, isInInitialList: true });
       }
-      this.#listeners.add(listener);
+      if (m.synced) listener.replay({ type: "synced", cluster: m.name });
     }
+    this.#listeners.add(listener);
     return listener.iterator(() => this.#listeners.delete(listener), options.signal);
   }
 
@@ -356,7 +462,11 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
     return out;
   }
 
-  /** A snapshot of every cluster's state, reason, last error and objects. */
+  /**
+   * A snapshot: the fleet's own state (`idle` until a cluster is engaged, `starting` until
+   * every engaged cluster has synced or failed, `running`, `stopping`, `stopped`), and every
+   * cluster's state, reason, last error and objects.
+   */
   health(): FleetHealth {
     const clusters: ClusterHealth[] = [];
     const states: Partial<Record<ClusterState, number>> = {};
@@ -368,7 +478,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       objects += h.objects;
     }
     clusters.push(...this.#removed.values());
-    return { clusters, states, objects };
+    return { state: this.#life.state, clusters, states, objects };
   }
 
   #healthOf(m: Member<T>): ClusterHealth {
@@ -413,8 +523,13 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
         },
         (error: unknown) => {
           if (signal.aborted) return;
-          this.#failed(member, error, errorKindOf(error));
-          member.retry = this.#clock.setTimeout(attempt, backoff.next());
+          const delay = backoff.next();
+          this.#failed(member, error, {
+            phase: "credentials",
+            action: "building the client again with backoff",
+            retryInMs: delay,
+          });
+          member.retry = this.#clock.setTimeout(attempt, delay);
         },
       );
     };
@@ -432,7 +547,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       try {
         fn();
       } catch (error) {
-        this.#report(member, error, "handler");
+        this.#report(member, error, { phase: "callback", detail: "metrics", action: "going on" });
       }
     };
     const user = own.metrics;
@@ -467,15 +582,17 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
           }
         },
       }),
-      onError: (error) => {
-        if (error instanceof UserCodeError) return this.#report(member, error.cause, "transform");
-        const kind = errorKindOf(error);
-        if (failureOf(kind) !== undefined) this.#failed(member, error, kind);
-        else this.#report(member, error, kind);
+      // The informer's errors, with its context, through the fleet's one reporter.
+      onError: (error, context) => {
+        const { kind, source: _source, ...details } = context;
+        if (error instanceof UserCodeError) {
+          this.#report(member, error.cause, { ...details, foreignKind: "transform" });
+        } else if (REQUESTS.has(details.phase) && failureOf(kind) !== undefined) {
+          this.#failed(member, error, { ...details, foreignKind: kind });
+        } else this.#report(member, error, { ...details, foreignKind: kind });
       },
     });
     member.informer = informer;
-    const report = (error: unknown): void => this.#report(member, error, "handler");
     // Pending deliveries of a cluster disengaged meanwhile change nothing.
     const live = (): boolean => this.#members.get(member.name) === member;
     /** Writes `object` into the cluster's part; false when an index function refused it. */
@@ -483,7 +600,12 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       try {
         return { ok: true, old: member.part.set(object) };
       } catch (error) {
-        report(error);
+        this.#report(member, error, {
+          phase: "handler",
+          detail: "index",
+          key: objectKey(object),
+          action: "leaving the object out of the merged view",
+        });
         return { ok: false, old: undefined };
       }
     };
@@ -521,7 +643,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       },
       // A cluster resumed from a checkpoint starts with its objects: the view needs them too.
     }, { replayCache: true });
-    informer.start({ signal: member.controller.signal });
+    void informer.start({ signal: member.controller.signal });
   }
 
   /** A request of the cluster succeeded: it leaves a failure state. */
@@ -539,12 +661,21 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
     } else if (wasFailed || member.state !== "syncing") {
       this.#setState(member, "syncing", "listing");
     }
+    if (wasFailed) {
+      // One line (by default) once no cluster is failing any more.
+      let failing = false;
+      for (const m of this.#members.values()) failing ||= m.failure !== undefined;
+      if (!failing) this.#reporter.healthy();
+      this.#wake();
+    }
   }
 
-  /** An error that puts the cluster in a failure state. */
-  #failed(member: Member<T>, error: unknown, kind: ErrorKind): void {
+  /** An error that puts the cluster in a failure state (then reported). */
+  #failed(member: Member<T>, error: unknown, details: ReportDetails): void {
     if (this.#members.get(member.name) !== member) return;
+    const { kind } = this.#reporter.context(error, details);
     member.lastError = { kind, message: messageOf(error), at: this.#clock.now() };
+    member.lastErrorValue = error;
     const failure = failureOf(kind) ?? "unreachable";
     const first = member.failure === undefined;
     member.failure = failure;
@@ -558,12 +689,13 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
         }
       }, policy.deleteAfterMs);
     }
-    this.#report(member, error, kind);
+    this.#report(member, error, details);
     this.#wake();
   }
 
-  #report(member: Member<T>, error: unknown, kind: ErrorKind): void {
-    callOnError(this.#options.onError, error, { kind, cluster: member.name });
+  /** Reports an error of `member` (its name as the context's `cluster`). */
+  #report(member: Member<T>, error: unknown, details: ReportDetails): void {
+    this.#reporter.report(error, { ...details, cluster: member.name });
   }
 
   /** The `delete` policy's grace ran out: the cluster's objects leave the view. */
@@ -632,7 +764,13 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
     for (const listener of this.#listeners) listener.push(event);
   }
 
+  /** A cluster moved: the fleet runs once every cluster has synced or failed; waiters look. */
   #wake(): void {
-    for (const wake of [...this.#waiters]) wake();
+    if (this.#life.state === "starting") {
+      let settled = true;
+      for (const m of this.#members.values()) settled &&= m.synced || m.failure !== undefined;
+      if (settled) this.#life.started();
+    }
+    this.#life.waiters.wake();
   }
 }

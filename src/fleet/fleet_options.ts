@@ -10,7 +10,7 @@ import type { Indexers } from "../cache/indexer.ts";
 import type { InformerOptions } from "../cache/informer_options.ts";
 import type { Clock } from "../util/clock.ts";
 import type { BackoffOptions } from "../util/backoff.ts";
-import type { ErrorKind } from "../util/error_kind.ts";
+import type { OnError } from "../util/error_context.ts";
 import {
   checkClock,
   checkFunction,
@@ -42,14 +42,6 @@ export type ClusterClientInit = KubeClientOptions & { close?: (() => void) | und
 export type ClusterTarget =
   | KubeClient
   | ((signal: AbortSignal) => Promise<KubeClient | ClusterClientInit>);
-
-/** What `onError` learns besides the error. */
-export interface FleetErrorContext {
-  /** How the error is filed (the kind it carries; `other` for an error without one). */
-  kind: ErrorKind;
-  /** The cluster it happened in. */
-  cluster: string;
-}
 
 /**
  * What happens to the objects of a cluster that fails (unreachable, forbidden, missing):
@@ -93,10 +85,19 @@ export interface FleetOptions<T extends KubeObjectLike = KubeObject> {
   /** Time source (timers of the policy and the connectors; every informer's). @default systemClock */
   clock?: Clock | undefined;
   /**
-   * Called for every error of every cluster, with its kind and cluster; the fleet goes on. A
-   * throwing `onError` is reported as uncaught. @default undefined
+   * Told of every error of every cluster; the fleet goes on. The context (one shape in all of
+   * kinformer) says what the error is (`kind`), where it happened (`phase`: `list`, `watch`,
+   * `credentials` for a connector, `handler` for an index function, ...), the fleet as `source`
+   * (`"fleet pods"`), the cluster's name as `cluster`, and what the fleet does about it. A
+   * throwing `onError` is reported as uncaught.
+   *
+   * @default the default printing: the first error of each kind at once, naming its cluster
+   * (`fleet pods (cluster eu): list forbidden (403): ...; retrying with backoff`), then at
+   * most one line per kind per minute across the fleet with a count of those not printed, and
+   * one line when no cluster is failing any more. Every cluster's state and last error are in
+   * `health()`.
    */
-  onError?: ((error: unknown, context: FleetErrorContext) => void) | undefined;
+  onError?: OnError | undefined;
 }
 
 /** Options of `Fleet.engage()`. */

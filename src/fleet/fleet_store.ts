@@ -6,11 +6,32 @@ import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { Indexer, type Indexers, NAMESPACE_INDEX, type Store } from "../cache/indexer.ts";
 import { joinFleetKey } from "./cluster_key.ts";
 
-/** Index of the merged view by cluster: `byIndex(CLUSTER_INDEX, "eu-1")`. */
+/**
+ * Index of the merged view by cluster: `byIndex(CLUSTER_INDEX, "eu-1")`.
+ *
+ * @example
+ * ```ts
+ * import { CLUSTER_INDEX, FleetStore } from "@kinformer/kinformer/fleet";
+ * import assert from "node:assert/strict";
+ * const store = new FleetStore({});
+ * store.open("eu-1").set({ metadata: { namespace: "web", name: "api" } });
+ * assert.deepEqual(store.indexKeys(CLUSTER_INDEX, "eu-1"), ["eu-1|web/api"]);
+ * ```
+ */
 export const CLUSTER_INDEX = "cluster";
 /**
  * Index of the merged view by cluster and namespace, the value written `cluster|namespace`:
  * `byIndex(CLUSTER_NAMESPACE_INDEX, "eu-1|web")`.
+ *
+ * @example
+ * ```ts
+ * import { CLUSTER_NAMESPACE_INDEX, FleetStore } from "@kinformer/kinformer/fleet";
+ * import assert from "node:assert/strict";
+ * const store = new FleetStore({});
+ * store.open("eu-1").set({ metadata: { namespace: "web", name: "api" } });
+ * store.open("us-1").set({ metadata: { namespace: "web", name: "api" } });
+ * assert.deepEqual(store.indexKeys(CLUSTER_NAMESPACE_INDEX, "us-1|web"), ["us-1|web/api"]);
+ * ```
  */
 export const CLUSTER_NAMESPACE_INDEX = "cluster-namespace";
 

@@ -9,8 +9,8 @@ import type { KubeObject } from "../client/types.ts";
 import { createInformer } from "../cache/informer.ts";
 import { objectKey } from "../cache/object_key.ts";
 import type { Clock } from "../util/clock.ts";
-import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
-import { callOnError } from "../util/report_error.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
 import { checkFunction, checkOneOf } from "../util/validate.ts";
 import { isRecord } from "../util/values.ts";
 import { type ClusterProvider, Engagements } from "./cluster_provider.ts";
@@ -43,11 +43,14 @@ export interface KubeconfigSecretsOptions {
   /** Time source of the hub's informer. @default systemClock */
   clock?: Clock | undefined;
   /**
-   * Told of the hub informer's errors and of Secrets that cannot be used (no kubeconfig under
-   * the key, not base64 of UTF-8): `secret` is its `namespace/name`, never its contents.
-   * @default undefined
+   * Told of the hub informer's errors (source `secrets informer`) and of Secrets that cannot
+   * be used (source `kubeconfig secrets`, phase `credentials`, kind `config`: a kubeconfig that
+   * is not base64 of UTF-8): the context's `key` is the Secret's `namespace/name`, never its
+   * contents.
+   * @default the default printing of every long-running object: the first error of each kind
+   * at once, then at most one line per kind per minute
    */
-  onError?: ((error: unknown, context: { kind: ErrorKind; secret: string }) => void) | undefined;
+  onError?: OnError | undefined;
 }
 
 /** Labels, data key and cluster name of each layout. */
@@ -135,8 +138,11 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): ClusterPro
       const current = new Map<string, string>();
       /** The cluster each Secret engaged, by Secret key. */
       const bySecret = new Map<string, string>();
-      const report = (error: unknown, secret: string): void =>
-        callOnError(options.onError, error, { kind: errorKindOf(error), secret });
+      const reporter = new ErrorReporter({
+        source: "kubeconfig secrets",
+        onError: options.onError,
+        clock: options.clock,
+      });
       const drop = (key: string): void => {
         const name = bySecret.get(key);
         if (name === undefined) return;
@@ -152,7 +158,16 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): ClusterPro
           text = kubeconfigOf(secret, layout.key);
         } catch {
           // No cause kept: it would hold the Secret's contents.
-          report(new TypeError(`Secret ${key}: data.${layout.key} is not base64 of UTF-8`), key);
+          reporter.report(
+            new TypeError(`Secret ${key}: data.${layout.key} is not base64 of UTF-8`),
+            {
+              phase: "credentials",
+              foreignKind: "config",
+              key,
+              cluster: name,
+              action: "leaving its cluster out until the Secret changes",
+            },
+          );
         }
         if (name === undefined || name === "" || name.includes("|") || text === undefined) {
           drop(key);
@@ -170,7 +185,7 @@ export function kubeconfigSecrets(options: KubeconfigSecretsOptions): ClusterPro
         namespace: options.namespace,
         labelSelector: layout.labelSelector,
         clock: options.clock,
-        onError: (error) => report(error, options.namespace ?? "*"),
+        onError: options.onError,
       });
       const registration = informer.addEventHandler({
         onAdd: apply,

@@ -49,7 +49,6 @@ export type {
   ClusterInformerOptions,
   ClusterTarget,
   EngageOptions,
-  FleetErrorContext,
   FleetOptions,
   FleetSyncOptions,
   UnreachablePolicy,
@@ -63,5 +62,9 @@ export type { KubeconfigSecretLayout, KubeconfigSecretsOptions } from "./kubecon
 export { fleetMetrics } from "./fleet_metrics.ts";
 export type { FleetMetrics } from "./fleet_metrics.ts";
 export { shardedClusters } from "./sharded_clusters.ts";
-export { runFleetController } from "./fleet_controller.ts";
-export type { FleetControllerOptions, FleetRequest } from "./fleet_controller.ts";
+export { FleetController, runFleetController } from "./fleet_controller.ts";
+export type {
+  FleetControllerHealth,
+  FleetControllerOptions,
+  FleetRequest,
+} from "./fleet_controller.ts";

@@ -3,7 +3,7 @@
  * its shard (the `ShardCoordinator`'s Lease sharding, by the cluster's name).
  * @module
  */
-import type { ShardCoordinator } from "../controller/shard_coordinator.ts";
+import type { ShardCoordinator } from "../controller/leases/shard_coordinator.ts";
 import { onAbort } from "../util/abort.ts";
 import type { ClusterSink } from "./cluster_provider.ts";
 import type { ClusterTarget } from "./fleet_options.ts";

@@ -5,11 +5,12 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
-import { ShardCoordinator } from "../../src/controller/shard_coordinator.ts";
+import { ShardCoordinator } from "../../src/controller/leases/shard_coordinator.ts";
 import { ItemExponentialFailureRateLimiter } from "../../src/queue/rate_limiter.ts";
 import { staticClusters } from "../../src/fleet/cluster_provider.ts";
 import { Fleet } from "../../src/fleet/fleet.ts";
 import { runFleetController } from "../../src/fleet/fleet_controller.ts";
+import type { ErrorContext } from "../../src/util/error_context.ts";
 import { shardedClusters } from "../../src/fleet/sharded_clusters.ts";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
 import { clientOf, ManualClock, server } from "./_fleet_env.ts";
@@ -25,7 +26,7 @@ describe("runFleetController", () => {
     const ac = new AbortController();
     const seen: string[] = [];
     const limiters: string[] = [];
-    const errors: string[] = [];
+    const errors: ErrorContext[] = [];
     const done = runFleetController({
       fleet,
       clock,
@@ -35,7 +36,7 @@ describe("runFleetController", () => {
         limiters.push(cluster);
         return new ItemExponentialFailureRateLimiter({ baseDelayMs: 1_000, maxDelayMs: 60_000 });
       },
-      onError: (_error, { fleetKey }) => errors.push(fleetKey),
+      onError: (_error, context) => void errors.push(context),
       reconcile: ({ cluster, fleetKey }) => {
         seen.push(fleetKey);
         if (cluster === "b") throw new Error("b always fails");
@@ -60,7 +61,24 @@ describe("runFleetController", () => {
     assert.ok(seen.includes("a|x/new"));
     ac.abort();
     await done;
-    assert.ok(errors.every((k) => k.startsWith("b|")));
+    assert.ok(errors.length > 0);
+    for (const context of errors) {
+      assert.deepEqual(
+        { ...context, key: "", retryInMs: 0 },
+        {
+          kind: "other",
+          phase: "reconcile",
+          source: "fleet controller fleet",
+          controller: "fleet",
+          cluster: "b",
+          key: "",
+          action: "retrying with backoff",
+          retryInMs: 0,
+        },
+      );
+      assert.match(context.key ?? "", /^ns-\d\/pod-\d+$/);
+      assert.ok((context.retryInMs ?? 0) >= 1_000, "the delay of b's own limiter");
+    }
     a.close();
     b.close();
   });

@@ -7,7 +7,7 @@ import { pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { Fleet } from "../../src/fleet/fleet.ts";
 import type { FleetEvent } from "../../src/fleet/fleet_event.ts";
-import type { FleetErrorContext } from "../../src/fleet/fleet_options.ts";
+import type { ErrorContext } from "../../src/util/error_context.ts";
 import {
   blackhole,
   clientOf,
@@ -35,7 +35,7 @@ function setup() {
   const flaky = link(flakyServer);
   const hole = { count: 0, aborted: 0 };
   const slow = { count: 0, aborted: 0 };
-  const errors: FleetErrorContext[] = [];
+  const errors: ErrorContext[] = [];
   const fleet = new Fleet<KubeObject>({
     resource: pods,
     clock,

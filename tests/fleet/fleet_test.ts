@@ -229,8 +229,24 @@ describe("the sync wait", () => {
     const ac = new AbortController();
     const all = fleet.waitForSync({ signal: ac.signal });
     await clock.flush();
-    ac.abort(new Error("gave up"));
-    await assert.rejects(all, /gave up/);
+    ac.abort(new DOMException("gave up", "TimeoutError"));
+    await assert.rejects(all, (error: Error) => {
+      // What it waited for, where those clusters stand, and their last error as the cause.
+      assert.equal(error.name, "TimeoutError");
+      assert.match(
+        error.message,
+        /^fleet pods: clusters b \(forbidden\), hung \(syncing\) not synced after 0 ms: last error .*403 Forbidden/,
+      );
+      assert.equal((error.cause as { code?: unknown }).code, 403);
+      return true;
+    });
+    const some = new AbortController();
+    const three = fleet.waitForSync({ min: 3, signal: some.signal });
+    some.abort(new DOMException("gave up", "TimeoutError"));
+    await assert.rejects(
+      three,
+      /^TimeoutError: fleet pods: 1 of the 3 clusters wanted synced \(b \(forbidden\), hung \(syncing\)\) after 0 ms/,
+    );
     assert.throws(() => fleet.waitForSync({ min: -1 }), /options\.min/);
     assert.throws(() => fleet.waitForSync({ min: 1, clusters: [] }), /exclude each other/);
     const later = fleet.waitForSync({ clusters: ["later"] });

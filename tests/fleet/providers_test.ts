@@ -11,6 +11,7 @@ import { compositeProvider, staticClusters } from "../../src/fleet/cluster_provi
 import { Fleet } from "../../src/fleet/fleet.ts";
 import { kubeconfigConnector, kubeconfigContexts } from "../../src/fleet/kubeconfig_contexts.ts";
 import { kubeconfigSecrets } from "../../src/fleet/kubeconfig_secrets.ts";
+import { captureConsole } from "../_console.ts";
 import { clientOf, ManualClock, server } from "./_fleet_env.ts";
 import type { SimulatedCluster } from "@kinformer/simulator";
 
@@ -134,6 +135,7 @@ describe("kubeconfig contexts", () => {
     const clock = new ManualClock();
     const a = server(clock, 2);
     let attempts = 0;
+    const printed = captureConsole();
     await using fleet = new Fleet<KubeObject>({
       resource: pods,
       clock,
@@ -156,6 +158,13 @@ describe("kubeconfig contexts", () => {
     await clock.advance(2_000);
     await fleet.waitForSync();
     assert.equal(fleet.state("prod-a"), "synced");
+    printed.restore();
+    // By default: the first failure at once, the second within the minute not, then recovery.
+    assert.deepEqual(printed.lines, [
+      "error fleet pods (cluster prod-a): credentials error: exec plugin failed; " +
+      "building the client again with backoff (next in 1 s)",
+      "warn fleet pods: healthy again after 2 errors",
+    ]);
     ac.abort();
     a.close();
   });
@@ -190,7 +199,8 @@ describe("kubeconfig Secrets in a hub cluster", () => {
       client: clientOf("hub", hub.fetch),
       clock,
       connect: kubeconfigConnector(bareHost, { fetch }),
-      onError: (error, { secret }) => errors.push(`${secret}: ${String(error)}`),
+      onError: (error, { key, kind, phase, cluster }) =>
+        errors.push(`${key} (${cluster}) ${kind} during ${phase}: ${String(error)}`),
     }).run(fleet, { signal: ac.signal });
     assert.deepEqual(fleet.clusters(), ["fleet/one"]);
     await fleet.waitForSync();
@@ -219,7 +229,10 @@ describe("kubeconfig Secrets in a hub cluster", () => {
     });
     await clock.flush();
     assert.equal(errors.length, 1);
-    assert.match(errors[0]!, /^fleet\/bad-kubeconfig: TypeError: .*not base64/);
+    assert.match(
+      errors[0]!,
+      /^fleet\/bad-kubeconfig \(fleet\/bad\) config during credentials: TypeError: .*not base64/,
+    );
     assert.doesNotMatch(errors[0]!, /s3cret/);
     ac.abort();
     await clock.flush();
