@@ -32,7 +32,7 @@ export interface DiscoverOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** The `Accept` header of aggregated discovery, with legacy JSON as the fallback. */
+/** The `Accept` header of aggregated discovery, with legacy JSON as the fallback. Internal. */
 export const AGGREGATED_DISCOVERY_ACCEPT =
   "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
 

@@ -89,7 +89,7 @@ export {
   compareResourceVersion,
   ResourceVersionNotComparableError,
 } from "./compare_resource_version.ts";
-export { AGGREGATED_DISCOVERY_ACCEPT, discoverResources } from "./discovery.ts";
+export { discoverResources } from "./discovery.ts";
 export { newTraceContext } from "./trace_context.ts";
 export type { NewTraceContextOptions, TraceContext, TraceContextSource } from "./trace_context.ts";
 export type { DiscoveredResource, DiscoverOptions } from "./discovery.ts";
