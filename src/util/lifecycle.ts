@@ -24,7 +24,8 @@ export type LifecycleEvent = "start" | "started" | "stop" | "stopped";
 
 /**
  * The state after `event`, or an error message when the event is not allowed (a start while
- * stopping; a start after a stop of an object that runs once). Pure; the table in
+ * stopping; a start after a stop of an object that runs once). The message says what to do: a
+ * restartable object can start once its stop is done; one that runs once must be created anew. Pure; the table in
  * `tests/util/lifecycle_test.ts` is the rule:
  *
  * - `start`: idle to starting; stopped to starting when `restartable`; starting and running
@@ -41,13 +42,13 @@ export function nextLifecycleState(
   switch (event) {
     case "start":
       if (state === "idle") return "starting";
-      if (state === "stopped") {
+      if (state === "stopped" && restartable) return "starting";
+      if (state === "stopped" || state === "stopping") {
+        // An object that runs once cannot start after its stop either: waiting would not help.
+        const when = state === "stopped" ? "was stopped" : "is stopping";
         return restartable
-          ? "starting"
-          : { refused: "was stopped and runs once: create a new one to start again" };
-      }
-      if (state === "stopping") {
-        return { refused: "is stopping: await stop() before starting it again" };
+          ? { refused: "is stopping: await stop() before starting it again" }
+          : { refused: `${when} and runs once: create a new one to start again` };
       }
       return state;
     case "started":

@@ -198,7 +198,7 @@ describe("a reconcile that keeps failing, with default options", () => {
       });
       await advance(clock, 1_000, 100);
       assert.deepEqual(printed.lines, [
-        "error controller web (default/web): reconcile error: the image registry refused the pull; retrying the key with backoff",
+        "error controller web (default/web): reconcile error: the image registry refused the pull; retrying the key with backoff (next in 5 ms)",
       ]);
       await advance(clock, 120_000);
       assert.ok(attempts >= 10, `it kept retrying (${attempts} attempts)`);

@@ -38,6 +38,23 @@ describe("the lifecycle every long-running object shares", () => {
     });
   }
 
+  test("a refused start says what to do: wait for the stop only where a start can follow it", () => {
+    const refusal = (state: LifecycleState, restartable: boolean): string => {
+      const next = nextLifecycleState(state, "start", restartable);
+      assert.equal(typeof next, "object");
+      return typeof next === "object" ? next.refused : next;
+    };
+    assert.equal(
+      refusal("stopping", false),
+      "is stopping and runs once: create a new one to start again",
+    );
+    assert.equal(
+      refusal("stopped", false),
+      "was stopped and runs once: create a new one to start again",
+    );
+    assert.equal(refusal("stopping", true), "is stopping: await stop() before starting it again");
+  });
+
   test("start() says whether it started the object; a refused start throws a LifecycleError naming the object", () => {
     const life = new Lifecycle("pods informer", { restartable: false });
     assert.equal(life.state, "idle");

@@ -339,7 +339,13 @@ export class Controller<O = unknown> implements AsyncDisposable {
    */
   #report(
     error: unknown,
-    details: { phase: ErrorPhase; action: string; key?: string; detail?: string | undefined },
+    details: {
+      phase: ErrorPhase;
+      action: string;
+      key?: string;
+      detail?: string | undefined;
+      retryInMs?: number | undefined;
+    },
   ): void {
     this.#reporter.report(error, { ...details, controller: this.name });
   }
@@ -570,8 +576,13 @@ export class Controller<O = unknown> implements AsyncDisposable {
     } catch (error) {
       outcome("error");
       if (isAbortError(error, signal)) return;
-      queue.addRateLimited(key);
-      this.#report(error, { phase: "reconcile", key, action: "retrying the key with backoff" });
+      const retryInMs = queue.addRateLimited(key);
+      this.#report(error, {
+        phase: "reconcile",
+        key,
+        action: "retrying the key with backoff",
+        retryInMs,
+      });
       return;
     } finally {
       stopListening();
@@ -592,14 +603,14 @@ export class Controller<O = unknown> implements AsyncDisposable {
     }
     if (typeof after !== "number" || !(after >= 0) || !Number.isFinite(after)) {
       outcome("error");
-      queue.addRateLimited(key);
+      const retryInMs = queue.addRateLimited(key);
       this.#report(
         new RangeError(
           `reconcile returned requeueAfterMs ${
             describeValue(after)
           }; expected a finite number >= 0`,
         ),
-        { phase: "reconcile", key, action: "retrying the key with backoff" },
+        { phase: "reconcile", key, action: "retrying the key with backoff", retryInMs },
       );
       return;
     }

@@ -187,7 +187,7 @@ export interface ControllerOptions<O = unknown> {
    * that error (and a {@linkcode Controller}'s `whenStopped()`).
    * @default prints as every long-running object of kinformer does: the first error of each
    * kind at once (`controller web (default/w1): reconcile error: ...; retrying the key with
-   * backoff`), then at most one line per kind per minute with a count
+   * backoff (next in 5 ms)`), then at most one line per kind per minute with a count
    */
   onError?: OnError | undefined;
   /**

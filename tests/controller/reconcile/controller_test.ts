@@ -255,6 +255,33 @@ describe("runController", () => {
     assert.equal(clock.pendingTimers, 0);
   });
 
+  test("a failed reconcile's report says when the key is tried again", async () => {
+    const clock = new ManualClock(0);
+    const informer = syncedInformer([obj("default", "web")]);
+    const reports: { retryInMs: number | undefined; action: string }[] = [];
+    let attempts = 0;
+    const controller = start({
+      informers: [informer],
+      clock,
+      onError: (_error, { retryInMs, action }) => reports.push({ retryInMs, action }),
+      reconcile: () => {
+        if (++attempts <= 3) throw new Error("apply failed");
+        // An invalid result is retried through the rate limiter too, and says when.
+        if (attempts === 4) return { requeueAfterMs: Number.NaN };
+      },
+    });
+    await clock.advance(100);
+    assert.equal(attempts, 5);
+    assert.deepEqual(
+      reports,
+      [5, 10, 20, 40].map((retryInMs) => ({
+        retryInMs,
+        action: "retrying the key with backoff",
+      })),
+    );
+    await controller.stop();
+  });
+
   test("requeueAfterMs reconciles the key again after that delay", async () => {
     const clock = new ManualClock(0);
     const informer = syncedInformer([obj("default", "web")]);
