@@ -207,6 +207,42 @@ describe("a fleet with default options says what is wrong", () => {
       a.close();
     }
   });
+
+  test("a fleet controller failing the same way in two clusters: a line for each cluster", async () => {
+    const printed = captureConsole();
+    const clock = new ManualClock();
+    const a = server(clock, 1);
+    const b = server(clock, 1);
+    try {
+      await using fleet = new Fleet<KubeObject>({ resource: pods, clock });
+      fleet.engage("a", clientOf("a", a.fetch));
+      fleet.engage("b", clientOf("b", b.fetch));
+      const ac = new AbortController();
+      const done = runFleetController({
+        fleet,
+        clock,
+        name: "inventory",
+        signal: ac.signal,
+        reconcile: () => {
+          throw new Error("cannot reconcile");
+        },
+      });
+      await fleet.waitForSync();
+      await advance(clock, 5_000);
+      assert.deepEqual(
+        printed.lines.map((l) => l.replace(/^.*, cluster (\w+)\): reconcile error.*$/, "$1"))
+          .sort(),
+        ["a", "b"],
+      );
+      ac.abort();
+      await done;
+      assert.equal(printed.lines.length, 2, printed.lines.join("\n"));
+    } finally {
+      printed.restore();
+      a.close();
+      b.close();
+    }
+  });
 });
 
 describe("the fleet's lifecycle", () => {
