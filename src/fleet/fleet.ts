@@ -131,7 +131,10 @@ interface Member<T extends KubeObjectLike> {
  * - nothing of a disengaged cluster remains: no request, timer, handler or object;
  * - errors of every cluster go through one reporter: to `onError` with the one `ErrorContext`
  *   (`source` `"fleet pods"`, `cluster` its name), or printed by default, never silent and
- *   never a flood (the first of each kind at once, then at most one line per kind per minute);
+ *   never a flood: each cluster's first error of each kind at once, then at most one line per
+ *   cluster and kind per minute, and at most 5 lines a minute in all (beyond them, one line a
+ *   minute counts and names the clusters not printed); a recovered cluster's line while others
+ *   still fail, and one for the fleet once none fails;
  * - the fleet has the one lifecycle in `health().state` (idle, starting until every engaged
  *   cluster has synced or failed, running, stopping, stopped) and runs once.
  *
@@ -189,6 +192,8 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       source: this.#source,
       onError: options.onError,
       clock: this.#clock,
+      // Per cluster: one cluster's error never hides another's; a cap keeps a fleet quiet.
+      groupBy: "cluster",
     });
     this.#life = new Lifecycle(this.#source, { restartable: false });
     this.store = new FleetStore<T>(options.indexers ?? {});
@@ -296,6 +301,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
     await Promise.all(stops);
     for (const listener of this.#listeners) listener.close();
     this.#listeners.clear();
+    this.#reporter.close();
     this.#life.stopped();
   }
 
@@ -662,10 +668,11 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       this.#setState(member, "syncing", "listing");
     }
     if (wasFailed) {
-      // One line (by default) once no cluster is failing any more.
+      // One line (by default) for the cluster, or for the fleet once no cluster fails any more.
       let failing = false;
       for (const m of this.#members.values()) failing ||= m.failure !== undefined;
-      if (!failing) this.#reporter.healthy();
+      if (failing) this.#reporter.healthy(member.name);
+      else this.#reporter.healthy();
       this.#wake();
     }
   }
@@ -745,6 +752,7 @@ export class Fleet<T extends KubeObjectLike = KubeObject> implements AsyncDispos
       }
     }
     this.store.close(name);
+    this.#reporter.forget(name);
     member.state = "removed";
     member.reason = reason;
     member.since = this.#clock.now();

@@ -80,7 +80,9 @@ export interface FleetControllerOptions<T extends KubeObjectLike = KubeObject> {
    * `onError` of kinformer.
    * @default the default printing: the first error of each kind at once (`fleet controller
    * fleet (cluster eu, web/api): reconcile error: ...; retrying with backoff (next in 5 ms)`),
-   * then at most one line per kind per minute with a count of those not printed
+   * then at most one line per cluster and kind per minute with a count of those not printed,
+   * and at most 5 lines a minute in all (beyond them, one line a minute names what was not
+   * printed)
    */
   onError?: OnError | undefined;
 }
@@ -157,7 +159,8 @@ class PerClusterRateLimiter implements RateLimiter<string> {
  * any cluster enqueues its fleet key (`cluster|namespace/name`); workers reconcile them one key
  * at a time. A key whose cluster has been disengaged is dropped (not retried forever), and its
  * cluster's rate limiter freed; retries are limited per cluster. A failed reconcile goes to
- * `onError` (by default printed, at most one line per kind per minute). A fleet controller
+ * `onError` (by default printed, at most one line per cluster and kind per minute and 5 lines
+ * a minute in all). A fleet controller
  * runs once: `start()` after `stop()` throws a `LifecycleError`, and so does `start()` on a
  * stopped fleet. {@linkcode runFleetController} is the one-call form.
  *
@@ -220,7 +223,13 @@ export class FleetController<T extends KubeObjectLike = KubeObject> implements A
     const clock = options.clock ?? systemClock;
     const source = `fleet controller ${this.name}`;
     this.#life = new Lifecycle(source, { restartable: false });
-    this.#reporter = new ErrorReporter({ source, onError: options.onError, clock });
+    // Per cluster: a failing reconcile in one cluster never hides another's.
+    this.#reporter = new ErrorReporter({
+      source,
+      onError: options.onError,
+      clock,
+      groupBy: "cluster",
+    });
     this.#limiter = new PerClusterRateLimiter(
       options.rateLimiter ?? (() => defaultControllerRateLimiter<string>(clock)),
     );
@@ -291,6 +300,7 @@ export class FleetController<T extends KubeObjectLike = KubeObject> implements A
     this.#stop.abort(new DOMException("fleet controller stopped", "AbortError"));
     await this.#queue.stop();
     await this.#run;
+    this.#reporter.close();
     this.#life.stopped();
   }
 
@@ -307,6 +317,7 @@ export class FleetController<T extends KubeObjectLike = KubeObject> implements A
           case "state":
             if (ev.state !== "removed") break;
             this.#limiter.drop(ev.cluster);
+            this.#reporter.forget(ev.cluster);
             try {
               this.#options.onClusterRemoved?.(ev.cluster);
             } catch (error) {

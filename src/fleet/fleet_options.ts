@@ -93,9 +93,11 @@ export interface FleetOptions<T extends KubeObjectLike = KubeObject> {
    *
    * @default the default printing: the first error of each kind at once, naming its cluster
    * (`fleet pods (cluster eu): list forbidden (403): ...; retrying with backoff`), then at
-   * most one line per kind per minute across the fleet with a count of those not printed, and
-   * one line when no cluster is failing any more. Every cluster's state and last error are in
-   * `health()`.
+   * most one line per cluster and kind per minute with a count of those not printed, at most 5
+   * lines a minute in all (beyond them, one line a minute counts what was not printed and
+   * names a few clusters per kind), a line for a cluster that recovers while others still
+   * fail, and one when no cluster is failing any more. Every cluster's state and last error are
+   * in `health()`.
    */
   onError?: OnError | undefined;
 }

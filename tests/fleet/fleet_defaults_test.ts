@@ -80,6 +80,99 @@ describe("a fleet with default options says what is wrong", () => {
     }
   });
 
+  test("clusters failing the same way or differently within a minute: each its own first line", async () => {
+    const printed = captureConsole();
+    const clock = new ManualClock();
+    const locked = server(clock, 1, { authorization: [] });
+    try {
+      await using fleet = new Fleet<KubeObject>({ resource: pods, clock });
+      fleet.engage("b", clientOf("b", notFound));
+      await advance(clock, 5_000, 100);
+      fleet.engage("c", clientOf("c", notFound)); // the same 404, 5 s later
+      await advance(clock, 5_000, 100);
+      fleet.engage("d", clientOf("d", locked.fetch));
+      await advance(clock, 5_000, 100);
+      assert.deepEqual(
+        printed.lines.map((l) => l.replace(/\): list .*/, ")")),
+        [
+          "error fleet pods (cluster b)",
+          "error fleet pods (cluster c)",
+          "error fleet pods (cluster d)",
+        ],
+      );
+      assert.match(printed.lines[1]!, /\(cluster c\): list not found \(404\)/);
+      assert.match(printed.lines[2]!, /\(cluster d\): list forbidden \(403\)/);
+    } finally {
+      printed.restore();
+      locked.close();
+    }
+  });
+
+  test("200 clusters failing print a bounded number of lines, naming clusters not printed", async () => {
+    const printed = captureConsole();
+    const clock = new ManualClock();
+    const refused = (): Promise<Response> =>
+      Promise.reject(new TypeError("fetch failed: connection refused"));
+    try {
+      const fleet = new Fleet<KubeObject>({ resource: pods, clock });
+      for (let i = 0; i < 200; i++) {
+        fleet.engage(`c${i}`, clientOf(`c${i}`, i % 2 === 0 ? notFound : refused));
+      }
+      await advance(clock, 180_000, 5_000);
+      assert.equal(fleet.health().states.missing, 100);
+      assert.equal(fleet.health().states.unreachable, 100);
+      // 3 minutes: at most 5 lines and a summary a minute.
+      assert.ok(printed.lines.length >= 6 && printed.lines.length <= 18, printed.lines.join("\n"));
+      const summary = printed.lines.find((l) => l.includes("not printed")) ?? "";
+      assert.match(
+        summary,
+        /^error fleet pods: \d+ errors not printed in the last [\d.]+ (s|min) \(at most 5 lines a minute\): .*in 9\d clusters \(c\d+, c\d+, c\d+, c\d+, c\d+ and 9\d more\)/,
+      );
+      await fleet.stop();
+      assert.equal(clock.pendingTimers, 0, "no timer left after stop()");
+    } finally {
+      printed.restore();
+    }
+  });
+
+  test("a cluster recovering while another still fails: a line for it; for the fleet once none fails", async () => {
+    const printed = captureConsole();
+    const clock = new ManualClock();
+    const aServer = server(clock, 1, { bookmarkIntervalMs: 5_000 });
+    const bServer = server(clock, 1, { bookmarkIntervalMs: 5_000 });
+    const a = link(aServer);
+    const b = link(bServer);
+    try {
+      await using fleet = new Fleet<KubeObject>({
+        resource: pods,
+        clock,
+        informerOptions: () => ({ backoff: { jitter: "none" } }),
+      });
+      fleet.engage("a", clientOf("a", a.fetch));
+      fleet.engage("b", clientOf("b", b.fetch));
+      await fleet.waitForSync();
+      a.down();
+      b.down();
+      await advance(clock, 30_000);
+      assert.equal(printed.lines.filter((l) => l.startsWith("error")).length, 2);
+      a.up();
+      await advance(clock, 60_000);
+      assert.equal(fleet.state("a"), "synced");
+      assert.match(
+        printed.lines.find((l) => l.startsWith("warn")) ?? "",
+        /^warn fleet pods \(cluster a\): healthy again after \d+ errors$/,
+      );
+      b.up();
+      await advance(clock, 60_000);
+      assert.equal(fleet.state("b"), "synced");
+      assert.match(printed.lines.at(-1)!, /^warn fleet pods: healthy again after \d+ errors$/);
+    } finally {
+      printed.restore();
+      aServer.close();
+      bServer.close();
+    }
+  });
+
   test("a fleet controller whose reconcile always fails prints a handful of lines, not one per retry", async () => {
     const printed = captureConsole();
     const clock = new ManualClock();
@@ -112,6 +205,42 @@ describe("a fleet with default options says what is wrong", () => {
     } finally {
       printed.restore();
       a.close();
+    }
+  });
+
+  test("a fleet controller failing the same way in two clusters: a line for each cluster", async () => {
+    const printed = captureConsole();
+    const clock = new ManualClock();
+    const a = server(clock, 1);
+    const b = server(clock, 1);
+    try {
+      await using fleet = new Fleet<KubeObject>({ resource: pods, clock });
+      fleet.engage("a", clientOf("a", a.fetch));
+      fleet.engage("b", clientOf("b", b.fetch));
+      const ac = new AbortController();
+      const done = runFleetController({
+        fleet,
+        clock,
+        name: "inventory",
+        signal: ac.signal,
+        reconcile: () => {
+          throw new Error("cannot reconcile");
+        },
+      });
+      await fleet.waitForSync();
+      await advance(clock, 5_000);
+      assert.deepEqual(
+        printed.lines.map((l) => l.replace(/^.*, cluster (\w+)\): reconcile error.*$/, "$1"))
+          .sort(),
+        ["a", "b"],
+      );
+      ac.abort();
+      await done;
+      assert.equal(printed.lines.length, 2, printed.lines.join("\n"));
+    } finally {
+      printed.restore();
+      a.close();
+      b.close();
     }
   });
 });
