@@ -23,6 +23,7 @@ import {
 import type { ErrorContext } from "./error_context.ts";
 import { attachHandler, type EventHandler, type HandlerRegistration } from "./event_handler.ts";
 import { currentResourceVersion, eventsIterator } from "./events_iterator.ts";
+import { CacheMemory } from "./cache_memory.ts";
 import { Indexer, type Store } from "./indexer.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { InformerHealth } from "./informer_health.ts";
@@ -100,6 +101,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #inactivityTimeoutMs: number;
   #clock: Clock;
   #indexer: Indexer<T>;
+  /** How the cache holds objects (the `memory` option), and its size estimate. */
+  #memory: CacheMemory<T>;
   /** The middle of `reflector -> store writer -> listeners`: DeltaFIFO, processDeltas, cache. */
   #writer: StoreWriter<T>;
   #reflector: Reflector<T>;
@@ -143,10 +146,11 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       this.#writer.resync();
       this.#reportBacklog();
     });
-    this.#indexer = new Indexer<T>(options.indexers ?? {});
+    const detect = options.detectMutations ?? envFlag("KINFORMER_DETECT_MUTATIONS");
+    this.#memory = new CacheMemory<T>(options.memory ?? "shared", detect !== false);
+    this.#indexer = new Indexer<T>(options.indexers ?? {}, { codec: this.#memory.codec });
     this.store = this.#indexer;
     this.lister = new Lister(this.#indexer);
-    const detect = options.detectMutations ?? envFlag("KINFORMER_DETECT_MUTATIONS");
     if (detect !== false) {
       this.#mutations = new MutationDetector<T>(
         this.#clock,
@@ -176,8 +180,10 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
     );
     this.#metrics = metrics;
+    const memory = this.#memory;
     this.#reflector = new Reflector<T>({
       ...settings,
+      transform: (object) => memory.admit(settings.transform(object)),
       client,
       emit: (event) => this.#write(event),
       onError: (error, context) => {
@@ -489,6 +495,13 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       synced: this.#writer.synced,
       lastSyncResourceVersion: this.#reflector.resourceVersion,
       objects: this.#indexer.size,
+      memory: {
+        mode: this.#memory.mode,
+        estimatedBytes: this.#memory.estimatedBytes(
+          this.#indexer.size,
+          this.#indexer.estimatedBytes(),
+        ),
+      },
       lastEventAt: s.lastEventAt,
       lastBookmarkAt: s.lastBookmarkAt,
       lists: s.lists,
