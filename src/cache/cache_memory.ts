@@ -17,6 +17,8 @@ const PLAIN_SAMPLE_EVERY = 32;
 export class CacheMemory<T> {
   readonly mode: CacheMemoryMode;
   readonly codec: ObjectCodec<T> | undefined;
+  /** Whether `admit` wants the cached version (cheap to read: not in compact mode). */
+  readonly wantsPrevious: boolean;
   readonly #interner: ValueInterner | undefined;
   /** Sum and count of the per-object estimates (shared, plain): their mean sizes the cache. */
   #sum = 0;
@@ -30,13 +32,19 @@ export class CacheMemory<T> {
     // Compact mode interns too: the objects of a list under way are held decoded until the
     // list is complete, and shared they take about half the peak heap.
     this.#interner = this.mode === "plain" ? undefined : new ValueInterner();
+    this.wantsPrevious = this.mode === "shared";
   }
 
-  /** The object to cache in place of `object` (shared parts replaced by their first copy). */
-  admit(object: T): T {
+  /**
+   * The object to cache in place of `object` (shared parts replaced by their first copy).
+   * `previous` is the cached version of it, if any (parts equal to it become its parts).
+   */
+  admit(object: T, previous?: T | undefined): T {
     const interner = this.#interner;
     if (interner !== undefined) {
-      const out = interner.intern(object);
+      const out = previous === undefined
+        ? interner.intern(object)
+        : interner.internLike(object, previous);
       this.#sum += interner.lastBytes;
       this.#count++;
       return out;

@@ -39,6 +39,7 @@ import {
 import { Listener } from "./listener.ts";
 import { ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
+import { keyOf } from "./object_key.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
 import { Reflector } from "./reflector.ts";
 import { StoreWriter } from "./store_writer.ts";
@@ -183,7 +184,10 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const memory = this.#memory;
     this.#reflector = new Reflector<T>({
       ...settings,
-      transform: (object) => memory.admit(settings.transform(object)),
+      transform: (object) => {
+        const out = settings.transform(object);
+        return memory.admit(out, memory.wantsPrevious ? this.#cached(out) : undefined);
+      },
       client,
       emit: (event) => this.#write(event),
       onError: (error, context) => {
@@ -517,6 +521,12 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       listeners: this.#listeners.health(),
       consistency,
     };
+  }
+
+  /** The cached version of `object`, if any (a nameless object has none). */
+  #cached(object: T): T | undefined {
+    const name = object?.metadata?.name;
+    return name ? this.#indexer.get(keyOf(object.metadata?.namespace, name)) : undefined;
   }
 
   /** The one way an error reaches the user: `onError` (a throwing one is reported as uncaught). */
