@@ -277,8 +277,8 @@ export class Reflector<T extends KubeObjectLike> {
       signal,
       onProgress: (now) => void (this.stats.lastActivityAt = now),
       onExpiredContinue: (error) => this.#report(error, "expired", "list", 0),
-    });
-    const count = this.#emitList(result.items, "list", {
+    }, (item) => this.#transform(item, "list"));
+    const count = this.#emitList(result.items, {
       request,
       resourceVersion: result.resourceVersion,
       pages: result.pages,
@@ -289,12 +289,11 @@ export class Reflector<T extends KubeObjectLike> {
 
   /**
    * Emits a complete state (`init`, each object, `init-done`) and moves to its version.
-   * `objects` are the server's (run through the transform here) for a `list`, or already
-   * transformed for a `stream`. Returns how many were emitted.
+   * `objects` went through the transform as they arrived (a paged list page by page, a stream
+   * event by event). Returns how many were emitted.
    */
   #emitList(
-    objects: Iterable<KubeObjectLike>,
-    from: "list" | "stream",
+    objects: Iterable<T>,
     outcome: { request: PlannedRequest; resourceVersion: string; pages: number },
   ): number {
     const o = this.#o;
@@ -306,9 +305,7 @@ export class Reflector<T extends KubeObjectLike> {
     this.stats.lastActivityAt = o.clock.now();
     o.emit(INIT);
     let count = 0;
-    for (const item of objects) {
-      const object = from === "list" ? this.#transform(item, "list") : item as T;
-      if (object === undefined) continue;
+    for (const object of objects) {
       o.emit({ type: "init-apply", object });
       count++;
     }
@@ -421,7 +418,7 @@ export class Reflector<T extends KubeObjectLike> {
             bytesCount = true;
             const objects = initial;
             initial = undefined;
-            this.#emitList(objects.values(), "stream", {
+            this.#emitList(objects.values(), {
               request,
               resourceVersion: event.resourceVersion,
               pages: 1,
