@@ -24,6 +24,7 @@ import type { ErrorContext } from "./error_context.ts";
 import { attachHandler, type EventHandler, type HandlerRegistration } from "./event_handler.ts";
 import { currentResourceVersion, eventsIterator } from "./events_iterator.ts";
 import { CacheMemory } from "./cache_memory.ts";
+import { EventLag } from "./event_lag.ts";
 import { Indexer, type Store } from "./indexer.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { InformerHealth } from "./informer_health.ts";
@@ -104,6 +105,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #indexer: Indexer<T>;
   /** How the cache holds objects (the `memory` option), and its size estimate. */
   #memory: CacheMemory<T>;
+  /** Server write to consumer, per live event (for `health().eventLag`). */
+  #lag: EventLag;
   /** The middle of `reflector -> store writer -> listeners`: DeltaFIFO, processDeltas, cache. */
   #writer: StoreWriter<T>;
   #reflector: Reflector<T>;
@@ -141,6 +144,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const settings = listWatchSettings(options);
     this.#inactivityTimeoutMs = settings.inactivityTimeoutMs;
     this.#clock = options.clock ?? systemClock;
+    const clock = this.#clock;
+    this.#lag = new EventLag(() => clock.now());
     // A listener's resync: the cache is queued again as Sync deltas and delivered to it.
     this.#listeners = new ListenerSet<T>(this.#clock, () => {
       if (this.#stopped || !this.#writer.synced) return;
@@ -506,6 +511,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
           this.#indexer.estimatedBytes(),
         ),
       },
+      eventLag: this.#lag.health(),
       lastEventAt: s.lastEventAt,
       lastBookmarkAt: s.lastBookmarkAt,
       lists: s.lists,
@@ -544,7 +550,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     validateListenerOptions(options);
     const overflow = options.overflow ?? "grow";
     const resync = options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0;
-    const listener = new Listener<T>(overflow, resync);
+    const listener = new Listener<T>(overflow, resync, (event) => this.#lag.taken(event));
     if (this.#stopped) {
       listener.close();
       return listener;

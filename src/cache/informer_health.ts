@@ -7,6 +7,7 @@ import type { OverflowPolicy } from "./informer_event.ts";
 import type { ReflectorState } from "./reflector.ts";
 import type { ErrorKind } from "../util/error_kind.ts";
 import type { CacheMemoryMode } from "./informer_options.ts";
+import type { EventLagHealth } from "./event_lag.ts";
 
 /** One listener in {@linkcode InformerHealth}. */
 export interface ListenerHealth {
@@ -39,6 +40,12 @@ export interface InformerHealth {
    * informer that holds the heap, not an accounting.
    */
   memory: { mode: CacheMemoryMode; estimatedBytes: number };
+  /**
+   * Event lag (ms) from the server's write of an object (its newest `managedFields` time) to a
+   * handler or `events()` taking the live add or update, over this informer's listeners; undefined
+   * before the first one measured. To the second, and only as right as the two clocks agree.
+   */
+  eventLag: EventLagHealth | undefined;
   /** Clock time of the last watch event. */
   lastEventAt: number | undefined;
   /** Clock time of the last bookmark. */

@@ -27,9 +27,8 @@ export interface ValueInternerOptions {
  * order included), so an interned value is indistinguishable from the original to
  * `JSON.stringify`, `deepEqual` or any reader; only writes differ (they throw in strict code).
  *
- * A subtree holding a string never seen before (a `uid`, a new `resourceVersion`) cannot equal
- * anything seen before: it is neither looked up nor remembered, so unique parts cost no table
- * entries. The two tables are bounded by generations ({@linkcode ValueInternerOptions}).
+ * Every subtree is remembered, so sharing starts with the second copy (a Deployment's second
+ * pod); the two tables are bounded by generations ({@linkcode ValueInternerOptions}).
  * `intern` walks each value once; it runs where objects enter an informer's cache.
  *
  * @example
@@ -177,7 +176,7 @@ export class ValueInterner {
     return same;
   }
 
-  /** The canonical form of `v`; sets `#hash` (FRESH when it holds a string never seen). */
+  /** The canonical form of `v`; sets `#hash` (FRESH for what JSON cannot hold). */
   #value(v: unknown): unknown {
     switch (typeof v) {
       case "string":
@@ -229,7 +228,7 @@ export class ValueInterner {
     if (canonical === undefined) {
       canonical = this.#oldStrings.get(s);
       if (canonical === undefined) {
-        this.#hash = FRESH;
+        this.#hash = stringHash(s);
         this.#bytes += 16 + s.length;
         this.#remember(this.#strings, s, s);
         return s;
@@ -240,7 +239,7 @@ export class ValueInterner {
     return canonical;
   }
 
-  /** Interns the items of `a` in place; returns its content hash (FRESH if unique). */
+  /** Interns the items of `a` in place; returns its content hash (FRESH if it holds something left alone). */
   #array(a: unknown[]): number {
     let hash = 0x3a5 + a.length;
     let fresh = false;
@@ -255,7 +254,7 @@ export class ValueInterner {
     return fresh ? FRESH : hash;
   }
 
-  /** Interns the values of `o` in place; returns its content hash (FRESH if unique). */
+  /** Interns the values of `o` in place; returns its content hash (FRESH if it holds something left alone). */
   #object(o: Record<string, unknown>): number {
     let hash = 0x1b7;
     let fresh = false;
@@ -324,7 +323,7 @@ function freezeDeep(node: object): void {
   }
 }
 
-/** Hash of a value holding a string never seen: not looked up, not remembered. */
+/** Hash of a subtree holding what JSON cannot hold (`undefined`, a function): left alone. */
 const FRESH = -1;
 
 function mix(h: number, x: number): number {
