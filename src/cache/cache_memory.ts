@@ -42,9 +42,10 @@ export class CacheMemory<T> {
   admit(object: T, previous?: T | undefined): T {
     const interner = this.#interner;
     if (interner !== undefined) {
-      const out = previous === undefined
-        ? interner.intern(object)
-        : interner.internLike(object, previous);
+      // A new version shares its unchanged parts with the cached one, which it replaces: it
+      // costs about what that one did, so only objects new to the cache move the mean.
+      if (previous !== undefined) return interner.internLike(object, previous);
+      const out = interner.intern(object);
       this.#sum += interner.lastBytes;
       this.#count++;
       return out;
