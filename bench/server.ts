@@ -150,7 +150,8 @@ function handle(request: Request): Response | Promise<Response> {
   const relist = /^\/relist\/([a-z0-9-]+)(\/.*)$/.exec(path);
   if (relist !== null) {
     const id = relist[1]!;
-    const isWatch = url.searchParams.get("watch") === "1" || url.searchParams.get("watch") === "true";
+    const isWatch = url.searchParams.get("watch") === "1" ||
+      url.searchParams.get("watch") === "true";
     if (isWatch && !expired.has(id) && !held.has(id)) {
       const body = new ReadableStream<Uint8Array>({
         start(controller) {

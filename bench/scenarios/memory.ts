@@ -174,7 +174,12 @@ async function events(): Promise<unknown> {
 }
 
 /** One size's rows on one runtime. */
-function rows(ctx: BenchContext, runtime: string, n: number, r: Record<string, ClientResult>): void {
+function rows(
+  ctx: BenchContext,
+  runtime: string,
+  n: number,
+  r: Record<string, ClientResult>,
+): void {
   const at50k = n === 50_000;
   const row = (
     scenario: string,

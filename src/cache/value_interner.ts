@@ -127,10 +127,8 @@ export class ValueInterner {
     }
     if (this.#depth >= MAX_DEPTH) return v;
     this.#depth++;
-    const same = Array.isArray(v)
-      ? Array.isArray(p) && this.#arrayLike(v, p)
-      : !Array.isArray(p) &&
-        this.#objectLike(v as Record<string, unknown>, p as Record<string, unknown>);
+    const same = Array.isArray(v) ? Array.isArray(p) && this.#arrayLike(v, p) : !Array.isArray(p) &&
+      this.#objectLike(v as Record<string, unknown>, p as Record<string, unknown>);
     this.#depth--;
     if (!same) {
       this.#bytes += NODE_BYTES;
