@@ -38,13 +38,14 @@ const DECODED_BYTES = 6_000;
  * except for the `recent` objects last written or read, which are kept decoded: the object an
  * event carries is the one a read right after it returns. About 0.45x the heap of plainly
  * parsed pods at the price of a `JSON.parse` per read of an object not recently used; see
- * `docs/MEMORY.md` for measured figures.
+ * `docs/production.md` (Memory) for measured figures.
  *
  * @example
  * ```ts
  * import { CompactCodec, Indexer } from "@kinformer/kinformer/cache";
+ * import type { KubeObject } from "@kinformer/kinformer";
  * import assert from "node:assert/strict";
- * const cache = new Indexer({}, { codec: new CompactCodec({ recent: 1 }) });
+ * const cache = new Indexer<KubeObject>({}, { codec: new CompactCodec<KubeObject>({ recent: 1 }) });
  * cache.set({ metadata: { namespace: "ns", name: "a", annotations: { note: "grüß dich ✓" } } });
  * cache.set({ metadata: { namespace: "ns", name: "b" } });
  * assert.equal(cache.get("ns/a")?.metadata.annotations?.note, "grüß dich ✓"); // decoded again

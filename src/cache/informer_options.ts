@@ -156,7 +156,7 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    */
   detectMutations?: boolean | { intervalMs?: number | undefined } | undefined;
   /**
-   * How the cache holds objects (`docs/MEMORY.md` has the measured figures):
+   * How the cache holds objects (`docs/production.md`, Memory, has measured figures):
    * - `"shared"`: repeated strings and identical subtrees (managedFields entries, container
    *   specs, conditions...) are shared between cached objects and frozen (a `ValueInterner`);
    *   objects read and compare exactly as decoded, about half the heap of plainly parsed pods,
