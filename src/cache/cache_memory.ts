@@ -31,8 +31,8 @@ export class CacheMemory<T> {
     this.codec = this.mode === "compact" ? new CompactCodec<T>() : undefined;
     // Compact mode interns too: the objects of a list under way are held decoded until the
     // list is complete, and shared they take about half the peak heap. Its tables are kept
-    // small there, since what they hold is held besides the cache's text (65,536 entries of
-    // each kind held about 30 MB at 50,000 pods).
+    // small there, since what they hold (canonical strings and subtrees) is held besides the
+    // cache's text.
     this.#interner = this.mode === "plain"
       ? undefined
       : new ValueInterner(this.mode === "compact" ? { generationSize: 4096 } : {});
