@@ -110,7 +110,9 @@ export class ValueInterner {
     if (typeof previous !== "object" || previous === null || Array.isArray(previous)) {
       return this.intern(value);
     }
-    this.#objectLike(value as Record<string, unknown>, previous as Record<string, unknown>);
+    const o = value as Record<string, unknown>;
+    const p = previous as Record<string, unknown>;
+    if (this.#objectLike(o, p)) freezeTaken(o, p); // equal, yet the top level stays its own
     this.#bytes += NODE_BYTES;
     return value;
   }
@@ -134,7 +136,7 @@ export class ValueInterner {
       this.#bytes += NODE_BYTES;
       return v;
     }
-    freezeDeep(p); // now shared by two versions
+    // Equal: `p` is used whole; whoever holds it (a node that differs) freezes it.
     return p;
   }
 
@@ -151,6 +153,7 @@ export class ValueInterner {
       if (canonical !== before) same = false;
     }
     if (same) this.#bytes = bytes;
+    else freezeTaken(a, p);
     return same;
   }
 
@@ -171,6 +174,7 @@ export class ValueInterner {
     // Same values under `o`'s keys: equal if `p` has no other key, in the same order.
     if (same) same = sameKeys(o, p, count);
     if (same) this.#bytes = bytes;
+    else freezeTaken(o, p);
     return same;
   }
 
@@ -318,6 +322,19 @@ function freezeDeep(node: object): void {
   for (const key in items) {
     const item = items[key];
     if (typeof item === "object" && item !== null) freezeDeep(item);
+  }
+}
+
+/**
+ * Freezes the parts `node` took whole from the previous version `p` (now held by two
+ * versions); called once per node that differs, so each shared part is frozen from the top.
+ */
+function freezeTaken(node: object, p: object): void {
+  const items = node as Record<string, unknown>;
+  const before = p as Record<string, unknown>;
+  for (const key in items) {
+    const item = items[key];
+    if (typeof item === "object" && item !== null && item === before[key]) freezeDeep(item);
   }
 }
 
