@@ -130,13 +130,21 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
   }
 
   /** Iterates entries without copying (internal). */
-  *entries(): IterableIterator<[string, T]> {
-    for (const [key, stored] of this.#items) yield [key, this.#decode(stored, key)];
+  entries(): IterableIterator<[string, T]> {
+    if (this.#codec === undefined) return this.#items.entries() as IterableIterator<[string, T]>;
+    return this.#decoded();
   }
 
   /** Iterates objects without copying (internal; do not change the cache while iterating). */
-  *values(): IterableIterator<T> {
-    for (const [key, stored] of this.#items) yield this.#decode(stored, key);
+  values(): IterableIterator<T> {
+    if (this.#codec === undefined) return this.#items.values() as IterableIterator<T>;
+    return (function* (entries: IterableIterator<[string, T]>) {
+      for (const [, object] of entries) yield object;
+    })(this.#decoded());
+  }
+
+  *#decoded(): IterableIterator<[string, T]> {
+    for (const [key, stored] of this.#items) yield [key, this.#decode(stored, key)];
   }
 
   /** Estimated heap bytes of the held forms, when a codec holds them; else undefined. */
