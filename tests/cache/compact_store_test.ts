@@ -41,7 +41,9 @@ describe("CompactCodec in an Indexer", () => {
   });
 
   test("the object last written is what a read returns, until it falls out of `recent`", () => {
-    const cache = new Indexer({}, { codec: new CompactCodec({ recent: 2 }) });
+    const cache = new Indexer<KubeObject>({}, {
+      codec: new CompactCodec<KubeObject>({ recent: 2 }),
+    });
     const a = podFixture(1);
     cache.set(a);
     assert.equal(cache.get("ns-1/pod-000001"), a);
@@ -54,8 +56,8 @@ describe("CompactCodec in an Indexer", () => {
   });
 
   test("bytes follow what is held: up on insert, down on delete", () => {
-    const codec = new CompactCodec({ recent: 0 });
-    const cache = new Indexer({}, { codec });
+    const codec = new CompactCodec<KubeObject>({ recent: 0 });
+    const cache = new Indexer<KubeObject>({}, { codec });
     assert.equal(codec.bytes(), 0);
     cache.set(podFixture(1));
     const one = codec.bytes();

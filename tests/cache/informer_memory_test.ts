@@ -38,7 +38,9 @@ async function run(mode: CacheMemoryMode): Promise<{
   assert.equal(update.object.metadata.annotations?.x, "ü ✓");
   assert.equal(inf.store.get("a/p1"), update.object, "a read right after the event: its object");
   const cached = inf.store.list().map((o) => structuredClone(o));
-  const byNamespace = inf.lister.list({ namespace: "a" }).map((o) => o.metadata.name!);
+  const byNamespace = inf.lister.namespace("a").list({ labelSelector: "app=web" }).map((o) =>
+    o.metadata.name!
+  );
   const health = inf.health();
   await it.return?.();
   await closed(e);
