@@ -15,8 +15,9 @@ export interface ValueInternerOptions {
 }
 
 /**
- * Makes freshly decoded JSON values share memory with values seen before: every string is
- * replaced by the first equal string seen (V8's `JSON.parse` shares only short strings, so
+ * Makes freshly decoded JSON values share memory with values seen before: every string of 10
+ * or more characters is replaced by the first equal one seen (V8's `JSON.parse` shares only
+ * shorter strings, so
  * names, namespaces, images, node names, timestamps and label values are otherwise fresh
  * copies in every object), and every object or array whose content equals one seen before is
  * replaced by that one (managedFields entries, container specs, ports, env, volumes,
