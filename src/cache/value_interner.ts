@@ -17,9 +17,8 @@ export interface ValueInternerOptions {
 /**
  * Makes freshly decoded JSON values share memory with values seen before: every string of 10
  * or more characters is replaced by the first equal one seen (V8's `JSON.parse` shares only
- * shorter strings, so
- * names, namespaces, images, node names, timestamps and label values are otherwise fresh
- * copies in every object), and every object or array whose content equals one seen before is
+ * shorter strings, so names, namespaces, images, node names, timestamps and label values are
+ * otherwise fresh copies in every object), and every object or array whose content equals one seen before is
  * replaced by that one (managedFields entries, container specs, ports, env, volumes,
  * conditions...). A subtree is frozen (`Object.freeze`, all the way down) when it is first
  * shared, with another object or another version of the same object: a change to it through
