@@ -36,7 +36,8 @@
  * informer machinery: `DeltaFIFO`, `Indexer`, `StoreWriter`, checkpoints, consistency checks),
  * `/queue` (work queues and rate limiters), `/controller` (controllers, leader election,
  * sharding, the operator toolkit), `/testing` (simulated API server, manual clock), `/metrics`
- * (Prometheus text format), `/config` (kubeconfig and in-cluster configuration); per runtime,
+ * (Prometheus text format), `/config` (kubeconfig and in-cluster configuration), `/fleet`
+ * (multi-cluster informers: a fleet of clusters, one merged view); per runtime,
  * `/config/deno`, `/config/bun`, `/config/node` (configuration loaders), `/testing/deno`,
  * `/testing/bun`, `/testing/node` (HTTP servers for the simulated cluster) and
  * `/controller/deno`, `/controller/bun`, `/controller/node` (`runManager`).
@@ -62,6 +63,8 @@
  *   leader election and sharding.
  * - [Testing your controller with the simulated cluster](https://github.com/kinformer/kinformer/blob/main/docs/testing.md):
  *   the simulated cluster, faults, churn, ManualClock, kubectl against it.
+ * - [Fleets: one program, many clusters](https://github.com/kinformer/kinformer/blob/main/docs/fleet.md):
+ *   engaged clusters and their states, the merged view and events, providers, fleet controllers.
  * @module
  */
 // The root module: what most programs need. Everything else is on the subpath of its layer
@@ -127,10 +130,12 @@ export type {
   InformerEvent,
   InformerHealth,
   InformerOptions,
+  LifecycleState,
+  OnError,
   WatcherEvent,
   WatcherOptions,
 } from "./src/cache/mod.ts";
 
 // Errors an informer reports.
-export { CheckpointError, DriftError } from "./src/cache/mod.ts";
+export { CheckpointError, DriftError, LifecycleError } from "./src/cache/mod.ts";
 export { WatchDecodeError } from "./src/watch/mod.ts";

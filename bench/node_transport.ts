@@ -28,7 +28,7 @@ import { KubeClient, pods } from "../src/client/mod.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import { createNodeFetch } from "../src/adapters/node/fetch.ts";
 import { serve } from "../src/adapters/node/serve.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "../packages/simulator/src/cluster/simulated_cluster.ts";
 import { clientNodeInformer, loadClientNode } from "./client_node.ts";
 import { buildWatchBurst, podFixture } from "./fixtures.ts";
 

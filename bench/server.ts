@@ -22,7 +22,7 @@
  * @module
  */
 import { pods } from "../src/client/mod.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "../packages/simulator/src/cluster/simulated_cluster.ts";
 import { serve } from "../src/adapters/node/serve.ts";
 import type { KubeObject } from "../src/client/types.ts";
 import { buildWatchBurst, podFixture, type WatchBurst } from "./fixtures.ts";

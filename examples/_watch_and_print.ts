@@ -6,8 +6,8 @@
  * being plain JavaScript run against the built npm package.
  * @module
  */
-import { configmaps, createInformer, type InformerEvent, KubeClient } from "../mod.ts";
-import { configMapFixture, SimulatedCluster } from "../src/testing/mod.ts";
+import { configmaps, createInformer, type InformerEvent, KubeClient } from "@kinformer/kinformer";
+import { configMapFixture, SimulatedCluster } from "@kinformer/kinformer/testing";
 
 /** The examples' flags. */
 export interface WatchArgs {
@@ -127,7 +127,7 @@ export async function watchAndPrint(args: WatchArgs, runtime: RuntimeGlue): Prom
     resource: configmaps,
     namespace: args.namespace,
     onError: (error, ctx) =>
-      console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
+      console.error(`error (${ctx.kind} during ${ctx.phase}; ${ctx.action}): ${error}`),
   });
   informer.start();
   let synced = false;

@@ -3,9 +3,9 @@
  *
  * ```sh
  * # Against a simulated cluster served in this process with Bun.serve (with some churn):
- * bun examples/bun.ts --events 5
+ * bun --conditions=kinformer-source examples/bun.ts --events 5
  * # Against a real cluster through `kubectl proxy` (http://127.0.0.1:8001):
- * bun examples/bun.ts --server http://127.0.0.1:8001 --namespace default
+ * bun --conditions=kinformer-source examples/bun.ts --server http://127.0.0.1:8001 --namespace default
  * ```
  *
  * Flags: `--server URL` (default: an in-process simulated cluster), `--token TOKEN`,
@@ -16,13 +16,13 @@
  * The watching and printing is shared with `examples/deno.ts` (`examples/_watch_and_print.ts`);
  * this file is the Bun glue.
  *
- * In your project: `bun add @kinformer/kinformer`, then import from `"@kinformer/kinformer"`
- * and `"@kinformer/kinformer/testing"` instead of the relative paths. Bun runs the TypeScript
- * sources as they are.
+ * Written as your code would be: it imports `@kinformer/kinformer` by name. In your project,
+ * install the package (`bun add`, today the tarball `npm pack` makes: see the README's Install);
+ * in this checkout, `--conditions=kinformer-source` resolves the name to `src/`.
  * @module
  */
 import process from "node:process";
-import { serve } from "../src/adapters/bun/serve.ts";
+import { serve } from "@kinformer/kinformer/testing/bun";
 import { parseArgs, watchAndPrint } from "./_watch_and_print.ts";
 
 // The simulated cluster is served with Bun.serve, which sends a response head only with the

@@ -16,7 +16,7 @@
  *
  * ```sh
  * deno run -A examples/controller.ts        # in-process simulated cluster, churn and faults, ~10 s
- * bun examples/controller.ts                # the same on Bun
+ * bun --conditions=kinformer-source examples/controller.ts                # the same on Bun
  * kubectl proxy &                           # a real cluster (needs rights on pods and configmaps)
  * deno run -A examples/controller.ts --server http://127.0.0.1:8001
  * deno run -A examples/controller.ts --server https://my-cluster:6443 --token "$TOKEN" --seconds 60
@@ -26,7 +26,7 @@
  * (see `tests/controller/example_controller_test.ts`).
  * @module
  */
-import type { Clock } from "../src/cache/mod.ts";
+import type { Clock, ErrorContext } from "@kinformer/kinformer/cache";
 import {
   configmaps,
   type ErrorKind,
@@ -35,7 +35,7 @@ import {
   type KubeObject,
   pods,
   SharedInformerFactory,
-} from "../mod.ts";
+} from "@kinformer/kinformer";
 import {
   type LeaderElector,
   type LeaderElectorOptions,
@@ -43,10 +43,10 @@ import {
   runController,
   type ShardCoordinator,
   type ShardCoordinatorOptions,
-} from "../src/controller/mod.ts";
-import { RateLimitingQueue } from "../src/queue/mod.ts";
-import { resourcePath } from "../src/client/mod.ts";
-import { SimulatedCluster } from "../src/testing/mod.ts";
+} from "@kinformer/kinformer/controller";
+import { RateLimitingQueue } from "@kinformer/kinformer/queue";
+import { resourcePath } from "@kinformer/kinformer/client";
+import { SimulatedCluster } from "@kinformer/kinformer/testing";
 
 /** Name of the ConfigMap kept in every namespace that has pods. */
 export const INDEX_NAME = "pod-index";
@@ -317,7 +317,8 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
     failing.delete(namespace);
   };
 
-  const onError = (error: unknown, namespace: string | undefined): void => {
+  const onError = (error: unknown, context: ErrorContext): void => {
+    const namespace = context.key;
     if (namespace === undefined) {
       log(`error: ${describeError(error)}`);
       return;
@@ -365,7 +366,7 @@ export function startPodIndexController(options: PodIndexControllerOptions): Pod
       if (q.depth > 0 || q.inFlight > 0 || failing.size > 0) return false;
       return factory.informers.every((informer) => {
         const health = informer.health();
-        return health.synced && health.state === "watching" &&
+        return health.synced && health.activity === "watching" &&
           health.listeners.every((listener) => listener.backlog === 0);
       });
     },

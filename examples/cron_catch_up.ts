@@ -6,7 +6,7 @@
  * ```sh
  * # against a cluster (here through `kubectl proxy`), twice: the second run prints only what changed
  * deno run --allow-net --allow-read --allow-write examples/cron_catch_up.ts --state pods.json --server http://127.0.0.1:8001
- * bun examples/cron_catch_up.ts --state pods.json --server http://127.0.0.1:8001 --namespace default
+ * bun --conditions=kinformer-source examples/cron_catch_up.ts --state pods.json --server http://127.0.0.1:8001 --namespace default
  *
  * # no --server: an in-process simulated cluster that replays the same seeded history each run
  * # and adds one more round of changes, so every run has something new to catch up on
@@ -32,9 +32,9 @@ import {
   type KubeObject,
   pods,
   type ResourceDescriptor,
-} from "../mod.ts";
-import { type InformerCheckpoint, objectKey } from "../src/cache/mod.ts";
-import { podFixture, SimulatedCluster } from "../src/testing/mod.ts";
+} from "@kinformer/kinformer";
+import { type InformerCheckpoint, objectKey } from "@kinformer/kinformer/cache";
+import { podFixture, SimulatedCluster } from "@kinformer/kinformer/testing";
 
 const RESOURCES: Record<string, ResourceDescriptor> = { pods, configmaps };
 
@@ -162,8 +162,8 @@ async function main(): Promise<number> {
       delete o.metadata.managedFields;
       return o;
     },
-    onError: (error: unknown, ctx: { kind: string; phase: string; retryInMs: number }) =>
-      console.error(`[${ctx.phase}/${ctx.kind}] ${String(error)}; retrying in ${ctx.retryInMs} ms`),
+    onError: (error: unknown, ctx: { kind: string; phase: string; action: string }) =>
+      console.error(`[${ctx.phase}/${ctx.kind}] ${String(error)}; ${ctx.action}`),
   };
   let informer;
   try {

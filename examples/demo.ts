@@ -13,7 +13,7 @@
  * or through `kubectl proxy`:
  *   npm start -- --server http://127.0.0.1:8001 [--token TOKEN] [--namespace NS] [--seconds 30]
  *
- * Runs on Deno (`deno run -A examples/demo.ts`), Bun (`bun examples/demo.ts`) and Node (bundled).
+ * Runs on Deno (`deno run -A examples/demo.ts`), Bun (`bun --conditions=kinformer-source examples/demo.ts`) and Node (bundled).
  * @module
  */
 import {
@@ -23,9 +23,9 @@ import {
   type KubeObject,
   pods,
   SharedInformerFactory,
-} from "../mod.ts";
-import { objectKey } from "../src/cache/mod.ts";
-import { SimulatedCluster } from "../src/testing/mod.ts";
+} from "@kinformer/kinformer";
+import { objectKey } from "@kinformer/kinformer/cache";
+import { SimulatedCluster } from "@kinformer/kinformer/testing";
 
 interface Args {
   server?: string;
@@ -112,10 +112,10 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
     // A real cluster as kubectl sees it: TLS, client certificates, exec plugins (EKS, GKE, AKS).
     // The loader of the runtime this runs on (an example may pick; the library never sniffs).
     const { loadFromDefault, loadKubeconfig } = "Deno" in globalThis
-      ? await import("../src/adapters/deno/config.ts")
+      ? await import("@kinformer/kinformer/config/deno")
       : "Bun" in globalThis
-      ? await import("../src/adapters/bun/config.ts")
-      : await import("../src/adapters/node/config.ts");
+      ? await import("@kinformer/kinformer/config/bun")
+      : await import("@kinformer/kinformer/config/node");
     const options = args.kubeconfig === ""
       ? await loadFromDefault(args.context ? { context: args.context } : {})
       : await loadKubeconfig({
@@ -151,9 +151,7 @@ export async function main(argv: string[] = runtimeArgs()): Promise<number> {
       return o;
     },
     onError: (error, ctx) => {
-      const line = `${ctx.kind} during ${ctx.phase}, retry in ${ctx.retryInMs} ms: ${
-        (error as Error).message
-      }`;
+      const line = `${ctx.kind} during ${ctx.phase}; ${ctx.action}: ${(error as Error).message}`;
       errors.push(line);
       console.log(`${stamp()}  !       ${line}`);
     },

@@ -16,11 +16,12 @@
  * The watching and printing is shared with `examples/bun.ts` (`examples/_watch_and_print.ts`);
  * this file is the Deno glue.
  *
- * In your project: `deno add jsr:@kinformer/kinformer`, then import from
- * `"@kinformer/kinformer"` and `"@kinformer/kinformer/testing"` instead of the relative paths.
+ * Written as your code would be: it imports `@kinformer/kinformer` by name. In your project,
+ * install the package (see the README's Install); in this checkout, Deno resolves the name
+ * through `deno.json`.
  * @module
  */
-import { serve } from "../src/adapters/deno/serve.ts";
+import { serve } from "@kinformer/kinformer/testing/deno";
 import { parseArgs, watchAndPrint } from "./_watch_and_print.ts";
 
 const synced = await watchAndPrint(parseArgs(Deno.args), {

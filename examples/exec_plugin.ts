@@ -4,10 +4,10 @@
  * with no package besides kinformer, on Deno, Bun or Node.
  *
  * ```sh
- * deno run -A examples/exec_plugin.ts     # or: bun examples/exec_plugin.ts
- * node examples/exec_plugin.ts            # Node 22.18+ / 24 run .ts files as they are
+ * deno run -A examples/exec_plugin.ts     # or: bun --conditions=kinformer-source examples/exec_plugin.ts
+ * node --conditions=kinformer-source examples/exec_plugin.ts   # Node 22.18+ / 24 run .ts as is
  * # Your own cluster (any kubeconfig: exec plugin, client certificate, token, CA, proxy):
- * node examples/exec_plugin.ts --kubeconfig ~/.kube/config --namespace default --seconds 10
+ * node --conditions=kinformer-source examples/exec_plugin.ts --kubeconfig ~/.kube/config --namespace default --seconds 10
  * ```
  *
  * Without `--kubeconfig` it builds the whole chain on this machine: the simulated cluster
@@ -28,10 +28,10 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { createInformer, KubeClient, pods } from "../mod.ts";
-import type { ClusterClientOptions, LoadKubeconfigOptions } from "../src/config/mod.ts";
-import { SimulatedCluster } from "../src/testing/mod.ts";
-import { serve } from "../src/adapters/node/serve.ts";
+import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
+import type { ClusterClientOptions, LoadKubeconfigOptions } from "@kinformer/kinformer/config";
+import { SimulatedCluster } from "@kinformer/kinformer/testing";
+import { serve } from "@kinformer/kinformer/testing/node";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CERTS = join(HERE, "..", "tests", "fixtures", "kubeconfig", "certs");
@@ -39,12 +39,12 @@ const CERTS = join(HERE, "..", "tests", "fixtures", "kubeconfig", "certs");
 /** The runtime's loader: in your project, import the one for your runtime directly. */
 async function loadKubeconfig(options: LoadKubeconfigOptions): Promise<ClusterClientOptions> {
   if ("Deno" in globalThis) {
-    return (await import("../src/adapters/deno/config.ts")).loadKubeconfig(options);
+    return (await import("@kinformer/kinformer/config/deno")).loadKubeconfig(options);
   }
   if ("Bun" in globalThis) {
-    return (await import("../src/adapters/bun/config.ts")).loadKubeconfig(options);
+    return (await import("@kinformer/kinformer/config/bun")).loadKubeconfig(options);
   }
-  return (await import("../src/adapters/node/config.ts")).loadKubeconfig(options);
+  return (await import("@kinformer/kinformer/config/node")).loadKubeconfig(options);
 }
 
 function flag(name: string): string | undefined {

@@ -10,14 +10,14 @@
  *   deno run -A examples/minimal_informer.ts     (watches a simulated cluster with churn)
  * @module
  */
-import type { KubeClient, KubeObjectLike, ResourceDescriptor } from "../src/client/mod.ts";
+import type { KubeClient, KubeObjectLike, ResourceDescriptor } from "@kinformer/kinformer/client";
 import {
   Indexer,
   type InformerEvent,
   StoreWriter,
   watcher,
   type WatcherOptions,
-} from "../src/cache/mod.ts";
+} from "@kinformer/kinformer/cache";
 
 /** A hand-made informer: its cache, and a promise that settles when it stops. */
 export interface MinimalInformer<T extends KubeObjectLike> {
@@ -60,8 +60,8 @@ export function minimalInformer<T extends KubeObjectLike>(
 }
 
 if (import.meta.main) {
-  const { configmaps, KubeClient } = await import("../src/client/mod.ts");
-  const { SimulatedCluster } = await import("../src/testing/mod.ts");
+  const { configmaps, KubeClient } = await import("@kinformer/kinformer/client");
+  const { SimulatedCluster } = await import("@kinformer/kinformer/testing");
   const cluster = new SimulatedCluster();
   cluster.seed(configmaps, 20);
   const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });

@@ -81,7 +81,7 @@ const informer = createInformer(client, {
   resource: configmaps,
   namespace: values.namespace,
   onError: (error, ctx) =>
-    console.error(`error (${ctx.kind}, retry in ${ctx.retryInMs} ms): ${error}`),
+    console.error(`error (${ctx.kind} during ${ctx.phase}; ${ctx.action}): ${error}`),
 });
 informer.start();
 let synced = false;

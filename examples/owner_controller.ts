@@ -32,8 +32,8 @@
 import type { Deployment } from "kubernetes-types/apps/v1.js";
 import type { ConfigMap } from "kubernetes-types/core/v1.js";
 import type { ObjectMeta, OwnerReference } from "kubernetes-types/meta/v1.js";
-import type { Clock } from "../src/cache/mod.ts";
-import { generationChanged, owns, runController } from "../src/controller/mod.ts";
+import type { Clock } from "@kinformer/kinformer/cache";
+import { generationChanged, owns, runController } from "@kinformer/kinformer/controller";
 import {
   KubeApiError,
   KubeClient,
@@ -41,10 +41,10 @@ import {
   type ResourceDescriptor,
   type SharedInformer,
   SharedInformerFactory,
-} from "../mod.ts";
-import { RateLimitingQueue } from "../src/queue/mod.ts";
-import { configmaps, deployments } from "../src/kubernetes_types/mod.ts";
-import { SimulatedCluster, type Widget, widgets } from "../src/testing/mod.ts";
+} from "@kinformer/kinformer";
+import { RateLimitingQueue } from "@kinformer/kinformer/queue";
+import { configmaps, deployments } from "@kinformer/kinformer/kubernetes-types";
+import { SimulatedCluster, type Widget, widgets } from "@kinformer/kinformer/testing";
 
 /** The field manager of every write this controller makes. */
 export const FIELD_MANAGER = "widget-controller";
@@ -252,7 +252,7 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
           await reconcile(key, ctx);
           failing.delete(key);
         },
-        onError: (error, key) => {
+        onError: (error, { key }) => {
           if (key !== undefined) failing.add(key);
           stats.failures++;
           log(`reconcile ${key} failed: ${error instanceof Error ? error.message : error}`);
@@ -278,7 +278,7 @@ export function startWidgetController(options: WidgetControllerOptions): WidgetC
       if (q.depth > 0 || q.inFlight > 0 || failing.size > 0) return false;
       return factory.informers.every((i) => {
         const h = i.health();
-        return h.synced && h.state === "watching" && h.listeners.every((l) => l.backlog === 0);
+        return h.synced && h.activity === "watching" && h.listeners.every((l) => l.backlog === 0);
       });
     },
   };

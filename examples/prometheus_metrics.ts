@@ -5,15 +5,15 @@
  * ```sh
  * deno run --allow-net examples/prometheus_metrics.ts                  # in-process simulated cluster with churn
  * deno run --allow-net examples/prometheus_metrics.ts --server http://127.0.0.1:8001   # kubectl proxy
- * bun examples/prometheus_metrics.ts --server https://my-cluster --token "$TOKEN" --port 9000
+ * bun --conditions=kinformer-source examples/prometheus_metrics.ts --server https://my-cluster --token "$TOKEN" --port 9000
  * ```
  *
  * `/healthz` answers 503 until the informer has synced, and while it is stalled.
  * @module
  */
-import { createInformer, KubeClient, pods } from "../mod.ts";
-import { SimulatedCluster } from "../src/testing/mod.ts";
-import { prometheusMetrics } from "../src/metrics/mod.ts";
+import { createInformer, KubeClient, pods } from "@kinformer/kinformer";
+import { SimulatedCluster } from "@kinformer/kinformer/testing";
+import { prometheusMetrics } from "@kinformer/kinformer/metrics";
 
 interface Runtimes {
   Deno?: {

@@ -7,7 +7,7 @@
  * ```sh
  * deno run -A examples/sharded_controller.ts                # 3 replicas in this process on a simulated cluster, ~12 s
  * deno run -A examples/sharded_controller.ts --mode leader
- * bun examples/sharded_controller.ts
+ * bun --conditions=kinformer-source examples/sharded_controller.ts
  * # In a cluster, one replica per pod (manifests and RBAC in examples/deploy/):
  * deno run --allow-net --allow-read --allow-env examples/sharded_controller.ts --in-cluster
  * ```
@@ -19,10 +19,10 @@
  * (`tests/controller/example_sharded_controller_test.ts`).
  * @module
  */
-import type { Clock } from "../src/cache/mod.ts";
-import { configmaps, KubeClient, pods } from "../mod.ts";
-import { LeaderElector, ShardCoordinator } from "../src/controller/mod.ts";
-import { SimulatedCluster } from "../src/testing/mod.ts";
+import type { Clock } from "@kinformer/kinformer/cache";
+import { configmaps, KubeClient, pods } from "@kinformer/kinformer";
+import { LeaderElector, ShardCoordinator } from "@kinformer/kinformer/controller";
+import { SimulatedCluster } from "@kinformer/kinformer/testing";
 import { INDEX_NAME, type PodIndexController, startPodIndexController } from "./controller.ts";
 
 /** Name of the Lease group (sharded) or of the Lease (leader). */
@@ -197,7 +197,7 @@ async function runInCluster(args: Args): Promise<void> {
   if ((globalThis as { Deno?: unknown }).Deno === undefined) {
     throw new TypeError("--in-cluster uses the Deno config loader; run it with deno");
   }
-  const { loadFromDefault } = await import("../src/adapters/deno/config.ts");
+  const { loadFromDefault } = await import("@kinformer/kinformer/config/deno");
   const config = await loadFromDefault();
   const identity = env("POD_NAME");
   if (identity === undefined) throw new TypeError("POD_NAME must be set (the downward API)");

@@ -2,9 +2,20 @@
 // `run`, which captures what the program prints (and echoes it, when asked).
 import { spawn } from "node:child_process";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 /** The repository root. */
 export const root = resolve(import.meta.dirname, "..");
+
+/**
+ * The environment under which Node runs the repository's TypeScript (tests, examples, and the
+ * processes they start): the library and packages/simulator import each other by name, and
+ * scripts/_workspace_node.mjs resolves those names to this checkout's sources (Deno does so from
+ * deno.json's `workspace`, Bun from tsconfig.json's `paths`).
+ */
+export const WORKSPACE_ENV = Object.freeze({
+  NODE_OPTIONS: `--import=${pathToFileURL(join(root, "scripts", "_workspace_node.mjs")).href}`,
+});
 
 /** Path of an installed binary in node_modules/.bin. */
 export const bin = (name) => join(root, "node_modules", ".bin", name);

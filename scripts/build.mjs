@@ -18,16 +18,27 @@
 // scripts/tsconfig.portable.json may have them.
 //
 //   node scripts/build.mjs                        build into dist/ and docs/api/, update package.json
+//                                                 (and tsconfig.json's paths)
 //   node scripts/build.mjs --outdir <dir>         build into <dir> only (a staged package's dist/)
 //   node scripts/build.mjs --print-package-fields print the generated package.json fields (JSON)
+//   node scripts/build.mjs --package packages/simulator [...]   the same for the simulator package
+//
+// Both packages import each other by name (`@kinformer/*`): esbuild leaves those imports to the
+// installed package, and tsc resolves them to their sources (tsconfig.json's `paths`) to
+// type the declarations, which keep the names; declarations tsc emits for the other package's
+// files are dropped.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, posix, relative, resolve, sep } from "node:path";
 import { gzipSync } from "node:zlib";
 import { LIBRARY, MINIFIED_LIBRARY } from "./esbuild_options.mjs";
 
-const root = resolve(import.meta.dirname, "..");
+const repo = resolve(import.meta.dirname, "..");
+const packageFlag = process.argv.indexOf("--package");
+/** The package being built: the library (the repository root) or packages/simulator. */
+const root = packageFlag > 0 ? resolve(repo, process.argv[packageFlag + 1]) : repo;
+const isLibrary = root === repo;
 const outdirFlag = process.argv.indexOf("--outdir");
 const outdirGiven = outdirFlag > 0 && process.argv[outdirFlag + 1] !== undefined;
 const dist = outdirGiven ? resolve(process.argv[outdirFlag + 1]) : join(root, "dist");
@@ -44,15 +55,24 @@ async function entryPoints() {
 }
 
 /**
- * The package.json fields generated from the entry points: `exports` (a `types` and a `default`
- * condition per subpath, plus `./package.json`), `main` and `types`. Everything else in
- * package.json is written by hand.
+ * The export condition that resolves the package's own name to its TypeScript sources (which
+ * the package ships): `node --conditions=kinformer-source` and `bun --conditions=...` run the
+ * examples of a checkout, written as user code (`import ... from "@kinformer/kinformer"`),
+ * against `src/` without a build; Deno resolves the name through deno.json by itself.
+ */
+const SOURCE_CONDITION = "kinformer-source";
+
+/**
+ * The package.json fields generated from the entry points: `exports` (a `types`, a
+ * {@link SOURCE_CONDITION} and a `default` condition per subpath, plus `./package.json`),
+ * `main` and `types`. Everything else in package.json is written by hand.
  */
 function packageFields(entries) {
   const exports = {};
   for (const e of entries) {
     exports[e.subpath] = {
       types: `./dist/types/${e.source.replace(/\.ts$/, ".d.ts")}`,
+      [SOURCE_CONDITION]: `./${e.source}`,
       default: `./dist/${e.out}.js`,
     };
   }
@@ -79,14 +99,18 @@ function globToRegExp(glob) {
 /** Source files allowed to import `node:*`: the portability guard's exclude list. */
 async function runtimeAdapters() {
   const config = JSON.parse(
-    await readFile(join(root, "scripts", "tsconfig.portable.json"), "utf8"),
+    await readFile(join(repo, "scripts", "tsconfig.portable.json"), "utf8"),
   );
-  return (config.exclude ?? []).map((p) => globToRegExp(p.replace(/^(\.\.\/)+/, "")));
+  // The exclude list is relative to the repository; esbuild's paths to the package.
+  const inPackage = relative(repo, root).split(sep).join("/");
+  return (config.exclude ?? []).map((p) => p.replace(/^(\.\.\/)+/, ""))
+    .filter((p) => inPackage === "" || p.startsWith(`${inPackage}/`))
+    .map((p) => globToRegExp(inPackage === "" ? p : p.slice(inPackage.length + 1)));
 }
 
 function run(cmd, args) {
   return new Promise((done, fail) => {
-    const child = spawn(cmd, args, { cwd: root, stdio: "inherit" });
+    const child = spawn(cmd, args, { cwd: repo, stdio: "inherit" });
     child.once("error", fail);
     child.once("close", (code) => (code === 0 ? done() : fail(new Error(`${cmd} exited ${code}`))));
   });
@@ -174,6 +198,52 @@ function checkPortableOutputs(metafile, entries, adapters) {
   return entries.filter((e) => !isAdapter(e.source)).length;
 }
 
+/**
+ * Moves this package's declarations (and their maps) from `emitted`, which mirrors the
+ * repository, to `types`, and deletes the rest (the other package's). Map sources are made
+ * absolute first, so that they still resolve after the move (relocateSourceMaps then writes
+ * them relative to where the package ships them).
+ */
+async function keepPackageDeclarations(emitted, types) {
+  for await (const path of walk(emitted)) {
+    if (!path.endsWith(".map")) continue;
+    const map = JSON.parse(await readFile(path, "utf8"));
+    map.sources = map.sources.map((source) => resolve(dirname(path), map.sourceRoot ?? "", source));
+    delete map.sourceRoot;
+    await writeFile(path, JSON.stringify(map));
+  }
+  const mine = join(emitted, relative(repo, root));
+  await rm(types, { recursive: true, force: true });
+  await rename(mine, types);
+  await rm(join(types, "packages"), { recursive: true, force: true }); // the library's: the others
+  await rm(emitted, { recursive: true, force: true });
+}
+
+/**
+ * Writes tsconfig.json's `paths` (how Bun, tsc and editors resolve both packages' names to
+ * their sources) from both deno.json files' `exports`, when they differ.
+ */
+async function writeWorkspacePaths() {
+  const paths = {};
+  for (
+    const [dir, name] of [["", "@kinformer/kinformer"], [
+      "packages/simulator",
+      "@kinformer/simulator",
+    ]]
+  ) {
+    const config = JSON.parse(await readFile(join(repo, dir, "deno.json"), "utf8"));
+    for (const [subpath, source] of Object.entries(config.exports)) {
+      paths[`${name}${subpath.slice(1)}`] = [`./${posix.join(dir, source)}`];
+    }
+  }
+  const file = join(repo, "tsconfig.json");
+  const tsconfig = JSON.parse(await readFile(file, "utf8"));
+  if (JSON.stringify(tsconfig.compilerOptions.paths) === JSON.stringify(paths)) return;
+  tsconfig.compilerOptions.paths = paths;
+  await writeFile(file, JSON.stringify(tsconfig, null, 2) + "\n");
+  console.log("\nupdated tsconfig.json's paths from the deno.json files");
+}
+
 /** Writes the generated fields into package.json (same key order, the rest untouched). */
 async function writePackageFields(fields) {
   const path = join(root, "package.json");
@@ -228,7 +298,7 @@ const portable = checkPortableOutputs(split.metafile, entries, await runtimeAdap
 
 // 2. The whole library as one minified file.
 const minPath = join(dist, "kinformer.min.js");
-const mainEntry = entries.find((e) => e.subpath === ".");
+const mainEntry = isLibrary ? entries.find((e) => e.subpath === ".") : undefined;
 if (mainEntry !== undefined) {
   await esbuild.build({
     ...MINIFIED_LIBRARY,
@@ -238,9 +308,13 @@ if (mainEntry !== undefined) {
   });
 }
 
-// 3. Declarations.
-const tsc = join(root, "node_modules", ".bin", process.platform === "win32" ? "tsc.cmd" : "tsc");
-await run(tsc, ["-p", join("scripts", "tsconfig.build.json"), "--outDir", join(dist, "types")]);
+// 3. Declarations: emitted for the whole program (both packages' sources, see above) into a
+// scratch folder, of which this package's part becomes dist/types/.
+const tsc = join(repo, "node_modules", ".bin", process.platform === "win32" ? "tsc.cmd" : "tsc");
+const emitted = join(dist, ".types-emitted");
+const config = isLibrary ? "tsconfig.build.json" : "tsconfig.build.simulator.json";
+await run(tsc, ["-p", join("scripts", config), "--outDir", emitted]);
+await keepPackageDeclarations(emitted, join(dist, "types"));
 const declarations = await rewriteDeclarationSpecifiers(join(dist, "types"));
 const maps = await relocateSourceMaps(dist);
 for (const e of entries) {
@@ -282,6 +356,7 @@ if (mainEntry !== undefined) {
 }
 if (!outdirGiven) {
   await writePackageFields(packageFields(entries));
-  await run(process.execPath, [join("scripts", "docs.mjs"), "--html"]);
+  await writeWorkspacePaths();
+  if (isLibrary) await run(process.execPath, [join("scripts", "docs.mjs"), "--html"]);
 }
 console.log(`done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The API reference, from the JSDoc of every entry point in deno.json's `exports`.
+// The API reference, from the JSDoc of every entry point in deno.json's `exports` (--check: of
+// packages/simulator/deno.json's too).
 //
 //   node scripts/docs.mjs --check         `deno doc --lint` (every exported symbol documented,
 //                                         explicit types, no private types), every exported
@@ -25,14 +26,28 @@ import { apiModules, entryPoints as apiEntryPoints, REPO_BLOB } from "./_api.mjs
 
 const deno = bin("deno");
 
+/** The subpath of the helpers shared with packages/simulator: no public API, no reference. */
+const INTERNAL = "internal";
+
 /** Most names the root module (`mod.ts`) may export: what most programs need, nothing more. */
 const ROOT_LIMIT = 60;
 
 /** Kinds of declarations that must carry an @example: values users call or read. */
 const NEEDS_EXAMPLE = new Set(["function", "class", "variable", "enum", "namespace"]);
 
+/**
+ * The library's documented entry points: all of deno.json's `exports` but `./internal` (the
+ * helpers shared with packages/simulator, not a public API; its module doc says so).
+ */
 async function entryPoints() {
-  return (await apiEntryPoints()).map((e) => e.file);
+  return (await apiEntryPoints()).filter((e) => e.subpath !== INTERNAL).map((e) => e.file);
+}
+
+/** The simulator's entry points (packages/simulator/deno.json's `exports`), from the root. */
+async function simulatorEntryPoints() {
+  const dir = join("packages", "simulator");
+  const config = JSON.parse(await readFile(join(root, dir, "deno.json"), "utf8"));
+  return Object.values(config.exports).map((file) => join(dir, file));
 }
 
 /** How many guides (docs_check.mjs's definition) the root module doc links, and which not. */
@@ -78,10 +93,15 @@ async function externalTypeNames() {
   return names;
 }
 
-/** `deno doc --lint` on every entry point; errors are printed, expected ones (above) dropped. */
-async function lintDocs(entries) {
+/**
+ * `deno doc --lint` on every entry point; errors are printed, expected ones dropped: references
+ * to `kubernetes-types` (above) and to the names of `alsoPublic` (another package's public
+ * types, which deno doc cannot tell from private ones: the simulator's API uses the library's
+ * `ResourceDescriptor`, `KubeObject`, ...).
+ */
+async function lintDocs(entries, alsoPublic = new Set()) {
   const lint = await run(deno, ["doc", "--lint", ...entries]);
-  const external = await externalTypeNames();
+  const external = new Set([...await externalTypeNames(), ...alsoPublic]);
   const blocks = lint.out.split(/\n(?=error\[)/).filter((b) => b.startsWith("error["));
   const unexpected = blocks.filter((b) => {
     const m = /^error\[private-type-ref\]: public type '[^']+' references private type '([^']+)'/
@@ -93,9 +113,9 @@ async function lintDocs(entries) {
   return lint.code === 0 || (blocks.length > 0 && unexpected.length === 0);
 }
 
-async function check() {
-  const entries = await entryPoints();
-  const linted = await lintDocs(entries);
+/** The checks of one package's entry points; the root module limit for the library only. */
+async function checkPackage(entries, rootModule, alsoPublic) {
+  const linted = await lintDocs(entries, alsoPublic);
   const json = await run(deno, ["doc", "--json", ...entries]);
   process.stderr.write(json.stderr);
   if (json.code !== 0) return 1;
@@ -106,24 +126,39 @@ async function check() {
   }
   const missing = missingExamples(doc);
   const symbols = Object.values(doc.nodes).reduce((n, m) => n + m.symbols.length, 0);
-  const rootNode = doc.nodes[pathToFileURL(join(root, "mod.ts")).href];
-  const rootCount = rootNode?.symbols.length;
-  const rootOk = rootCount !== undefined && rootCount <= ROOT_LIMIT;
-  if (!rootOk) {
-    console.error(
-      rootCount === undefined
-        ? "deno doc --json: nothing for mod.ts"
-        : `the root module exports ${rootCount} names, more than ${ROOT_LIMIT}: ` +
-          "put new names on the subpath of their layer (src/<layer>/mod.ts)",
-    );
+  let rootOk = true;
+  if (rootModule !== undefined) {
+    const rootNode = doc.nodes[pathToFileURL(join(root, rootModule)).href];
+    const rootCount = rootNode?.symbols.length;
+    rootOk = rootCount !== undefined && rootCount <= ROOT_LIMIT;
+    if (!rootOk) {
+      console.error(
+        rootCount === undefined
+          ? `deno doc --json: nothing for ${rootModule}`
+          : `the root module exports ${rootCount} names, more than ${ROOT_LIMIT}: ` +
+            "put new names on the subpath of their layer (src/<layer>/mod.ts)",
+      );
+    } else console.log(`the root module exports ${rootCount} names (at most ${ROOT_LIMIT})`);
   }
   if (missing.length > 0) {
     console.error(`exported values without an @example:\n  ${missing.join("\n  ")}`);
   } else {
     console.log(`${entries.length} entry points, ${symbols} exported symbols: all documented`);
   }
-  if (rootOk) console.log(`the root module exports ${rootCount} names (at most ${ROOT_LIMIT})`);
   return linted && missing.length === 0 && rootOk ? 0 : 1;
+}
+
+/** Both packages: the library (deno.json) and the simulator (packages/simulator/deno.json). */
+async function check() {
+  const library = await checkPackage(await entryPoints(), "mod.ts");
+  console.log("@kinformer/simulator:");
+  const libraryNames = new Set(
+    (await apiModules()).filter((m) => m.subpath !== INTERNAL).flatMap((
+      m,
+    ) => [...m.symbols.keys()]),
+  );
+  const simulator = await checkPackage(await simulatorEntryPoints(), undefined, libraryNames);
+  return library || simulator;
 }
 
 async function html(dir) {

@@ -18,7 +18,9 @@
 //                     default/settings. A block may also build its own `SimulatedCluster`. It
 //                     must end by itself: stop what it starts, break out of `events()`.
 //      ```ts ignore   skipped; keep that rare, and say next to it why it cannot compile.
-//    Errors are reported at the Markdown file's line.
+//    Errors are reported at the Markdown file's line. A block that runs on Deno only (it
+//    imports a `/deno` subpath or calls a `Deno.` API outside a comment) says so in its first
+//    line, a comment naming Deno (and, where there is one, what Bun and Node use instead).
 // 2. Links. Every link (inline, reference, `<a href>`, `<img src>`) of those files that is not
 //    to another site must resolve: the file or folder exists in the repository (relative to the
 //    linking file; `/x` from the repository root; https://github.com/kinformer/kinformer/blob/main/x
@@ -80,7 +82,14 @@ const REPO_PREFIXES = [REPO_BLOB, REPO_BLOB.replace("/blob/", "/tree/")];
 
 /** README.md and docs/**\/*.md (not the generated docs/api/), as repository paths. */
 export async function markdownFiles() {
-  const files = ["README.md"];
+  // The simulator's own Markdown (its README, ARCHITECTURE.md, ...) is checked the same way.
+  const simulator = join(root, "packages", "simulator");
+  const files = [
+    "README.md",
+    ...(await readdir(simulator)).filter((n) => n.endsWith(".md")).map((n) =>
+      `packages/simulator/${n}`
+    ),
+  ];
   if (existsSync(join(root, "docs"))) {
     for (const name of await readdir(join(root, "docs"), { recursive: true })) {
       const path = `docs/${name.split(sep).join("/")}`;
@@ -403,6 +412,23 @@ export function checkGuides({ docs, guides, apiLinks, modules }) {
   return { problems, errors };
 }
 
+/**
+ * Why a TypeScript block fails the "Deno-only blocks say so" rule, or undefined: a block that
+ * imports `@kinformer/kinformer/<module>/deno` or calls a `Deno.` API (outside `//` comments)
+ * must open with a `//` comment naming Deno.
+ */
+export function denoOnlyProblem(code) {
+  const lines = code.split("\n");
+  const uncommented = lines.map((l) => l.replace(/\/\/.*$/, "")).join("\n");
+  const denoOnly = /["']@kinformer\/kinformer\/[a-z-]+\/deno["']/.test(uncommented) ||
+    /\bDeno\.[a-zA-Z]/.test(uncommented);
+  if (!denoOnly) return undefined;
+  const first = lines.find((l) => l.trim() !== "")?.trim() ?? "";
+  if (/^\/\/.*\bDeno\b/.test(first)) return undefined;
+  return "this block runs on Deno only (a /deno subpath or a Deno API): say so in a first-line " +
+    'comment, e.g. "// Deno (Bun, Node: /config/bun, /config/node)"';
+}
+
 /** A guide's title: the text of its first `#` heading. */
 function guideTitle(markdown) {
   const m = /^# +(.+?)\s*#*\s*$/m.exec(proseOf(markdown));
@@ -424,7 +450,11 @@ async function main(argv) {
   for (const file of files) {
     const text = await readFile(join(root, file), "utf8");
     try {
-      for (const b of typescriptBlocks(text, file)) blocks.push({ ...b, file });
+      for (const b of typescriptBlocks(text, file)) {
+        blocks.push({ ...b, file });
+        const problem = denoOnlyProblem(b.code);
+        if (problem !== undefined) errors.push(`${file}:${b.line}: ${problem}`);
+      }
       docs.set(file, { text, links: linksOf(text, file) });
     } catch (error) {
       errors.push(error.message);

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Checks the npm package as users receive it, from one build and one `npm pack`:
+// Checks the npm packages as users receive them (the library and packages/simulator, each from
+// one build and one `npm pack`):
 //   1. stage: scripts/build.mjs into <tmp>/package/dist, package.json as it is, README.md,
 //      LICENSE and the other `files` entries (mod.ts, src/, CHANGELOG.md); `npm pack` it
 //   2. contents: every `exports` target, LICENSE, no tests/bench/examples/scripts; every source
@@ -7,8 +8,11 @@
 //   3. publint (every message counts, suggestions too) and @arethetypeswrong/cli (profile
 //      esm-only: the package is ESM only, so CommonJS `require` and TypeScript's removed node10
 //      resolution are out of scope) on the tarball
-//   4. `npm install <tarball> --offline` into a scratch project; scripts/package_smoke.mjs run
-//      there on each runtime (every deno.json subpath imported by name); `require()` of the
+//   4. `npm install <both tarballs> --offline` into a scratch project; scripts/package_smoke.mjs
+//      run there on each runtime (every subpath of both deno.json files imported by name, the
+//      simulator through its own name and through the library's deprecated ./testing, every
+//      export's name as written); README's first example as printed (Node 24, and 22 when
+//      .tmp/node22 has it, Deno, Bun); `require()` of the
 //      package from CommonJS on Node (require(esm)); scripts/package_consumer.ts type-checked
 //      by tsc (nodenext)
 //
@@ -21,8 +25,9 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, posix } from "node:path";
+import { basename, join, posix } from "node:path";
 import { bin, root, run } from "./_run.mjs";
+import { typescriptBlocks } from "./_markdown.mjs";
 
 const flag = (name) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,10 +39,14 @@ const keep = process.argv.includes("--keep");
 const started = performance.now();
 const seconds = (t0) => ((performance.now() - t0) / 1000).toFixed(1);
 
-/** `run`, failing with the command's output unless it exits 0. */
+/**
+ * `run`, failing with the command's output unless it exits 0. The packages run as installed:
+ * without the resolution hook the repository's tests run under (scripts/_run.mjs WORKSPACE_ENV).
+ */
+const INSTALLED = { npm_config_update_notifier: "false", NODE_OPTIONS: "", BUN_OPTIONS: "" };
 async function ok(what, cmd, args, cwd, env) {
   const t0 = performance.now();
-  const r = await run(cmd, args, { cwd, env: { npm_config_update_notifier: "false", ...env } });
+  const r = await run(cmd, args, { cwd, env: { ...INSTALLED, ...env } });
   assert.equal(r.code, 0, `${what} failed (exit ${r.code}):\n${r.stdout}\n${r.stderr}`);
   console.log(`  ok  ${what} (${seconds(t0)} s)`);
   return r;
@@ -46,11 +55,24 @@ async function ok(what, cmd, args, cwd, env) {
 const pkg = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
 const deno = JSON.parse(await readFile(join(root, "deno.json"), "utf8"));
 const subpaths = Object.keys(deno.exports);
+const simulatorDir = join(root, "packages", "simulator");
+const simulatorPkg = JSON.parse(await readFile(join(simulatorDir, "package.json"), "utf8"));
+const simulatorDeno = JSON.parse(await readFile(join(simulatorDir, "deno.json"), "utf8"));
+const simulatorSubpaths = Object.keys(simulatorDeno.exports);
 
 /** Every file a value of `exports` names (conditions flattened). */
 function exportTargets(value) {
   if (typeof value === "string") return [value.replace(/^\.\//, "")];
   return Object.values(value).flatMap(exportTargets);
+}
+
+/** The first TypeScript block under README's "An informer in ten lines". */
+async function readmeFirstExample() {
+  const readme = await readFile(join(root, "README.md"), "utf8");
+  const heading = readme.split("\n").findIndex((l) => l.startsWith("## An informer in ten lines"));
+  const block = typescriptBlocks(readme, "README.md").find((b) => b.line > heading + 1);
+  assert.ok(block !== undefined, "README.md: no TypeScript block under its first example heading");
+  return block.code;
 }
 
 /** What the smoke script must print on every runtime. */
@@ -76,29 +98,48 @@ function checkSmoke(runtime, stdout) {
   for (const [subpath, count] of Object.entries(report.subpaths)) {
     assert.ok(count > 0, `${where}: ${subpath} exports nothing`);
   }
+  assert.deepEqual(
+    Object.keys(report.simulatorSubpaths),
+    simulatorSubpaths,
+    `${where}: every packages/simulator/deno.json subpath`,
+  );
+  for (const [subpath, count] of Object.entries(report.simulatorSubpaths)) {
+    assert.ok(count > 0, `${where}: @kinformer/simulator ${subpath} exports nothing`);
+  }
+  assert.equal(report.sameSimulator, true, `${where}: ./testing re-exports @kinformer/simulator`);
+  assert.deepEqual(report.renamed, [], `${where}: exports whose name the bundler changed`);
+  assert.deepEqual(report.errorNames, [
+    "KubeApiError KubeApiError KubeApiError",
+    "KubeconfigParseError KubeconfigParseError KubeconfigParseError",
+  ], `${where}: error.name, constructor.name and String(error)`);
 }
 
+const smokeArgs = [JSON.stringify(subpaths), JSON.stringify(simulatorSubpaths)];
 const SMOKE_COMMANDS = {
-  node: () => [process.execPath, ["smoke.mjs", JSON.stringify(subpaths)]],
-  deno: () => [bin("deno"), ["run", "-A", "--no-lock", "smoke.mjs", JSON.stringify(subpaths)]],
-  bun: () => [bin("bun"), ["smoke.mjs", JSON.stringify(subpaths)]],
+  node: () => [process.execPath, ["smoke.mjs", ...smokeArgs]],
+  deno: () => [bin("deno"), ["run", "-A", "--no-lock", "smoke.mjs", ...smokeArgs]],
+  bun: () => [bin("bun"), ["smoke.mjs", ...smokeArgs]],
 };
 
-const tmp = await mkdtemp(join(tmpdir(), "kinformer-package-"));
-try {
+/**
+ * Builds, stages and packs one package (`dir`: the repository root or packages/simulator), and
+ * checks the tarball: contents, source maps, publint, attw. Resolves the tarball's path.
+ */
+async function checkTarball(name, dir, pkg, buildArgs) {
   // 1. Stage and pack.
-  console.log(`package check (${tmp})`);
-  const stage = join(tmp, "package");
+  console.log(`${name}:`);
+  const stage = join(tmp, basename(dir) === "simulator" ? "simulator" : "package");
   await mkdir(stage);
   await ok("build", process.execPath, [
     join(root, "scripts", "build.mjs"),
+    ...buildArgs,
     "--outdir",
     join(stage, "dist"),
   ], root);
   await writeFile(join(stage, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
   for (const entry of ["README.md", "LICENSE", ...pkg.files.filter((f) => f !== "dist")]) {
-    assert.ok(existsSync(join(root, entry)), `${entry} (listed in package.json files) is missing`);
-    await cp(join(root, entry), join(stage, entry), { recursive: true });
+    assert.ok(existsSync(join(dir, entry)), `${entry} (listed in package.json files) is missing`);
+    await cp(join(dir, entry), join(stage, entry), { recursive: true });
   }
   const packed = await ok("npm pack", "npm", [
     "pack",
@@ -162,6 +203,17 @@ try {
     "table-flipped",
     "--no-color",
   ], tmp);
+  return tarball;
+}
+
+const tmp = await mkdtemp(join(tmpdir(), "kinformer-package-"));
+try {
+  console.log(`package check (${tmp})`);
+  const library = await checkTarball("@kinformer/kinformer", root, pkg, []);
+  const simulator = await checkTarball("@kinformer/simulator", simulatorDir, simulatorPkg, [
+    "--package",
+    join("packages", "simulator"),
+  ]);
 
   // 4. Installed into a scratch project, on each runtime.
   const app = join(tmp, "app");
@@ -170,9 +222,10 @@ try {
     join(app, "package.json"),
     JSON.stringify({ name: "scratch", private: true, type: "module" }),
   );
-  await ok("npm install <tarball> --offline", "npm", [
+  await ok("npm install <both tarballs> --offline", "npm", [
     "install",
-    tarball,
+    library,
+    simulator,
     "--offline",
     "--no-audit",
     "--no-fund",
@@ -184,6 +237,22 @@ try {
     assert.ok(command !== undefined, `unknown runtime ${runtime}`);
     const [cmd, args] = command();
     checkSmoke(runtime, (await ok(`smoke on ${runtime}`, cmd, args, app)).stdout);
+  }
+  // README's first example, as printed, where the package is installed: on Node 24, on Node 22
+  // when .tmp/node22 has it (scripts/test.mjs installs it for RUNTIMES=node22), Deno and Bun.
+  await writeFile(join(app, "first.ts"), await readmeFirstExample());
+  const node22 = join(root, ".tmp", "node22", "node_modules", ".bin", "node");
+  const firstCommands = {
+    node: [[bin("node"), ["first.ts"]], ...(existsSync(node22) ? [[node22, ["first.ts"]]] : [])],
+    deno: [[bin("deno"), ["run", "--no-lock", "first.ts"]]],
+    bun: [[bin("bun"), ["first.ts"]]],
+  };
+  for (const runtime of runtimes) {
+    for (const [cmd, args] of firstCommands[runtime]) {
+      const version = cmd.includes("node22") ? " 22" : runtime === "node" ? " 24" : "";
+      const r = await ok(`README's first example on ${runtime}${version}`, cmd, args, app);
+      assert.equal(r.stdout.trim(), "add web-1", `README's first example on ${runtime}${version}`);
+    }
   }
   if (runtimes.includes("node")) {
     await writeFile(
@@ -227,7 +296,7 @@ try {
   const typesConfig = join(app, "tsconfig.types.json");
   const config = JSON.parse(await readFile(join(app, "tsconfig.json"), "utf8"));
   await writeFile(typesConfig, JSON.stringify({ ...config, files: ["consumer_types.ts"] }));
-  const without = await run(bin("tsc"), ["-p", typesConfig], { cwd: app });
+  const without = await run(bin("tsc"), ["-p", typesConfig], { cwd: app, env: INSTALLED });
   assert.notEqual(without.code, 0, "the typed descriptors compiled without kubernetes-types");
   assert.match(
     without.stdout,

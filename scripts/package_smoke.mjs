@@ -1,10 +1,11 @@
-// Copied into a scratch project that installed the packed npm tarball, and run there by
-// scripts/package_check.mjs on Node, Deno and Bun: the package as users receive it, imported
-// by name. Prints one JSON line for the checker to compare.
+// Copied into a scratch project that installed the packed npm tarballs (the library and the
+// simulator), and run there by scripts/package_check.mjs on Node, Deno and Bun: the packages as
+// users receive them, imported by name. Prints one JSON line for the checker to compare.
 //
-//   <runtime> smoke.mjs '<JSON array of the subpaths to import>'
+//   <runtime> smoke.mjs '<JSON array of the library's subpaths>' '<JSON array of the simulator's>'
 import * as kinformer from "@kinformer/kinformer";
-import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+import { ManualClock, SimulatedCluster as Deprecated } from "@kinformer/kinformer/testing";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { kubectlProxy, parseKubeconfig, resolveKubeconfig } from "@kinformer/kinformer/config";
 import { loadKubeconfig } from "@kinformer/kinformer/config/node";
 import { KubeClient as ClientFromSubpath } from "@kinformer/kinformer/client";
@@ -58,12 +59,45 @@ try {
   nodeLoaderError = `${error.name}:${error.code}`;
 }
 
+// Names as the bundle left them: every exported class and function keeps its own name, and
+// errors print as the class they are (esbuild renamed self-referencing classes: _KubeApiError).
 const subpaths = {};
+const renamed = [];
 for (const subpath of JSON.parse(process.argv[2] ?? "[]")) {
   const specifier = subpath === "."
     ? "@kinformer/kinformer"
     : `@kinformer/kinformer${subpath.slice(1)}`;
-  subpaths[subpath] = Object.keys(await import(specifier)).length;
+  const module = await import(specifier);
+  subpaths[subpath] = Object.keys(module).length;
+  for (const [name, value] of Object.entries(module)) {
+    if (typeof value === "function" && value.name !== name) {
+      renamed.push(`${subpath} ${name}: ${value.name}`);
+    }
+  }
+}
+const apiError = new kinformer.KubeApiError({ code: 403, message: "forbidden" });
+let parseError;
+try {
+  parseKubeconfig("clusters: [");
+} catch (error) {
+  parseError = error;
+}
+const errorNames = [apiError, parseError].map((error) =>
+  `${error?.name} ${error?.constructor.name} ${String(error).split(":")[0]}`
+);
+
+const simulatorSubpaths = {};
+for (const subpath of JSON.parse(process.argv[3] ?? "[]")) {
+  const specifier = subpath === "."
+    ? "@kinformer/simulator"
+    : `@kinformer/simulator${subpath.slice(1)}`;
+  const module = await import(specifier);
+  simulatorSubpaths[subpath] = Object.keys(module).length;
+  for (const [name, value] of Object.entries(module)) {
+    if (typeof value === "function" && value.name !== name) {
+      renamed.push(`simulator ${subpath} ${name}: ${value.name}`);
+    }
+  }
 }
 
 console.log(JSON.stringify({
@@ -75,4 +109,8 @@ console.log(JSON.stringify({
   kubeconfigServer,
   nodeLoaderError,
   subpaths,
+  simulatorSubpaths,
+  sameSimulator: Deprecated === SimulatedCluster,
+  renamed,
+  errorNames,
 }));

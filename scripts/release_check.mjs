@@ -1,15 +1,17 @@
 #!/usr/bin/env node
-// `npm run release:check`: everything a release needs, short of publishing (docs/releasing.md
+// `npm run release:check`: everything a release of both packages (the library at the root,
+// @kinformer/simulator in packages/simulator/) needs, short of publishing (docs/releasing.md
 // says what to do before and after). Runs every step even after a failure, then prints the
 // checklist; exits non-zero if any step failed.
 //
-//   1. versions: package.json and deno.json agree; CHANGELOG.md has a section for the version
-//   2. build: scripts/build.mjs into dist/ (+ docs/api/); package.json's generated fields were
-//      already up to date (the build did not have to change them)
+//   1. versions: package.json and deno.json agree, in each package; each CHANGELOG.md has a
+//      section for its package's version; the simulator's peer range admits the library's version
+//   2. build: scripts/build.mjs into dist/ (+ docs/api/) for each package; the package.json
+//      files' generated fields were already up to date (the build did not have to change them)
 //   3. API docs: scripts/docs.mjs --check, and docs/api/ has a page per entry point
 //   4. npm package: scripts/package_check.mjs (one pack; publint, attw, the tarball installed into
 //      a scratch project and run on Node, Deno and Bun, tsc consumer)
-//   5. JSR: deno publish --dry-run
+//   5. JSR: deno publish --dry-run, in each package's folder
 // The working tree should be clean for a release; a dirty tree is reported, not failed (so the
 // check can run while preparing the release commit).
 import { existsSync } from "node:fs";
@@ -42,27 +44,70 @@ async function mustRun(what, cmd, args) {
 
 const readJson = async (file) => JSON.parse(await readFile(join(root, file), "utf8"));
 
-await step("versions and changelog", async () => {
-  const pkg = await readJson("package.json");
-  const deno = await readJson("deno.json");
+/** The two packages: the folder of each, relative to the repository. */
+const PACKAGES = [".", "packages/simulator"];
+
+/** One package's names, versions and CHANGELOG.md; a note, or throws. */
+async function versions(dir) {
+  const pkg = await readJson(join(dir, "package.json"));
+  const deno = await readJson(join(dir, "deno.json"));
   if (pkg.name !== deno.name) throw new Error(`names differ: ${pkg.name} / ${deno.name}`);
   if (pkg.version !== deno.version) {
-    throw new Error(`versions differ: package.json ${pkg.version}, deno.json ${deno.version}`);
+    throw new Error(
+      `${pkg.name}: versions differ: package.json ${pkg.version}, deno.json ${deno.version}`,
+    );
   }
-  const changelog = await readFile(join(root, "CHANGELOG.md"), "utf8");
+  const file = join(dir, "CHANGELOG.md");
+  const changelog = await readFile(join(root, file), "utf8");
   const heading = new RegExp(`^## ${pkg.version.replace(/\./g, "\\.")}(\\s|$)`, "m");
-  if (!heading.test(changelog)) throw new Error(`CHANGELOG.md has no "## ${pkg.version}" section`);
-  const unreleased = /^## Unreleased\s*\n([\s\S]*?)(?=^## )/m.exec(changelog)?.[1].trim();
+  if (!heading.test(changelog)) throw new Error(`${file} has no "## ${pkg.version}" section`);
+  const unreleased = /^## Unreleased\s*\n([\s\S]*?)(?=^## |(?![\s\S]))/m.exec(changelog)?.[1]
+    .trim();
   return `${pkg.name}@${pkg.version}` +
-    (unreleased ? "; CHANGELOG.md still has Unreleased entries (move them under a version)" : "");
+    (unreleased ? `; ${file} still has Unreleased entries (move them under a version)` : "");
+}
+
+await step("versions and changelogs", async () => {
+  const notes = [];
+  const problems = [];
+  for (const dir of PACKAGES) {
+    try {
+      notes.push(await versions(dir));
+    } catch (error) {
+      problems.push(error instanceof Error ? error.message : String(error));
+    }
+  }
+  // The simulator imports the library's subpaths (./internal too): its peer range must admit
+  // the library's version (a caret range on the same major.minor, as npm writes them).
+  const library = await readJson("package.json");
+  const simulator = await readJson("packages/simulator/package.json");
+  const range = simulator.peerDependencies?.["@kinformer/kinformer"] ?? "";
+  const [major, minor] = library.version.split(".");
+  if (!range.startsWith(`^${major}.${minor}.`)) {
+    problems.push(
+      `@kinformer/simulator's peer range ${range} does not admit @kinformer/kinformer@` +
+        `${library.version} (write ^${library.version})`,
+    );
+  }
+  if (problems.length > 0) throw new Error(problems.join("; "));
+  return notes.join("; ");
 });
 
-await step("build (dist/, docs/api/, package.json fields)", async () => {
-  const before = await readFile(join(root, "package.json"), "utf8");
-  await mustRun("scripts/build.mjs", process.execPath, [join(root, "scripts", "build.mjs")]);
-  const after = await readFile(join(root, "package.json"), "utf8");
-  if (before !== after) {
-    throw new Error("package.json's generated fields were stale (the build updated them: commit)");
+await step("build (dist/, docs/api/, package.json fields), both packages", async () => {
+  for (const dir of PACKAGES) {
+    const before = await readFile(join(root, dir, "package.json"), "utf8");
+    await mustRun(`scripts/build.mjs (${dir})`, process.execPath, [
+      join(root, "scripts", "build.mjs"),
+      ...(dir === "." ? [] : ["--package", dir]),
+    ]);
+    const after = await readFile(join(root, dir, "package.json"), "utf8");
+    if (before !== after) {
+      throw new Error(
+        `${
+          join(dir, "package.json")
+        }'s generated fields were stale (the build updated them: commit)`,
+      );
+    }
   }
 });
 
@@ -72,30 +117,35 @@ await step("API docs", async () => {
     "--check",
   ]);
   const deno = await readJson("deno.json");
-  const missing = Object.keys(deno.exports)
+  // ./internal is no public API: scripts/docs.mjs leaves it out of the reference.
+  const documented = Object.keys(deno.exports).filter((subpath) => subpath !== "./internal");
+  const missing = documented
     .map((subpath) => join("docs", "api", subpath, "index.html"))
     .filter((page) => !existsSync(join(root, page)));
   if (missing.length > 0) throw new Error(`no page: ${missing.join(", ")}`);
-  return `docs/api/index.html and ${Object.keys(deno.exports).length} entry point pages`;
+  return `docs/api/index.html and ${documented.length} entry point pages`;
 });
 
-await step("npm package (pack, publint, attw, install on node/deno/bun, tsc)", async () => {
+await step("npm packages (pack, publint, attw, install on node/deno/bun, tsc)", async () => {
   const out = await mustRun("scripts/package_check.mjs", process.execPath, [
     join(root, "scripts", "package_check.mjs"),
     "--runtimes",
     "node,deno,bun",
   ]);
-  return /^\s+(\S+\.tgz: .*)$/m.exec(out)?.[1];
+  return [...out.matchAll(/^\s+(\S+\.tgz: .*)$/gm)].map((m) => m[1]).join("; ");
 });
 
-await step("JSR (deno publish --dry-run)", async () => {
-  const out = await mustRun("deno publish --dry-run", bin("deno"), [
-    "publish",
-    "--dry-run",
-    "--allow-dirty",
-  ]);
-  const files = (out.match(/^\s+file:\/\//gm) ?? []).length;
-  return `${files} files`;
+await step("JSR (deno publish --dry-run), both packages", async () => {
+  const notes = [];
+  for (const dir of PACKAGES) {
+    const r = await run(bin("deno"), ["publish", "--dry-run", "--allow-dirty"], {
+      cwd: join(root, dir),
+      echo: true,
+    });
+    if (r.code !== 0) throw new Error(`deno publish --dry-run in ${dir} exited ${r.code}`);
+    notes.push(`${dir}: ${(r.out.match(/^\s+file:\/\//gm) ?? []).length} files`);
+  }
+  return notes.join(", ");
 });
 
 const status = await run("git", ["status", "--porcelain"]);

@@ -9,10 +9,7 @@ import {
 } from "../src/cache/informer.ts";
 import type { InformerEvent } from "../src/cache/informer_event.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
-import {
-  SimulatedCluster,
-  type SimulatedClusterOptions,
-} from "../src/testing/simulated_cluster.ts";
+import { SimulatedCluster, type SimulatedClusterOptions } from "@kinformer/simulator";
 import { seededRandom as seeded } from "../src/testing/seeded_random.ts";
 
 export { seeded };

@@ -7,12 +7,12 @@ import { createInformer, type SharedInformer } from "../src/cache/informer.ts";
 import { KubeClient } from "../src/client/kube_client.ts";
 import { pods } from "../src/client/resource.ts";
 import type { KubeObject } from "../src/client/types.ts";
-import { runController } from "../src/controller/run_controller.ts";
-import { LeaderElector } from "../src/controller/leader_election.ts";
-import { ShardCoordinator } from "../src/controller/shard_coordinator.ts";
+import { runController } from "../src/controller/reconcile/run_controller.ts";
+import { LeaderElector } from "../src/controller/leases/leader_election.ts";
+import { ShardCoordinator } from "../src/controller/leases/shard_coordinator.ts";
 import { sleep } from "../src/util/clock.ts";
 import { ManualClock } from "../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { seededRandom } from "../src/testing/seeded_random.ts";
 import { Link } from "./_lease_faults.ts";
 

@@ -20,6 +20,13 @@ export const ROOT: string = (() => {
   return candidates.find((dir) => existsSync(join(dir, "deno.json"))) ?? process.cwd();
 })();
 
+/**
+ * The flag (Node, Bun, esbuild) under which the package's own name resolves to its sources
+ * (package.json's `kinformer-source` condition): the examples import `@kinformer/kinformer` as
+ * user code does. Deno resolves the name through deno.json without it.
+ */
+export const SOURCE_CONDITION = "--conditions=kinformer-source";
+
 /** Path of an installed binary in node_modules/.bin. */
 export function bin(name: string): string {
   return join(ROOT, "node_modules", ".bin", name);
@@ -209,6 +216,7 @@ export async function bundle(
     "--format=esm",
     `--platform=${platform}`,
     "--target=es2022",
+    SOURCE_CONDITION,
     `--outfile=${outfile}`,
     "--log-level=warning",
   ]);

@@ -1,11 +1,8 @@
 // Test helpers: serve a fetch handler over HTTP on 127.0.0.1 with the adapter of the runtime
 // running the tests (runtime sniffing is fine here, in tests), a simulated cluster served so,
 // plus small readers for watch bodies that do not depend on src/watch.
-import type { FetchHandler, ServedHandle } from "../src/adapters/_serve_common.ts";
-import {
-  SimulatedCluster,
-  type SimulatedClusterOptions,
-} from "../src/testing/simulated_cluster.ts";
+import type { FetchHandler, ServedHandle } from "@kinformer/simulator/node";
+import { SimulatedCluster, type SimulatedClusterOptions } from "@kinformer/simulator";
 
 /** Which runtime runs the tests. */
 export const runtime: "deno" | "bun" | "node" = "Deno" in globalThis

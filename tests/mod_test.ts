@@ -50,6 +50,8 @@ const VALUES = [
   "WatchDecodeError",
   "DriftError",
   "CheckpointError",
+  // a start after a stop
+  "LifecycleError",
 ];
 
 /** The types of the root module. */
@@ -72,6 +74,8 @@ const TYPES = [
   "WatcherEvent",
   "WatcherOptions",
   "ErrorContext",
+  "OnError",
+  "LifecycleState",
 ];
 
 /** Names in mod.ts's `export { ... } from` and `export type { ... } from` lists. */

@@ -1,5 +1,5 @@
 /**
- * Scenario 13: the cache's memory (issue 33, items 4-6). In fresh processes on each runtime,
+ * Scenario 14: the cache's memory (issue 33, items 4-6). In fresh processes on each runtime,
  * the informer in each `memory` mode (`shared`, the default; `compact`; `plain`, objects as
  * decoded) next to @kubernetes/client-node's informer and the bare paged fetch + JSON.parse
  * loop keeping the items in an array:
@@ -209,7 +209,7 @@ function rows(
     if (cn !== undefined) {
       const x = m.heap / cn.heap;
       row(
-        `13 heap after sync (memory: ${mode}) vs client-node`,
+        `14 heap after sync (memory: ${mode}) vs client-node`,
         fmtMB(m.heap),
         fmtMB(cn.heap),
         x,
@@ -218,7 +218,7 @@ function rows(
     }
     if (bare !== undefined) {
       row(
-        `13 heap after sync (memory: ${mode}) vs bare parsed items`,
+        `14 heap after sync (memory: ${mode}) vs bare parsed items`,
         fmtMB(m.heap),
         fmtMB(bare.heap),
         m.heap / bare.heap,
@@ -226,7 +226,7 @@ function rows(
     }
     const peakX = m.syncPeak / m.heap;
     row(
-      `13 peak heap during sync (memory: ${mode}) vs its settled heap`,
+      `14 peak heap during sync (memory: ${mode}) vs its settled heap`,
       fmtMB(m.syncPeak),
       fmtMB(m.heap),
       peakX,
@@ -235,7 +235,7 @@ function rows(
     if (cn !== undefined) {
       const x = m.syncPeak / cn.syncPeak;
       row(
-        `13 peak heap during sync (memory: ${mode}) vs client-node's peak`,
+        `14 peak heap during sync (memory: ${mode}) vs client-node's peak`,
         fmtMB(m.syncPeak),
         fmtMB(cn.syncPeak),
         x,
@@ -244,14 +244,14 @@ function rows(
     }
     const relistX = m.relistPeak / m.heap;
     row(
-      `13 peak heap during relist (memory: ${mode}) vs its settled heap`,
+      `14 peak heap during relist (memory: ${mode}) vs its settled heap`,
       fmtMB(m.relistPeak),
       fmtMB(m.heap),
       relistX,
       mode === "shared" ? { text: "<= 1.3x", holds: relistX <= 1.3 } : undefined,
     );
     row(
-      `13 estimated cache bytes (health) vs measured heap (memory: ${mode})`,
+      `14 estimated cache bytes (health) vs measured heap (memory: ${mode})`,
       fmtMB(m.estimatedBytes),
       fmtMB(m.heap),
       m.estimatedBytes / m.heap,
@@ -261,7 +261,7 @@ function rows(
   const compact = r.compact;
   if (shared !== undefined && compact !== undefined) {
     row(
-      "13 read: store.get of a random key (compact vs shared)",
+      "14 read: store.get of a random key (compact vs shared)",
       `${compact.getUs.toFixed(2)} us`,
       `${shared.getUs.toFixed(2)} us`,
       compact.getUs / shared.getUs,
@@ -272,14 +272,14 @@ function rows(
       // in-memory parse of the watch burst, per pod): the decoding is the whole price.
       const parseMs = burst.ms.parse / burst.events * compact.objects;
       row(
-        "13 read: store.list() (memory: compact) vs bare JSON.parse of as many pods",
+        "14 read: store.list() (memory: compact) vs bare JSON.parse of as many pods",
         fmtMs(compact.listMs),
         fmtMs(parseMs),
         compact.listMs / parseMs,
       );
     }
     row(
-      "13 sync time (memory: compact) vs shared",
+      "14 sync time (memory: compact) vs shared",
       fmtMs(compact.syncMs),
       fmtMs(shared.syncMs),
       compact.syncMs / shared.syncMs,
@@ -287,7 +287,7 @@ function rows(
   }
   if (shared !== undefined && r.plain !== undefined) {
     row(
-      "13 sync time (memory: shared) vs plain",
+      "14 sync time (memory: shared) vs plain",
       fmtMs(shared.syncMs),
       fmtMs(r.plain.syncMs),
       shared.syncMs / r.plain.syncMs,
@@ -298,20 +298,20 @@ function rows(
     const eps = (ms: number): string => `${(ev.events / ms).toFixed(1)}k ev/s`;
     for (const mode of ["shared", "compact"]) {
       row(
-        `13 watch events/s (memory: ${mode}) vs plain (objects as decoded)`,
+        `14 watch events/s (memory: ${mode}) vs plain (objects as decoded)`,
         eps(ev.ms[mode]),
         eps(ev.ms.plain),
         ev.ms.plain / ev.ms[mode],
       );
     }
     row(
-      "13 watch events/s (memory: shared) vs fetch+split+parse loop",
+      "14 watch events/s (memory: shared) vs fetch+split+parse loop",
       eps(ev.ms.shared),
       eps(ev.ms.http),
       ev.ms.http / ev.ms.shared,
     );
     row(
-      "13 watch events/s (memory: shared) vs bare JSON.parse (in memory)",
+      "14 watch events/s (memory: shared) vs bare JSON.parse (in memory)",
       eps(ev.ms.shared),
       eps(ev.ms.parse),
       ev.ms.parse / ev.ms.shared,
@@ -321,7 +321,7 @@ function rows(
 
 export default {
   name: "memory",
-  order: 13,
+  order: 14,
   settings: { memoryEvents: EVENTS, memoryReads: READS, heapSampleMs: SAMPLE_MS },
   bursts: () => [EVENTS],
   async withServer(ctx: BenchContext, server: BenchServer, n: number) {

@@ -14,7 +14,7 @@
  * `corsAllowedOrigins` option); `kubectl proxy` adds no CORS headers of its own.
  * @module
  */
-import { configmaps, createInformer, type InformerEvent, KubeClient } from "../../mod.ts";
+import { configmaps, createInformer, type InformerEvent, KubeClient } from "@kinformer/kinformer";
 
 /** What the page sends. */
 export type ToWorker =

@@ -11,9 +11,9 @@
  * uses (`KUBECONFIG`, else `~/.kube/config`): `loadFromDefault` picks.
  * @module
  */
-import { KubeClient } from "../../src/client/mod.ts";
-import { loadFromDefault } from "../../src/adapters/deno/config.ts";
-import { runManager } from "../../src/adapters/deno/manager.ts";
+import { KubeClient } from "@kinformer/kinformer/client";
+import { loadFromDefault } from "@kinformer/kinformer/config/deno";
+import { runManager } from "@kinformer/kinformer/controller/deno";
 import { createOperator } from "./operator.ts";
 
 declare const Deno: { env: { get(name: string): string | undefined }; hostname(): string };

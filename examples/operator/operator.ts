@@ -27,8 +27,8 @@ import {
   KubeApiError,
   type KubeClient,
   type KubeObject,
-} from "../../src/client/mod.ts";
-import { SharedInformerFactory } from "../../src/cache/mod.ts";
+} from "@kinformer/kinformer/client";
+import { SharedInformerFactory } from "@kinformer/kinformer/cache";
 import {
   type Condition,
   EventRecorder,
@@ -39,8 +39,8 @@ import {
   owns,
   setCondition,
   updateWithRetry,
-} from "../../src/controller/mod.ts";
-import type { Clock } from "../../src/cache/mod.ts";
+} from "@kinformer/kinformer/controller";
+import type { Clock } from "@kinformer/kinformer/cache";
 
 /** The desired state of a site. */
 export interface StaticSiteSpec {

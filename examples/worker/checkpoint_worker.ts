@@ -36,8 +36,8 @@
  * reports only the difference (deletions as `delete` with `finalStateUnknown`).
  * @module
  */
-import { configmaps, createInformer, type InformerEvent, KubeClient } from "../../mod.ts";
-import type { InformerCheckpoint } from "../../src/cache/mod.ts";
+import { configmaps, createInformer, type InformerEvent, KubeClient } from "@kinformer/kinformer";
+import type { InformerCheckpoint } from "@kinformer/kinformer/cache";
 
 /** The part of a Workers KV namespace this job uses (`KVNamespace` satisfies it). */
 export interface CheckpointStore {

@@ -20,7 +20,7 @@
  * wrangler bundle it; no `nodejs_compat` flag is needed.
  * @module
  */
-import { configmaps, createInformer, type InformerEvent, KubeClient } from "../../mod.ts";
+import { configmaps, createInformer, type InformerEvent, KubeClient } from "@kinformer/kinformer";
 
 /** The Worker's bindings. */
 export interface Env {

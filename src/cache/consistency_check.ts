@@ -25,7 +25,6 @@ import type { InformerSelection } from "./checkpoint.ts";
 import { DriftError } from "./drift_error.ts";
 import { listPages, listResourceVersion } from "./list_pager.ts";
 import { objectKey } from "./object_key.ts";
-import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 
 /** Keys named in a {@linkcode DriftError}'s message. */
 const SAMPLE_KEYS = 5;
@@ -56,7 +55,8 @@ export interface ConsistencyTarget {
   readiness(): "ready" | "not-running" | "not-synced";
   /** Resolves once `check` says done whenever the resource version moves; rejects on abort. */
   waitForResourceVersion(check: () => WaitState, signal: AbortSignal): Promise<void>;
-  report(error: unknown, kind: ErrorKind): void;
+  /** Reports an error of a check (drift, or a failed check), with what the check does. */
+  report(error: unknown, action: string): void;
   onResult?: ((result: ConsistencyCheckResult) => void) | undefined;
 }
 
@@ -192,7 +192,7 @@ export class ConsistencyChecker {
       // Whatever goes wrong, callers get a result and nothing rejects unhandled.
       Object.assign(result, { outcome: "inconclusive", reason: "error", error });
       result.finishedAt = t.clock.now();
-      t.report(error, errorKindOf(error));
+      t.report(error, "the check is inconclusive; the next one runs on schedule");
       return result;
     };
     const running: Running = {
@@ -272,7 +272,7 @@ export class ConsistencyChecker {
         sampleKeys,
         repairing: result.repairing,
       }),
-      "drift",
+      result.repairing ? "relisting to repair the cache" : "reporting only (repair is off)",
     );
     return end("drift");
   }

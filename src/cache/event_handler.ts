@@ -3,7 +3,7 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import { waitFor } from "../util/wait_for.ts";
+import { Waiters } from "../util/wait_for.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { Listener } from "./listener.ts";
 
@@ -63,7 +63,7 @@ export function attachHandler<T extends KubeObjectLike>(
   remove: () => void,
 ): HandlerRegistration {
   let running = false;
-  const syncWaiters = new Set<() => void>();
+  const syncWaiters = new Waiters();
   const pump = async (): Promise<void> => {
     if (running) return;
     running = true;
@@ -77,21 +77,19 @@ export function attachHandler<T extends KubeObjectLike>(
         } catch (error) {
           onError(error);
         }
-        if (ev.type === "synced") { for (const wake of syncWaiters) wake(); }
+        if (ev.type === "synced") syncWaiters.wake();
       }
     } finally {
       running = false;
     }
     if (!listener.closed) listener.onWake(() => void pump());
-    else for (const wake of syncWaiters) wake();
+    else syncWaiters.wake();
   };
   void pump();
   const waitForSync = (options: { signal?: AbortSignal | undefined } = {}): Promise<void> =>
-    waitFor(
-      syncWaiters,
-      () => listener.synced ? "done" : listener.closed ? "failed" : "pending",
-      "event handler removed before it synced",
-      options.signal,
-    );
+    syncWaiters.wait(() => listener.synced ? "done" : listener.closed ? "failed" : "pending", {
+      failure: () => new Error("event handler removed before it synced"),
+      signal: options.signal,
+    });
   return { hasSynced: () => listener.synced, waitForSync, remove };
 }

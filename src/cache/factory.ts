@@ -7,8 +7,12 @@ import type { ResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { informerIdentity } from "./checkpoint.ts";
 import type { ConsistencyCheckResult } from "./consistency_check_options.ts";
-import type { IndexFunc } from "./indexer.ts";
+import { Indexer, type IndexFunc } from "./indexer.ts";
+import { type InformerLease, InformerLeases } from "./informer_lease.ts";
 import { createInformer, type InformerOptions, type SharedInformer } from "./informer.ts";
+import { Lifecycle } from "../util/lifecycle.ts";
+
+export type { InformerLease } from "./informer_lease.ts";
 
 /** Factory-wide defaults; any {@linkcode InformerOptions} field except `resource`. */
 export type SharedInformerFactoryOptions = Omit<InformerOptions<KubeObject>, "resource">;
@@ -54,9 +58,10 @@ export class SharedInformerFactory implements AsyncDisposable {
   /** Index functions of each informer, by name (the first call's and those added later). */
   #indexers = new Map<string, Map<string, unknown>>();
   #signal: AbortSignal | undefined;
-  #started = false;
-  /** Set by `stop()`: informers asked for afterwards are not started, nor is the factory. */
-  #stopped = false;
+  /** Runs once: informers asked for after `stop()` are not started, nor is the factory. */
+  readonly #life = new Lifecycle("informer factory", { restartable: false });
+  /** Who holds each informer: leases (released) and `informerFor()` callers (never). */
+  #leases = new InformerLeases();
 
   /** Creates a factory; `defaults` apply to every informer (namespace, resync, transform, ...). */
   constructor(client: KubeClient, defaults: SharedInformerFactoryOptions = {}) {
@@ -72,6 +77,61 @@ export class SharedInformerFactory implements AsyncDisposable {
     resource: ResourceDescriptor<T>,
     options: InformerForOptions<T> = {},
   ): SharedInformer<T> {
+    const { key, informer } = this.#shared(resource, options);
+    this.#leases.pin(key);
+    return informer;
+  }
+
+  /**
+   * The shared informer for `resource` with these options, as {@linkcode informerFor} gives
+   * it, with a lease on it: reference-counted, so when the last lease is released (and no
+   * `informerFor()` caller holds the informer, as those cannot release it) the informer stops,
+   * its cache is emptied and the factory forgets it; a later call creates a new one. A lease
+   * is released once, by `release()` or `await using`.
+   *
+   * @example
+   * ```ts
+   * import { SharedInformerFactory } from "@kinformer/kinformer";
+   * import { KubeClient, pods } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * const factory = new SharedInformerFactory(new KubeClient({ server: "http://sim", fetch: cluster.fetch }));
+   * factory.start();
+   * const first = factory.acquire(pods);
+   * const second = factory.acquire(pods);
+   * assert.equal(first.informer, second.informer); // shared
+   * await first.release();
+   * assert.equal(factory.informers.length, 1); // still used by the second
+   * await second.release(); // the last user: stopped and forgotten
+   * assert.equal(factory.informers.length, 0);
+   * await factory.stop();
+   * cluster.close();
+   * ```
+   */
+  acquire<T extends KubeObjectLike = KubeObject>(
+    resource: ResourceDescriptor<T>,
+    options: InformerForOptions<T> = {},
+  ): InformerLease<T> {
+    const { key, informer } = this.#shared(resource, options);
+    return this.#leases.lease(key, informer, () => this.#forget(key));
+  }
+
+  /** Stops and forgets the informer under `key` (its last lease was released). */
+  async #forget(key: string): Promise<void> {
+    const informer = this.#informers.get(key);
+    this.#informers.delete(key);
+    this.#indexers.delete(key);
+    await informer?.stop();
+    if (informer?.store instanceof Indexer) {
+      for (const k of informer.store.listKeys()) informer.store.delete(k);
+    }
+  }
+
+  #shared<T extends KubeObjectLike>(
+    resource: ResourceDescriptor<T>,
+    options: InformerForOptions<T>,
+  ): { key: string; informer: SharedInformer<T> } {
     // Factory-wide defaults apply to every object type (their transform sees any object).
     const defaults = this.#defaults as Omit<InformerOptions<T>, "resource">;
     const merged: InformerOptions<T> = { ...defaults, ...options, resource };
@@ -82,8 +142,8 @@ export class SharedInformerFactory implements AsyncDisposable {
       informer = createInformer<T>(this.#client, merged);
       this.#informers.set(key, informer as unknown as SharedInformer<KubeObject>);
       this.#indexers.set(key, new Map(Object.entries(merged.indexers ?? {})));
-      if (this.#started && !this.#stopped) informer.start({ signal: this.#signal });
-      return informer;
+      if (this.#life.active) void informer.start({ signal: this.#signal });
+      return { key, informer };
     }
     const first = informer.options as Record<string, unknown>;
     const asked = merged as unknown as Record<string, unknown>;
@@ -114,7 +174,7 @@ export class SharedInformerFactory implements AsyncDisposable {
       informer.store.addIndexers(added);
       for (const [name, fn] of Object.entries(added)) known.set(name, fn);
     }
-    return informer;
+    return { key, informer };
   }
 
   /** Every informer created so far. */
@@ -123,33 +183,45 @@ export class SharedInformerFactory implements AsyncDisposable {
   }
 
   /**
-   * Starts every informer, and those created later; returns at once and is idempotent.
-   * Aborting `signal` stops them all (the same as {@linkcode SharedInformerFactory.stop}).
+   * Starts every informer, and those created later. Resolves once every informer created so
+   * far has synced (or stopped); never rejects, so an un-awaited `start()` is safe. A second
+   * call while running returns at once. Aborting `signal` stops them all (the same as
+   * {@linkcode SharedInformerFactory.stop}). A factory runs once: `start()` after `stop()`
+   * throws a {@linkcode LifecycleError} at once.
+   *
+   * @example
+   * ```ts
+   * import { SharedInformerFactory } from "@kinformer/kinformer";
+   * import { configmaps, KubeClient, pods } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
+   * const factory = new SharedInformerFactory(new KubeClient({ server: "http://sim", fetch: cluster.fetch }));
+   * const podInformer = factory.informerFor(pods);
+   * factory.informerFor(configmaps);
+   * await factory.start(); // every cache is synced here
+   * assert.equal(podInformer.store.size, 1);
+   * await factory.stop();
+   * assert.throws(() => factory.start(), /was stopped and runs once/);
+   * cluster.close();
+   * ```
    */
-  start(options?: { signal?: AbortSignal | undefined }): void;
-  /**
-   * Starts every informer, and those created later, until `signal` aborts.
-   * @deprecated Pass the signal in the options: `start({ signal })`.
-   */
-  start(signal: AbortSignal | undefined): void;
-  start(options?: { signal?: AbortSignal | undefined } | AbortSignal): void {
-    if (this.#started || this.#stopped) return;
-    this.#started = true;
-    this.#signal = options instanceof AbortSignal ? options : options?.signal;
-    for (const informer of this.#informers.values()) informer.start({ signal: this.#signal });
+  start(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    // Not async: a start after stop() throws at once rather than rejecting unobserved.
+    if (!this.#life.start()) return Promise.resolve();
+    this.#signal = options.signal;
+    const started = [...this.#informers.values()].map((i) => i.start({ signal: this.#signal }));
+    this.#life.started();
+    return Promise.all(started).then(() => undefined);
   }
 
-  /** Resolves when every informer created so far has synced; rejects with the signal's reason. */
+  /**
+   * Resolves when every informer created so far has synced. When `signal` aborts, rejects with
+   * the first informer's explanation (`pods informer not synced after 30 s: last error ...`).
+   */
   async waitForSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
     await Promise.all([...this.#informers.values()].map((i) => i.waitForSync(options)));
-  }
-
-  /**
-   * Resolves when every informer created so far has synced.
-   * @deprecated Use {@linkcode SharedInformerFactory.waitForSync}.
-   */
-  waitForCacheSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
-    return this.waitForSync(options);
   }
 
   /**
@@ -169,19 +241,12 @@ export class SharedInformerFactory implements AsyncDisposable {
   /**
    * Stops every informer; idempotent. Resolves once each has released its timers and
    * connections. A stopped factory stays stopped: informers it hands out afterwards are not
-   * started (as client-go's factory after `Shutdown`), and `start()` does nothing.
+   * started (as client-go's factory after `Shutdown`), and `start()` throws.
    */
   async stop(): Promise<void> {
-    this.#stopped = true;
+    this.#life.stop();
     await Promise.all([...this.#informers.values()].map((i) => i.stop()));
-  }
-
-  /**
-   * Stops every informer.
-   * @deprecated Use {@linkcode SharedInformerFactory.stop}.
-   */
-  shutdown(): Promise<void> {
-    return this.stop();
+    this.#life.stopped();
   }
 
   /** Same as {@linkcode SharedInformerFactory.stop}, for `await using`. */

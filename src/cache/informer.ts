@@ -9,9 +9,10 @@ import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { envFlag } from "../util/env.ts";
 import type { ErrorKind } from "../util/error_kind.ts";
-import { callOnError } from "../util/report_error.ts";
+import { ErrorReporter, type ReportDetails } from "../util/error_reporter.ts";
+import { Lifecycle, LifecycleError } from "../util/lifecycle.ts";
 import { describeValue, messageOf } from "../util/values.ts";
-import { waitFor } from "../util/wait_for.ts";
+import { explainAbort, Waiters } from "../util/wait_for.ts";
 import { type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
 import type { CheckpointError } from "./checkpoint_error.ts";
 import { resumeFromCheckpoint } from "./_checkpoint_validation.ts";
@@ -20,7 +21,6 @@ import {
   consistencyCheckDefaults,
   type ConsistencyCheckResult,
 } from "./consistency_check_options.ts";
-import type { ErrorContext } from "./error_context.ts";
 import { attachHandler, type EventHandler, type HandlerRegistration } from "./event_handler.ts";
 import { currentResourceVersion, eventsIterator } from "./events_iterator.ts";
 import { CacheMemory } from "./cache_memory.ts";
@@ -32,6 +32,7 @@ import { guardMetrics, type InformerMetrics } from "./informer_metrics.ts";
 import {
   type EventsOptions,
   type InformerOptions,
+  informerSource,
   type ListenerOptions,
   listWatchSettings,
   validateInformerOptions,
@@ -43,6 +44,7 @@ import { Lister } from "./lister.ts";
 import { keyOf } from "./object_key.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
 import { Reflector } from "./reflector.ts";
+import { resourceVersionReached } from "./resource_version_reached.ts";
 import { StoreWriter } from "./store_writer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
@@ -61,7 +63,8 @@ export type {
   InformerOptions,
   ListenerOptions,
 } from "./informer_options.ts";
-export type { ErrorContext, ErrorPhase } from "./error_context.ts";
+export type { ErrorContext, ErrorPhase, OnError } from "../util/error_context.ts";
+export type { LifecycleState } from "../util/lifecycle.ts";
 
 /**
  * Keeps a local cache of one resource in step with the API server and tells listeners what
@@ -111,22 +114,34 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #writer: StoreWriter<T>;
   #reflector: Reflector<T>;
   #listeners: ListenerSet<T>;
-  #syncWaiters = new Set<() => void>();
+  /** Names the informer in errors and printed lines: `"pods informer"`. */
+  readonly #source: string;
+  /** The one reporting path: `onError`, or the default printing. */
+  readonly #reporter: ErrorReporter;
+  /** idle, starting (until the first sync), running, stopping, stopped; runs once. */
+  readonly #life: Lifecycle;
   #controller: AbortController | undefined;
   #run: Promise<void> | undefined;
-  #stopped = false;
+  /** What `start()` returns: settles at the first sync or the stop, never rejects. */
+  #whenStarted: Promise<void> | undefined;
+  /** The stop under way (or done). */
+  #stopping: Promise<void> | undefined;
+  /** When `start()` was called, for what `waitForSync` says on a timeout. */
+  #startedAt: number | undefined;
   /** Started from a checkpoint that was accepted. */
   #resumed = false;
   /** A checkpoint refused at construction, reported to `onError` at `start()`. */
   #refused: CheckpointError | undefined;
   #metrics: InformerMetrics | undefined;
-  #rvWaiters = new Set<() => void>();
+  #rvWaiters = new Waiters();
   #checker: ConsistencyChecker;
   /** The cache mutation detector, when `detectMutations` is on. */
   #mutations: MutationDetector<T> | undefined;
   /** Errors of listing and watching (and a refused checkpoint) by kind, for `health()`. */
   #errors: Partial<Record<ErrorKind, number>> = {};
   #lastError: { kind: ErrorKind; message: string; at: number } | undefined;
+  /** The last error itself: the `cause` of a `waitForSync` that timed out. */
+  #lastErrorValue: unknown;
   /**
    * Removes the listener of an `events()` iterator dropped without `return()` or an abort.
    * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
@@ -141,14 +156,21 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     validateInformerOptions(options);
     this.#client = client;
     this.#options = options;
-    const settings = listWatchSettings(options);
+    const settings = listWatchSettings(options, client);
     this.#inactivityTimeoutMs = settings.inactivityTimeoutMs;
     this.#clock = options.clock ?? systemClock;
     const clock = this.#clock;
     this.#lag = new EventLag(() => clock.now());
+    this.#source = informerSource(options);
+    this.#reporter = new ErrorReporter({
+      source: this.#source,
+      onError: options.onError,
+      clock: this.#clock,
+    });
+    this.#life = new Lifecycle(this.#source, { restartable: false });
     // A listener's resync: the cache is queued again as Sync deltas and delivered to it.
     this.#listeners = new ListenerSet<T>(this.#clock, () => {
-      if (this.#stopped || !this.#writer.synced) return;
+      if (!this.#life.active || !this.#writer.synced) return;
       this.#writer.resync();
       this.#reportBacklog();
     });
@@ -161,7 +183,12 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       this.#mutations = new MutationDetector<T>(
         this.#clock,
         detect === true ? 1_000 : detect.intervalMs ?? 1_000,
-        (error) => this.#report(error, { kind: "mutation", phase: "handler", retryInMs: 0 }),
+        (error) =>
+          this.#reporter.report(error, {
+            phase: "handler",
+            foreignKind: "mutation",
+            action: "going on (the cached object stays as it was changed)",
+          }),
       );
     }
     this.#writer = new StoreWriter<T>({
@@ -170,7 +197,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         : trackedStore(this.#indexer, this.#mutations),
       onEvent: (event) => this.#tell(event),
       // An index function threw: the key keeps its cached object; the other keys go on.
-      onError: (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
+      onError: (error, context) => this.#reporter.report(error, context),
     });
     // A checkpoint is input: it seeds the cache only if every object in it belongs here.
     const resume = resumeFromCheckpoint(options);
@@ -183,7 +210,12 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     }
     const metrics = guardMetrics(
       options.metrics,
-      (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
+      (error) =>
+        this.#reporter.report(error, {
+          phase: "callback",
+          detail: "metrics",
+          action: "going on",
+        }),
     );
     this.#metrics = metrics;
     const memory = this.#memory;
@@ -195,11 +227,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       },
       client,
       emit: (event) => this.#write(event),
-      onError: (error, context) => {
-        if (context.kind === "decode") metrics?.onDecodeError?.(error);
-        this.#record(error, context.kind);
-        this.#report(error, context);
-      },
+      onError: (error, details) => this.#failed(error, details, metrics),
       resumeFrom: resume.resourceVersion,
       onListDone: metrics?.onList,
       onEvent: metrics?.onWatchEvent,
@@ -207,7 +235,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       onReconnect: metrics?.onReconnect,
       // Each waiter removes itself once settled: a check still pending waits for the next move.
       onResourceVersion: () => {
-        for (const wake of this.#rvWaiters) wake();
+        this.#reporter.healthy();
+        this.#rvWaiters.wake();
       },
     });
     const seeded = resume.objects !== undefined;
@@ -222,14 +251,17 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       reflector: this.#reflector,
       // A checkpoint without objects leaves the cache incomplete until the first list.
       readiness: () =>
-        this.#run === undefined || this.#stopped
+        this.#run === undefined || !this.#life.active
           ? "not-running"
           : this.#writer.synced && (seeded || this.#reflector.stats.lists > 0)
           ? "ready"
           : "not-synced",
       waitForResourceVersion: (check, signal) =>
-        waitFor(this.#rvWaiters, check, "resource version unreachable", signal),
-      report: (error, kind) => this.#report(error, { kind, phase: "check", retryInMs: 0 }),
+        this.#rvWaiters.wait(check, {
+          failure: () => new Error("resource version unreachable"),
+          signal,
+        }),
+      report: (error, action) => this.#reporter.report(error, { phase: "check", action }),
       onResult: metrics?.onConsistencyCheck,
     });
   }
@@ -250,23 +282,42 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   }
 
   /**
-   * Starts listing and watching; returns at once and is idempotent. Aborting `signal` is the
-   * same as {@linkcode SharedInformer.stop}. An informer runs once: after it stopped, `start()`
-   * does nothing (its listeners are closed); create a new one. A `LeaderElector` or
-   * `ShardCoordinator`, by contrast, can be started again, since a replica campaigns many times.
+   * Starts listing and watching. Resolves once the cache has synced, or the informer was
+   * stopped first; it never rejects, so `informer.start()` without `await` is safe too (errors
+   * go to `onError`, or are printed: see {@linkcode InformerOptions.onError}). A second call
+   * while starting or running returns the same promise. Aborting `signal` is the same as
+   * {@linkcode SharedInformer.stop}.
+   *
+   * An informer runs once: `start()` after `stop()` (or while stopping) throws a
+   * {@linkcode LifecycleError} at once; create a new informer to start again.
+   *
+   * @example
+   * ```ts
+   * import { createInformer } from "@kinformer/kinformer";
+   * import { KubeClient, pods } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * cluster.create(pods, { metadata: { namespace: "default", name: "web-1" } });
+   * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
+   * await informer.start(); // the cache is synced here
+   * assert.equal(informer.store.size, 1);
+   * await informer.stop();
+   * assert.throws(() => informer.start(), /pods informer was stopped and runs once/);
+   * cluster.close();
+   * ```
    */
-  start(options?: { signal?: AbortSignal | undefined }): void;
-  /**
-   * Starts listing and watching, stopping when `signal` aborts.
-   * @deprecated Pass the signal in the options: `start({ signal })`.
-   */
-  start(signal: AbortSignal | undefined): void;
-  start(options?: { signal?: AbortSignal | undefined } | AbortSignal): void {
-    const signal = options instanceof AbortSignal ? options : options?.signal;
-    if (this.#run !== undefined || this.#stopped) return;
+  start(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+    if (!this.#life.start()) return this.#whenStarted ?? Promise.resolve();
+    const signal = options.signal;
+    this.#startedAt = this.#clock.now();
+    this.#whenStarted = this.#life.wait(
+      () => this.#life.state === "starting" ? "pending" : "done",
+      { failure: () => undefined },
+    );
     if (signal?.aborted) {
       void this.stop();
-      return;
+      return this.#whenStarted;
     }
     const controller = new AbortController();
     this.#controller = controller;
@@ -275,28 +326,33 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const refused = this.#refused;
     this.#refused = undefined;
     if (refused !== undefined) {
-      this.#report(refused, { kind: "checkpoint", phase: "list", retryInMs: 0 });
+      this.#reporter.report(refused, { phase: "list", action: "listing instead" });
     }
     this.#mutations?.start();
     this.#run = this.#reflector.run(controller.signal);
     this.#checker.start(controller.signal);
+    // A checkpoint with objects makes the cache complete from the start.
+    if (this.#writer.synced) this.#life.started();
+    return this.#whenStarted;
   }
 
   /**
    * Stops the reflector, closes every listener and releases every timer and connection;
    * idempotent. Resolves once all of it is released.
    */
-  async stop(): Promise<void> {
+  stop(): Promise<void> {
+    if (this.#life.stop()) this.#stopping = this.#release();
+    return this.#stopping ?? Promise.resolve();
+  }
+
+  async #release(): Promise<void> {
     this.#mutations?.stop();
-    this.#stopped = true;
     this.#controller?.abort(new DOMException("informer stopped", "AbortError"));
     await this.#run;
     await this.#checker.stop();
     this.#listeners.close();
-    for (const wake of this.#syncWaiters) wake();
-    this.#syncWaiters.clear();
-    for (const wake of this.#rvWaiters) wake();
-    this.#rvWaiters.clear();
+    this.#life.stopped();
+    this.#rvWaiters.wake();
   }
 
   /**
@@ -345,15 +401,49 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   }
 
   /**
-   * Resolves once the cache is synced. Rejects with the signal's reason on abort, or with an
-   * Error when the informer is stopped first.
+   * Resolves once the cache is synced. Rejects with an Error when the informer is stopped
+   * first. When `signal` aborts (`AbortSignal.timeout(30_000)`), rejects with an error that
+   * says what it waited for and why it may not have come, with the signal reason's `name`
+   * (`TimeoutError`) and the informer's last error as `cause`: `pods informer not synced after
+   * 30 s: last error ... 403 Forbidden: pods is forbidden: ...`.
+   *
+   * @example
+   * ```ts
+   * import { createInformer } from "@kinformer/kinformer";
+   * import { KubeClient, pods } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * const informer = createInformer(new KubeClient({ server: "http://sim", fetch: cluster.fetch }), { resource: pods });
+   * const ac = new AbortController();
+   * ac.abort(new DOMException("timed out", "TimeoutError")); // as AbortSignal.timeout() does
+   * await assert.rejects(informer.waitForSync({ signal: ac.signal }), {
+   *   name: "TimeoutError",
+   *   message: "pods informer not synced after 0 ms (timed out); start() was never called",
+   * });
+   * cluster.close();
+   * ```
    */
   waitForSync(options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
-    return waitFor(
-      this.#syncWaiters,
-      () => this.#writer.synced ? "done" : this.#stopped ? "failed" : "pending",
-      "informer stopped before it synced",
-      options.signal,
+    const waiting = this.#clock.now();
+    return this.#life.wait(
+      () =>
+        this.#writer.synced
+          ? "done"
+          : this.#life.state === "stopping" || this.#life.state === "stopped"
+          ? "failed"
+          : "pending",
+      {
+        failure: () => new Error(`${this.#source} stopped before it synced`),
+        signal: options.signal,
+        aborted: (reason) =>
+          explainAbort(reason, {
+            what: `${this.#source} not synced`,
+            hint: this.#life.state === "idle" ? "; start() was never called" : undefined,
+            waitedMs: this.#clock.now() - Math.max(waiting, this.#startedAt ?? waiting),
+            lastError: this.#lastErrorValue,
+          }),
+      },
     );
   }
 
@@ -387,7 +477,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     if (options.until !== undefined && options.until !== "current") {
       throw new TypeError(`until must be "current", got ${describeValue(options.until)}`);
     }
-    const listener = this.#addListener(options);
+    const listener = this.#addListener(options, "events()");
     const signal = options.signal;
     let unlisten = (): void => {};
     const finish = (): void => {
@@ -441,7 +531,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    * ```
    */
   addEventHandler(handler: EventHandler<T>, options: ListenerOptions = {}): HandlerRegistration {
-    const listener = this.#addListener(options);
+    const listener = this.#addListener(options, "addEventHandler()");
     let unlisten = (): void => {};
     const remove = (): void => {
       unlisten();
@@ -451,21 +541,65 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     return attachHandler(
       listener,
       handler,
-      (error) => this.#report(error, { kind: "handler", phase: "handler", retryInMs: 0 }),
+      (error) =>
+        this.#reporter.report(error, { phase: "handler", action: "delivering the next event" }),
       remove,
     );
   }
 
+  /**
+   * Resolves once the cache has seen resource version `resourceVersion` (a write's, say): it is
+   * synced and at that version or later, so a read of the store shows that write or a newer
+   * state. Versions are ordered as KEP-5504 (Kubernetes 1.35) allows; one that cannot be
+   * ordered (not a decimal integer without a leading zero) rejects with a
+   * `ResourceVersionNotComparableError`, as does a server whose own versions cannot be. Rejects
+   * with the signal's reason on abort, or an Error when the informer stops first. A write
+   * outside the informer's namespace or selectors is passed once a later event or a bookmark
+   * (about once a minute) moves the cache past it.
+   *
+   * @example
+   * ```ts
+   * import { createInformer } from "@kinformer/kinformer";
+   * import { KubeClient, configmaps } from "@kinformer/kinformer/client";
+   * import { SimulatedCluster } from "@kinformer/kinformer/testing";
+   * import assert from "node:assert/strict";
+   * const cluster = new SimulatedCluster();
+   * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+   * await using informer = createInformer(client, { resource: configmaps });
+   * informer.start();
+   * const written = await client.create(configmaps, { metadata: { namespace: "default", name: "c" } });
+   * await informer.waitForResourceVersion(written.metadata.resourceVersion!);
+   * assert.ok(informer.store.get("default/c")); // read-your-writes
+   * cluster.close();
+   * ```
+   */
+  waitForResourceVersion(
+    resourceVersion: string,
+    options: { signal?: AbortSignal | undefined } = {},
+  ): Promise<void> {
+    try {
+      const { check, failure } = resourceVersionReached(resourceVersion, () => ({
+        synced: this.#writer.synced,
+        resourceVersion: this.#reflector.resourceVersion,
+        stopped: this.#life.state === "stopping" || this.#life.state === "stopped",
+      }));
+      return this.#rvWaiters.wait(check, { failure, signal: options.signal });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   /** Resolves when the resource version next moves (or the informer stops). */
   #resourceVersionMoved(): Promise<void> {
-    if (this.#stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const wake = (): void => {
-        this.#rvWaiters.delete(wake);
-        resolve();
-      };
-      this.#rvWaiters.add(wake);
-    });
+    const ending = (): boolean => this.#life.state === "stopping" || this.#life.state === "stopped";
+    if (ending()) return Promise.resolve();
+    // Pending at the first check (made at once), done at the next wake: the next move.
+    let checked = false;
+    return this.#rvWaiters.wait(() => {
+      if (ending() || checked) return "done";
+      checked = true;
+      return "pending";
+    }, { failure: () => undefined });
   }
 
   /**
@@ -500,7 +634,13 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const now = this.#clock.now();
     const limit = this.#inactivityTimeoutMs;
     return {
-      state: this.#reflector.phase,
+      state: this.#life.state,
+      activity: this.#reflector.phase,
+      resource: this.#reflector.notFound
+        ? "not-found"
+        : s.lists > 0 || this.#resumed
+        ? "served"
+        : "unknown",
       synced: this.#writer.synced,
       lastSyncResourceVersion: this.#reflector.resourceVersion,
       objects: this.#indexer.size,
@@ -535,26 +675,36 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     return name ? this.#indexer.get(keyOf(object.metadata?.namespace, name)) : undefined;
   }
 
-  /** The one way an error reaches the user: `onError` (a throwing one is reported as uncaught). */
-  #report(error: unknown, context: ErrorContext): void {
-    callOnError(this.#options.onError, error, context);
+  /**
+   * An error of listing and watching: reported (the one way an error reaches the user), told
+   * to the metrics hook when it is a decode error, and counted for `health()`.
+   */
+  #failed(error: unknown, details: ReportDetails, metrics: InformerMetrics | undefined): void {
+    const { kind } = this.#reporter.report(error, details);
+    if (kind === "decode") metrics?.onDecodeError?.(error);
+    this.#record(error, kind);
   }
 
   /** Counts an error of listing and watching (or a refused checkpoint) for `health()`. */
   #record(error: unknown, kind: ErrorKind): void {
     this.#errors[kind] = (this.#errors[kind] ?? 0) + 1;
     this.#lastError = { kind, message: messageOf(error), at: this.#clock.now() };
+    this.#lastErrorValue = error;
   }
 
-  #addListener(options: ListenerOptions): Listener<T> {
+  #addListener(options: ListenerOptions, call: string): Listener<T> {
     validateListenerOptions(options);
+    const state = this.#life.state;
+    if (state === "stopping" || state === "stopped") {
+      throw new LifecycleError(
+        this.#source,
+        state,
+        `was stopped: ${call} has nothing to deliver (an informer runs once: create a new one)`,
+      );
+    }
     const overflow = options.overflow ?? "grow";
     const resync = options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0;
     const listener = new Listener<T>(overflow, resync, (event) => this.#lag.taken(event));
-    if (this.#stopped) {
-      listener.close();
-      return listener;
-    }
     // A late listener first gets the cache as its initial population.
     if (options.replayCache ?? !this.#resumed) {
       for (const object of this.#indexer.values()) {
@@ -581,8 +731,9 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       return;
     }
     this.#listeners.synced();
-    for (const wake of this.#syncWaiters) wake();
-    this.#syncWaiters.clear();
+    this.#reporter.healthy();
+    if (this.#life.state === "starting") this.#life.started();
+    else this.#life.waiters.wake();
   }
 
   #reportBacklog(): void {

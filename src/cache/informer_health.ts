@@ -8,6 +8,7 @@ import type { ReflectorState } from "./reflector.ts";
 import type { ErrorKind } from "../util/error_kind.ts";
 import type { CacheMemoryMode } from "./informer_options.ts";
 import type { EventLagHealth } from "./event_lag.ts";
+import type { LifecycleState } from "../util/lifecycle.ts";
 
 /** One listener in {@linkcode InformerHealth}. */
 export interface ListenerHealth {
@@ -23,8 +24,21 @@ export interface ListenerHealth {
 
 /** Snapshot returned by {@linkcode SharedInformer.health}. */
 export interface InformerHealth {
-  /** `idle` (not started), `listing`, `watching`, `backing-off`, `stopped`. */
-  state: ReflectorState;
+  /**
+   * Where the informer is in its life, as every long-running object of kinformer says it:
+   * `idle` (not started), `starting` (started, not synced yet), `running` (synced),
+   * `stopping`, `stopped`.
+   */
+  state: LifecycleState;
+  /** What its list/watch loop is doing: `idle`, `listing`, `watching`, `backing-off`, `stopped`. */
+  activity: ReflectorState;
+  /**
+   * Whether the server serves the resource: `unknown` before the first list, `served`, or
+   * `not-found` while it answers 404 (a CRD deleted, an aggregated API gone). A gone resource
+   * is reported once (kind `not-found`), retried on the backoff (at most one request per 30 s
+   * by default) and listed afresh when it returns; the cache keeps its last state meanwhile.
+   */
+  resource: "unknown" | "served" | "not-found";
   /** Whether the informer's cache holds a complete list. */
   synced: boolean;
   /** The resource version the cache is at. */

@@ -4,6 +4,7 @@
  */
 import type { ConsistencyCheckResult } from "./consistency_check_options.ts";
 import type { ErrorKind } from "../util/error_kind.ts";
+import type { RelistReason } from "./reflector_state.ts";
 
 /**
  * Metric callbacks; every field is optional. Wire them to any metrics library, or use
@@ -15,8 +16,11 @@ export interface InformerMetrics {
   onList?(durationMs: number, items: number, pages: number): void;
   /** A watch event arrived (`ADDED`, `MODIFIED`, `DELETED`, `BOOKMARK`). */
   onWatchEvent?(type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK"): void;
-  /** A list replaced an earlier state (a relist after 410, or the first list of a resumed informer). */
-  onRelist?(): void;
+  /**
+   * A list replaced an earlier state (a relist after 410, or the first list of a resumed
+   * informer), and why (see `RelistReason`).
+   */
+  onRelist?(reason: RelistReason): void;
   /** The watch is reconnecting after `kind` of failure (or `"closed"` for a clean end). */
   onReconnect?(kind: ErrorKind | "closed"): void;
   /** A watch line could not be decoded. */

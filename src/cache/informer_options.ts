@@ -3,7 +3,12 @@
  * @module
  */
 import type { ResourceDescriptor } from "../client/resource.ts";
-import type { WatchTransport } from "../client/watch_transport.ts";
+import {
+  resolveWatchTransport,
+  streamsWholeLists,
+  type WatchTransport,
+} from "../client/watch_transport.ts";
+import type { KubeClient } from "../client/kube_client.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { type Backoff, type BackoffOptions, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
@@ -18,7 +23,7 @@ import type { Indexers } from "./indexer.ts";
 import type { InformerMetrics } from "./informer_metrics.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
 import type { InitialListMode } from "./reflector_state.ts";
-import type { ErrorContext } from "./error_context.ts";
+import type { OnError } from "../util/error_context.ts";
 import type { ReflectorOptions } from "./reflector.ts";
 
 /**
@@ -60,8 +65,14 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * to stream again at the next relist. `"auto"`: the same, but a server that could not stream
    * is remembered for the informer's life (LISTs from then on).
    *
+   * In a browser over HTTP (`transport: "http"`) `"stream"` and `"auto"` list with LIST:
+   * kube-apiserver 1.37 gzips a streaming list when asked for gzip (one gzip member per flush),
+   * a page cannot ask for `identity`, and Chromium's `fetch` reads only the first member, so
+   * every streaming list would stop short and fall back to a LIST. Over a WebSocket (the
+   * browser default, `transport: "auto"`) they stream.
+   *
    * `"list"` stays the default because it is the faster one on a real link: kube-apiserver
-   * gzips LIST answers but never watch streams, so syncing 10,000 pods over 100 Mbit/s with
+   * gzips LIST answers but, before 1.37, never watch streams, so syncing 10,000 pods over 100 Mbit/s with
    * 10 ms delay took about 2x the time and 20x the bytes as a stream (bench scenario 12,
    * `bench/scenarios/link.ts`); only on loopback is the stream 10-20% faster. @default "list"
    */
@@ -111,12 +122,19 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    */
   transport?: WatchTransport | undefined;
   /**
-   * Called for every error, with its kind and phase (the informer keeps recovering). An
-   * `onError` that throws is reported as an uncaught error (rethrown on a fresh microtask, as an
-   * `EventTarget` does with a throwing listener) and the informer goes on.
-   * @default undefined
+   * Called for every error, with its context: what it is (`kind`), where (`phase`), what the
+   * informer does about it (`action`, `retryInMs`); the informer keeps recovering. It replaces
+   * the default printing. An `onError` that throws is reported as an uncaught error (rethrown
+   * on a fresh microtask, as an `EventTarget` does with a throwing listener) and the informer
+   * goes on.
+   * @default prints: the first error of each kind at once with what the informer does about it
+   * (`pods informer: list forbidden (403): pods is forbidden: ...; retrying with backoff (next
+   * in 1.6 s)`, with `console.error`), then at most one line per kind per minute with a count
+   * of those not printed, and one line (`console.warn`) when it lists or watches again (`pods
+   * informer: healthy again after 12 errors`). A watch that expired (410) is routine and not
+   * printed.
    */
-  onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
+  onError?: OnError | undefined;
   /**
    * Resume from a {@linkcode InformerCheckpoint}: seed the cache with its objects and watch from
    * its resource version with no LIST. The seeded objects count as already seen: listeners are
@@ -296,11 +314,28 @@ export function validateListWatchOptions<T extends KubeObjectLike>(o: ListWatchO
   checkFunction(o.transform, "transform");
 }
 
+/**
+ * How errors and printed lines name an informer or a watcher: its resource's plural, with the
+ * group for other than the core group (`pods informer`, `deployments.apps informer`). Internal.
+ */
+export function informerSource(
+  options: { resource: ResourceDescriptor<KubeObjectLike> },
+  what = "informer",
+): string {
+  const { resource, group } = options.resource;
+  return `${resource}${group ? `.${group}` : ""} ${what}`;
+}
+
 /** The reflector settings of `o` with the documented defaults applied. Internal. */
 export function listWatchSettings<T extends KubeObjectLike>(
   o: ListWatchOptions<T>,
+  client: KubeClient,
 ): ListWatchSettings<T> {
   const clock = o.clock ?? systemClock;
+  const initialList = o.initialList ?? "list";
+  const transport = o.transport === undefined
+    ? client.watchTransport
+    : resolveWatchTransport(o.transport);
   const random = o.random ?? Math.random;
   return {
     resource: o.resource,
@@ -308,7 +343,10 @@ export function listWatchSettings<T extends KubeObjectLike>(
     labelSelector: o.labelSelector,
     fieldSelector: o.fieldSelector,
     pageSize: o.pageSize ?? DEFAULT_PAGE_SIZE,
-    initialList: o.initialList ?? "list",
+    // A streaming list that cannot read whole over this transport (HTTP in a browser, where
+    // kube-apiserver 1.37 gzips it and the page cannot ask for identity) would cost a cut stream
+    // plus a LIST at every relist: LIST at once instead.
+    initialList: streamsWholeLists(transport) ? initialList : "list",
     clock,
     backoff: isBackoff(o.backoff) ? o.backoff : exponentialBackoff(clock, { random, ...o.backoff }),
     random,

@@ -22,7 +22,8 @@ function toSelector(s: string | LabelSelector | undefined): LabelSelector | unde
   );
 }
 
-function filter<T extends KubeObjectLike>(items: T[], options: ListerListOptions): T[] {
+/** The objects of `items` matching `options.labelSelector` (all without one). Internal. */
+export function filter<T extends KubeObjectLike>(items: T[], options: ListerListOptions): T[] {
   const selector = toSelector(options.labelSelector);
   if (selector === undefined || selector.isEverything()) return items;
   return items.filter((o) => selector.matches(o.metadata?.labels));

@@ -57,6 +57,12 @@ export { DriftError } from "./drift_error.ts";
 export type { DriftErrorInit } from "./drift_error.ts";
 export { SharedInformerFactory } from "./factory.ts";
 export type { InformerForOptions, SharedInformerFactoryOptions } from "./factory.ts";
+export type { InformerLease } from "./informer_lease.ts";
+export {
+  DEFAULT_DISCOVERY_INTERVAL_MS,
+  DiscoveryInformerFactory,
+} from "./discovery_informer_factory.ts";
+export type { DiscoveryInformerFactoryOptions } from "./discovery_informer_factory.ts";
 export type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
 export { Indexer, NAMESPACE_INDEX } from "./indexer.ts";
 export type { IndexerOptions, Indexers, IndexFunc, Store } from "./indexer.ts";
@@ -80,7 +86,7 @@ export type { InitialListMode } from "./reflector_state.ts";
 export { watcher } from "./watcher.ts";
 export { MutationError } from "./mutation_detector.ts";
 export type { WatcherEvent, WatcherOptions } from "./watcher.ts";
-export type { ReflectorState } from "./reflector.ts";
+export type { ReflectorState, RelistReason } from "./reflector.ts";
 export {
   InitialEventsTimeoutError,
   ListInactivityError,
@@ -89,3 +95,6 @@ export {
 export type { InitialEventsTimeoutOptions } from "./reflector_errors.ts";
 export type { Backoff, BackoffOptions } from "../util/backoff.ts";
 export type { Clock, TimerHandle } from "../util/clock.ts";
+export { LifecycleError } from "../util/lifecycle.ts";
+export type { LifecycleState } from "../util/lifecycle.ts";
+export type { OnError } from "../util/error_context.ts";

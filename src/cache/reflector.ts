@@ -17,7 +17,8 @@ import { type Backoff, exponentialBackoff } from "../util/backoff.ts";
 import { type Clock, sleep } from "../util/clock.ts";
 import { type ErrorKind, errorKindOf } from "../util/error_kind.ts";
 import { IdleTimer } from "../util/idle_timer.ts";
-import type { ErrorContext, ErrorPhase } from "./error_context.ts";
+import type { ErrorPhase } from "../util/error_context.ts";
+import type { ReportDetails } from "../util/error_reporter.ts";
 import { InitialEventsTimeoutError, WatchInactivityError } from "./reflector_errors.ts";
 import { objectKey } from "./object_key.ts";
 import { listAllPages } from "./list_pager.ts";
@@ -35,13 +36,14 @@ import {
   received,
   type ReflectorState,
   relistAsked,
+  type RelistReason,
   requestStarted,
   stopped,
 } from "./reflector_state.ts";
 import { RequestPacer } from "./request_pacer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
-export type { ReflectorState } from "./reflector_state.ts";
+export type { ReflectorState, RelistReason } from "./reflector_state.ts";
 
 /**
  * The longest delay a server can ask for with `Retry-After` (or `retryAfterSeconds` in a
@@ -95,16 +97,19 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
    * keep up. The idle timer does not count that time. A list's steps are never held.
    */
   emit: (event: WatcherEvent<T>) => void | Promise<void>;
-  /** Every error, with its context; the reflector goes on. */
-  onError: (error: unknown, context: ErrorContext) => void;
+  /**
+   * Every error, with where it happened and what the reflector does about it (the
+   * reporter of the informer or `watcher()` makes the context of it); the reflector goes on.
+   */
+  onError: (error: unknown, details: ReportDetails) => void;
   /** Start watching from here without a LIST (a checkpoint). */
   resumeFrom?: string | undefined;
   /** A list round finished. */
   onListDone?: ((durationMs: number, items: number, pages: number) => void) | undefined;
   /** A watch event (bookmarks included) arrived. */
   onEvent?: ((type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK") => void) | undefined;
-  /** A list replaced an earlier state. */
-  onRelist?: (() => void) | undefined;
+  /** A list replaced an earlier state, for `reason`. */
+  onRelist?: ((reason: RelistReason) => void) | undefined;
   /** A new watch is opened after the previous one ended for `kind`. */
   onReconnect?: ((kind: ErrorKind | "closed") => void) | undefined;
   /** The last synced resource version moved. */
@@ -163,6 +168,11 @@ export class Reflector<T extends KubeObjectLike> {
     return this.#state.lastSyncResourceVersion;
   }
 
+  /** Whether the server answers 404 for the resource (since the last completed list). */
+  get notFound(): boolean {
+    return this.#state.notFound === true;
+  }
+
   /** What the reflector is doing. */
   get phase(): ReflectorState {
     return this.#state.phase;
@@ -193,9 +203,13 @@ export class Reflector<T extends KubeObjectLike> {
     let endedBy: ErrorKind | "closed" | undefined;
     /** Delay owed by the last failure (backoff, Retry-After, or the longest wait), in ms. */
     let owed = 0;
+    /** A streaming list completed and then closed: its watch goes on (see below). */
+    let continuing = false;
     while (!signal.aborted) {
-      const wait = Math.max(owed, this.#pacer.nextDelay());
+      // A start that waits a backoff is spaced already: the pacer counts the others.
+      const wait = continuing || owed > 0 ? owed : this.#pacer.nextDelay();
       owed = 0;
+      continuing = false;
       if (wait > 0) {
         this.#state = backingOff(this.#state);
         try {
@@ -211,14 +225,21 @@ export class Reflector<T extends KubeObjectLike> {
       try {
         if (request.kind === "list") await this.#list(request, signal);
         else {
+          const lists = this.stats.lists;
           const healthy = await this.#watch(request, signal);
           endedBy = "closed";
+          // A streaming list closed right after its end bookmark (large clusters close them):
+          // the list is complete and its watch goes on from the bookmark at once, outside the
+          // pacer (which counted the stream), so every stream brings at most one such watch.
+          continuing = request.kind === "stream" && this.stats.lists > lists;
           if (!healthy) owed = o.backoff.next();
         }
       } catch (error) {
         if (signal.aborted) break;
         const kind = errorKindOf(error);
         endedBy = kind;
+        // A resource that stays gone is reported once, not at every retry.
+        const known = kind === "not-found" && this.#state.notFound === true;
         const after = planAfterFailure(this.#state, { kind, request });
         this.#state = after.state;
         owed = after.wait === "none"
@@ -226,14 +247,18 @@ export class Reflector<T extends KubeObjectLike> {
           : after.wait === "longest"
           ? MAX_RETRY_AFTER_MS
           : Math.max(backoffDelay(o.backoff), retryAfterMs(error));
-        this.#report(error, kind, request.kind, owed);
+        if (!known) {
+          this.#o.onError(error, {
+            phase: request.kind,
+            action: kind === "not-found"
+              ? "the resource is not served (reported once until it is back); retrying with backoff"
+              : recovery(after.wait, request.kind === "watch" && this.#state.mustRelist),
+            retryInMs: owed > 0 ? owed : undefined,
+          });
+        }
       }
     }
     this.#state = stopped(this.#state);
-  }
-
-  #report(error: unknown, kind: ErrorKind, phase: ErrorPhase, retryInMs: number): void {
-    this.#o.onError(error, { kind, phase, retryInMs });
   }
 
   /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
@@ -249,7 +274,12 @@ export class Reflector<T extends KubeObjectLike> {
       }
       return this.#o.transform(object as T);
     } catch (error) {
-      this.#report(error, "transform", phase, 0);
+      this.#o.onError(error, {
+        phase,
+        foreignKind: "transform",
+        detail: "transform",
+        action: "skipping the object",
+      });
       return undefined;
     }
   }
@@ -276,7 +306,8 @@ export class Reflector<T extends KubeObjectLike> {
       idleTimeoutMs: o.inactivityTimeoutMs,
       signal,
       onProgress: (now) => void (this.stats.lastActivityAt = now),
-      onExpiredContinue: (error) => this.#report(error, "expired", "list", 0),
+      onExpiredContinue: (error) =>
+        this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
     }, (item) => this.#transform(item, "list"));
     const count = this.#emitList(result.items, {
       request,
@@ -299,7 +330,8 @@ export class Reflector<T extends KubeObjectLike> {
     const o = this.#o;
     if (this.stats.lists > 0 || o.resumeFrom !== undefined) {
       this.stats.relists++;
-      o.onRelist?.();
+      // A resumed informer's first list has no earlier failure of its own: its watch expired.
+      o.onRelist?.(this.#state.relistReason ?? "expired");
     }
     this.stats.lists++;
     this.stats.lastActivityAt = o.clock.now();
@@ -511,4 +543,13 @@ function blank(chunk: Uint8Array): boolean {
     if (byte !== 0x0a && byte !== 0x0d && byte !== 0x20 && byte !== 0x09) return false;
   }
   return true;
+}
+
+/** What the reflector does after a failure, in words (the `action` of its error context). */
+function recovery(wait: "none" | "backoff" | "longest", relist: boolean): string {
+  if (wait === "longest") {
+    return "retrying at the longest backoff (this request cannot succeed as configured)";
+  }
+  const what = relist ? "relisting" : "retrying";
+  return wait === "none" ? `${what} at once` : `${what} with backoff`;
 }

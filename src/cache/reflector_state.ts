@@ -11,6 +11,20 @@ import type { ErrorKind } from "../util/error_kind.ts";
 /** How the reflector fetches the initial state: paged LIST, streaming list, or try stream first. */
 export type InitialListMode = "list" | "stream" | "auto";
 
+/**
+ * Why the cache is listed again: the kind of the failure that made the last resource version
+ * unusable (`expired`: 410; `too-large-rv`; `invalid`: a watch refused as written; `decode`: a
+ * watch that kept sending what cannot be read; `not-found`: the resource went away and
+ * returned), or `requested` (a relist asked for, e.g. a consistency check's repair).
+ */
+export type RelistReason =
+  | "expired"
+  | "too-large-rv"
+  | "invalid"
+  | "decode"
+  | "not-found"
+  | "requested";
+
 /** What the reflector is doing, as `health().state` shows it. */
 export type ReflectorState = "idle" | "listing" | "watching" | "backing-off" | "stopped";
 
@@ -45,6 +59,19 @@ export interface ListWatchState {
   readonly relistRequested?: boolean | undefined;
   /** The open watch started at the last list's RV and has received nothing yet. */
   readonly fromList?: boolean | undefined;
+  /**
+   * A watch from the last list's RV failed for another reason than expiry (an outage) since
+   * that list: time has passed, so a 410 at that RV is expected, not a sign of a list served
+   * from a stale cache.
+   */
+  readonly interrupted?: boolean | undefined;
+  /**
+   * The server answers 404 for the resource (a CRD deleted, an aggregated API gone) since the
+   * last completed list: reported once, retried on the backoff until a list succeeds.
+   */
+  readonly notFound?: boolean | undefined;
+  /** Why the next list replaces the cache (set with `mustRelist`). */
+  readonly relistReason?: RelistReason | undefined;
 }
 
 /** The request the reflector makes next. */
@@ -149,6 +176,8 @@ export function listed(state: ListWatchState, outcome: ListOutcome): ListWatchSt
     streamUnavailable: state.initialList === "auto" && state.streamUnavailable,
     paginatedResult: state.paginatedResult === true || pagedFirst,
     fromList: false,
+    interrupted: false,
+    notFound: false,
   };
 }
 
@@ -164,7 +193,13 @@ export function moved(state: ListWatchState, resourceVersion: string): ListWatch
 
 /** A relist was asked for (a consistency check's repair): consistent, and after any list under way. */
 export function relistAsked(state: ListWatchState): ListWatchState {
-  return { ...state, mustRelist: true, needsConsistentList: true, relistRequested: true };
+  return {
+    ...state,
+    mustRelist: true,
+    needsConsistentList: true,
+    relistRequested: true,
+    relistReason: "requested",
+  };
 }
 
 /** The reflector stopped for good. */
@@ -195,7 +230,8 @@ export interface PlanAfterFailure {
 /**
  * The state after a failure, and how long to wait. An expired watch relists (at once, unless it
  * had just started from a list's RV: then that RV is already gone, so back off and list
- * consistently); an expired or too-large RV on a list retries at once with a consistent list
+ * consistently; but when watches from that RV failed otherwise first, an outage, the RV had
+ * time to expire: list consistently at once); an expired or too-large RV on a list retries at once with a consistent list
  * (`""`); a streaming list the server refuses or never finishes falls back to LIST at once, as
  * client-go's reflector does (the next request is that LIST, the request pacer bounds how often
  * requests start, and an unfinished stream already lasted `initialEventsTimeoutMs`). A watch the server refuses as invalid (400/422, e.g. a resource version from a
@@ -203,7 +239,10 @@ export interface PlanAfterFailure {
  * after any watch error it cannot retry; a list refused as invalid is asked for again at `""`. A watch that cannot be decoded is watched again from
  * the same resource version once; a second decode failure at that resource version relists
  * (the server keeps sending what cannot be read). A 406 (`unsupported`) waits the longest
- * backoff. Everything else backs off.
+ * backoff. A 404 (`not-found`: the resource is gone) marks the state `notFound` and backs off
+ * (the backoff's cap bounds the rate: one request per 30 s by default); the next request is a
+ * consistent list, since only a list shows the resource back and what it holds. Everything
+ * else backs off.
  */
 export function planAfterFailure(
   state: ListWatchState,
@@ -213,8 +252,17 @@ export function planAfterFailure(
   const next = (
     changes: Partial<ListWatchState>,
     wait: PlanAfterFailure["wait"],
-  ): PlanAfterFailure => ({ state: { ...state, ...changes }, wait });
+  ): PlanAfterFailure => {
+    // A failure that makes the cache be listed again is the relist's reason (only the kinds
+    // of RelistReason set mustRelist below).
+    const why = changes.mustRelist === true ? { relistReason: kind as RelistReason } : {};
+    return { state: { ...state, ...changes, ...why }, wait };
+  };
   if (kind === "unsupported") return next({}, "longest");
+  // The resource is gone: only a list can tell that it is back (and what it holds then).
+  if (kind === "not-found") {
+    return next({ notFound: true, mustRelist: true, needsConsistentList: true }, "backoff");
+  }
   if (kind === "decode" && request.kind !== "list") {
     const at = state.lastSyncResourceVersion;
     if (request.kind === "stream") return next({ streamUnavailable: true }, "backoff");
@@ -227,9 +275,14 @@ export function planAfterFailure(
     if (kind === "too-large-rv" || kind === "invalid") {
       return next({ mustRelist: true, needsConsistentList: true }, "backoff");
     }
-    if (kind !== "expired") return next({}, "backoff");
+    if (kind !== "expired") {
+      return next(state.fromList === true ? { interrupted: true } : {}, "backoff");
+    }
     if (state.fromList !== true) return next({ mustRelist: true }, "none");
-    return next({ mustRelist: true, needsConsistentList: true }, "backoff");
+    // After an outage the list's RV has had time to expire: list consistently at once, as
+    // client-go starts its next round with a LIST. Otherwise the RV was gone from the start.
+    const wait = state.interrupted === true ? "none" : "backoff";
+    return next({ mustRelist: true, needsConsistentList: true }, wait);
   }
   const changes: { -readonly [K in keyof ListWatchState]?: ListWatchState[K] } = {};
   if (request.kind === "stream" && (kind === "invalid" || kind === "initial-events-timeout")) {

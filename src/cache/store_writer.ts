@@ -4,7 +4,8 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import { reportError } from "../util/report_error.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
 import { DeltaFIFO, type KnownObjects } from "./delta_fifo.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import { objectKey } from "./object_key.ts";
@@ -34,10 +35,13 @@ export interface StoreWriterOptions<T extends KubeObjectLike = KubeObject> {
   onEvent?: ((event: InformerEvent<T>) => void) | undefined;
   /**
    * The store (an index function) or `onEvent` threw while a key was written: that key keeps
-   * what it held and its changes are not told; the other keys go on.
-   * @default reported as an uncaught error (on a fresh microtask)
+   * what it held and its changes are not told; the other keys go on. The context's `phase` is
+   * `handler` and its `key` the key.
+   * @default prints the first error at once, then at most one line a minute (as an informer)
    */
-  onError?: ((error: unknown, key: string) => void) | undefined;
+  onError?: OnError | undefined;
+  /** Names the writer in error contexts and lines. @default "store writer" */
+  source?: string | undefined;
 }
 
 /** The one `synced` event: it carries nothing. */
@@ -74,7 +78,7 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
   readonly #store: WritableStore<T>;
   readonly #fifo: DeltaFIFO<T>;
   readonly #onEvent: (event: InformerEvent<T>) => void;
-  readonly #onError: (error: unknown, key: string) => void;
+  readonly #reporter: ErrorReporter;
   /** The objects of the list under way (between `init` and `init-done`). */
   #listing: T[] | undefined;
   #synced = false;
@@ -84,7 +88,10 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
     this.#store = options.store;
     this.#fifo = new DeltaFIFO<T>({ knownObjects: options.store });
     this.#onEvent = options.onEvent ?? ignore;
-    this.#onError = options.onError ?? reportError;
+    this.#reporter = new ErrorReporter({
+      source: options.source ?? "store writer",
+      onError: options.onError,
+    });
   }
 
   /** True once the first complete list (or a {@linkcode StoreWriter.seed}) is in the store. */
@@ -153,7 +160,11 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
         }
         for (const event of events) this.#onEvent(event);
       } catch (error) {
-        this.#onError(error, key);
+        this.#reporter.report(error, {
+          phase: "handler",
+          key,
+          action: "keeping the key's cached object",
+        });
       }
     }
     if (!this.#synced && this.#fifo.hasSynced()) {

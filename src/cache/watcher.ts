@@ -10,11 +10,11 @@ import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { linkedController, onAbort } from "../util/abort.ts";
 import type { Backoff, BackoffOptions } from "../util/backoff.ts";
 import type { Clock } from "../util/clock.ts";
-import { callOnError } from "../util/report_error.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
 import { checkFunction, checkNumber } from "../util/validate.ts";
-import type { ErrorContext } from "./error_context.ts";
-import { listWatchSettings, validateListWatchOptions } from "./informer_options.ts";
+import type { OnError } from "../util/error_context.ts";
+import { informerSource, listWatchSettings, validateListWatchOptions } from "./informer_options.ts";
 import { Reflector } from "./reflector.ts";
 import type { InitialListMode } from "./reflector_state.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
@@ -62,11 +62,13 @@ export interface WatcherOptions<T extends KubeObjectLike = KubeObject> {
   /** Random source in [0, 1). @default Math.random */
   random?: (() => number) | undefined;
   /**
-   * Every error, with how it is filed; the watcher keeps recovering. An `onError` that throws
-   * is reported as an uncaught error (on a fresh microtask) and the watcher goes on.
-   * @default undefined
+   * Every error, with its context (what, where, what the watcher does about it); the watcher
+   * keeps recovering. It replaces the default printing. An `onError` that throws is reported
+   * as an uncaught error (on a fresh microtask) and the watcher goes on.
+   * @default prints as an informer does (`InformerOptions.onError`): the first error of each
+   * kind at once, then at most one line per kind per minute, and one line when healthy again
    */
-  onError?: ((error: unknown, context: ErrorContext) => void) | undefined;
+  onError?: OnError | undefined;
   /**
    * Events buffered for a slow consumer before the watch stops reading (back-pressure to the
    * connection). A relist's events always fit, whatever their number. @default 1024
@@ -138,11 +140,18 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
     return new Promise<void>((resolve) => (wakeProducer = resolve));
   };
   const start = (): void => {
+    const settings = listWatchSettings(options, client);
+    const reporter = new ErrorReporter({
+      source: informerSource(options, "watcher"),
+      onError: options.onError,
+      clock: settings.clock,
+    });
     const reflector = new Reflector<T>({
-      ...listWatchSettings(options),
+      ...settings,
       client,
       resumeFrom: options.resumeFrom,
-      onError: (error, context) => callOnError(options.onError, error, context),
+      onError: (error, details) => void reporter.report(error, details),
+      onResourceVersion: () => reporter.healthy(),
       emit,
     });
     running = reflector.run(controller.signal);

@@ -5,11 +5,12 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
-import { checkFunction, requireNonEmptyString } from "../util/validate.ts";
+import { checkBoolean, checkFunction, requireNonEmptyString } from "../util/validate.ts";
 import { describeValue } from "../util/values.ts";
 import { checkHeaderValue, parseServer, toHeaders } from "./http.ts";
 import type { WebSocketClientOptions } from "./websocket_watch.ts";
 
+import { checkTraceContext, type TraceContext, type TraceContextSource } from "./trace_context.ts";
 /**
  * The user agent sent when {@linkcode KubeClientOptions.userAgent} is not set.
  */
@@ -75,10 +76,35 @@ export interface KubeClientOptions extends WebSocketClientOptions {
    */
   userAgent?: string | undefined;
   /**
+   * The W3C trace context of requests that give none (`trace` in their options): a context,
+   * or a function asked at each request (return `undefined` for none). Each request then
+   * sends `traceparent` (and `tracestate`), so kube-apiserver's spans join that trace.
+   * @default undefined (no trace headers)
+   */
+  traceContext?: TraceContextSource | undefined;
+  /**
    * Time source, used to turn a `Retry-After` HTTP date into seconds.
    * @default the system clock (`Date.now` and the global timers)
    */
   clock?: Clock | undefined;
+  /**
+   * Whether `fetch` reads a gzip-compressed streaming list. kube-apiserver 1.37 answers a
+   * streaming list (`sendInitialEvents=true`) with `Content-Encoding: gzip` when asked for gzip
+   * (`WatchListCompression`, beta, on by default), closing a gzip member at every flush: the
+   * body is many concatenated gzip members, about one per event. Node's `fetch`, Bun's `fetch`
+   * and the Node transport (`createNodeFetch`, `node:zlib`) read every member; Deno's `fetch`
+   * (2.9) and Chromium's read the first one only and report a clean end, so the list would stop
+   * short.
+   *
+   * `false`: HTTP streaming lists ask for `Accept-Encoding: identity` (as kube-rs does), which
+   * every server version answers uncompressed; so every runtime reads them, except browsers,
+   * which do not let a page set that header (informers there stream over a WebSocket, or LIST:
+   * see `initialList`). `true`: the header is left to `fetch` (gzip), for a `fetch` that reads
+   * every member: a watch-list then moves a fraction of the bytes. Set nothing else: a client
+   * `headers` entry `accept-encoding` is sent as given either way.
+   * @default false
+   */
+  watchListCompression?: boolean | undefined;
 }
 
 /** Client options validated, with defaults. Internal. */
@@ -89,6 +115,10 @@ export interface ResolvedClientOptions {
   fetch: (input: Request) => Promise<Response>;
   clock: Clock;
   onUnauthorized: ((request: Request) => void) | undefined;
+  /** Whether HTTP streaming lists leave `Accept-Encoding` to `fetch` (else `identity`). */
+  watchListCompression: boolean;
+  /** The trace context of a request that gives none. */
+  traceContext: () => TraceContext | undefined;
 }
 
 /** Validates `options` (a TypeError naming a bad option, never showing a secret). Internal. */
@@ -135,5 +165,19 @@ export function resolveClientOptions(options: KubeClientOptions): ResolvedClient
   if (typeof clock !== "object" || clock === null || typeof clock.now !== "function") {
     throw new TypeError(`options.clock must be a Clock, got ${describeValue(clock)}`);
   }
-  return { base, token, headers, fetch, clock, onUnauthorized: options.onUnauthorized };
+  checkBoolean(options.watchListCompression, "options.watchListCompression");
+  const source = options.traceContext;
+  const traceContext = typeof source === "function"
+    ? () => checkTraceContext(source(), "options.traceContext()")
+    : ((fixed) => () => fixed)(checkTraceContext(source, "options.traceContext"));
+  return {
+    base,
+    token,
+    headers,
+    fetch,
+    clock,
+    onUnauthorized: options.onUnauthorized,
+    watchListCompression: options.watchListCompression ?? false,
+    traceContext,
+  };
 }

@@ -9,6 +9,7 @@ import { abortable } from "../util/abort.ts";
 import { describeValue } from "../util/values.ts";
 import { checkSignal } from "../util/validate.ts";
 import { KubeNetworkError } from "./errors.ts";
+import { checkTraceContext, setTraceHeaders, type TraceContext } from "./trace_context.ts";
 import { appendQuery, checkHeaderValue, resolvePath, toHeaders } from "./http.ts";
 import {
   type ApplyOptions,
@@ -118,7 +119,9 @@ export class KubeClient {
   #fetch: (input: Request) => Promise<Response>;
   #clock: Clock;
   #onUnauthorized: ((request: Request) => void) | undefined;
+  #traceContext: () => TraceContext | undefined;
   #webSocket: WebSocketSettings;
+  #watchListCompression: boolean;
 
   /** Validates `options`; throws TypeError naming a bad option. Starts no I/O. */
   constructor(options: KubeClientOptions) {
@@ -129,7 +132,9 @@ export class KubeClient {
     this.#fetch = o.fetch;
     this.#clock = o.clock;
     this.#onUnauthorized = o.onUnauthorized;
+    this.#traceContext = o.traceContext;
     this.#webSocket = resolveWebSocketOptions(options, this.#base);
+    this.#watchListCompression = o.watchListCompression;
   }
 
   /**
@@ -145,6 +150,23 @@ export class KubeClient {
    */
   get server(): string {
     return this.#base;
+  }
+
+  /**
+   * How this client's watches reach the server when a watch does not say: `"http"` or
+   * `"websocket"` (`watchTransport: "auto"` resolved for this runtime).
+   *
+   * @example
+   * ```ts
+   * import { KubeClient } from "@kinformer/kinformer/client";
+   * import assert from "node:assert/strict";
+   * assert.equal(new KubeClient({ server: "http://127.0.0.1:8001" }).watchTransport, "http");
+   * const ws = new KubeClient({ server: "http://127.0.0.1:8001", watchTransport: "websocket" });
+   * assert.equal(ws.watchTransport, "websocket");
+   * ```
+   */
+  get watchTransport(): "http" | "websocket" {
+    return resolveWatchTransport(this.#webSocket.transport);
   }
 
   /**
@@ -192,6 +214,7 @@ export class KubeClient {
     const headers = new Headers(this.#headers);
     const token = await this.#currentToken(signal);
     if (token !== undefined) headers.set("authorization", `Bearer ${token}`);
+    setTraceHeaders(headers, this.#trace(options?.trace));
     const init: RequestInit = { method: method.toUpperCase(), headers };
     if (options?.body !== undefined) {
       const json = JSON.stringify(options.body);
@@ -259,7 +282,7 @@ export class KubeClient {
     const query = listQuery(options);
     const request: ObjectRequest = { method: "GET", path, query };
     if (isMetadataOnly(resource)) request.headers = { accept: METADATA_LIST_ACCEPT };
-    const body = await this.#send(request, options?.signal, {
+    const body = await this.#send(request, options, {
       peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
       onProgress: options?.onProgress,
     });
@@ -272,6 +295,9 @@ export class KubeClient {
    * Starts a watch (`watch=1`) and returns the 2xx Response whose body is the stream of
    * newline-separated JSON events; decoding it is the caller's job. No whole-request timeout
    * is applied: use `timeoutSeconds` (server side) and an inactivity timer on the body.
+   *
+   * A streaming list over HTTP (`sendInitialEvents: true`) asks for `Accept-Encoding: identity`
+   * unless the client says `watchListCompression: true` (see {@linkcode KubeClientOptions}).
    *
    * With `transport: "websocket"` (or the client's `watchTransport`) the same URL is opened as
    * a WebSocket, the token sent as a subprotocol; the Response resolves once the socket is open
@@ -312,10 +338,20 @@ export class KubeClient {
     const metadata = isMetadataOnly(resource);
     const transport = options?.transport ?? this.#webSocket.transport;
     if (resolveWatchTransport(transport, "options.transport") === "http") {
+      const headers: Record<string, string> = {};
+      if (metadata) headers.accept = METADATA_ACCEPT;
+      // A streaming list may come as concatenated gzip members (kube-apiserver 1.37), which
+      // some runtimes' fetch cut after the first: ask for it uncompressed unless told the
+      // fetch reads them (see KubeClientOptions.watchListCompression).
+      if (
+        options?.sendInitialEvents === true && !this.#watchListCompression &&
+        !this.#headers.has("accept-encoding")
+      ) headers["accept-encoding"] = "identity";
       return await this.request(path, {
         query,
         signal: options?.signal,
-        ...(metadata ? { headers: { accept: METADATA_ACCEPT } } : {}),
+        trace: options?.trace,
+        headers,
       });
     }
     const url = resolvePath(this.#base, path);
@@ -326,6 +362,7 @@ export class KubeClient {
     // Where the runtime's WebSocket can send headers (not in browsers: there the server sends
     // whole objects and the informer keeps their metadata).
     if (metadata) headers.set("accept", METADATA_ACCEPT);
+    setTraceHeaders(headers, this.#trace(options?.trace));
     return await openWebSocketWatch(this.#webSocket, {
       url,
       token,
@@ -367,7 +404,7 @@ export class KubeClient {
     name: string,
     options?: GetOptions,
   ): Promise<T | Scale> {
-    const object = await this.#send(getRequest(resource, name, options), options?.signal);
+    const object = await this.#send(getRequest(resource, name, options), options);
     // A server that ignored the metadata-only Accept sent the whole object: keep what was asked.
     if (isMetadataOnly(resource) && options?.subresource === undefined) {
       return toPartialObjectMetadata(object) as unknown as T;
@@ -402,7 +439,7 @@ export class KubeClient {
     object: NoInfer<T>,
     options?: WriteOptions,
   ): Promise<NoInfer<T>> {
-    return await this.#send(createRequest(resource, object, options), options?.signal) as T;
+    return await this.#send(createRequest(resource, object, options), options) as T;
   }
 
   /**
@@ -442,7 +479,7 @@ export class KubeClient {
     object: T | Scale,
     options?: WriteOptions,
   ): Promise<T | Scale> {
-    return await this.#send(replaceRequest(resource, object, options), options?.signal) as
+    return await this.#send(replaceRequest(resource, object, options), options) as
       | T
       | Scale;
   }
@@ -485,7 +522,7 @@ export class KubeClient {
     patch: unknown,
     options?: PatchOptions,
   ): Promise<T | Scale> {
-    return await this.#send(patchRequest(resource, name, patch, options), options?.signal) as
+    return await this.#send(patchRequest(resource, name, patch, options), options) as
       | T
       | Scale;
   }
@@ -533,7 +570,7 @@ export class KubeClient {
     object: ApplyConfiguration<T> | ApplyConfiguration<Scale>,
     options: ApplyOptions,
   ): Promise<T | Scale> {
-    return await this.#send(applyRequest(resource, object, options), options?.signal) as
+    return await this.#send(applyRequest(resource, object, options), options) as
       | T
       | Scale;
   }
@@ -562,7 +599,7 @@ export class KubeClient {
     name: string,
     options?: DeleteOptions,
   ): Promise<T | Status> {
-    return await this.#send(deleteRequest(resource, name, options), options?.signal) as
+    return await this.#send(deleteRequest(resource, name, options), options) as
       | T
       | Status;
   }
@@ -573,11 +610,17 @@ export class KubeClient {
    */
   async #send(
     { method, path, ...options }: ObjectRequest,
-    signal: AbortSignal | undefined,
+    call: { signal?: AbortSignal | undefined; trace?: TraceContext | undefined } | undefined,
     reading?: ReadTextHooks,
   ): Promise<Record<string, unknown>> {
-    const response = await this.request(path, { ...options, method, signal });
+    const signal = call?.signal;
+    const response = await this.request(path, { ...options, method, signal, trace: call?.trace });
     return await readJsonObject(response, `${method} ${path}`, signal, reading);
+  }
+
+  /** The trace context of a request: its own (validated), else the client's. */
+  #trace(own: TraceContext | undefined): TraceContext | undefined {
+    return checkTraceContext(own, "options.trace") ?? this.#traceContext();
   }
 
   async #currentToken(signal: AbortSignal | undefined): Promise<string | undefined> {

@@ -85,6 +85,14 @@ export type { ApplyConfiguration } from "./apply_configuration.ts";
 export { defineResource } from "./define_resource.ts";
 export { isStatus } from "./types.ts";
 export { KubeApiError, KubeNetworkError } from "./errors.ts";
+export {
+  compareResourceVersion,
+  ResourceVersionNotComparableError,
+} from "./compare_resource_version.ts";
+export { discoverResources } from "./discovery.ts";
+export { newTraceContext } from "./trace_context.ts";
+export type { NewTraceContextOptions, TraceContext, TraceContextSource } from "./trace_context.ts";
+export type { DiscoveredResource, DiscoverOptions } from "./discovery.ts";
 export type { KubeApiErrorOptions } from "./errors.ts";
 export type { ErrorKind } from "../util/error_kind.ts";
 export {

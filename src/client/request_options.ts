@@ -8,6 +8,7 @@ import type { KubeObjectLike } from "./types.ts";
 import type { WatchTransport } from "./watch_transport.ts";
 import { checkBoolean, checkFunction, checkNumber, checkString } from "../util/validate.ts";
 import { describeValue, isRecord } from "../util/values.ts";
+import type { TraceContext } from "./trace_context.ts";
 
 /** A query parameter value; `undefined` leaves the parameter out. */
 export type QueryValue = string | number | boolean | undefined;
@@ -40,6 +41,11 @@ export interface KubeRequestOptions {
    * @default undefined
    */
   signal?: AbortSignal | undefined;
+  /**
+   * The W3C trace context this request belongs to (sent as `traceparent`/`tracestate`).
+   * @default the client's `traceContext`
+   */
+  trace?: TraceContext | undefined;
 }
 
 /** Value of `resourceVersionMatch`. */
@@ -88,6 +94,11 @@ export interface ListOptions {
    * @default undefined
    */
   signal?: AbortSignal | undefined;
+  /**
+   * The W3C trace context this request belongs to (sent as `traceparent`/`tracestate`).
+   * @default the client's `traceContext`
+   */
+  trace?: TraceContext | undefined;
   /**
    * Called once with the page's `metadata.continue` token (`""` on the last page) as soon as
    * it is seen at the head of the body, before the rest of the page has arrived, so the next
@@ -159,6 +170,11 @@ export interface WatchOptions {
    * @default undefined
    */
   signal?: AbortSignal | undefined;
+  /**
+   * The W3C trace context this request belongs to (sent as `traceparent`/`tracestate`).
+   * @default the client's `traceContext`
+   */
+  trace?: TraceContext | undefined;
 }
 
 /**
@@ -185,6 +201,11 @@ export interface GetOptions {
    * @default undefined
    */
   signal?: AbortSignal | undefined;
+  /**
+   * The W3C trace context this request belongs to (sent as `traceparent`/`tracestate`).
+   * @default the client's `traceContext`
+   */
+  trace?: TraceContext | undefined;
 }
 
 /** What every write takes: who writes, and whether it is only a trial. */
@@ -206,6 +227,11 @@ export interface WriteCommonOptions {
    * @default undefined
    */
   signal?: AbortSignal | undefined;
+  /**
+   * The W3C trace context this request belongs to (sent as `traceparent`/`tracestate`).
+   * @default the client's `traceContext`
+   */
+  trace?: TraceContext | undefined;
 }
 
 /** Options of {@linkcode KubeClient.create} and {@linkcode KubeClient.replace}. */
@@ -316,6 +342,11 @@ export interface DeleteOptions {
    * @default undefined
    */
   signal?: AbortSignal | undefined;
+  /**
+   * The W3C trace context this request belongs to (sent as `traceparent`/`tracestate`).
+   * @default the client's `traceContext`
+   */
+  trace?: TraceContext | undefined;
 }
 
 /** The Content-Type of each patch type. Internal. */

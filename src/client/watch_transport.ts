@@ -38,6 +38,18 @@ export function resolveWatchTransport(
   return transport ?? "http";
 }
 
+/**
+ * Whether a streaming list (`sendInitialEvents=true`) over `transport` reads whole here, whatever
+ * the server compresses. A WebSocket watch is never gzip-encoded. Over HTTP, kube-apiserver 1.37
+ * gzips a streaming list when asked for gzip, one gzip member per flush; outside a browser the
+ * client asks for `identity` (or has a `fetch` that reads every member), but a page cannot set
+ * `Accept-Encoding`, and Chromium's `fetch` (like Deno's) delivers the first member and ends the
+ * body cleanly: the list would stop short every time. So: false for HTTP in a browser. Internal.
+ */
+export function streamsWholeLists(transport: "http" | "websocket"): boolean {
+  return transport === "websocket" || !isBrowser();
+}
+
 /** Whether this code runs in a browser (page or worker). Internal. */
 function isBrowser(): boolean {
   const agent = (globalThis as { navigator?: { userAgent?: unknown } }).navigator?.userAgent;

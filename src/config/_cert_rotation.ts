@@ -4,10 +4,16 @@
  * they may have changed, new connections use the new pair, and the connections made with the
  * old pair are closed (an open watch then reconnects with the new one).
  *
- * When: at the next request once {@linkcode CERT_REFRESH_MS} has passed since the last check on
- * the injected clock (no timer: nothing to leak, and an informer makes a request at least every
- * watch timeout), and at the next request after one that failed to connect (a failed TLS
- * handshake: the server no longer takes the old certificate) or was answered 401.
+ * When: at a request, at most once per {@linkcode CERT_REFRESH_MS} (one second) on the injected
+ * clock, as client-go's `cachingCertificateLoader` reads the files at most once a second when
+ * its transport opens a connection (`ReloadTLSFiles`, set for kubeconfig certificate files).
+ * This layer cannot see when a runtime's `fetch` opens a connection, so it checks at every
+ * request instead: a rotated pair is used from the first request a second or more after the
+ * last read, and so by the next new connection. No timer (nothing to leak), concurrent requests
+ * share one read, and after a request that failed to connect (a failed TLS handshake: the server
+ * no longer takes the old certificate) or was answered 401 the files are read again at once.
+ * Until client-go's loader this library read them every 5 minutes (the period of client-go's
+ * certificate-callback rotation), so a rotated certificate waited while the old one still worked.
  *
  * How: each pair gets its own `fetch` built by the runtime (Node: new agents; Deno: a new
  * `Deno.HttpClient`; Bun: new per-request `tls` options in a `Bun.FetchSession` of their own,
@@ -18,10 +24,15 @@
  * @module
  */
 import type { Clock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
 import type { HostFetch, TransportConfig } from "./config_loader_options.ts";
 
-/** How often client certificate files are checked for a new pair (client-go: 5 minutes). */
-export const CERT_REFRESH_MS = 5 * 60_000;
+/**
+ * Client certificate files are read at most once per this many ms (client-go's
+ * `cachingCertificateLoader`: at most once a second).
+ */
+export const CERT_REFRESH_MS = 1000;
 
 /** Options of {@linkcode rotatingClientCertificate}. */
 export interface RotatingCertificateOptions {
@@ -34,10 +45,12 @@ export interface RotatingCertificateOptions {
   /** Time source of the periodic check. */
   clock: Clock;
   /**
-   * Told when a new pair cannot be read or used (the previous pair stays in use).
-   * @default a `console.warn`
+   * Told when a new pair cannot be read or used (the previous pair stays in use), with the one
+   * `ErrorContext` of kinformer (phase `credentials`). It replaces the default printing.
+   * @default prints as every long-running object of kinformer does: the first failure of each
+   * kind at once, then at most one line per kind per minute
    */
-  onError?: ((error: unknown) => void) | undefined;
+  onError?: OnError | undefined;
 }
 
 /** One pair and the `fetch` built for it. */
@@ -71,11 +84,17 @@ export function rotatingClientCertificate(
   let stale = false;
   let pending: Promise<void> | undefined;
   let closed = false;
+  const reporter = new ErrorReporter({
+    source: "client certificate files",
+    onError: options.onError,
+    clock,
+  });
 
   const reload = async (): Promise<void> => {
     try {
       const pair = await options.read();
       if (closed || (pair.certData === current.certData && pair.keyData === current.keyData)) {
+        reporter.healthy();
         return;
       }
       const next = generationOf({ ...options.transport, ...pair });
@@ -87,15 +106,12 @@ export function rotatingClientCertificate(
         ),
       );
       previous.built?.close();
+      reporter.healthy();
     } catch (error) {
-      if (options.onError !== undefined) options.onError(error);
-      else {
-        console.warn(
-          "kinformer: the client certificate files changed but cannot be used yet; the " +
-            "previous certificate stays in use",
-          error,
-        );
-      }
+      reporter.report(error, {
+        phase: "credentials",
+        action: "the previous certificate stays in use until the files can be used",
+      });
     }
   };
 

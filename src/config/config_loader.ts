@@ -45,6 +45,7 @@ import type {
   ClusterClientOptions,
   ConfigHost,
   ConfigLoader,
+  ConfigWarning,
   ConnectOptions,
   FetchFunction,
   LoadFromDefaultOptions,
@@ -62,7 +63,7 @@ function validateOptions(options: unknown, where: string): void {
   for (const key of ["path", "context", "serviceAccountDir"]) {
     checkNonEmptyString(o[key], `options.${key}`);
   }
-  for (const key of ["fetch", "createFetch", "onTokenError", "execStderr"]) {
+  for (const key of ["fetch", "createFetch", "onTokenError", "onWarning", "execStderr"]) {
     checkFunction(o[key], `options.${key}`);
   }
   checkBoolean(o["ignoreUnsupportedTls"], "options.ignoreUnsupportedTls");
@@ -83,6 +84,23 @@ interface ConnectExtras {
   lines?: readonly HeaderLine[] | undefined;
   /** Reads the client certificate and key files again (they rotate; see _cert_rotation.ts). */
   readCertFiles?: (() => Promise<{ certData: string; keyData: string }>) | undefined;
+}
+
+/** Most distinct warnings the default `onWarning` remembers (to print each once). */
+const WARNED_MAX = 100;
+
+/** The credentials of a user that an `http://` server does not get, by their kubeconfig names. */
+function credentialsOf(resolved: ResolvedClusterConfig): string[] {
+  const out: string[] = [];
+  if (resolved.token !== undefined) out.push("token");
+  else if (resolved.tokenFile !== undefined) out.push("tokenFile");
+  if (resolved.username !== undefined) out.push("basic auth");
+  if (resolved.clientCertData !== undefined || resolved.clientCertFile !== undefined) {
+    out.push("client certificate");
+  }
+  if (resolved.exec !== undefined) out.push("exec plugin");
+  if (resolved.authProvider !== undefined) out.push("auth-provider");
+  return out;
 }
 
 /**
@@ -121,6 +139,19 @@ interface ConnectExtras {
  * ```
  */
 export function createConfigLoader(host: ConfigHost): ConfigLoader {
+  const warned = new Set<string>();
+  /** `options.onWarning`, else one console.warn line per distinct warning of this loader. */
+  const warn = (options: ConnectOptions, warning: ConfigWarning): void => {
+    if (options.onWarning !== undefined) {
+      options.onWarning(warning);
+      return;
+    }
+    if (warned.has(warning.message)) return;
+    if (warned.size >= WARNED_MAX) warned.clear();
+    warned.add(warning.message);
+    console.warn(`kinformer: ${warning.message}`);
+  };
+
   /** Reads a file the configuration names; "not found" becomes a clear error. */
   const readNamed = async (path: string, what: string): Promise<string> => {
     try {
@@ -167,6 +198,11 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     const result: ClusterClientOptions = { ...base, server, close: () => {} };
     if (featuresOf(effective).length > 0) result.transport = effective;
     const given = options.fetch;
+    if (
+      host.readsGzipMembers === true && given === undefined && options.createFetch === undefined
+    ) {
+      result.watchListCompression = true;
+    }
     const lines = extras.lines;
     const readCertFiles = extras.readCertFiles;
     let plain = given === undefined
@@ -254,6 +290,20 @@ export function createConfigLoader(host: ConfigHost): ConfigLoader {
     // As clientcmd does: the cluster's TLS settings and the user's credentials are applied
     // only when the server is https, so no credential goes out in clear text.
     if (new URL(resolved.server).protocol !== "https:") {
+      const credentials = resolved.userName === undefined ? [] : credentialsOf(resolved);
+      if (credentials.length > 0) {
+        warn(options, {
+          code: "CredentialsNotSent",
+          message: `kubeconfig user ${describeValue(resolved.userName)} (${userFile}): ` +
+            `${credentials.join(", ")} not sent: the server of cluster ` +
+            `${describeValue(resolved.clusterName)} is http://, and credentials go only over ` +
+            "https (as kubectl); requests go out anonymous",
+          user: resolved.userName!,
+          cluster: resolved.clusterName,
+          path: userFile,
+          credentials,
+        });
+      }
       options.signal?.throwIfAborted();
       return connect(resolved.server, transport, options, base, extras);
     }

@@ -5,6 +5,7 @@
  */
 import type { KubeClientOptions } from "../client/kube_client.ts";
 import type { Clock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
 
 import type { RunCommand } from "./exec_command.ts";
 
@@ -101,6 +102,14 @@ export interface ConfigHost {
   pathListSeparator: string;
   /** TLS/proxy support of the runtime's `fetch`; absent when it has none. */
   transport?: HostTransport | undefined;
+  /**
+   * Whether the runtime's `fetch` and every `fetch` `transport.create` builds read a body of
+   * concatenated gzip members to its end (kube-apiserver 1.37's compressed streaming lists).
+   * The loader then sets `watchListCompression: true` on what it returns, unless the caller
+   * gave a `fetch` or `createFetch` of its own.
+   * @default false
+   */
+  readsGzipMembers?: boolean | undefined;
   /** Runtime-specific advice added to `UnsupportedTls` errors, per setting. */
   hints?: Partial<Record<TransportFeature, string>> | undefined;
   /**
@@ -165,6 +174,47 @@ export interface ClusterClientOptions extends KubeClientOptions {
   close(): void;
 }
 
+/**
+ * Something a loader left out of the configuration on purpose, told through
+ * {@linkcode ConnectOptions.onWarning}: names what and why, never a secret.
+ *
+ * @example
+ * ```ts
+ * import type { ConfigWarning } from "@kinformer/kinformer/config";
+ * import assert from "node:assert/strict";
+ * const warning: ConfigWarning = {
+ *   code: "CredentialsNotSent",
+ *   message: 'kubeconfig user "me" (/home/me/.kube/config): token not sent: ...',
+ *   user: "me",
+ *   cluster: "dev",
+ *   path: "/home/me/.kube/config",
+ *   credentials: ["token"],
+ * };
+ * assert.equal(warning.credentials.length, 1);
+ * ```
+ */
+export interface ConfigWarning {
+  /**
+   * The rule that applied. `CredentialsNotSent`: the cluster's server is `http://`, so the
+   * user's credentials are left out, as kubectl leaves them out (they would travel in clear
+   * text); requests go out anonymous, and the server likely answers 401.
+   */
+  code: "CredentialsNotSent";
+  /** One line naming the user, the file, what was left out and the rule. */
+  message: string;
+  /** The kubeconfig user whose credentials were left out. */
+  user: string;
+  /** The kubeconfig cluster (its server URL is not repeated: it may hold a password). */
+  cluster: string;
+  /** The kubeconfig file that defines the user. */
+  path: string;
+  /**
+   * What was left out: `token`, `tokenFile`, `basic auth`, `client certificate`,
+   * `exec plugin`, `auth-provider`.
+   */
+  credentials: readonly string[];
+}
+
 /** Options shared by every loader. */
 export interface ConnectOptions {
   /**
@@ -192,8 +242,8 @@ export interface ConnectOptions {
    */
   ignoreUnsupportedTls?: boolean | undefined;
   /**
-   * Time source for re-reading token files and client certificate files (every 5 minutes,
-   * as client-go), for the expiry of exec plugin credentials and for the exec plugin's time
+   * Time source for re-reading token files and client certificate files (certificate files
+   * at most once a second, at a request, as client-go), for the expiry of exec plugin credentials and for the exec plugin's time
    * limit.
    * @default the system clock (`Date.now` and the global timers)
    */
@@ -221,9 +271,18 @@ export interface ConnectOptions {
    * Told when re-reading a token file fails (the cached token keeps being used), and when
    * client certificate and key files changed into a pair that cannot be used yet (the
    * previous pair keeps being used).
-   * @default a `console.warn`
+   * The context is the one `ErrorContext` of kinformer (phase `credentials`); it replaces
+   * the default printing.
+   * @default prints as every long-running object of kinformer does: the first failure of
+   * each kind at once, then at most one line per kind per minute
    */
-  onTokenError?: ((error: unknown) => void) | undefined;
+  onTokenError?: OnError | undefined;
+  /**
+   * Told, once per load, of what the loader left out of the configuration on purpose
+   * ({@linkcode ConfigWarning}: a kubeconfig user's credentials for an `http://` server).
+   * @default one `console.warn` line per distinct warning (a loader repeats none)
+   */
+  onWarning?: ((warning: ConfigWarning) => void) | undefined;
   /**
    * Aborts loading.
    * @default undefined

@@ -36,6 +36,16 @@ export const EXEC_API_VERSIONS: readonly string[] = [
  */
 export const DEFAULT_EXEC_TIMEOUT_MS = 300_000;
 
+/**
+ * How long a plugin that could not prompt is left alone after it failed (milliseconds):
+ * 5 minutes. A plugin whose `interactiveMode` asks for a terminal (`IfAvailable`, `Always`)
+ * while standard input is not one cannot ask its question; running it again on every retry of
+ * an informer would print its prompt each time and fail the same way. Its failure is given to
+ * every caller until then, unless a terminal appears or `invalidate()` is called; a changed
+ * user configuration is another source (the loaders key sources by it) and runs at once.
+ */
+export const NO_TERMINAL_RETRY_MS = 300_000;
+
 /** Options of {@linkcode ExecCredentialSource}. */
 export interface ExecCredentialSourceOptions {
   /** The kubeconfig's `exec` block. */
@@ -111,6 +121,11 @@ interface Run {
  * with client-go. It is stopped after `timeoutMs` (code `Timeout`), or when every caller
  * waiting on it has aborted; only the callers of that run fail.
  *
+ * A plugin that could not prompt (`IfAvailable` or `Always`, and no terminal) and failed
+ * (`Interactive`, or `Failed` with an exit code) is not run again on every call: callers get
+ * that failure, whose message says so, for 5 minutes, or
+ * until `isTerminal()` turns true or {@linkcode ExecCredentialSource.invalidate} is called.
+ *
  * @example
  * ```ts
  * import { ExecCredentialSource } from "@kinformer/kinformer/config";
@@ -153,6 +168,8 @@ export class ExecCredentialSource {
   readonly #isTerminal: () => boolean;
   #cached: ExecCredential | undefined;
   #current: Run | undefined;
+  /** The failure of a run that could not prompt, given to callers until `until`. */
+  #held: { error: unknown; until: number } | undefined;
   /** Credentials that served requests whose Authorization header does not show them. */
   readonly #served = new WeakMap<Request, ExecCredential>();
 
@@ -207,6 +224,11 @@ export class ExecCredentialSource {
       }
       this.#cached = undefined;
     }
+    const held = this.#held;
+    if (held !== undefined) {
+      if (this.#clock.now() < held.until && !this.#isTerminal()) return Promise.reject(held.error);
+      this.#held = undefined;
+    }
     const run = this.#current ?? this.#start();
     run.waiters++;
     return new Promise((resolve, reject) => {
@@ -251,10 +273,12 @@ export class ExecCredentialSource {
   /**
    * Forgets the cached credential, so that the next call runs the plugin again. Given the
    * request the server refused, it forgets only when that request carried the current
-   * credential (several requests refused at once cause one new run, not several).
+   * credential (several requests refused at once cause one new run, not several). Without a
+   * request it also forgets the failure of a plugin that could not prompt.
    */
   invalidate(request?: Request): void {
     const cached = this.#cached;
+    if (request === undefined) this.#held = undefined;
     if (cached === undefined || request === undefined) {
       this.#cached = undefined;
       return;
@@ -287,7 +311,7 @@ export class ExecCredentialSource {
         ),
       );
     }, this.#timeoutMs);
-    const promise = this.#obtain(controller.signal).finally(() => {
+    const promise = this.#obtainOrHold(controller.signal).finally(() => {
       if (limited) this.#clock.clearTimeout(timer);
       if (this.#current === run) this.#current = undefined;
     });
@@ -298,15 +322,50 @@ export class ExecCredentialSource {
     return run;
   }
 
-  async #obtain(signal: AbortSignal): Promise<ExecCredential> {
+  /**
+   * A run; when it could not prompt and failed, its failure (said so in its message) is held
+   * for {@linkcode NO_TERMINAL_RETRY_MS}.
+   */
+  async #obtainOrHold(signal: AbortSignal): Promise<ExecCredential> {
+    const interactive = this.#mode !== "Never" && this.#isTerminal();
+    try {
+      return await this.#obtain(signal, interactive);
+    } catch (error) {
+      const couldNotPrompt = this.#mode !== "Never" && !interactive &&
+        error instanceof ExecCredentialError && !signal.aborted &&
+        (error.code === "Interactive" || (error.code === "Failed" && error.exitCode !== undefined));
+      if (!couldNotPrompt) throw error;
+      const minutes = NO_TERMINAL_RETRY_MS / 60_000;
+      // After the plugin's stderr (which may end mid-prompt), on a line of its own.
+      const why = error.code === "Interactive"
+        ? ". "
+        : `\nIt ran without a terminal (interactiveMode ${this.#mode}, standard input is not ` +
+          "one), so it could not prompt. ";
+      const held = new ExecCredentialError(
+        `${error.message.trimEnd()}${why}Not run again for ${minutes} minutes, or until a ` +
+          "terminal is available or the user's exec configuration changes",
+        {
+          code: error.code,
+          command: error.command,
+          user: error.user,
+          exitCode: error.exitCode,
+          stderr: error.stderr,
+          installHint: error.installHint,
+          cause: error.cause,
+        },
+      );
+      this.#held = { error: held, until: this.#clock.now() + NO_TERMINAL_RETRY_MS };
+      throw held;
+    }
+  }
+
+  async #obtain(signal: AbortSignal, interactive: boolean): Promise<ExecCredential> {
     const exec = this.#exec;
-    let interactive = false;
-    if (this.#mode !== "Never") interactive = this.#isTerminal();
     if (this.#mode === "Always" && !interactive) {
       throw this.#error(
-        "has interactiveMode Always, but standard input is not a terminal. Run it once in a " +
-          "terminal to log in (if it caches its credential), or set interactiveMode to " +
-          "IfAvailable or Never",
+        "has interactiveMode Always, but standard input is not a terminal, so it cannot " +
+          "prompt. Run it once in a terminal to log in (if it caches its credential), or set " +
+          "interactiveMode to IfAvailable or Never",
         { code: "Interactive" },
       );
     }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Clock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
 import { ClusterConfigError } from "./errors.ts";
 import { describeValue, trimEnd } from "../util/values.ts";
 import { type TokenFileSource, tokenFileSource } from "./token_file.ts";
@@ -42,9 +43,12 @@ export interface InClusterConfigOptions {
   tokenRefreshIntervalMs?: number | undefined;
   /**
    * Told when re-reading the token fails (the cached token keeps being used).
-   * @default a `console.warn`
+   * The context is the one `ErrorContext` of kinformer (phase `credentials`); it replaces
+   * the default printing.
+   * @default prints as every long-running object of kinformer does: the first failure of
+   * each kind at once, then at most one line per kind per minute
    */
-  onTokenError?: ((error: unknown) => void) | undefined;
+  onTokenError?: OnError | undefined;
   /**
    * Aborts loading.
    * @default undefined

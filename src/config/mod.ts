@@ -104,6 +104,7 @@ export type {
   ConfigHost,
   ConfigLoader,
   ConfigSource,
+  ConfigWarning,
   ConnectOptions,
   FetchFunction,
   HostFetch,

@@ -5,6 +5,8 @@
  */
 import type { Clock } from "../util/clock.ts";
 import { systemClock } from "../util/clock.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
 import { requireNumber } from "../util/validate.ts";
 import { ClusterConfigError } from "./errors.ts";
 
@@ -31,10 +33,14 @@ export interface TokenFileSourceOptions {
   /**
    * Told when a re-read fails while a previous token is still cached; that token is then
    * returned and the file tried again after the next interval. A failure with no cached token
-   * rejects the call instead.
-   * @default a `console.warn` naming the file
+   * rejects the call instead. The context is the one `ErrorContext` of kinformer: phase
+   * `credentials`, `source` `token file <path>`, `retryInMs` the interval. It replaces the
+   * default printing.
+   * @default prints as every long-running object of kinformer does: the first failure of each
+   * kind at once (`token file /var/run/.../token: credentials error: ...; using the cached
+   * token`), then at most one line per kind per minute, and one line once a read succeeds
    */
-  onError?: ((error: unknown) => void) | undefined;
+  onError?: OnError | undefined;
 }
 
 /**
@@ -96,13 +102,11 @@ export function tokenFileSource(
     "refreshIntervalMs",
     { min: 0 },
   );
-  const onError = options.onError ??
-    ((error: unknown): void => {
-      console.warn(
-        `kinformer: re-reading token file ${path} failed; using the cached token`,
-        error,
-      );
-    });
+  const reporter = new ErrorReporter({
+    source: `token file ${path}`,
+    onError: options.onError,
+    clock,
+  });
   let token: string | undefined;
   let readAt = 0;
   let pending: Promise<string> | undefined;
@@ -114,10 +118,15 @@ export function tokenFileSource(
         throw new ClusterConfigError(`token file ${path} is empty`, { code: "InvalidFile", path });
       }
       token = text;
+      reporter.healthy();
       return text;
     } catch (error) {
       if (token === undefined) throw error;
-      onError(error);
+      reporter.report(error, {
+        phase: "credentials",
+        action: "using the cached token",
+        retryInMs: interval,
+      });
       return token;
     } finally {
       readAt = clock.now();

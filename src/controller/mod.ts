@@ -59,19 +59,19 @@ export type {
   InformerEventHandlerLike,
   InformerLike,
   InformerRegistrationLike,
-} from "./informer_like.ts";
-export { runController } from "./run_controller.ts";
-export { Controller, type ControllerHealth } from "./controller.ts";
+} from "./reconcile/informer_like.ts";
+export { runController } from "./reconcile/run_controller.ts";
+export { Controller, type ControllerHealth } from "./reconcile/controller.ts";
 export type {
-  ControllerErrorContext,
   ControllerMetricsHooks,
   ControllerOptions,
   ReconcileContext,
   ReconcileOutcome,
   ReconcileResult,
   RunControllerOptions,
-} from "./controller_options.ts";
-export type { CoordinationErrorContext } from "./_observers.ts";
+} from "./reconcile/controller_options.ts";
+export type { ErrorContext, ErrorPhase, OnError } from "../util/error_context.ts";
+export { LifecycleError, type LifecycleState } from "../util/lifecycle.ts";
 export {
   type ControllerSource,
   type OwnerResource,
@@ -79,36 +79,36 @@ export {
   type SourceKeys,
   type SourceOptions,
   watches,
-} from "./sources.ts";
+} from "./reconcile/sources.ts";
 export {
   annotationsChanged,
   generationChanged,
   labelsChanged,
   type UpdatePredicate,
-} from "./predicates.ts";
+} from "./reconcile/predicates.ts";
 export {
   type LeaderElectionCallbacks,
   LeaderElector,
   type LeaderElectorHealth,
   type LeaderElectorOptions,
-} from "./leader_election.ts";
+} from "./leases/leader_election.ts";
 export {
   LeaseLock,
   type LeaseLockOptions,
   type LeaseRecord,
   type LeaseSnapshot,
   leaseSnapshot,
-} from "./lease_lock.ts";
-export { DeadlineError, LeaseLostError } from "./lease_errors.ts";
-export type { LeaseTimingOptions, LeaseTimings } from "./lease_timing.ts";
-export { ShardCoordinator } from "./shard_coordinator.ts";
+} from "./leases/lease_lock.ts";
+export { DeadlineError, LeaseLostError } from "./leases/lease_errors.ts";
+export type { LeaseTimingOptions, LeaseTimings } from "./leases/lease_timing.ts";
+export { ShardCoordinator } from "./leases/shard_coordinator.ts";
 export type {
   ShardCallbacks,
   ShardCoordinatorHealth,
   ShardCoordinatorOptions,
   ShardPermit,
-} from "./shard_coordinator_options.ts";
-export { assignShards, shardOf } from "./shard_assignment.ts";
+} from "./leases/shard_coordinator_options.ts";
+export { assignShards, shardOf } from "./leases/shard_assignment.ts";
 export {
   type Condition,
   type ConditionInput,
@@ -117,7 +117,7 @@ export {
   removeCondition,
   setCondition,
   type SetConditionOptions,
-} from "./conditions.ts";
+} from "./reconcile/conditions.ts";
 export {
   isConflict,
   type RetryBackoff,
@@ -125,20 +125,18 @@ export {
   type RetryOnConflictOptions,
   updateWithRetry,
   type UpdateWithRetryOptions,
-} from "./retry_on_conflict.ts";
-export { finalizer, FinalizerError, type FinalizerOptions } from "./finalizer.ts";
+} from "./reconcile/retry_on_conflict.ts";
+export { finalizer, FinalizerError, type FinalizerOptions } from "./reconcile/finalizer.ts";
 export {
   type EventInput,
   EventRecorder,
-  type EventRecorderErrorContext,
   type EventRecorderHealth,
   type EventRecorderOptions,
   type ObjectReference,
-} from "./event_recorder.ts";
+} from "./events/event_recorder.ts";
 export {
   Manager,
-  type ManagerErrorContext,
   type ManagerHealth,
   type ManagerOptions,
   type Runnable,
-} from "./manager.ts";
+} from "./manager/manager.ts";

@@ -66,7 +66,7 @@ const STATES: readonly ReflectorState[] = ["idle", "listing", "watching", "backi
  *
  * Metrics (with the default prefix): `kinformer_list_total`, `kinformer_list_duration_seconds`
  * (summary: `_sum`, `_count`), `kinformer_list_items`, `kinformer_list_pages_total`,
- * `kinformer_watch_events_total{type}`, `kinformer_relists_total`,
+ * `kinformer_watch_events_total{type}`, `kinformer_relists_total{reason}`,
  * `kinformer_reconnects_total{kind}`, `kinformer_decode_errors_total`,
  * `kinformer_listener_backlog_max`, `kinformer_consistency_checks_total{outcome}`,
  * `kinformer_drift_objects_total{kind}` (`missing`, `extra`, `stale`); from `health()`: `kinformer_state{state}`,
@@ -123,7 +123,7 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
   let listItems = 0;
   let listPages = 0;
   const watchEvents = new Map<string, number>(WATCH_EVENT_TYPES.map((t) => [t, 0]));
-  let relists = 0;
+  const relists = new Map<string, number>();
   const reconnects = new Map<string, number>();
   let decodeErrors = 0;
   let backlogMax = 0;
@@ -140,8 +140,8 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     onWatchEvent(type) {
       watchEvents.set(type, (watchEvents.get(type) ?? 0) + 1);
     },
-    onRelist() {
-      relists++;
+    onRelist(reason) {
+      relists.set(reason, (relists.get(reason) ?? 0) + 1);
     },
     onReconnect(kind) {
       reconnects.set(kind, (reconnects.get(kind) ?? 0) + 1);
@@ -178,9 +178,9 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
     out.family(
       "relists_total",
       "counter",
-      "Lists that replaced an earlier state (after 410 Gone, or after resuming).",
+      "Lists that replaced an earlier state, by reason (expired: 410 Gone; requested; ...).",
     );
-    out.sample("relists_total", relists);
+    for (const [reason, n] of [...relists].sort()) out.sample("relists_total", n, { reason });
     out.family("reconnects_total", "counter", "Watches reopened, by why the previous one ended.");
     for (const [kind, n] of [...reconnects].sort()) out.sample("reconnects_total", n, { kind });
     out.family("decode_errors_total", "counter", "Watch lines that could not be decoded.");
@@ -222,8 +222,9 @@ export function prometheusMetrics(options: PrometheusMetricsOptions = {}): Prome
 }
 
 function renderHealth(out: Exposition, h: InformerHealth): void {
-  out.family("state", "gauge", "The informer's state: 1 for the current one.");
-  for (const state of STATES) out.sample("state", h.state === state ? 1 : 0, { state });
+  // The list/watch loop's activity (health().activity), as before the one lifecycle vocabulary.
+  out.family("state", "gauge", "The informer's list/watch activity: 1 for the current one.");
+  for (const state of STATES) out.sample("state", h.activity === state ? 1 : 0, { state });
   out.family("synced", "gauge", "1 once the cache holds a complete list.");
   out.sample("synced", h.synced ? 1 : 0);
   out.family("stalled", "gauge", "1 when nothing arrived for longer than the inactivity limit.");

@@ -41,8 +41,6 @@
 export {
   type DurationSummary,
   WorkQueue,
-  type WorkQueueDrainOptions,
-  type WorkQueueErrorContext,
   type WorkQueueGetOptions,
   type WorkQueueGetResult,
   type WorkQueueMetrics,

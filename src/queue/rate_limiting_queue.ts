@@ -35,7 +35,7 @@ export interface RateLimitingQueueOptions<T> extends DelayingQueueOptions<T> {
  *     // ... reconcile next.item ...
  *     queue.forget(next.item);
  *   } catch {
- *     queue.addRateLimited(next.item); // retried after 5 ms, 10 ms, 20 ms ...
+ *     queue.addRateLimited(next.item); // retried after 5 ms (returned), then 10 ms, 20 ms ...
  *   } finally {
  *     queue.done(next.item);
  *   }
@@ -54,10 +54,16 @@ export class RateLimitingQueue<T> extends DelayingQueue<T> {
       defaultControllerRateLimiter<T>(options.clock ?? systemClock);
   }
 
-  /** Adds `item` after the delay the rate limiter chooses (which counts one more retry). */
-  addRateLimited(item: T): void {
-    if (this.shuttingDown) return;
-    this.addAfter(item, this.#limiter.when(item));
+  /**
+   * Adds `item` after the delay the rate limiter chooses (which counts one more retry) and
+   * returns that delay in ms, so that a report can say when the item is tried again;
+   * `undefined` once the queue is shutting down (nothing is added).
+   */
+  addRateLimited(item: T): number | undefined {
+    if (this.shuttingDown) return undefined;
+    const delayMs = this.#limiter.when(item);
+    this.addAfter(item, delayMs);
+    return delayMs;
   }
 
   /** Resets the rate limiter's memory of `item`; call it when the item succeeded. */

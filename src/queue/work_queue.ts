@@ -6,13 +6,17 @@
 import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { RingBuffer } from "../util/ring_buffer.ts";
-import { reportError } from "../util/report_error.ts";
+import type { OnError } from "../util/error_context.ts";
+import { ErrorReporter } from "../util/error_reporter.ts";
+import { Lifecycle, type LifecycleState } from "../util/lifecycle.ts";
+import { Waiters } from "../util/wait_for.ts";
 import { checkClock, checkFunction, checkOptionsObject, checkString } from "../util/validate.ts";
 
 /**
  * Callbacks a queue calls as items move through it, for feeding a metrics system without a
  * dependency. They run synchronously after the queue's state is updated; an error thrown by
- * one goes to the queue's `onError` (kind `callback`) and never leaves the queue half-updated.
+ * one goes to the queue's `onError` (phase `callback`, `detail` the hook's name) and never
+ * leaves the queue half-updated.
  *
  * @example
  * ```ts
@@ -55,19 +59,14 @@ export interface WorkQueueOptions<T> {
    */
   metrics?: WorkQueueMetricsHooks<T>;
   /**
-   * Told when a `metrics` hook throws (the queue goes on). If it throws too, that error is
-   * rethrown on a microtask (reported as uncaught, like a throwing event listener).
-   * @default rethrows the hook's error on a microtask
+   * Told when a `metrics` hook throws (the queue goes on): the context's `phase` is
+   * `callback`, its `detail` the hook's name (`onAdd`, `onGet`, `onDone`, `onRetry`). If
+   * `onError` throws too, that error is rethrown on a microtask (reported as uncaught, like a
+   * throwing event listener).
+   * @default prints as every long-running object does: the first error at once (`work queue
+   * pods (onAdd): callback threw: ...; going on`), then at most one line a minute
    */
-  onError?: (error: unknown, context: WorkQueueErrorContext) => void;
-}
-
-/** What a queue's `onError` learns besides the error. */
-export interface WorkQueueErrorContext {
-  /** Always `callback`: a user callback (a metrics hook) threw. */
-  kind: "callback";
-  /** The hook that threw. */
-  hook: keyof WorkQueueMetricsHooks<unknown>;
+  onError?: OnError | undefined;
 }
 
 /** Options of {@linkcode WorkQueue.get} and {@linkcode WorkQueue.items}. */
@@ -90,16 +89,6 @@ export interface WorkQueueStopOptions {
   /**
    * Stops waiting for in-flight items (the queue stays stopped); the promise rejects with the
    * signal's reason.
-   * @default undefined
-   */
-  signal?: AbortSignal;
-}
-
-/** Options of the deprecated {@linkcode WorkQueue.shutDownWithDrain}. */
-export interface WorkQueueDrainOptions {
-  /**
-   * Stops waiting for in-flight items (the queue stays shut down); the promise rejects with
-   * the signal's reason.
    * @default undefined
    */
   signal?: AbortSignal;
@@ -178,7 +167,9 @@ function observe(s: DurationSummary, ms: number): void {
  *
  * After `stop()`, `add` is ignored, pending items can still be taken, and `get` resolves
  * `{ shutdown: true }` once nothing is left; `stop({ drain: true })` also waits for the items
- * workers hold. A queue has no background work, so it has no `start`.
+ * workers hold. A queue has no background work, so it has no `start`: its
+ * {@linkcode WorkQueue.state} is `running` from the start, `stopping` after `stop()` while
+ * items are left or held, `stopped` once it is stopped, empty and nothing is in flight.
  *
  * @example
  * ```ts
@@ -204,7 +195,10 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
   readonly #name: string;
   readonly #clock: Clock;
   readonly #hooks: WorkQueueMetricsHooks<T> | undefined;
-  readonly #onError: ((error: unknown, context: WorkQueueErrorContext) => void) | undefined;
+  /** The one reporting path: `onError`, or the default printing. */
+  readonly #reporter: ErrorReporter;
+  /** running from creation; stopping after `stop()`; stopped once empty with nothing held. */
+  readonly #life: Lifecycle;
   /** Items ready to be taken, in order. Every one is also in #dirty and not in #processing. */
   readonly #queue = new RingBuffer<T>();
   /** Items that need processing, with the time each became pending. */
@@ -214,8 +208,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
   /** Pending `get` calls, oldest first. Non-empty only while #queue is empty. */
   readonly #waiters = new Set<Waiter<T>>();
   /** Pending `stop({ drain: true })` calls. */
-  readonly #drainWaiters = new Set<() => void>();
-  #shuttingDown = false;
+  readonly #drainWaiters = new Waiters();
   #adds = 0;
   readonly #latency = summary();
   readonly #work = summary();
@@ -237,7 +230,14 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     this.#name = options.name ?? "";
     this.#clock = options.clock ?? systemClock;
     this.#hooks = hooks;
-    this.#onError = options.onError;
+    this.#reporter = new ErrorReporter({
+      source: this.#name === "" ? "work queue" : `work queue ${this.#name}`,
+      onError: options.onError,
+      clock: this.#clock,
+    });
+    this.#life = new Lifecycle("work queue", { restartable: false });
+    this.#life.start();
+    this.#life.started();
   }
 
   /** Number of items ready to be taken (not counting in-flight items). */
@@ -245,9 +245,17 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     return this.#queue.length;
   }
 
-  /** `true` once `stop` (or a deprecated `shutDown`) has been called. */
+  /** `true` once `stop` has been called. */
   get shuttingDown(): boolean {
-    return this.#shuttingDown;
+    return !this.#life.active;
+  }
+
+  /**
+   * `running`, then `stopping` from `stop()` while items are queued or held, then `stopped`
+   * once nothing is left (the one vocabulary of every `health().state`).
+   */
+  get state(): LifecycleState {
+    return this.#life.state;
   }
 
   /**
@@ -255,7 +263,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
    * shutting down; if a worker holds it, it is queued again when that worker calls `done`.
    */
   add(item: T): void {
-    if (this.#shuttingDown || this.#dirty.has(item)) return;
+    if (!this.#life.active || this.#dirty.has(item)) return;
     this.#dirty.set(item, this.#clock.now());
     this.#adds++;
     this.#emit("onAdd", item);
@@ -273,7 +281,7 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#queue.length > 0) return Promise.resolve({ shutdown: false, item: this.#take() });
-    if (this.#shuttingDown) return Promise.resolve(SHUT_DOWN);
+    if (!this.#life.active) return Promise.resolve(SHUT_DOWN);
     return new Promise<WorkQueueGetResult<T>>((resolve, reject) => {
       let stopListening = (): void => {};
       const waiter: Waiter<T> = { resolve, release: () => stopListening() };
@@ -299,10 +307,8 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
       this.#queue.push(item);
       this.#dispatch();
     }
-    if (this.#processing.size === 0) {
-      for (const resolve of this.#drainWaiters) resolve();
-      this.#drainWaiters.clear();
-    }
+    if (this.#processing.size === 0) this.#drainWaiters.wake();
+    this.#settle();
     this.#emit("onDone", durationMs, item);
   }
 
@@ -314,45 +320,20 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
    */
   stop(options: WorkQueueStopOptions = {}): Promise<void> {
     const { drain = false, signal } = options;
-    if (!this.#shuttingDown) {
-      this.#shuttingDown = true;
+    if (this.#life.stop()) {
       // Waiters exist only while the queue is empty, so each one is told the queue is done.
       for (const waiter of this.#waiters) {
         waiter.release();
         waiter.resolve(SHUT_DOWN);
       }
       this.#waiters.clear();
+      this.#settle();
     }
-    if (!drain || this.#processing.size === 0) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(signal.reason);
-    return new Promise<void>((resolve, reject) => {
-      let stopListening = (): void => {};
-      const onDrained = (): void => {
-        stopListening();
-        resolve();
-      };
-      this.#drainWaiters.add(onDrained);
-      stopListening = onAbort(signal, () => {
-        this.#drainWaiters.delete(onDrained);
-        reject(signal?.reason);
-      });
+    if (!drain) return Promise.resolve();
+    return this.#drainWaiters.wait(() => this.#processing.size === 0 ? "done" : "pending", {
+      failure: () => undefined,
+      signal,
     });
-  }
-
-  /**
-   * Stops the queue without waiting.
-   * @deprecated Use {@linkcode WorkQueue.stop}: `shutDown()` is `void queue.stop()`.
-   */
-  shutDown(): void {
-    void this.stop();
-  }
-
-  /**
-   * Stops the queue and waits for in-flight items.
-   * @deprecated Use {@linkcode WorkQueue.stop} with `{ drain: true }`.
-   */
-  shutDownWithDrain(options: WorkQueueDrainOptions = {}): Promise<void> {
-    return this.stop({ drain: true, ...(options.signal ? { signal: options.signal } : {}) });
   }
 
   /**
@@ -410,13 +391,16 @@ export class WorkQueue<T> implements AsyncIterable<T>, AsyncDisposable {
     try {
       fn.apply(this.#hooks, args);
     } catch (error) {
-      const onError = this.#onError;
-      if (onError === undefined) return reportError(error);
-      try {
-        onError(error, { kind: "callback", hook });
-      } catch (thrown) {
-        reportError(thrown);
-      }
+      this.#reporter.report(error, { phase: "callback", detail: hook, action: "going on" });
+    }
+  }
+
+  /** A stopping queue with nothing queued or held is stopped. */
+  #settle(): void {
+    if (
+      this.#life.state === "stopping" && this.#queue.length === 0 && this.#processing.size === 0
+    ) {
+      this.#life.stopped();
     }
   }
 

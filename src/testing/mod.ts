@@ -1,10 +1,14 @@
 /**
- * Test kit for code that talks to Kubernetes: a simulated API server
- * ({@linkcode SimulatedCluster}, a web-standard `fetch` handler with real list/watch/write
- * semantics, fault injection and a churn driver), a {@linkcode ManualClock}, and object
- * fixtures. Serve the cluster over HTTP with the adapter of your runtime
- * (`@kinformer/kinformer/testing/deno`, `.../testing/bun`, `.../testing/node`), or hand
- * `cluster.fetch` to a client and stay in-process.
+ * What unit tests of code that talks to Kubernetes need without a server: a
+ * {@linkcode ManualClock} (timers that fire when the test says so), {@linkcode seededRandom}
+ * and object fixtures ({@linkcode podFixture} and friends).
+ *
+ * The simulated API server moved to its own package, `@kinformer/simulator` (JSR and npm:
+ * `SimulatedCluster`, its faults and churn, and its serve adapters `@kinformer/simulator/deno`,
+ * `.../bun`, `.../node`). This module still re-exports every name it exported before, from
+ * `@kinformer/simulator`, so existing imports keep working when that package is installed
+ * beside this one; this re-export will be removed in 0.3: import the simulator from
+ * `@kinformer/simulator` instead.
  *
  * ## Guides
  * - [Getting started](https://github.com/kinformer/kinformer/blob/main/docs/getting-started.md):
@@ -21,67 +25,25 @@
  *
  * @example
  * ```ts
- * import { KubeClient, pods } from "@kinformer/kinformer/client";
- * import { ManualClock, SimulatedCluster } from "@kinformer/kinformer/testing";
+ * import { ManualClock, podFixture, seededRandom } from "@kinformer/kinformer/testing";
  * import assert from "node:assert/strict";
  *
  * const clock = new ManualClock();
- * const cluster = new SimulatedCluster({ clock, bookmarkIntervalMs: 1_000 });
- * cluster.seed(pods, 3);
- * const client = new KubeClient({ server: "http://sim", fetch: cluster.fetch });
+ * let fired = 0;
+ * clock.setTimeout(() => fired++, 1_000);
+ * await clock.advance(999);
+ * assert.equal(fired, 0);
+ * await clock.advance(1);
+ * assert.equal(fired, 1);
  *
- * const list = await client.list(pods, { limit: 2 });
- * assert.equal(list.items.length, 2);
- * assert.equal(list.metadata.remainingItemCount, 1);
- *
- * const watch = await client.watch(pods, {
- *   resourceVersion: list.metadata.resourceVersion,
- *   allowWatchBookmarks: true,
- * });
- * cluster.faults.chunkBodies({ maxChunkBytes: 5 }); // now split anywhere, mid-UTF-8 too
- * cluster.churn(10, { resource: pods, namespaces: ["default"] });
- * await clock.advance(1_000); // a BOOKMARK is due
- * await watch.body?.cancel();
- * cluster.close();
- * assert.equal(clock.pendingTimers, 0); // nothing left behind
+ * const pod = podFixture(1, { namespace: "default" });
+ * assert.equal(pod.metadata.name, "pod-000001");
+ * assert.equal(seededRandom(7)(), seededRandom(7)()); // the same seed, the same numbers
  * ```
  * @module
  */
 export { ManualClock } from "./manual_clock.ts";
 export { seededRandom } from "./seeded_random.ts";
-export { LOOPBACK_ORIGINS, SimulatedCluster } from "./simulated_cluster.ts";
-export type {
-  ClusterDeleteOptions,
-  ClusterListOptions,
-  ObjectRef,
-  RecordedRequest,
-  SeedFactory,
-  ServedResource,
-  SimulatedClusterOptions,
-} from "./simulated_cluster.ts";
-export { ClusterFaults } from "./faults/cluster_faults.ts";
-export type {
-  ChunkBodiesOptions,
-  CorruptWatchesOptions,
-  CorruptWatchEventOptions,
-  DropWatchAfterOptions,
-  FailNextOptions,
-  FaultTarget,
-  PendingFailure,
-  RequestVerb,
-  WatchCorruption,
-  WatchEventCorruption,
-  WatchEventFault,
-  WatchEventFaultOptions,
-  WatchFaults,
-} from "./faults/cluster_faults.ts";
-export type {
-  ChurnHandle,
-  ChurnMix,
-  ChurnOptions,
-  ChurnStats,
-  StartChurnOptions,
-} from "./faults/churn.ts";
 export {
   configMapFixture,
   deploymentFixture,
@@ -90,15 +52,43 @@ export {
   widgetFixture,
 } from "./fixtures.ts";
 export type { FixtureOptions } from "./fixtures.ts";
-export { widgets } from "./widgets.ts";
+// Moved to @kinformer/simulator; these re-exports will be removed in 0.3.
+export { ClusterFaults, LOOPBACK_ORIGINS, SimulatedCluster, widgets } from "@kinformer/simulator";
 export type {
   AuthorizationAttributes,
   AuthorizationDecision,
   AuthorizationFunction,
   AuthorizationRule,
+  ChunkBodiesOptions,
+  ChurnHandle,
+  ChurnMix,
+  ChurnOptions,
+  ChurnStats,
   ClusterAuthorization,
+  ClusterDeleteOptions,
+  ClusterListOptions,
+  CorruptWatchesOptions,
+  CorruptWatchEventOptions,
+  CustomResourceDefinitionObject,
+  DropWatchAfterOptions,
+  FailNextOptions,
+  FaultTarget,
+  ObjectRef,
+  PendingFailure,
+  PrinterColumn,
+  RecordedRequest,
+  RequestVerb,
+  SeedFactory,
+  ServedResource,
+  SimulatedClusterOptions,
+  StartChurnOptions,
   UserInfo,
-} from "./authorization/authorization_policy.ts";
-export type { PrinterColumn } from "./tables/printer_columns.ts";
-export type { CustomResourceDefinitionObject } from "./kinds/custom_resources.ts";
-export type { Widget, WidgetSpec, WidgetStatus } from "./widgets.ts";
+  WatchCorruption,
+  WatchEventCorruption,
+  WatchEventFault,
+  WatchEventFaultOptions,
+  WatchFaults,
+  Widget,
+  WidgetSpec,
+  WidgetStatus,
+} from "@kinformer/simulator";

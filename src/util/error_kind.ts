@@ -98,12 +98,13 @@ const KINDS: ReadonlySet<string> = new Set<ErrorKind>([
 
 /**
  * The kind of any thrown value: the `kind` an error carries when it is an {@linkcode ErrorKind};
- * otherwise `network` for a `TypeError` (how `fetch` and body streams fail: user code such as a
- * transform or a handler runs inside its own try/catch, so a TypeError reaching a request loop
- * is the network's), and `other` for anything else. Internal.
+ * otherwise `foreign` when given (what an error of no kind is where it was caught: `handler` for
+ * a throw of user code), else `network` for a `TypeError` (how `fetch` and body streams fail:
+ * user code such as a transform or a handler runs inside its own try/catch, so a TypeError
+ * reaching a request loop is the network's), and `other` for anything else. Internal.
  */
-export function errorKindOf(error: unknown): ErrorKind {
-  return ownKindOf(error) ?? (error instanceof TypeError ? "network" : "other");
+export function errorKindOf(error: unknown, foreign?: ErrorKind): ErrorKind {
+  return ownKindOf(error) ?? foreign ?? (error instanceof TypeError ? "network" : "other");
 }
 
 /** The {@linkcode ErrorKind} `error` carries itself, if any (no fallback). Internal. */

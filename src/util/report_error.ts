@@ -12,22 +12,3 @@ export function reportError(error: unknown): void {
     throw error;
   });
 }
-
-/**
- * Hands `error` to a user's `onError` callback with its `context`. A callback that throws
- * breaks nothing and is not lost: its throw is reported with {@linkcode reportError}. The one
- * way the client, watch and cache layers give an error to user code (a user callback that
- * throws, such as a handler or a transform, is itself reported through here).
- */
-export function callOnError<C>(
-  onError: ((error: unknown, context: C) => void) | undefined,
-  error: unknown,
-  context: C,
-): void {
-  if (onError === undefined) return;
-  try {
-    onError(error, context);
-  } catch (thrown) {
-    reportError(thrown);
-  }
-}

@@ -69,3 +69,16 @@ export function trimEnd(text: string, chars: string): string {
   while (end > 0 && chars.includes(text[end - 1]!)) end--;
   return text.slice(0, end);
 }
+
+/**
+ * A duration for a message: `"800 ms"`, `"1.6 s"`, `"30 s"`, `"2.5 min"`, `"3 h"` (one
+ * decimal at most, none when it is zero).
+ */
+export function formatDuration(ms: number): string {
+  if (!(ms >= 0) || !Number.isFinite(ms)) return `${ms} ms`;
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  const one = (n: number): string => String(Math.round(n * 10) / 10);
+  if (ms < 60_000) return `${one(ms / 1_000)} s`;
+  if (ms < 3_600_000) return `${one(ms / 60_000)} min`;
+  return `${one(ms / 3_600_000)} h`;
+}

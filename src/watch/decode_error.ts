@@ -17,15 +17,10 @@ const SNIPPET_LENGTH = 120;
  */
 export type WatchDecodeReason = "malformed-json" | "not-an-event" | "html" | "truncated";
 
-/** Constructor options of {@linkcode WatchDecodeError}: `reason` is required. */
+/** Constructor options of {@linkcode WatchDecodeError}. */
 export interface WatchDecodeErrorOptions {
   /** What was wrong. */
-  reason?: WatchDecodeReason;
-  /**
-   * What was wrong (the old name of `reason`).
-   * @deprecated Use `reason`.
-   */
-  kind?: WatchDecodeReason;
+  reason: WatchDecodeReason;
   /** 1-based number of the offending line in the stream. */
   lineNumber: number;
   /** Stream offset of the offending line's first byte. */
@@ -79,8 +74,7 @@ export class WatchDecodeError extends Error {
   /** Builds the error; the message is derived from the options. */
   constructor(options: WatchDecodeErrorOptions) {
     const { lineNumber, byteOffset, detail } = options;
-    const reason = options.reason ?? options.kind;
-    if (reason === undefined) throw new TypeError("WatchDecodeError needs a reason");
+    const reason = options.reason;
     const snippet = truncate(options.line, SNIPPET_LENGTH);
     const shown = JSON.stringify(snippet) + (snippet.length < options.line.length ? "..." : "");
     const where = `line ${lineNumber} (byte ${byteOffset})`;

@@ -5,6 +5,8 @@
  * {@linkcode WatchDecodeError} naming the line.
  *
  * ## Guides
+ * - [Migrating from client-node and client-go](https://github.com/kinformer/kinformer/blob/main/docs/migrating.md):
+ *   from @kubernetes/client-node and client-go concepts.
  * - [Running in production](https://github.com/kinformer/kinformer/blob/main/docs/production.md):
  *   memory, health and metrics, the consistency check, failure handling, benchmarks.
  *

@@ -3,7 +3,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { adapters } from "../_serve.ts";
-import type { ServeOptions } from "../../src/adapters/_serve_common.ts";
+import type { ServeOptions } from "@kinformer/simulator/node";
 
 for (const adapter of await adapters()) {
   const serve = adapter.serve as (

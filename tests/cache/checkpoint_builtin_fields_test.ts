@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { BUILTIN_FIELDS } from "../../src/cache/_checkpoint_validation.ts";
-import { builtinSchema } from "../../src/testing/openapi/builtin_schemas.ts";
+import { builtinSchema } from "../../packages/simulator/src/model/openapi/builtin_schemas.ts";
 
 test("the checkpoint check's top-level fields of each built-in kind are the simulator's OpenAPI properties", () => {
   for (const [key, fields] of BUILTIN_FIELDS) {

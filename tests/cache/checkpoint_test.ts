@@ -892,7 +892,7 @@ describe("hostile checkpoints: a resume checks everything against its informer",
     for (let i = 0; i < 30; i++) await e.clock.advance(1_000);
     assert.deepEqual(verbs(e.cluster).slice(0, 3), ["watch", "list", "watch"]);
     assert.equal(e.errors[0]?.kind, "invalid");
-    assert.equal(inf.health().state, "watching");
+    assert.equal(inf.health().activity, "watching");
     assert.notEqual(inf.resourceVersion, "abc");
     assert.equal(verbs(e.cluster).filter((v) => v === "list").length, 1);
     e.cluster.create(pods, pod("default", "web-3"));

@@ -6,7 +6,7 @@ import { pods } from "../../src/client/resource.ts";
 import type { InformerMetrics } from "../../src/cache/informer.ts";
 import type { ErrorKind } from "../../src/util/error_kind.ts";
 import { sleep } from "../../src/util/clock.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 import { closed, type Env, env, pod, take, verbs } from "../_informer_env.ts";
 
 /** Every metrics hook, recording its calls as text (`"list 750ms 5 items 3 pages"`, ...). */
@@ -22,7 +22,7 @@ function recorder(): {
     metrics: {
       onList: (ms, items, pages) => void calls.push(`list ${ms}ms ${items} items ${pages} pages`),
       onWatchEvent: (type) => void calls.push(`event ${type}`),
-      onRelist: () => void calls.push("relist -"),
+      onRelist: (reason) => void calls.push(`relist ${reason}`),
       onReconnect: (kind) => void calls.push(`reconnect ${kind}`),
       onDecodeError: (error) => void calls.push(`decode ${(error as Error).name}`),
       onListenerBacklog: (max) => void calls.push(`backlog ${max}`),
@@ -93,8 +93,10 @@ describe("health()", () => {
       .health();
     const { lists, relists, watchRestarts, events, errors, lastError, stalled, listeners } = inf
       .health();
+    const { activity } = inf.health();
     assert.deepEqual({
       state,
+      activity,
       synced,
       lastSyncResourceVersion,
       objects,
@@ -110,6 +112,7 @@ describe("health()", () => {
       listeners,
     }, {
       state: "idle",
+      activity: "idle",
       synced: false,
       lastSyncResourceVersion: undefined,
       objects: 0,
@@ -127,33 +130,36 @@ describe("health()", () => {
     await closed(e);
   });
 
-  test("state follows the reflector: listing, watching, backing-off, watching again, stopped", async () => {
+  test("state is the lifecycle (starting, running, stopped); activity follows the reflector: listing, watching, backing-off, watching again, stopped", async () => {
     const e = env();
     e.cluster.create(pods, pod("a", "p1"));
     const inf = e.informer({ resource: pods, backoff: { jitter: "none" } });
     e.cluster.faults.stall(); // the first LIST gets no answer yet
     inf.start();
     await e.clock.flush();
-    assert.equal(inf.health().state, "listing");
+    assert.equal(inf.health().activity, "listing");
+    assert.equal(inf.health().state, "starting", "started, not synced yet");
     e.cluster.faults.resume();
     await inf.waitForSync();
     await e.clock.flush();
-    assert.equal(inf.health().state, "watching");
+    assert.equal(inf.health().activity, "watching");
+    assert.equal(inf.health().state, "running");
     // The watch drops; the re-watch is refused with a 503 and Retry-After: 5.
     e.cluster.faults.failNext(1, { verb: "watch", status: 503, retryAfterSeconds: 5 });
     e.cluster.faults.dropWatches();
     await e.clock.flush();
-    assert.equal(inf.health().state, "backing-off");
+    assert.equal(inf.health().activity, "backing-off");
     await e.clock.advance(800);
-    assert.equal(inf.health().state, "backing-off");
+    assert.equal(inf.health().activity, "backing-off");
     assert.equal(inf.health().errors.server, 1);
     await e.clock.advance(4_900);
-    assert.equal(inf.health().state, "backing-off");
+    assert.equal(inf.health().activity, "backing-off");
     await e.clock.advance(200);
-    assert.equal(inf.health().state, "watching");
+    assert.equal(inf.health().activity, "watching");
     assert.deepEqual(verbs(e.cluster), ["list", "watch", "watch", "watch"]);
     await inf.stop();
     assert.equal(inf.health().state, "stopped");
+    assert.equal(inf.health().activity, "stopped");
     await closed(e);
   });
 
@@ -284,7 +290,7 @@ describe("health()", () => {
     await e.clock.advance(1_000); // the inactivity timer fired at 150 s; the re-watch hangs too
     assert.equal(inf.health().stalled, true);
     assert.equal(inf.health().errors.inactivity, 1);
-    assert.equal(inf.health().state, "watching");
+    assert.equal(inf.health().activity, "watching");
     e.cluster.faults.resume(); // the re-watch is answered now, but has nothing to say yet
     await e.clock.flush();
     assert.equal(inf.health().stalled, true);
@@ -412,6 +418,26 @@ describe("metrics hooks", () => {
     await closed(e);
   });
 
+  test("onRelist says why: a consistency check's repair is 'requested'", async () => {
+    const e = env();
+    e.cluster.create(pods, pod("a", "p1"));
+    const r = recorder();
+    const inf = e.informer({
+      resource: pods,
+      metrics: r.metrics,
+      consistencyCheck: { repair: true, intervalMs: 0 },
+    });
+    await watching(e, inf);
+    e.cluster.faults.loseNextWatchEvent();
+    e.cluster.create(pods, pod("a", "lost"));
+    e.cluster.create(pods, pod("a", "p2"));
+    await e.clock.flush();
+    assert.equal((await inf.verify()).outcome, "drift");
+    await e.clock.flush();
+    assert.deepEqual(r.of("relist"), ["relist requested"]);
+    await closed(e);
+  });
+
   test("onRelist: not for the first list; for a 410 relist; for a resumed informer's relist", async () => {
     const e = env();
     e.cluster.create(pods, pod("a", "p1"));
@@ -423,7 +449,7 @@ describe("metrics hooks", () => {
     e.cluster.create(pods, pod("a", "p2"));
     e.cluster.faults.compact();
     await e.clock.advance(10_000);
-    assert.deepEqual(r.of("relist"), ["relist -"]);
+    assert.deepEqual(r.of("relist"), ["relist expired"]);
     const cp = inf.checkpoint({ includeObjects: true });
     await inf.stop();
 
@@ -433,7 +459,7 @@ describe("metrics hooks", () => {
     const again = e.informer({ resource: pods, resumeFrom: cp, metrics: resumed.metrics });
     again.start();
     await e.clock.advance(10_000);
-    assert.deepEqual(resumed.of("relist"), ["relist -"]);
+    assert.deepEqual(resumed.of("relist"), ["relist expired"]);
     assert.equal(again.health().lists, 1);
     assert.equal(again.health().relists, 1);
     await closed(e);

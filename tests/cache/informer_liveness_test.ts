@@ -9,9 +9,9 @@ import { MAX_RETRY_AFTER_MS } from "../../src/cache/reflector.ts";
 import { ListInactivityError } from "../../src/cache/reflector_errors.ts";
 import { WatchDecodeError } from "../../src/watch/decode_error.ts";
 import { LineTooLongError } from "../../src/watch/line_splitter.ts";
-import type { WatchCorruption } from "../../src/testing/faults/cluster_faults.ts";
+import type { WatchCorruption } from "@kinformer/simulator";
 import { closed, env, pod } from "../_informer_env.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 
 /** Requests of `verb` seen so far. */
 const count = (cluster: SimulatedCluster, verb: string): number =>
@@ -194,7 +194,7 @@ describe("liveness: server-supplied delays are validated", () => {
     e.cluster.faults.failNext(1, { status: 429, verb: "list", retryAfter: "99999999999" });
     const inf = e.informer({
       resource: pods,
-      onError: (_error, ctx) => retryIn.push(ctx.retryInMs),
+      onError: (_error, ctx) => retryIn.push(ctx.retryInMs ?? 0),
     });
     inf.start();
     await e.clock.flush();

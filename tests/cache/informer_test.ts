@@ -6,7 +6,7 @@ import { metadataOnly } from "../../src/client/metadata_only.ts";
 import { createInformer, type ErrorContext } from "../../src/cache/informer.ts";
 import { SharedInformerFactory } from "../../src/cache/factory.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { closed, env, pod, seeded, show, take, verbs } from "../_informer_env.ts";
 import { catchUncaught } from "./_uncaught.ts";
 
@@ -658,7 +658,7 @@ describe("one lifecycle", () => {
     await closed(e);
   });
 
-  test("a signal already aborted stops at once; the old start(signal) form still works", async () => {
+  test("a signal already aborted stops at once; aborting the signal later stops the informer", async () => {
     const e = env();
     const aborted = e.informer({ resource: pods });
     aborted.start({ signal: AbortSignal.abort() });
@@ -667,7 +667,7 @@ describe("one lifecycle", () => {
     await assert.rejects(aborted.waitForSync(), /stopped before it synced/);
     const old = e.informer({ resource: pods });
     const ac = new AbortController();
-    old.start(ac.signal); // deprecated form
+    old.start({ signal: ac.signal });
     await old.waitForSync();
     ac.abort();
     await e.clock.flush();
@@ -675,7 +675,7 @@ describe("one lifecycle", () => {
     await closed(e);
   });
 
-  test("the factory: start({ signal }), waitForSync(), stop(); shutdown() and waitForCacheSync() remain as aliases", async () => {
+  test("the factory: start({ signal }), waitForSync(), stop(); a start after stop() throws", async () => {
     const e = env();
     e.cluster.create(pods, pod("default", "p1"));
     const factory = new SharedInformerFactory(e.client, { clock: e.clock });
@@ -684,7 +684,6 @@ describe("one lifecycle", () => {
     factory.start({ signal: ac.signal });
     factory.start({ signal: ac.signal });
     await factory.waitForSync();
-    await factory.waitForCacheSync(); // deprecated alias
     const late = factory.informerFor(configmaps);
     await late.waitForSync();
     ac.abort(); // stops them all, the late one too
@@ -692,7 +691,11 @@ describe("one lifecycle", () => {
     assert.equal(podInformer.health().state, "stopped");
     assert.equal(late.health().state, "stopped");
     await factory.stop();
-    await factory.shutdown(); // deprecated alias, idempotent
+    await factory.stop(); // idempotent
+    assert.throws(() => factory.start(), {
+      name: "LifecycleError",
+      message: "informer factory was stopped and runs once: create a new one to start again",
+    });
     {
       const other = new SharedInformerFactory(e.client, { clock: e.clock });
       try {
@@ -744,7 +747,7 @@ describe("SharedInformerFactory", () => {
     assert.deepEqual(e.cluster.requests.map((r) => r.verb), [], "no list, no watch");
     assert.equal(late.health().state, "idle");
     assert.equal(e.cluster.openWatches, 0);
-    factory.start(); // a stopped factory does not start again
+    assert.throws(() => factory.start(), /informer factory was stopped/, "it says so at once");
     await e.clock.advance(1_000);
     assert.deepEqual(e.cluster.requests.map((r) => r.verb), []);
     await factory.stop();
@@ -885,7 +888,13 @@ describe("informer: one way a throwing callback is reported", () => {
     });
     e.cluster.create(pods, pod("default", "p2"));
     await e.clock.flush();
-    assert.deepEqual(contexts, [{ kind: "handler", phase: "handler", retryInMs: 0 }]);
+    assert.deepEqual(contexts, [{
+      kind: "handler",
+      phase: "handler",
+      source: "pods informer",
+      key: "default/p1",
+      action: "keeping the key's cached object",
+    }]);
     assert.equal(inf.store.get("default/p1")?.metadata.labels?.["broken"], undefined);
     assert.deepEqual(inf.store.byIndex("byName", "p2").length, 1);
     await e.close();

@@ -10,9 +10,9 @@ import { WebSocketWatchError } from "../../src/client/websocket_watch_error.ts";
 import { WatchInactivityError } from "../../src/cache/reflector_errors.ts";
 import { WatchDecodeError } from "../../src/watch/decode_error.ts";
 import { LineTooLongError } from "../../src/watch/line_splitter.ts";
-import type { WatchCorruption } from "../../src/testing/faults/cluster_faults.ts";
+import type { WatchCorruption } from "@kinformer/simulator";
 import { closed, env, pod, show, take } from "../_informer_env.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 
 /** Requests of `verb` so far, and how many of them were WebSocket handshakes. */
 function count(cluster: SimulatedCluster, verb: string): { all: number; webSocket: number } {
@@ -180,7 +180,7 @@ describe("informer over WebSockets", () => {
         x.error instanceof WebSocketWatchError && x.error.phase === "handshake"
       ),
     );
-    assert.equal(inf.health().state, "backing-off");
+    assert.equal(inf.health().activity, "backing-off");
     assert.equal(inf.store.size, 1, "the cache from the LIST stays");
     await closed(e);
   });

@@ -191,6 +191,21 @@ describe("planAfterFailure", () => {
     assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
   });
 
+  test("an expired watch from a list's RV after an outage lists consistently at once", () => {
+    const down = after(fresh(), { kind: "network", freshFromList: true });
+    assert.equal(down.retryNow, false);
+    assert.equal(down.state.interrupted, true);
+    const r = after(down.state, { kind: "expired", freshFromList: true });
+    assert.equal(r.retryNow, true);
+    assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
+    const relisted = listed(r.state, {
+      request: { kind: "list", resourceVersion: "", paged: true },
+      resourceVersion: "50",
+      pages: 1,
+    });
+    assert.equal(relisted.interrupted, false, "a completed list starts afresh");
+  });
+
   test("an expired list at an old RV retries at once with a consistent list, then backs off", () => {
     const list42 = { kind: "list", resourceVersion: "42", paged: false } as const;
     const r = after({ ...fresh(), mustRelist: true }, { kind: "expired", request: list42 });

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { Reflector } from "../../src/cache/reflector.ts";
+import { errorKindOf } from "../../src/util/error_kind.ts";
 import { exponentialBackoff } from "../../src/util/backoff.ts";
 import { closed, type Env, env, pod, seeded } from "../_informer_env.ts";
 
@@ -29,7 +30,7 @@ function reflector(e: Env): { r: Reflector<KubeObject>; told: string[]; errors: 
       else if (ev.type === "init-done") told.push(`replace ${listed} @${ev.resourceVersion}`);
       else if (ev.type !== "bookmark") told.push(`${ev.type} ${ev.object.metadata.name}`);
     },
-    onError: (_, context) => void errors.push(context.kind),
+    onError: (error, details) => void errors.push(errorKindOf(error, details.foreignKind)),
   });
   return { r, told, errors };
 }

@@ -34,7 +34,7 @@ function writer(indexer = new Indexer()) {
   const w = new StoreWriter({
     store: indexer,
     onEvent: (ev) => void told.push(text(ev)),
-    onError: (error, key) => void errors.push([error, key]),
+    onError: (error, context) => void errors.push([error, context.key ?? ""]),
   });
   const list = (rv: string, ...objects: KubeObject[]): void => {
     const steps: WatcherEvent[] = [{ type: "init" }];
@@ -112,10 +112,9 @@ describe("StoreWriter", () => {
     assert.deepEqual(indexer.listKeys().sort(), ["ns/a", "ns/c"]);
   });
 
-  test("without onError, a throwing store is reported as uncaught, never swallowed", async () => {
-    const { catchUncaught } = await import("./_uncaught.ts");
-    const uncaught: unknown[] = [];
-    const restore = catchUncaught((error) => uncaught.push(error));
+  test("without onError, a throwing store is printed once, naming the key, never swallowed", async () => {
+    const { captureConsole } = await import("../_console.ts");
+    const printed = captureConsole();
     try {
       const boom = new Error("store broke");
       const w = new StoreWriter<KubeObject>({
@@ -129,11 +128,12 @@ describe("StoreWriter", () => {
         },
       });
       w.write({ type: "apply", object: pod("a", "1"), resourceVersion: "1" });
-      await Promise.resolve();
-      await Promise.resolve();
-      assert.deepEqual(uncaught, [boom]);
+      w.write({ type: "apply", object: pod("b", "1"), resourceVersion: "2" });
+      assert.deepEqual(printed.lines, [
+        "error store writer (ns/a): handler threw: store broke; keeping the key's cached object",
+      ]);
     } finally {
-      restore();
+      printed.restore();
     }
   });
 });

@@ -8,7 +8,7 @@ import { pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { InitialEventsTimeoutError } from "../../src/cache/reflector_errors.ts";
 import type { ManualClock } from "../../src/testing/manual_clock.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 import { closed, env, pod } from "../_informer_env.ts";
 
 /** What a scripted streaming list sends: lines now, then one step every `everyMs`. */

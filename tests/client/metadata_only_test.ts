@@ -218,7 +218,7 @@ describe("metadata-only informers (metadataOnly(descriptor))", () => {
       },
     });
     e.cluster.create(pods, pod("a", "p1"));
-    const contexts: { kind: string; retryInMs: number }[] = [];
+    const contexts: { kind: string; retryInMs?: number | undefined }[] = [];
     const inf = e.informer({
       resource: metadataOnly(pods),
       onError: (error, context) => {

@@ -1,7 +1,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, deployments, KubeClient, namespaces, pods } from "../../src/client/mod.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 
 interface Sent {

@@ -2,7 +2,8 @@
 // parallel, so scripts/test.mjs runs this file on its own there.
 // Client certificate rotation with this runtime's loader (Node: new agents; Deno: a new
 // Deno.HttpClient; Bun: new per-request tls options in a FetchSession of their own): certificate
-// and key FILES are read again after the refresh interval on the injected clock, and at once
+// and key FILES are read again at a request at most once a second on the injected clock (as
+// client-go's cachingCertificateLoader), and at once
 // after a request fails to connect or is answered 401; new connections use the new pair and the
 // old connections are closed.
 import { describe, test } from "node:test";
@@ -16,7 +17,7 @@ import { type ClusterClientOptions, createConfigLoader } from "../../src/config/
 import { CERT_REFRESH_MS } from "../../src/config/_cert_rotation.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { serve } from "../../src/adapters/node/serve.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import {
   fixture,
   FIXTURES,
@@ -51,6 +52,8 @@ interface Setup {
   dir: string;
   clock: ManualClock;
   errors: unknown[];
+  /** How many times the certificate file was read. */
+  certReads(): number;
   /** Loads a kubeconfig naming me.crt/me.key (relative paths) for `server`. */
   load(server: string): Promise<ClusterClientOptions>;
 }
@@ -60,12 +63,22 @@ async function withSetup(body: (setup: Setup) => Promise<void>): Promise<void> {
   const clock = new ManualClock();
   const errors: unknown[] = [];
   const opened: ClusterClientOptions[] = [];
+  const host = await runtimeHost();
+  let certReads = 0;
+  const counting = {
+    ...host,
+    readFile: (path: string) => {
+      if (path.endsWith("me.crt")) certReads++;
+      return host.readFile(path);
+    },
+  };
   try {
     await withEnv(NO_PROXY_VARS, () =>
       body({
         dir,
         clock,
         errors,
+        certReads: () => certReads,
         load: async (server) => {
           const path = join(dir, "config");
           await writeFile(
@@ -86,7 +99,7 @@ async function withSetup(body: (setup: Setup) => Promise<void>): Promise<void> {
               "current-context": "c",
             }),
           );
-          const options = await createConfigLoader(await runtimeHost()).loadKubeconfig({
+          const options = await createConfigLoader(counting).loadKubeconfig({
             path,
             clock,
             onTokenError: (error) => errors.push(error),
@@ -123,6 +136,41 @@ async function httpsCluster(clientCa: string, token?: string) {
 }
 
 describe(`client certificate rotation with the ${runtime} loader`, () => {
+  test("the files are read at most once a second, at a request; the next request after a second uses a rotated pair", async () => {
+    const bothCas = (await fixture("certs/ca.crt")) + (await fixture("certs/second-ca.crt"));
+    const sim = await httpsCluster(bothCas);
+    try {
+      await withSetup(async ({ dir, clock, load, certReads }) => {
+        assert.equal(CERT_REFRESH_MS, 1000, "client-go's cachingCertificateLoader: 1 s");
+        await install(dir, "first");
+        const client = new KubeClient(await load(sim.url));
+        const atLoad = certReads();
+        await Promise.all([client.list(pods), client.list(pods), client.list(pods)]);
+        assert.equal(certReads(), atLoad, "read at load; not again within the second");
+
+        await install(dir, "second");
+        await clock.advance(CERT_REFRESH_MS - 1);
+        await client.list(pods);
+        assert.equal(certReads(), atLoad);
+        assert.equal(sim.cluster.requests.at(-1)?.user, "kinformer-user");
+
+        await clock.advance(1);
+        await Promise.all([client.list(pods), client.list(pods), client.list(pods)]);
+        assert.equal(certReads(), atLoad + 1, "concurrent requests share one read");
+        const users = sim.cluster.requests.slice(-3).map((r) => r.user);
+        assert.deepEqual(users, Array(3).fill("kinformer-second-user"));
+
+        // Unchanged files are read again a second later, and nothing is rebuilt.
+        await clock.advance(CERT_REFRESH_MS);
+        await client.list(pods);
+        assert.equal(certReads(), atLoad + 2);
+        assert.equal(sim.cluster.requests.at(-1)?.user, "kinformer-second-user");
+      });
+    } finally {
+      await sim.close();
+    }
+  });
+
   test("the files are read again after the refresh interval; the old connections are closed", async () => {
     const bothCas = (await fixture("certs/ca.crt")) + (await fixture("certs/second-ca.crt"));
     const sim = await httpsCluster(bothCas);

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { KubeClient, pods } from "../../src/client/mod.ts";
 import { createConfigLoader } from "../../src/config/mod.ts";
 import { serve } from "../../src/adapters/node/serve.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { fixture, runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { NO_PROXY_VARS, withEnv } from "./_proxies.ts";
 

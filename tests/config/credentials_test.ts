@@ -11,6 +11,7 @@ import { KubeApiError, KubeClient, pods } from "../../src/client/mod.ts";
 import {
   ClusterConfigError,
   type ConfigHost,
+  type ConfigWarning,
   createConfigLoader,
   ExecCredentialError,
   type RunCommand,
@@ -19,7 +20,7 @@ import {
 import { HEADER_LINES } from "../../src/config/_header_lines.ts";
 import { headerKeyEscape } from "../../src/config/_user_auth.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { failure } from "../_errors.ts";
 
@@ -97,15 +98,88 @@ describe("credentials only over https (23.7)", () => {
         "/c.crt": PEM("CERTIFICATE"),
         "/c.key": PEM("PRIVATE KEY"),
       });
-      const options = await createConfigLoader(h).loadKubeconfig({ path: "/k" });
+      const warnings: ConfigWarning[] = [];
+      const options = await createConfigLoader(h).loadKubeconfig({
+        path: "/k",
+        onWarning: (warning) => warnings.push(warning),
+      });
       assert.equal(options.token, undefined);
       assert.equal(options.headers, undefined);
       assert.equal(options.onUnauthorized, undefined);
       assert.equal(options.transport, undefined);
       assert.deepEqual(h.reads, ["/k"], "no credential file is even read");
       assert.equal(h.runs, 0);
+      assert.equal(warnings.length, 1, "the drop is told, once");
+      const [warning] = warnings;
+      assert.equal(warning?.code, "CredentialsNotSent");
+      assert.equal(warning?.user, "u");
+      assert.equal(warning?.cluster, "c");
+      assert.equal(warning?.path, "/k");
+      assert.match(warning!.message, /^kubeconfig user "u" \(\/k\): .* not sent: /);
+      assert.match(warning!.message, /is http:\/\/, and credentials go only over https/);
+      for (const secret of ["secret-token", "file-token", '"p"', "MIIB"]) {
+        assert.ok(!warning!.message.includes(secret), `no secret in ${warning!.message}`);
+      }
     });
   }
+
+  test("the warning names each credential left out, and never the server URL's password", async () => {
+    const h = testHost({
+      "/k": kubeconfig("http://admin:hunter2@127.0.0.1:8001", {
+        token: "secret-token",
+        "client-certificate-data": btoa(PEM("CERTIFICATE")),
+        "client-key-data": btoa(PEM("PRIVATE KEY")),
+        exec: EXEC,
+      }),
+    });
+    const warnings: ConfigWarning[] = [];
+    await createConfigLoader(h).loadKubeconfig({ path: "/k", onWarning: (w) => warnings.push(w) });
+    assert.deepEqual(warnings.map((w) => w.credentials), [[
+      "token",
+      "client certificate",
+      "exec plugin",
+    ]]);
+    assert.equal(
+      warnings[0]?.message,
+      'kubeconfig user "u" (/k): token, client certificate, exec plugin not sent: the server of ' +
+        'cluster "c" is http://, and credentials go only over https (as kubectl); requests go out ' +
+        "anonymous",
+    );
+  });
+
+  test("by default: one console.warn line per distinct warning, however often it loads", async () => {
+    const h = testHost({
+      "/k": kubeconfig("http://127.0.0.1:8001", { token: "secret-token" }),
+      "/b": kubeconfig("http://127.0.0.1:8001", { username: "u", password: "p" }),
+      "/s": kubeconfig("https://127.0.0.1:6443", { token: "secret-token" }),
+      "/n": kubeconfig("http://127.0.0.1:8001", {}),
+    });
+    const loader = createConfigLoader(h);
+    const lines: string[] = [];
+    const warn = console.warn;
+    console.warn = (...args: unknown[]) => void lines.push(args.join(" "));
+    try {
+      for (let i = 0; i < 3; i++) {
+        for (const path of ["/k", "/b", "/s", "/n"]) await loader.loadKubeconfig({ path });
+      }
+    } finally {
+      console.warn = warn;
+    }
+    assert.deepEqual(lines, [
+      'kinformer: kubeconfig user "u" (/k): token not sent: the server of cluster "c" is ' +
+      "http://, and credentials go only over https (as kubectl); requests go out anonymous",
+      'kinformer: kubeconfig user "u" (/b): basic auth not sent: the server of cluster "c" is ' +
+      "http://, and credentials go only over https (as kubectl); requests go out anonymous",
+    ]);
+  });
+
+  test("onWarning is checked up front", async () => {
+    const h = testHost({ "/k": kubeconfig("http://127.0.0.1:8001", {}) });
+    await assert.rejects(
+      createConfigLoader(h).loadKubeconfig({ path: "/k", onWarning: "log" as never }),
+      { name: "TypeError", message: /options\.onWarning/ },
+    );
+  });
 
   test("the same users over https get their credentials", async () => {
     const h = testHost({
@@ -388,6 +462,36 @@ describe("impersonation (23.6)", () => {
       server.close();
       await cleanup();
     }
+  });
+});
+
+describe("an exec plugin that could not prompt, through the loader", () => {
+  test("is not run again for the same user configuration; a changed one runs at once", async () => {
+    const prompting = { ...EXEC, interactiveMode: "IfAvailable" };
+    const h = testHost({
+      "/k": kubeconfig("https://127.0.0.1:6443", { exec: prompting }),
+      "/changed": kubeconfig("https://127.0.0.1:6443", {
+        exec: { ...prompting, args: ["--device-code"] },
+      }),
+    });
+    h.runCommand = () => {
+      h.runs++;
+      return Promise.resolve({ exitCode: 1, stdout: "", stderr: "cannot read password\n" });
+    };
+    h.stdinIsTerminal = () => false;
+    const loader = createConfigLoader(h);
+    const execStderr = () => {};
+    for (let i = 0; i < 3; i++) {
+      const options = await loader.loadKubeconfig({ path: "/k", execStderr });
+      const error = await failure(new KubeClient(options).request("/api"));
+      const cause = (error as { cause?: unknown }).cause ?? error;
+      assert.ok(cause instanceof ExecCredentialError, String(error));
+      assert.match(cause.message, /could not prompt\. Not run again for 5 minutes/);
+    }
+    assert.equal(h.runs, 1, "three loads and requests, one run");
+    const changed = await loader.loadKubeconfig({ path: "/changed", execStderr });
+    await failure(new KubeClient(changed).request("/api"));
+    assert.equal(h.runs, 2, "the changed configuration ran at once");
   });
 });
 

@@ -11,6 +11,11 @@ import {
 } from "../../src/config/mod.ts";
 import type { KubeconfigExec } from "../../src/config/kubeconfig.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
+import { KubeClient } from "../../src/client/kube_client.ts";
+import { pods } from "../../src/client/resource.ts";
+import { createInformer } from "../../src/cache/informer.ts";
+import { captureConsole } from "../_console.ts";
 import { failure } from "../_errors.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
@@ -277,6 +282,37 @@ describe("ExecCredentialSource", () => {
       assert.equal(error.code, "InvalidOutput");
       assert.match(error.message, pattern);
       assert.ok(!error.message.includes("abc123"));
+    }
+  });
+});
+
+describe("a failing exec plugin reports through the one error contract", () => {
+  test("a default informer prints one line naming the plugin's failure (kind credentials), then a handful a minute", async () => {
+    const printed = captureConsole();
+    const clock = new ManualClock(0);
+    const cluster = new SimulatedCluster({ clock });
+    try {
+      const { source } = fakeSource(() => ({ exitCode: 1, stdout: "", stderr: "login expired" }));
+      const client = new KubeClient({
+        server: "http://sim.test",
+        fetch: cluster.fetch,
+        token: () => source.token(),
+      });
+      const informer = createInformer(client, { resource: pods, clock });
+      void informer.start();
+      for (let t = 0; t < 5_000; t += 100) await clock.advance(100);
+      assert.equal(printed.lines.length, 1, printed.lines.join("\n"));
+      assert.match(
+        printed.lines[0]!,
+        /^error pods informer: list credentials error: .*exited with code 1: login expired.*; retrying with backoff/,
+      );
+      assert.equal(informer.health().lastError?.kind, "credentials");
+      for (let t = 0; t < 60_000; t += 1_000) await clock.advance(1_000);
+      assert.ok(printed.lines.length <= 3, printed.lines.join("\n"));
+      await informer.stop();
+    } finally {
+      printed.restore();
+      cluster.close();
     }
   });
 });

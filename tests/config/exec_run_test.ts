@@ -4,7 +4,7 @@
 // tests/integration/exec_plugin_test.ts checks the same with each runtime's real runner.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { DEFAULT_EXEC_TIMEOUT_MS } from "../../src/config/exec_credential.ts";
+import { DEFAULT_EXEC_TIMEOUT_MS, NO_TERMINAL_RETRY_MS } from "../../src/config/exec_credential.ts";
 import {
   type ExecCommand,
   type ExecCommandResult,
@@ -101,6 +101,83 @@ describe("exec plugins: the terminal and interactiveMode (as client-go)", () => 
     assert.equal(error.code, "Interactive");
     assert.match(error.message, /standard input is not a terminal/);
     assert.equal(runs, 0);
+  });
+});
+
+describe("exec plugins that cannot prompt: failed once, not re-run on every retry", () => {
+  /** A plugin that prompts on stderr and fails without a terminal, counting its runs. */
+  function prompting(mode: "IfAvailable" | "Always" | "Never", terminal: () => boolean) {
+    const clock = new ManualClock();
+    const prompts: string[] = [];
+    let runs = 0;
+    const s = source({ interactiveMode: mode }, {
+      clock,
+      isTerminal: terminal,
+      onStderr: (chunk) => prompts.push(new TextDecoder().decode(chunk)),
+      run: (command) => {
+        runs++;
+        if (command.stdin === "inherit") return Promise.resolve(token("logged-in"));
+        command.onStderr(new TextEncoder().encode("Password: "));
+        return Promise.resolve({ exitCode: 1, stdout: "", stderr: "EOF reading password\n" });
+      },
+    });
+    return { s, clock, prompts, runs: () => runs };
+  }
+
+  test("IfAvailable without a terminal: one run, one prompt; every retry gets that failure", async () => {
+    const p = prompting("IfAvailable", () => false);
+    const first = await failure(p.s.token());
+    assert.ok(first instanceof ExecCredentialError);
+    assert.equal(first.code, "Failed");
+    assert.equal(first.exitCode, 1);
+    assert.match(
+      first.message,
+      /exited with code 1: EOF reading password\nPassword:\nIt ran without a terminal \(interactiveMode IfAvailable, standard input is not one\), so it could not prompt\. Not run again for 5 minutes, or until a terminal is available or the user's exec configuration changes$/s,
+    );
+    for (let i = 0; i < 10; i++) {
+      await p.clock.advance(NO_TERMINAL_RETRY_MS / 20); // an informer's backoff, well under 5 minutes
+      assert.equal(await failure(p.s.token()), first, "the same failure, told once");
+    }
+    assert.equal(p.runs(), 1);
+    assert.deepEqual(p.prompts, ["Password: "], "the prompt is printed once");
+    await p.clock.advance(NO_TERMINAL_RETRY_MS / 2); // 5 minutes since the failure
+    await failure(p.s.token());
+    assert.equal(p.runs(), 2, "run again after the long backoff");
+  });
+
+  test("Always without a terminal: refused once, runs nothing, and the refusal is held too", async () => {
+    const p = prompting("Always", () => false);
+    const first = await failure(p.s.token());
+    assert.ok(first instanceof ExecCredentialError);
+    assert.equal(first.code, "Interactive");
+    assert.match(first.message, /standard input is not a terminal, so it cannot prompt/);
+    assert.match(first.message, /Not run again for 5 minutes/);
+    assert.equal(await failure(p.s.token()), first);
+    assert.equal(p.runs(), 0);
+  });
+
+  test("a terminal that appears, or invalidate(), lets the plugin run at once", async () => {
+    let terminal = false;
+    const p = prompting("IfAvailable", () => terminal);
+    await failure(p.s.token());
+    assert.equal(p.runs(), 1);
+    terminal = true; // e.g. the program now runs in the foreground of a terminal
+    assert.equal(await p.s.token(), "logged-in");
+    assert.equal(p.runs(), 2);
+
+    const q = prompting("IfAvailable", () => false);
+    await failure(q.s.token());
+    q.s.invalidate();
+    await failure(q.s.token());
+    assert.equal(q.runs(), 2);
+  });
+
+  test("interactiveMode Never: the plugin never prompts, so a failed run is retried at once", async () => {
+    const p = prompting("Never", () => false);
+    const first = await failure(p.s.token());
+    assert.doesNotMatch((first as Error).message, /Not run again/);
+    await failure(p.s.token());
+    assert.equal(p.runs(), 2);
   });
 });
 

@@ -12,6 +12,8 @@ import {
 import { SERVICE_ACCOUNT_DIR } from "../../src/config/in_cluster.ts";
 import type { ClusterConfigErrorCode, InClusterConfigOptions } from "../../src/config/mod.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
+import type { ErrorContext } from "../../src/util/error_context.ts";
+import { captureConsole } from "../_console.ts";
 import {
   fixture,
   runtime,
@@ -230,6 +232,53 @@ describe("service account token rotation", () => {
     // Not retried on every call: the next attempt waits for the next interval.
     assert.equal(await token(), "cached");
     assert.equal(errors.length, 1);
+  });
+
+  test("failed re-reads: the one ErrorContext; by default one line at once, then at most one a minute, and one when it reads again", async () => {
+    const clock = new ManualClock();
+    const contexts: ErrorContext[] = [];
+    let fail = false;
+    const readFile = (): Promise<string> =>
+      fail ? Promise.reject(new Error("EIO: i/o error")) : Promise.resolve("cached");
+    const given = tokenFileSource("/t", {
+      readFile,
+      clock,
+      refreshIntervalMs: 1_000,
+      onError: (_error, context) => void contexts.push(context),
+    });
+    assert.equal(await given(), "cached");
+    fail = true;
+    await clock.advance(1_000);
+    await given();
+    assert.deepEqual(contexts, [{
+      kind: "other",
+      phase: "credentials",
+      source: "token file /t",
+      action: "using the cached token",
+      retryInMs: 1_000,
+    }]);
+
+    const printed = captureConsole();
+    try {
+      fail = false;
+      const token = tokenFileSource("/t", { readFile, clock, refreshIntervalMs: 1_000 });
+      assert.equal(await token(), "cached");
+      fail = true;
+      for (let i = 0; i < 120; i++) {
+        await clock.advance(1_000);
+        assert.equal(await token(), "cached");
+      }
+      fail = false;
+      await clock.advance(1_000);
+      await token();
+      assert.deepEqual(printed.lines.map((line) => line.replace(/ \(next in .*$/, "")), [
+        "error token file /t: credentials error: EIO: i/o error; using the cached token",
+        "error token file /t: credentials error: EIO: i/o error; using the cached token",
+        "warn token file /t: healthy again after 120 errors",
+      ]);
+    } finally {
+      printed.restore();
+    }
   });
 
   test("a failed first read rejects, and the next call tries again", async () => {

@@ -13,7 +13,7 @@ import { KubeClient, KubeNetworkError, pods } from "../../src/client/mod.ts";
 import { createNodeFetch } from "../../src/adapters/node/fetch.ts";
 import { RESPONSE_BYTES, responseBytes } from "../../src/watch/response_bytes.ts";
 import { serve } from "../../src/adapters/node/serve.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { fixture, runtime } from "../fixtures/kubeconfig/helpers.ts";
 import { httpProxy, socksProxy } from "./_proxies.ts";
 

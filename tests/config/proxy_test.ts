@@ -16,7 +16,7 @@ import {
   createConfigLoader,
 } from "../../src/config/mod.ts";
 import { serve } from "../../src/adapters/node/serve.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { fixture, runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { failure } from "../_errors.ts";
 import {

@@ -20,7 +20,7 @@ import { configmaps, deployments, leases, namespaces } from "../../src/client/re
 import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { Link } from "../_lease_faults.ts";
 import type { AuthorizationRule } from "../../src/testing/mod.ts";
 import { parseYaml } from "../../src/config/yaml/parse_yaml.ts";

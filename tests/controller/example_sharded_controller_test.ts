@@ -11,7 +11,7 @@ import { INDEX_NAME } from "../../examples/controller.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { configmaps, pods } from "../../src/client/resource.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { seededRandom } from "../../src/testing/seeded_random.ts";
 import { Link } from "../_lease_faults.ts";
 import { ROOT } from "../_runtime_process.ts";

@@ -13,8 +13,8 @@ import {
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { configmaps, deployments } from "../../src/client/resource.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import { widgets } from "../../src/testing/widgets.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
+import { widgets } from "@kinformer/simulator";
 import { seeded } from "../_informer_env.ts";
 
 const WRITES = new Set(["create", "update", "patch", "delete"]);

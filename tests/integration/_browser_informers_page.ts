@@ -31,7 +31,7 @@ const state: PageState = { synced: [], liveAdds: [], errors: [], states: [] };
 
 const api: PageApi = {
   get state(): PageState {
-    state.states = running.map((informer) => informer.health().state);
+    state.states = running.map((informer) => informer.health().activity);
     return state;
   },
   start(server, token, count, transport) {

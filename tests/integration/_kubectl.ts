@@ -12,12 +12,9 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
-import type {
-  SimulatedCluster,
-  SimulatedClusterOptions,
-} from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster, SimulatedClusterOptions } from "@kinformer/simulator";
 import { serveCluster } from "../_serve.ts";
-import { CONTROLLER_DELAY_MS } from "../../src/testing/controllers/cluster_controllers.ts";
+import { CONTROLLER_DELAY_MS } from "../../packages/simulator/src/cluster/controllers/cluster_controllers.ts";
 
 const fetched = join(import.meta.dirname ?? ".", "..", "..", ".tmp", "kubectl-v1.33", "kubectl");
 

@@ -6,8 +6,8 @@ import assert from "node:assert/strict";
 import { copyFile, mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { configmaps } from "../../src/client/resource.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
-import type { ServedHandle } from "../../src/adapters/_serve_common.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
+import type { ServedHandle } from "@kinformer/simulator/node";
 import { runtime, serveHandler } from "../_serve.ts";
 import { bundle, ROOT, withTempDir } from "../_runtime_process.ts";
 import {

@@ -15,9 +15,9 @@ import {
   type ConfigHost,
   createConfigLoader,
 } from "../../src/config/mod.ts";
-import type { ServeOptions } from "../../src/adapters/_serve_common.ts";
+import type { ServeOptions } from "@kinformer/simulator/node";
 import { serve } from "../../src/adapters/node/serve.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { fixture, runtime, runtimeHost, tempDir } from "../fixtures/kubeconfig/helpers.ts";
 import { failure } from "../_errors.ts";
 

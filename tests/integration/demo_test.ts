@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pods } from "../../src/client/resource.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { serve } from "../../src/adapters/node/serve.ts";
 import { bin, missingBinary, ROOT, runProcess, withTempDir } from "../_runtime_process.ts";
 

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import process from "node:process";
 import { runtime } from "../_serve.ts";
-import { bin, ROOT, runProcess } from "../_runtime_process.ts";
+import { bin, ROOT, runProcess, SOURCE_CONDITION } from "../_runtime_process.ts";
 
 const EXAMPLE = join(ROOT, "examples", "exec_plugin.ts");
 
@@ -14,8 +14,8 @@ test(`examples/exec_plugin.ts connects through an exec plugin on ${runtime}`, as
   const [command, args] = runtime === "deno"
     ? [bin("deno"), ["run", "-A", "--no-lock", EXAMPLE]]
     : runtime === "bun"
-    ? [bin("bun"), [EXAMPLE]]
-    : [process.execPath, [EXAMPLE]];
+    ? [bin("bun"), [SOURCE_CONDITION, EXAMPLE]]
+    : [process.execPath, [SOURCE_CONDITION, EXAMPLE]];
   const result = await runProcess(command, args, { killAfterMs: 60_000 });
   assert.equal(result.code, 0, result.output);
   const lines = result.stdout.trim().split("\n");

@@ -16,6 +16,7 @@ import {
   missingBinary,
   ROOT,
   runProcess,
+  SOURCE_CONDITION,
   startProcess,
   withTempDir,
 } from "../_runtime_process.ts";
@@ -81,7 +82,9 @@ const EXAMPLES: Example[] = [
     skip: missingBinary(bin("bun"), "bun"),
     banner: /^kinformer on Bun \d+\.\d+\.\d+: /,
     start: (args) =>
-      Promise.resolve(startProcess(bin("bun"), [join(ROOT, "examples", "bun.ts"), ...args])),
+      Promise.resolve(
+        startProcess(bin("bun"), [SOURCE_CONDITION, join(ROOT, "examples", "bun.ts"), ...args]),
+      ),
   },
   {
     name: "examples/node.mjs on Node, from the built npm package",

@@ -8,10 +8,17 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { configmaps, pods } from "../../src/client/resource.ts";
 import type { InformerCheckpoint } from "../../src/cache/informer.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 import { pod } from "../_informer_env.ts";
 import { runtime, serveCluster, type ServedCluster } from "../_serve.ts";
-import { bin, missingBinary, ROOT, runProcess, withTempDir } from "../_runtime_process.ts";
+import {
+  bin,
+  missingBinary,
+  ROOT,
+  runProcess,
+  SOURCE_CONDITION,
+  withTempDir,
+} from "../_runtime_process.ts";
 
 // ------------------------------------------------------------------ cron catch-up, as a process
 
@@ -43,7 +50,7 @@ const RUNTIMES: CronRuntime[] = [
   {
     name: "bun",
     skip: missingBinary(bin("bun"), "bun"),
-    args: (script, extra) => [bin("bun"), [script, ...extra]],
+    args: (script, extra) => [bin("bun"), [SOURCE_CONDITION, script, ...extra]],
   },
 ];
 

@@ -23,7 +23,7 @@ import {
 import type { KubeconfigExec } from "../../src/config/kubeconfig.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { serve } from "../../src/adapters/node/serve.ts";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import {
   fixture,
   FIXTURES,

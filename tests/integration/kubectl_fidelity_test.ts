@@ -4,12 +4,12 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, deployments, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 import { defineResource } from "../../src/client/define_resource.ts";
 import { deploymentFixture } from "../../src/testing/fixtures.ts";
-import { widgets } from "../../src/testing/widgets.ts";
+import { widgets } from "@kinformer/simulator";
 import { kubectlVersion, setupKubectl, splitJsonDocuments } from "./_kubectl.ts";
-import type { SimulatedClusterOptions } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedClusterOptions } from "@kinformer/simulator";
 
 /** These tests are about reads: objects go into any namespace (NamespaceAutoProvision). */
 const setup = (options: SimulatedClusterOptions = {}) =>

@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, deployments, namespaces, pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
-import type { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster } from "@kinformer/simulator";
 import { kubectlVersion, setupKubectl } from "./_kubectl.ts";
 
 const version = await kubectlVersion();

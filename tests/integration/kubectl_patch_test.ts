@@ -5,7 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { pods } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
-import { widgets } from "../../src/testing/widgets.ts";
+import { widgets } from "@kinformer/simulator";
 import { kubectlVersion, setupKubectl } from "./_kubectl.ts";
 
 const version = await kubectlVersion();

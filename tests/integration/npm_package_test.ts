@@ -1,4 +1,5 @@
-// The npm package: package.json's generated fields agree with deno.json (on every runtime), and
+// The npm packages: package.json's generated fields agree with deno.json (on every runtime),
+// tsconfig.json maps both packages' names to their sources, and
 // scripts/package_check.mjs passes: one build and one `npm pack`, then the tarball's contents,
 // publint, @arethetypeswrong/cli, an offline install into a scratch project, the smoke script
 // on Node, Deno and Bun, require() from CommonJS and a tsc consumer (run under Node only).
@@ -36,6 +37,13 @@ describe("package.json", () => {
       assert.ok(typeof entry === "object", `${subpath}: conditions expected`);
       const out = subpath === "." ? "mod" : subpath.slice(2);
       assert.equal(entry.default, `./dist/${out}.js`, subpath);
+      // Under `--conditions=kinformer-source` the name resolves to the shipped source: the
+      // examples of a checkout import the package by name (scripts/test.mjs passes it).
+      assert.equal(
+        (entry as Record<string, string>)["kinformer-source"],
+        source,
+        `${subpath}: kinformer-source`,
+      );
       assert.equal(
         entry.types,
         `./dist/types/${source.slice(2).replace(/\.ts$/, ".d.ts")}`,
@@ -59,6 +67,32 @@ describe("package.json", () => {
       assert.ok(segments.length <= 2, `${subpath}: at most <module>/<runtime>`);
       if (segments.length === 2) assert.ok(runtimes.has(segments[1]!), `${subpath}: not a runtime`);
     }
+  });
+});
+
+describe("the workspace", () => {
+  test("tsconfig.json's paths name every subpath of both packages, each at its source", async () => {
+    // Bun, tsc and editors resolve `@kinformer/kinformer/...` and `@kinformer/simulator/...`
+    // with these paths; Deno reads the deno.json files, Node scripts/_workspace.mjs.
+    const read = async (file: string) => JSON.parse(await readFile(join(ROOT, file), "utf8"));
+    const expected: Record<string, string[]> = {};
+    for (
+      const [dir, name] of [[".", "@kinformer/kinformer"], [
+        "packages/simulator",
+        "@kinformer/simulator",
+      ]]
+    ) {
+      const { exports } = await read(join(dir!, "deno.json")) as {
+        exports: Record<string, string>;
+      };
+      for (const [subpath, source] of Object.entries(exports)) {
+        expected[`${name}${subpath.slice(1)}`] = [`./${join(dir!, source)}`];
+      }
+    }
+    const { compilerOptions } = await read("tsconfig.json") as {
+      compilerOptions: { paths: Record<string, string[]> };
+    };
+    assert.deepEqual(compilerOptions.paths, expected, "stale: `npm run build` rewrites them");
   });
 });
 

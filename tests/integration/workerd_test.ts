@@ -6,10 +6,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { configmaps } from "../../src/client/resource.ts";
 import type { KubeObject } from "../../src/client/types.ts";
-import type {
-  SimulatedCluster,
-  SimulatedClusterOptions,
-} from "../../src/testing/simulated_cluster.ts";
+import type { SimulatedCluster, SimulatedClusterOptions } from "@kinformer/simulator";
 import type { WatchReport } from "../../examples/worker/worker.ts";
 import type { CatchUpReport } from "../../examples/worker/checkpoint_worker.ts";
 import { runtime, serveCluster } from "../_serve.ts";

@@ -4,7 +4,7 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { SimulatedCluster } from "../../src/testing/simulated_cluster.ts";
+import { SimulatedCluster } from "@kinformer/simulator";
 import { serve } from "../../src/adapters/node/serve.ts";
 import { runtime } from "../_serve.ts";
 import { bin, bundle, eventually, missingBinary, withTempDir } from "../_runtime_process.ts";

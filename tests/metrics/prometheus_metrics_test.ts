@@ -167,7 +167,7 @@ describe("prometheusMetrics", () => {
     assert.equal(valueOf(x, "kinformer_watch_events_total", { type: "MODIFIED" }), 1);
     assert.equal(valueOf(x, "kinformer_watch_events_total", { type: "DELETED" }), 1);
     assert.equal(valueOf(x, "kinformer_watch_events_total", { type: "BOOKMARK" }), 1);
-    assert.equal(valueOf(x, "kinformer_relists_total"), 1);
+    assert.equal(valueOf(x, "kinformer_relists_total", { reason: "expired" }), 1);
     assert.equal(valueOf(x, "kinformer_reconnects_total", { kind: "network" }), 1);
     assert.equal(valueOf(x, "kinformer_list_total"), h.lists);
     assert.equal(valueOf(x, "kinformer_list_duration_seconds_count"), h.lists);

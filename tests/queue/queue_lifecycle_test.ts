@@ -1,13 +1,10 @@
-// The work queues' lifecycle (stop, stop({ drain }), the deprecated shutDown aliases, disposal)
-// and how a throwing metrics hook is reported (onError, kind "callback").
+// The work queues' lifecycle (stop, stop({ drain }), the states, disposal) and how a throwing
+// metrics hook is reported (onError, phase "callback"; printed without one).
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  DelayingQueue,
-  RateLimitingQueue,
-  WorkQueue,
-  type WorkQueueErrorContext,
-} from "../../src/queue/mod.ts";
+import { DelayingQueue, RateLimitingQueue, WorkQueue } from "../../src/queue/mod.ts";
+import type { ErrorContext } from "../../src/util/error_context.ts";
+import { captureConsole } from "../_console.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 
 async function settle(): Promise<void> {
@@ -56,18 +53,22 @@ describe("work queue lifecycle", () => {
     assert.equal(queue.shuttingDown, true);
   });
 
-  test("the deprecated shutDown and shutDownWithDrain call stop", async () => {
+  test("state: running from the start, stopping while items are left or held, then stopped", async () => {
     const queue = new DelayingQueue<string>({ clock: new ManualClock(0) });
+    assert.equal(queue.state, "running");
     queue.addAfter("later", 1_000);
-    queue.shutDown();
+    queue.add("a");
+    void queue.stop();
     assert.equal(queue.shuttingDown, true);
     assert.equal(queue.delayedLen, 0, "the delaying queue's override runs");
-    const other = new WorkQueue<string>();
-    other.add("a");
-    await other.get();
-    const drained = other.shutDownWithDrain();
-    other.done("a");
-    await drained;
+    assert.equal(queue.state, "stopping", "an item is still queued");
+    await queue.get();
+    assert.equal(queue.state, "stopping", "an item is still held");
+    queue.done("a");
+    assert.equal(queue.state, "stopped");
+    const empty = new WorkQueue<string>();
+    await empty.stop();
+    assert.equal(empty.state, "stopped");
   });
 
   test("a delaying queue's stop clears its timer at once", async () => {
@@ -94,8 +95,8 @@ describe("work queue lifecycle", () => {
     assert.equal(queue.shuttingDown, true);
   });
 
-  test("a throwing metrics hook goes to onError with kind callback; the queue goes on", async () => {
-    const errors: [unknown, WorkQueueErrorContext][] = [];
+  test("a throwing metrics hook goes to onError (phase callback, detail the hook); the queue goes on", async () => {
+    const errors: [unknown, ErrorContext][] = [];
     const boom = new Error("hook failed");
     const queue = new DelayingQueue<string>({
       clock: new ManualClock(0),
@@ -111,12 +112,36 @@ describe("work queue lifecycle", () => {
     });
     queue.add("a");
     queue.addAfter("b", 0);
-    assert.deepEqual(errors.map(([e, c]) => [e === boom, c.kind, c.hook]), [
-      [true, "callback", "onAdd"],
-      [true, "callback", "onRetry"],
-      [true, "callback", "onAdd"],
+    assert.deepEqual(errors.map(([e, c]) => [e === boom, c.kind, c.phase, c.detail]), [
+      [true, "handler", "callback", "onAdd"],
+      [true, "handler", "callback", "onRetry"],
+      [true, "handler", "callback", "onAdd"],
     ]);
+    assert.equal(errors[0]?.[1].source, "work queue");
     assert.equal(queue.len, 2, "both items are queued despite the throwing hooks");
     await queue.stop();
+  });
+
+  test("without onError, a throwing hook is printed once, not once per item", async () => {
+    const printed = captureConsole();
+    try {
+      const queue = new WorkQueue<string>({
+        name: "pods",
+        clock: new ManualClock(0),
+        metrics: {
+          onAdd: () => {
+            throw new Error("hook failed");
+          },
+        },
+      });
+      for (let i = 0; i < 100; i++) queue.add(`item-${i}`);
+      assert.equal(queue.len, 100);
+      assert.deepEqual(printed.lines, [
+        "error work queue pods (onAdd): callback threw: hook failed; going on",
+      ]);
+      await queue.stop();
+    } finally {
+      printed.restore();
+    }
   });
 });

@@ -17,7 +17,7 @@ describe("RateLimitingQueue", () => {
     const clock = new ManualClock(0);
     const queue = new RateLimitingQueue<string>({ clock });
     for (const delay of [5, 10, 20, 40]) {
-      queue.addRateLimited("a");
+      assert.equal(queue.addRateLimited("a"), delay, "returns the delay it chose");
       await clock.advance(delay - 1);
       assert.equal(queue.len, 0, `not ready before ${delay} ms`);
       await clock.advance(1);
@@ -77,7 +77,7 @@ describe("RateLimitingQueue", () => {
     const clock = new ManualClock(0);
     const queue = new RateLimitingQueue<string>({ clock });
     void queue.stop();
-    queue.addRateLimited("a");
+    assert.equal(queue.addRateLimited("a"), undefined, "no delay: nothing was added");
     assert.equal(queue.numRequeues("a"), 0);
     assert.equal(queue.metrics().retries, 0);
     assert.equal(clock.pendingTimers, 0);

@@ -13,7 +13,7 @@ import {
   Slugger,
   typescriptBlocks,
 } from "../../scripts/_markdown.mjs";
-import { checkGuides, symbolOfCodeSpan } from "../../scripts/docs_check.mjs";
+import { checkGuides, denoOnlyProblem, symbolOfCodeSpan } from "../../scripts/docs_check.mjs";
 import { memberProblem } from "../../scripts/_api.mjs";
 
 describe("docs_check: TypeScript blocks", () => {
@@ -88,6 +88,31 @@ describe("docs_check: TypeScript blocks", () => {
     assert.throws(
       () => typescriptBlocks("text\n\n  ```ts\n  const a = 1;\n", "README.md"),
       /README\.md:3: unterminated code block/,
+    );
+  });
+});
+
+describe("docs_check: Deno-only blocks say so", () => {
+  test("a /deno subpath or a Deno API needs a first-line comment naming Deno", () => {
+    const loader = 'import { loadFromDefault } from "@kinformer/kinformer/config/deno";\n';
+    assert.match(denoOnlyProblem(loader) ?? "", /runs on Deno only/);
+    assert.match(denoOnlyProblem("await Deno.writeTextFile('a', 'b');\n") ?? "", /Deno only/);
+    assert.equal(
+      denoOnlyProblem(`// Deno (Bun, Node: /config/bun, /config/node)\n${loader}`),
+      undefined,
+    );
+    assert.equal(
+      denoOnlyProblem("\n  // Deno only: Deno.serve\nDeno.serve(() => new Response());"),
+      undefined,
+    );
+  });
+
+  test("portable blocks, and Deno named only in a comment, need nothing", () => {
+    assert.equal(denoOnlyProblem('import { pods } from "@kinformer/kinformer";\n'), undefined);
+    assert.equal(denoOnlyProblem("// Deno.serve(handler) works too\nconst x = 1;"), undefined);
+    assert.equal(
+      denoOnlyProblem('import { loadFromDefault } from "@kinformer/kinformer/config/node";'),
+      undefined,
     );
   });
 });

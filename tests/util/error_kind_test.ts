@@ -15,7 +15,7 @@ import { YamlSyntaxError } from "../../src/config/yaml/yaml_syntax_error.ts";
 import { createInformer } from "../../src/cache/informer.ts";
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { pods } from "../../src/client/resource.ts";
-import type { ErrorContext } from "../../src/cache/error_context.ts";
+import type { ErrorContext } from "../../src/util/error_context.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 
 function apiError(code: number, status?: Omit<Status, "kind" | "code">): KubeApiError {

@@ -127,6 +127,8 @@ export const bunHost: ConfigHost = {
   runtime: "Bun",
   readFile: (path) => bun().file(path).text(),
   ...processHostParts,
+  // Bun's fetch and node:zlib (createNodeFetch) read every gzip member of a body.
+  readsGzipMembers: true,
   transport: {
     supports: EVERY_TRANSPORT_FEATURE,
     create: (transport) => withRepeatedHeaderLines(createBunFetch(transport), transport),

@@ -3,15 +3,15 @@
  * `Bun.serve`, a graceful stop on SIGTERM and SIGINT, an immediate exit on a second signal.
  * @module
  */
-import type { Manager } from "../../controller/manager.ts";
+import type { Manager } from "../../controller/manager/manager.ts";
 import {
   type ManagerPlatform,
   runManagerOn,
   type RunManagerOptions,
-} from "../../controller/_run_manager.ts";
+} from "../../controller/manager/_run_manager.ts";
 import { processSignals } from "../node/_process_signals.ts";
 
-export type { RunManagerOptions } from "../../controller/_run_manager.ts";
+export type { RunManagerOptions } from "../../controller/manager/_run_manager.ts";
 
 interface BunServer {
   readonly port: number;

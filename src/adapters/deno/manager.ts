@@ -4,14 +4,14 @@
  * exit on a second signal. Needs `--allow-net` (and nothing else).
  * @module
  */
-import type { Manager } from "../../controller/manager.ts";
+import type { Manager } from "../../controller/manager/manager.ts";
 import {
   type ManagerPlatform,
   runManagerOn,
   type RunManagerOptions,
-} from "../../controller/_run_manager.ts";
+} from "../../controller/manager/_run_manager.ts";
 
-export type { RunManagerOptions } from "../../controller/_run_manager.ts";
+export type { RunManagerOptions } from "../../controller/manager/_run_manager.ts";
 
 interface DenoServer {
   shutdown(): Promise<void>;

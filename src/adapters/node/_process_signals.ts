@@ -4,7 +4,7 @@
  * @module
  */
 import process from "node:process";
-import type { ManagerPlatform } from "../../controller/_run_manager.ts";
+import type { ManagerPlatform } from "../../controller/manager/_run_manager.ts";
 
 /** A {@linkcode ManagerPlatform}'s signals and exit, through `process`. */
 export const processSignals: Pick<ManagerPlatform, "onSignal" | "exit"> = {

@@ -57,6 +57,8 @@ export const nodeHost: ConfigHost = {
   runtime: "Node",
   readFile: (path) => readFile(path, "utf8"),
   ...processHostParts,
+  // Node's fetch and node:zlib (createNodeFetch) read every gzip member of a body.
+  readsGzipMembers: true,
   transport: {
     supports: EVERY_TRANSPORT_FEATURE,
     create: createNodeFetch,

@@ -6,15 +6,25 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Manager } from "../../controller/manager.ts";
+import type { Manager } from "../../controller/manager/manager.ts";
 import {
   type ManagerPlatform,
   runManagerOn,
   type RunManagerOptions,
-} from "../../controller/_run_manager.ts";
+} from "../../controller/manager/_run_manager.ts";
 import { processSignals } from "./_process_signals.ts";
 
-export type { RunManagerOptions } from "../../controller/_run_manager.ts";
+export type { RunManagerOptions } from "../../controller/manager/_run_manager.ts";
+
+/** The path and query of an absolute-form request target (`GET http://host/metrics`). */
+function pathOf(target: string): string {
+  try {
+    const url = new URL(target);
+    return url.pathname + url.search;
+  } catch {
+    return "/"; // not a URL: no endpoint matches `/`
+  }
+}
 
 /** Answers one request with `handler` (the endpoints read no request body). */
 async function answer(
@@ -28,9 +38,12 @@ async function answer(
     if (typeof value === "string") headers.set(name, value);
     else if (Array.isArray(value)) { for (const v of value) headers.append(name, v); }
   }
-  const host = req.headers.host ?? "localhost";
+  // The URL is built from the request target alone: a Host header never becomes part of the
+  // path (`Host: x/healthz?` would make `GET /metrics` read as `/healthz`).
+  const target = req.url ?? "/";
+  const path = target.startsWith("/") ? target : pathOf(target);
   const response = handler(
-    new Request(`http://${host}${req.url ?? "/"}`, {
+    new Request(`http://localhost${path}`, {
       method: req.method ?? "GET",
       headers,
     }),

@@ -27,6 +27,13 @@ export interface ParseYamlOptions {
    * @default "yaml"
    */
   source?: string | undefined;
+  /**
+   * Called for a key repeated in one mapping, with the 1-based line of the repeat; the later
+   * value wins, as in a non-strict YAML decoder (kube-apiserver's, outside `Strict` field
+   * validation). Without it, a repeated key is a `YamlSyntaxError`.
+   * @default none
+   */
+  onDuplicateKey?: ((key: string, line: number) => void) | undefined;
 }
 
 /**
@@ -44,7 +51,12 @@ export function parseYaml(text: string, options: ParseYamlOptions = {}): YamlVal
       // it is wrong. JSON.parse's own message is not used: it can quote the text.
     }
   }
-  return new Parser(text, options.showKey ?? (() => false), options.source).parseDocument();
+  return new Parser(
+    text,
+    options.showKey ?? (() => false),
+    options.source,
+    options.onDuplicateKey,
+  ).parseDocument();
 }
 
 /** Whether the first non-whitespace character is `{` or `[`. */
@@ -60,10 +72,24 @@ function startsLikeJson(text: string): boolean {
 /** Recursive descent over block and flow structure; scalars come from the scanner. */
 class Parser {
   readonly #s: YamlScanner;
+  readonly #onDuplicateKey: ((key: string, line: number) => void) | undefined;
   #depth = 0;
 
-  constructor(text: string, showKey: ShowKey, source: string | undefined) {
+  constructor(
+    text: string,
+    showKey: ShowKey,
+    source: string | undefined,
+    onDuplicateKey: ((key: string, line: number) => void) | undefined,
+  ) {
     this.#s = new YamlScanner(text, showKey, source);
+    this.#onDuplicateKey = onDuplicateKey;
+  }
+
+  /** A key seen already in `mapping`: reported (the later value wins) or refused. */
+  #duplicate(mapping: YamlMapping, key: string, keyPath: YamlPath | undefined): void {
+    if (!Object.hasOwn(mapping, key)) return;
+    if (this.#onDuplicateKey === undefined) throw this.#s.error("duplicate key", keyPath);
+    this.#onDuplicateKey(key, this.#s.line + 1);
   }
 
   parseDocument(): YamlValue {
@@ -133,7 +159,7 @@ class Parser {
       }
       const key = this.#blockKey(path);
       const keyPath = childPath(path, key);
-      if (Object.hasOwn(mapping, key)) throw s.error("duplicate key", keyPath);
+      this.#duplicate(mapping, key, keyPath);
       define(mapping, key, this.#valueAfterIndicator(indent, true, keyPath));
       const next = s.nextContent(path);
       if (next < indent) break;
@@ -244,7 +270,7 @@ class Parser {
       } else {
         const key = this.#flowKey(parentIndent, path);
         const keyPath = childPath(path, key);
-        if (Object.hasOwn(mapping, key)) throw s.error("duplicate key", keyPath);
+        this.#duplicate(mapping, key, keyPath);
         s.skipFlowSpace(parentIndent, path);
         let value: YamlValue = null;
         if (s.char() === ":") {
