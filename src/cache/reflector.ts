@@ -308,8 +308,8 @@ export class Reflector<T extends KubeObjectLike> {
       onProgress: (now) => void (this.stats.lastActivityAt = now),
       onExpiredContinue: (error) =>
         this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
-    });
-    const count = this.#emitList(result.items, "list", {
+    }, (item) => this.#transform(item, "list"));
+    const count = this.#emitList(result.items, {
       request,
       resourceVersion: result.resourceVersion,
       pages: result.pages,
@@ -320,12 +320,11 @@ export class Reflector<T extends KubeObjectLike> {
 
   /**
    * Emits a complete state (`init`, each object, `init-done`) and moves to its version.
-   * `objects` are the server's (run through the transform here) for a `list`, or already
-   * transformed for a `stream`. Returns how many were emitted.
+   * `objects` went through the transform as they arrived (a paged list page by page, a stream
+   * event by event). Returns how many were emitted.
    */
   #emitList(
-    objects: Iterable<KubeObjectLike>,
-    from: "list" | "stream",
+    objects: Iterable<T>,
     outcome: { request: PlannedRequest; resourceVersion: string; pages: number },
   ): number {
     const o = this.#o;
@@ -338,9 +337,7 @@ export class Reflector<T extends KubeObjectLike> {
     this.stats.lastActivityAt = o.clock.now();
     o.emit(INIT);
     let count = 0;
-    for (const item of objects) {
-      const object = from === "list" ? this.#transform(item, "list") : item as T;
-      if (object === undefined) continue;
+    for (const object of objects) {
       o.emit({ type: "init-apply", object });
       count++;
     }
@@ -453,7 +450,7 @@ export class Reflector<T extends KubeObjectLike> {
             bytesCount = true;
             const objects = initial;
             initial = undefined;
-            this.#emitList(objects.values(), "stream", {
+            this.#emitList(objects.values(), {
               request,
               resourceVersion: event.resourceVersion,
               pages: 1,
