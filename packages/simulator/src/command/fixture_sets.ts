@@ -1,0 +1,28 @@
+/**
+ * The named sets of objects the command can start with (`--fixtures NAME`). No runtime APIs.
+ * @module
+ */
+import { configmaps, pods } from "@kinformer/kinformer/client";
+import type { SimulatedCluster } from "../cluster/simulated_cluster.ts";
+
+/**
+ * The sets: `demo` is what the guides' examples assume (namespaces `default` and `kube-system`,
+ * pods `default/web-1` and `default/web-2` with label `app=web`, `default/api-1` with
+ * `app=api`, configmap `default/settings` with `mode: demo`); `none` adds nothing.
+ */
+export const FIXTURE_SETS: Readonly<Record<string, (cluster: SimulatedCluster) => void>> = {
+  demo(cluster) {
+    const containers = [{ name: "app", image: "registry.example/app:1.0" }];
+    for (const [name, app] of [["web-1", "web"], ["web-2", "web"], ["api-1", "api"]] as const) {
+      cluster.create(pods, {
+        metadata: { namespace: "default", name, labels: { app } },
+        spec: { containers },
+      });
+    }
+    cluster.create(configmaps, {
+      metadata: { namespace: "default", name: "settings" },
+      data: { mode: "demo" },
+    });
+  },
+  none() {},
+};
