@@ -11,7 +11,9 @@ export function tlv(tag: number, ...contents: readonly Uint8Array[]): Uint8Array
   if (length < 0x80) {
     lengthBytes.push(length);
   } else {
-    for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) lengthBytes.unshift(rest % 256);
+    for (let rest = length; rest > 0; rest = Math.floor(rest / 256)) {
+      lengthBytes.unshift(rest % 256);
+    }
     lengthBytes.unshift(0x80 | lengthBytes.length);
   }
   const out = new Uint8Array(1 + lengthBytes.length + length);
@@ -62,7 +64,7 @@ export function oid(dotted: string): Uint8Array {
   const bytes: number[] = [40 * first + second];
   for (const arc of rest) {
     const base128: number[] = [];
-    for (let v = arc; ; v = Math.floor(v / 128)) {
+    for (let v = arc;; v = Math.floor(v / 128)) {
       base128.unshift((v % 128) | (base128.length === 0 ? 0 : 0x80));
       if (v < 128) break;
     }

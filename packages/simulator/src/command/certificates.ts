@@ -77,7 +77,9 @@ function ipBytes(host: string): Uint8Array | undefined {
     part === undefined || part === "" ? [] : part.split(":").map((g) => parseInt(g, 16));
   const left = groups(head);
   const right = groups(tail);
-  const all = tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
+  const all = tail === undefined
+    ? left
+    : [...left, ...Array(8 - left.length - right.length).fill(0), ...right];
   const out = new Uint8Array(16);
   all.forEach((g, i) => {
     out[2 * i] = g >> 8;

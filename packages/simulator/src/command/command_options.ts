@@ -130,9 +130,9 @@ export function parseCommandArgs(args: readonly string[]): CommandOptions | "hel
       (rule.integer && !Number.isInteger(n))
     ) {
       throw new CommandUsageError(
-        `${flag} must be ${rule.integer ? "an integer" : "a number"} from ${rule.min} to ${rule.max}, got ${
-          JSON.stringify(value)
-        }`,
+        `${flag} must be ${
+          rule.integer ? "an integer" : "a number"
+        } from ${rule.min} to ${rule.max}, got ${JSON.stringify(value)}`,
       );
     }
     value = undefined;

@@ -52,8 +52,10 @@ export function parseManifests(source: string, text: string): Manifest[] {
   const out: Manifest[] = [];
   const add = (value: unknown, where: string): void => {
     if (value === null || value === undefined) return;
-    if (isRecord(value) && typeof value["kind"] === "string" && value["kind"].endsWith("List") &&
-      Array.isArray(value["items"])) {
+    if (
+      isRecord(value) && typeof value["kind"] === "string" && value["kind"].endsWith("List") &&
+      Array.isArray(value["items"])
+    ) {
       value["items"].forEach((item, i) => add(item, `${where} item ${i}`));
       return;
     }
@@ -98,7 +100,9 @@ async function discover(
     await response.body?.cancel();
     return undefined;
   }
-  const list = await response.json() as { resources?: { name: string; kind: string; namespaced: boolean }[] };
+  const list = await response.json() as {
+    resources?: { name: string; kind: string; namespaced: boolean }[];
+  };
   const found = list.resources?.find((r) => r.kind === kind && !r.name.includes("/"));
   return found === undefined ? undefined : { name: found.name, namespaced: found.namespaced };
 }
@@ -149,12 +153,17 @@ export async function applyManifests(
       if (served === undefined && i + 1 < attempts) await options.retryDelay?.();
     }
     if (served === undefined) {
-      throw new Error(`${where}: the cluster serves no kind ${object.kind} in ${object.apiVersion}`);
+      throw new Error(
+        `${where}: the cluster serves no kind ${object.kind} in ${object.apiVersion}`,
+      );
     }
-    const group = object.apiVersion.includes("/") ? `/apis/${object.apiVersion}` : `/api/${object.apiVersion}`;
+    const group = object.apiVersion.includes("/")
+      ? `/apis/${object.apiVersion}`
+      : `/api/${object.apiVersion}`;
     const namespace = object.metadata.namespace ?? "default";
     const scope = served.namespaced ? `/namespaces/${encodeURIComponent(namespace)}` : "";
-    const url = `${base}${group}${scope}/${served.name}/${encodeURIComponent(object.metadata.name)}` +
+    const url =
+      `${base}${group}${scope}/${served.name}/${encodeURIComponent(object.metadata.name)}` +
       "?fieldManager=kinformer-sim&force=true";
     const response = await fetch(
       new Request(url, {

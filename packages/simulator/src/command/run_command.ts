@@ -99,7 +99,9 @@ export function kubeconfigPath(options: CommandOptions, host: CommandHost): stri
   const first = host.env("KUBECONFIG")?.split(host.pathListSeparator).find((p) => p !== "");
   if (first !== undefined) return first;
   if (host.homeDir === undefined) {
-    throw new CommandUsageError("no home folder to put .kube/config in: name one with --kubeconfig");
+    throw new CommandUsageError(
+      "no home folder to put .kube/config in: name one with --kubeconfig",
+    );
   }
   return `${host.homeDir}/.kube/config`;
 }
@@ -124,7 +126,9 @@ export async function startSimulator(
   const fill = FIXTURE_SETS[options.fixtures];
   if (fill === undefined || !Object.hasOwn(FIXTURE_SETS, options.fixtures)) {
     throw new CommandUsageError(
-      `--fixtures: no set ${JSON.stringify(options.fixtures)} (${Object.keys(FIXTURE_SETS).join(", ")})`,
+      `--fixtures: no set ${JSON.stringify(options.fixtures)} (${
+        Object.keys(FIXTURE_SETS).join(", ")
+      })`,
     );
   }
   const path = kubeconfigPath(options, host);
@@ -220,8 +224,10 @@ export async function startSimulator(
 /** One status line: `3 objects · 2 watches · 4.5 requests/s`. */
 export function formatStatus(status: SimulatorStatus, requestsPerSecond: number): string {
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
-  return `${plural(status.objects, "object")} · ${plural(status.watches, "watch")
-    .replace(/watchs$/, "watches")} · ${requestsPerSecond.toFixed(1)} requests/s`;
+  return `${plural(status.objects, "object")} · ${
+    plural(status.watches, "watch")
+      .replace(/watchs$/, "watches")
+  } · ${requestsPerSecond.toFixed(1)} requests/s`;
 }
 
 /**
@@ -254,7 +260,8 @@ export async function runCommand(
     sim = await startSimulator(options, host);
     const inKubeconfigEnv = host.env("KUBECONFIG")?.split(host.pathListSeparator)
       .includes(sim.kubeconfig) ?? false;
-    const defaultPath = host.homeDir !== undefined && sim.kubeconfig === `${host.homeDir}/.kube/config`;
+    const defaultPath = host.homeDir !== undefined &&
+      sim.kubeconfig === `${host.homeDir}/.kube/config`;
     const using = inKubeconfigEnv || (defaultPath && host.env("KUBECONFIG") === undefined)
       ? ""
       : `  export KUBECONFIG=${sim.kubeconfig}   (to make it kubectl's default)\n`;
@@ -281,7 +288,9 @@ export async function runCommand(
       host.out(host.isTerminal ? `\r\x1b[2K${line}` : `${line}\n`);
     };
     const timer = setInterval(tick, every * 1000);
-    await new Promise<void>((resolve) => stop.addEventListener("abort", () => resolve(), { once: true }));
+    await new Promise<void>((resolve) =>
+      stop.addEventListener("abort", () => resolve(), { once: true })
+    );
     clearInterval(timer);
     if (host.isTerminal) host.out("\n");
     await sim.stop();

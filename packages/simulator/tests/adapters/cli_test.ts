@@ -77,12 +77,20 @@ describe("kinformer-sim, the command", () => {
             for await (const ev of informer.events()) {
               if (ev.type === "synced") {
                 assert.deepEqual(informer.store.listKeys(), ["default/settings"]);
-                await kubectl(["--kubeconfig", kubeconfig, "apply", "-f", join(dir, "configmap.yaml")]);
+                await kubectl([
+                  "--kubeconfig",
+                  kubeconfig,
+                  "apply",
+                  "-f",
+                  join(dir, "configmap.yaml"),
+                ]);
               }
               if (ev.type === "add") seen.push(ev.object.metadata.name!);
               if (seen.includes("from-kubectl")) break;
             }
-            assert.deepEqual(informer.store.get("default/from-kubectl")?.data, { greeting: "hello" });
+            assert.deepEqual(informer.store.get("default/from-kubectl")?.data, {
+              greeting: "hello",
+            });
             const pods = await kubectl(["--kubeconfig", kubeconfig, "get", "pods", "-o", "name"]);
             assert.equal(pods, "pod/api-1\npod/web-1\npod/web-2\n");
           } finally {

@@ -71,7 +71,9 @@ export const denoCommandHost: CommandHost = {
 export async function main(): Promise<void> {
   const stop = new AbortController();
   const onSignal = (): void => stop.abort();
-  const signals = Deno.build.os === "windows" ? ["SIGINT"] as const : ["SIGINT", "SIGTERM"] as const;
+  const signals = Deno.build.os === "windows"
+    ? ["SIGINT"] as const
+    : ["SIGINT", "SIGTERM"] as const;
   for (const s of signals) Deno.addSignalListener(s, onSignal);
   const { runCommand } = await import("../../command/run_command.ts");
   Deno.exitCode = await runCommand(Deno.args, denoCommandHost, stop.signal);

@@ -1,0 +1,12 @@
+import { pods } from "@kinformer/kinformer/client";
+import { createInformer } from "@kinformer/kinformer/cache";
+import { loadFromDefault } from "@kinformer/kinformer/config/node";
+const config = await loadFromDefault();
+const { KubeClient } = await import("@kinformer/kinformer/client"); const client = new KubeClient(config);
+const informer = createInformer(client, { resource: pods });
+informer.start();
+const t0 = Date.now();
+setTimeout(() => client.create(pods, { metadata: { namespace: "default", name: "q-" + Date.now() }, spec: { containers: [{ name: "a", image: "b" }] } }).catch(e => console.log("create err", e.message)), 1500);
+setTimeout(() => informer.stop(), 4000);
+for await (const ev of informer.events()) console.log(Date.now()-t0, ev.type, (ev as any).object?.metadata?.name ?? (ev as any).error?.message ?? "");
+config.close();
