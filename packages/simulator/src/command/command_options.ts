@@ -32,13 +32,31 @@ export interface CommandOptions {
   statusEvery: number;
 }
 
-/** Wrong command-line arguments: the message says which and what is expected. */
+/**
+ * Wrong command-line arguments: the message says which and what is expected.
+ *
+ * @example
+ * ```ts
+ * import { CommandUsageError, parseCommandArgs } from "@kinformer/simulator/command";
+ * import assert from "node:assert/strict";
+ * assert.throws(() => parseCommandArgs(["--port", "http"]), CommandUsageError);
+ * ```
+ */
 export class CommandUsageError extends TypeError {
   /** The error's name. */
   override readonly name = "CommandUsageError";
 }
 
-/** The help text. */
+/**
+ * The help text (`--help`).
+ *
+ * @example
+ * ```ts
+ * import { USAGE } from "@kinformer/simulator/command";
+ * import assert from "node:assert/strict";
+ * assert.match(USAGE, /^Usage: kinformer-sim/);
+ * ```
+ */
 export const USAGE = `Usage: kinformer-sim [options]
 
 Starts a simulated Kubernetes API server on HTTPS (a CA made at start) and writes a context

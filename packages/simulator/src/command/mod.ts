@@ -22,11 +22,11 @@ export {
   USAGE,
 } from "./command_options.ts";
 export { FIXTURE_SETS } from "./fixture_sets.ts";
-export { addContext, removeContext, toYaml } from "./kubeconfig_entry.ts";
+export { addContext, removeContext } from "./kubeconfig_entry.ts";
 export type { KubeconfigEntry } from "./kubeconfig_entry.ts";
 export { applyManifests, parseManifests } from "./manifests.ts";
 export type { ApplyManifestsOptions, Manifest } from "./manifests.ts";
-export { formatStatus, kubeconfigPath, runCommand, startSimulator } from "./run_command.ts";
+export { formatStatus, runCommand, startSimulator } from "./run_command.ts";
 export type {
   CommandHost,
   CommandServer,

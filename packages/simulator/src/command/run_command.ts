@@ -221,7 +221,17 @@ export async function startSimulator(
   }
 }
 
-/** One status line: `3 objects · 2 watches · 4.5 requests/s`. */
+/**
+ * One status line.
+ *
+ * @example
+ * ```ts
+ * import { formatStatus } from "@kinformer/simulator/command";
+ * import assert from "node:assert/strict";
+ * const line = formatStatus({ objects: 3, watches: 1, requests: 40 }, 4.5);
+ * assert.equal(line, "3 objects · 1 watch · 4.5 requests/s");
+ * ```
+ */
 export function formatStatus(status: SimulatorStatus, requestsPerSecond: number): string {
   const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? "" : "s"}`;
   return `${plural(status.objects, "object")} · ${
