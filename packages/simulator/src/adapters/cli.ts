@@ -12,5 +12,7 @@
  * (node:https) elsewhere; the command itself is `runCommand` of `@kinformer/simulator/command`.
  * @module
  */
+export {}; // a module: its top-level await runs the command
+
 if ("Deno" in globalThis) await (await import("./deno/cli_host.ts")).main();
 else await (await import("./node/cli_host.ts")).main();
