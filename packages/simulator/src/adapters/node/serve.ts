@@ -1,7 +1,8 @@
 /**
  * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP or HTTPS with
  * `node:http` and `node:tls` (works on Node, and on Deno and Bun through their Node
- * compatibility). With `tls.clientCa` it authenticates client certificates: the handler sees
+ * compatibility; on Deno, HTTPS is `node:https`, whose connections stay usable for a second
+ * request, where a `node:tls` socket handed to `node:http` served one request only). With `tls.clientCa` it authenticates client certificates: the handler sees
  * the request as the certificate's CN (`RecordedRequest.user` in the simulated cluster).
  * @module
  */
