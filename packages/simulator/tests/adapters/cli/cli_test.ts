@@ -9,19 +9,19 @@ import { existsSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import process from "node:process";
-import { createInformer } from "../../../../src/cache/mod.ts";
-import { configmaps, KubeClient } from "../../../../src/client/mod.ts";
-import { createConfigLoader } from "../../../../src/config/mod.ts";
+import { createInformer } from "../../../../../src/cache/mod.ts";
+import { configmaps, KubeClient } from "../../../../../src/client/mod.ts";
+import { createConfigLoader } from "../../../../../src/config/mod.ts";
 import {
   bin,
   SOURCE_CONDITION,
   startProcess,
   withTempDir,
-} from "../../../../tests/_runtime_process.ts";
-import { runtimeHost } from "../../../../tests/fixtures/kubeconfig/helpers.ts";
-import { KUBECTL } from "../../../../tests/integration/_kubectl.ts";
+} from "../../../../../tests/_runtime_process.ts";
+import { runtimeHost } from "../../../../../tests/fixtures/kubeconfig/helpers.ts";
+import { KUBECTL } from "../../../../../tests/integration/_kubectl.ts";
 
-const CLI = new URL("../../src/adapters/cli.ts", import.meta.url).pathname;
+const CLI = new URL("../../../src/adapters/cli/cli.ts", import.meta.url).pathname;
 
 /** How to start the command on each runtime, from a checkout. */
 const COMMANDS: Record<string, readonly string[]> = {

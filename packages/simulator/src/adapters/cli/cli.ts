@@ -14,5 +14,5 @@
  */
 export {}; // a module: its top-level await runs the command
 
-if ("Deno" in globalThis) await (await import("./deno/cli_host.ts")).main();
-else await (await import("./node/cli_host.ts")).main();
+if ("Deno" in globalThis) await (await import("../deno/cli_host.ts")).main();
+else await (await import("../node/cli_host.ts")).main();
