@@ -113,10 +113,30 @@ export function kubeconfigPath(options: CommandOptions, host: CommandHost): stri
  * when missing) and made current. On failure everything started is undone before it throws.
  *
  * @example
- * ```ts ignore
- * const sim = await startSimulator(parsedOptions, host);
- * console.log(sim.url, sim.status().objects);
+ * ```ts
+ * import { type CommandHost, parseCommandArgs, startSimulator } from "@kinformer/simulator/command";
+ * import assert from "node:assert/strict";
+ * const files = new Map<string, string>(); // a host in memory: nothing listens
+ * const host: CommandHost = {
+ *   serve: () => Promise.resolve({ url: "https://127.0.0.1:6443", close: () => Promise.resolve() }),
+ *   readTextFile: (path) => Promise.resolve(files.get(path)),
+ *   writeTextFile: (path, text) => Promise.resolve(void files.set(path, text)),
+ *   removeFile: (path) => Promise.resolve(void files.delete(path)),
+ *   listFiles: () => Promise.resolve([]),
+ *   env: () => undefined,
+ *   homeDir: "/home/me",
+ *   pathListSeparator: ":",
+ *   out: () => {},
+ *   err: () => {},
+ *   isTerminal: false,
+ * };
+ * const options = parseCommandArgs(["--kubeconfig", "/tmp/sim/config"]);
+ * assert.ok(options !== "help");
+ * const sim = await startSimulator(options, host);
+ * assert.match(files.get("/tmp/sim/config")!, /^current-context: "kinformer-sim"$/m);
+ * assert.equal(sim.status().objects, sim.cluster.objectCount);
  * await sim.stop();
+ * assert.equal(files.size, 0); // the kubeconfig it created and the CA file are gone
  * ```
  */
 export async function startSimulator(
@@ -248,11 +268,26 @@ export function formatStatus(status: SimulatorStatus, requestsPerSecond: number)
  * 2 for wrong arguments.
  *
  * @example
- * ```ts ignore
- * const stop = new AbortController();
- * const exit = runCommand(["--fixtures", "none"], host, stop.signal);
- * stop.abort();
- * console.log(await exit); // 0
+ * ```ts
+ * import { type CommandHost, runCommand } from "@kinformer/simulator/command";
+ * import assert from "node:assert/strict";
+ * let printed = "";
+ * const host: CommandHost = {
+ *   serve: () => Promise.reject(new Error("--help serves nothing")),
+ *   readTextFile: () => Promise.resolve(undefined),
+ *   writeTextFile: () => Promise.resolve(),
+ *   removeFile: () => Promise.resolve(),
+ *   listFiles: () => Promise.resolve([]),
+ *   env: () => undefined,
+ *   homeDir: "/home/me",
+ *   pathListSeparator: ":",
+ *   out: (text) => void (printed += text),
+ *   err: (text) => void (printed += text),
+ *   isTerminal: false,
+ * };
+ * assert.equal(await runCommand(["--help"], host, AbortSignal.abort()), 0);
+ * assert.match(printed, /--kubeconfig PATH/);
+ * assert.equal(await runCommand(["--port", "x"], host, AbortSignal.abort()), 2);
  * ```
  */
 export async function runCommand(
