@@ -8,7 +8,9 @@ import type { SimulatedCluster } from "../cluster/simulated_cluster.ts";
 /**
  * The sets: `demo` is what the guides' examples assume (namespaces `default` and `kube-system`,
  * pods `default/web-1` and `default/web-2` with label `app=web`, `default/api-1` with
- * `app=api`, configmap `default/settings` with `mode: demo`); `none` adds nothing.
+ * `app=api`, configmap `default/settings` with `mode: demo`); `none` adds nothing. The docs
+ * check runs the guides' `ts run` blocks against `demo` (docs/CONTRIBUTING-docs.md says what it
+ * holds): change them together.
  *
  * @example
  * ```ts

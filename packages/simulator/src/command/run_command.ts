@@ -191,7 +191,10 @@ export async function startSimulator(
       port: options.port,
       tls: { cert: certs.cert, key: certs.key },
     });
-    undo.push(() => server.close());
+    undo.push(async () => {
+      cluster.close(); // open watches end cleanly first
+      await server.close();
+    });
     const url = server.url.replace(/\/\/(0\.0\.0\.0|\[::\])(?=:)/, "//127.0.0.1");
     const caFile = `${folderOf(path)}/${options.context}-ca.crt`;
     await host.writeTextFile(caFile, certs.caCert);
