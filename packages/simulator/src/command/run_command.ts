@@ -6,8 +6,9 @@
  * make the hosts.
  * @module
  */
+import type { Clock } from "@kinformer/kinformer/cache";
 import { pods } from "@kinformer/kinformer/client";
-import { messageOf } from "@kinformer/kinformer/internal";
+import { messageOf, systemClock } from "@kinformer/kinformer/internal";
 import { SimulatedCluster } from "../cluster/simulated_cluster.ts";
 import { createCertificates } from "./certificates.ts";
 import {
@@ -55,6 +56,20 @@ export interface CommandHost {
   err(text: string): void;
   /** Whether standard output is a terminal (one status line updated in place). */
   isTerminal: boolean;
+  /**
+   * Time for the cluster, the status line and the periodic faults.
+   * @default the system clock
+   */
+  clock?: Clock;
+}
+
+/** Calls `fn` every `ms` on `clock` until the returned function is called. */
+function every(clock: Clock, ms: number, fn: () => void): () => void {
+  let timer = clock.setTimeout(function tick() {
+    timer = clock.setTimeout(tick, ms);
+    fn();
+  }, ms);
+  return () => clock.clearTimeout(timer);
 }
 
 /** Counts of a running simulator. */
@@ -163,24 +178,26 @@ export async function startSimulator(
     }
   }
   const token = crypto.randomUUID();
+  const clock = host.clock ?? systemClock;
   let requests = 0;
   const cluster = new SimulatedCluster({
+    clock,
     token,
     ...(options.seed === undefined ? {} : { seed: options.seed }),
     requestLogLimit: 100,
     logRequests: () => void requests++,
   });
   const undo: (() => Promise<void> | void)[] = [() => cluster.close()];
-  const timers: ReturnType<typeof setInterval>[] = [];
+  const timers: (() => void)[] = [];
   const stopAll = async (): Promise<void> => {
-    for (const t of timers) clearInterval(t);
+    for (const stopTimer of timers) stopTimer();
     for (const step of undo.reverse()) await step();
   };
   try {
     fill(cluster);
     await applyManifests(cluster.fetch, manifests, {
       headers: { Authorization: `Bearer ${token}` },
-      retryDelay: () => new Promise((resolve) => setTimeout(resolve, 100)),
+      retryDelay: () => new Promise((resolve) => clock.setTimeout(resolve, 100)),
     });
     requests = 0;
     const hosts = [...new Set([options.host, "localhost", "127.0.0.1", "::1"])]
@@ -220,10 +237,12 @@ export async function startSimulator(
     }
     if (options.chunkBytes > 0) cluster.faults.chunkBodies({ maxChunkBytes: options.chunkBytes });
     if (options.dropWatchesEvery > 0) {
-      timers.push(setInterval(() => cluster.faults.dropWatches(), options.dropWatchesEvery * 1000));
+      timers.push(
+        every(clock, options.dropWatchesEvery * 1000, () => cluster.faults.dropWatches()),
+      );
     }
     if (options.compactEvery > 0) {
-      timers.push(setInterval(() => cluster.faults.compact(), options.compactEvery * 1000));
+      timers.push(every(clock, options.compactEvery * 1000, () => cluster.faults.compact()));
     }
     let stopping: Promise<void> | undefined;
     return {
@@ -325,21 +344,21 @@ export async function runCommand(
       await sim.stop();
       return 0;
     }
-    const every = host.isTerminal ? 1 : options.statusEvery;
-    let last = { at: Date.now(), requests: 0 };
-    const tick = (): void => {
+    const clock = host.clock ?? systemClock;
+    const period = host.isTerminal ? 1 : options.statusEvery;
+    let last = { at: clock.now(), requests: 0 };
+    const stopTicking = every(clock, period * 1000, () => {
       const status = sim.status();
-      const now = Date.now();
+      const now = clock.now();
       const rate = (status.requests - last.requests) / Math.max((now - last.at) / 1000, 0.001);
       last = { at: now, requests: status.requests };
       const line = formatStatus(status, rate);
       host.out(host.isTerminal ? `\r\x1b[2K${line}` : `${line}\n`);
-    };
-    const timer = setInterval(tick, every * 1000);
+    });
     await new Promise<void>((resolve) =>
       stop.addEventListener("abort", () => resolve(), { once: true })
     );
-    clearInterval(timer);
+    stopTicking();
     if (host.isTerminal) host.out("\n");
     await sim.stop();
     host.out(`kinformer-sim stopped; context ${sim.context} taken out of ${sim.kubeconfig}\n`);

@@ -8,6 +8,7 @@ export interface MemoryHost extends CommandHost {
   readonly files: Map<string, string>;
   readonly environment: Record<string, string>;
   readonly stdout: string[];
+  isTerminal: boolean;
   readonly stderr: string[];
   /** Servers started and not closed. */
   readonly serving: Set<string>;

@@ -5,6 +5,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { configmaps, pods } from "../../../../src/client/mod.ts";
 import { parseYaml } from "../../../../src/internal/mod.ts";
+import { ManualClock } from "../../../../src/testing/mod.ts";
 import { parseCommandArgs } from "../../src/command/command_options.ts";
 import { runCommand, startSimulator } from "../../src/command/run_command.ts";
 import { memoryHost } from "./_memory_host.ts";
@@ -125,23 +126,55 @@ describe("runCommand", () => {
     assert.match(host.stderr.join(""), /no set "prod" \(demo, none\)/);
   });
 
-  test("a manifest the cluster refuses exits 1 and leaves nothing behind", async () => {
+  test("a manifest of a kind never served exits 1 after its retries and leaves nothing behind", async () => {
     const host = memoryHost({
       "/k": THEIRS,
       "/m/x.yaml": "apiVersion: example.com/v1\nkind: Gadget\nmetadata: {name: g}\n",
     });
-    const code = await runCommand(
-      ["--kubeconfig", "/k", "--manifests", "/m"],
-      host,
-      AbortSignal.abort(),
-    );
+    const clock = new ManualClock();
+    host.clock = clock;
+    let code: number | undefined;
+    const exit = runCommand(["--kubeconfig", "/k", "--manifests", "/m"], host, AbortSignal.abort())
+      .then((c) => (code = c));
+    let waited = 0;
+    for (; code === undefined; waited += 100) await clock.advance(100);
+    await exit;
     assert.equal(code, 1);
+    assert.ok(waited >= 1_900, `retried for a CRD being established (${waited} ms)`);
     assert.match(
       host.stderr.join(""),
       /Gadget g: the cluster serves no kind Gadget in example\.com\/v1/,
     );
     assert.equal(host.files.get("/k"), THEIRS);
     assert.equal(host.serving.size, 0);
+  });
+
+  test("a status line: updated in place each second on a terminal, a line each --status-every otherwise", async () => {
+    for (const isTerminal of [true, false]) {
+      const host = memoryHost({ "/k": THEIRS });
+      const clock = new ManualClock();
+      host.clock = clock;
+      host.isTerminal = isTerminal;
+      const { promise: started, resolve: serving } = Promise.withResolvers<void>();
+      const out = host.out;
+      host.out = (text) => {
+        out(text);
+        if (text.includes("serving")) serving();
+      };
+      const stop = new AbortController();
+      const exit = runCommand(["--kubeconfig", "/k", "--status-every", "5"], host, stop.signal);
+      await started;
+      const printed = host.stdout.length;
+      await clock.advance(1_000);
+      const line = "9 objects · 0 watches · 0.0 requests/s"; // the demo set and what a cluster starts with
+      assert.deepEqual(host.stdout.slice(printed), isTerminal ? [`\r\x1b[2K${line}`] : []);
+      await clock.advance(4_000);
+      assert.equal(host.stdout.at(-1), isTerminal ? `\r\x1b[2K${line}` : `${line}\n`);
+      assert.equal(host.stdout.length - printed, isTerminal ? 5 : 1);
+      stop.abort();
+      assert.equal(await exit, 0);
+      assert.equal(clock.pendingTimers, 0, "no timer left behind");
+    }
   });
 
   test("runs until stopped, then takes its context out and says so", async () => {
