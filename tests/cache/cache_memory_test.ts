@@ -15,12 +15,12 @@ function pod(i: number, rv: number): Pod {
 /** A shared-mode cache of one object per name, written as the informer's store writer does. */
 function sharedCache(): { memory: CacheMemory<Pod>; put(o: Pod): Pod } {
   const cache = new Map<string, Pod>();
-  const memory = new CacheMemory<Pod>("shared", false, (o) => cache.get(o.metadata.name));
+  const memory = new CacheMemory<Pod>("shared", false, (o) => cache.get(o.metadata.name ?? ""));
   return {
     memory,
     put(o: Pod): Pod {
-      const out = memory.admit(o, cache.get(o.metadata.name));
-      cache.set(o.metadata.name, out);
+      const out = memory.admit(o, cache.get(o.metadata.name ?? ""));
+      cache.set(o.metadata.name ?? "", out);
       return out;
     },
   };
