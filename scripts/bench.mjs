@@ -16,10 +16,13 @@
 //   BENCH_RUNTIMES=node,deno node scripts/bench.mjs      only these runtimes
 //   BENCH_SIZES=50000 node scripts/bench.mjs    only these pod counts
 //
+// A partial run (any of the last three) merges its rows into latest.json and latest.md: the rows
+// of other scenarios, runtimes and sizes stay as they were, each row with the date of its run.
+//
 // Figures are ratios against baselines measured in this run, so a noisy machine moves both
 // sides; repetitions keep the best (short scenarios) or run once (long ones).
 import { spawn } from "node:child_process";
-import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { cpus, loadavg, platform, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -32,6 +35,8 @@ const only = process.env.BENCH_SCENARIOS?.split(",").map((s) => s.trim()).filter
 const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",").map((s) => s.trim());
 const wants = (scenario) => only === undefined || only.includes(scenario);
 
+const partial = only !== undefined || process.env.BENCH_RUNTIMES !== undefined ||
+  process.env.BENCH_SIZES !== undefined;
 const SIZES = process.env.BENCH_SIZES
   ? process.env.BENCH_SIZES.split(",").map(Number)
   : quick
@@ -216,6 +221,7 @@ function tableLines(fmtN) {
     "ratio",
     "target",
     "holds?",
+    "run (UTC)",
   ];
   const body = rows.map((r) => [
     r.scenario,
@@ -226,6 +232,7 @@ function tableLines(fmtN) {
     r.ratio,
     r.target,
     r.holds === undefined ? "-" : r.holds ? "yes" : "NO",
+    String(r.date ?? "").slice(0, 16).replace("T", " "),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => String(b[i]).length)));
   const line = (cells) => `| ${cells.map((c, i) => String(c).padEnd(widths[i])).join(" | ")} |`;
@@ -302,6 +309,11 @@ async function main() {
 
   for (const s of running) if (s.after) await s.after(ctx);
 
+  const date = new Date().toISOString();
+  for (const r of rows) r.date = date;
+  const runs = {};
+  const earlier = partial ? await earlierResults(scenarios, running, runs) : undefined;
+  if (earlier !== undefined) rows.push(...earlier.rows);
   rows.sort((a, b) =>
     a.scenario.localeCompare(b.scenario, "en", { numeric: true }) ||
     String(a.n).localeCompare(String(b.n), "en", { numeric: true }) ||
@@ -317,10 +329,14 @@ async function main() {
   console.log(`${table.join("\n")}\n\n${summary}`);
   await writeFile(
     join(root, "bench", "results", "latest.md"),
-    `# \`npm run bench\` (${new Date().toISOString()})\n\n${table.join("\n")}\n\n${summary}\n`,
+    `# \`npm run bench\` (${date}${partial ? ", partial: merged into earlier runs" : ""})\n\n${
+      table.join("\n")
+    }\n\n${summary}\n`,
   );
+  const run = { date, seconds, sizes: SIZES, runtimes };
+  for (const s of running) runs[s.name] = run;
   const results = {
-    date: new Date().toISOString(),
+    date,
     seconds,
     machine: { ...machine, loadAverageAtEnd: loadavg().map((x) => x.toFixed(2)) },
     settings: {
@@ -330,7 +346,8 @@ async function main() {
       ...Object.assign({}, ...scenarios.map((s) => s.settings ?? {})),
     },
     rows,
-    raw,
+    raw: earlier === undefined ? raw : { ...earlier.raw, ...rawOf(running), errors: raw.errors },
+    runs,
   };
   await writeFile(
     join(root, "bench", "results", "latest.json"),
@@ -339,6 +356,44 @@ async function main() {
   await (await import("./bench_charts.mjs")).writeBenchCharts(results); // bench/results/*.svg
   log(`wrote bench/results/latest.json and latest.md`);
   if (raw.errors.length > 0) process.exitCode = 1;
+}
+
+/** This run's raw figures of the scenarios it ran. */
+function rawOf(running) {
+  return Object.fromEntries(running.map((s) => [s.name, raw[s.name]]));
+}
+
+/**
+ * The rows of latest.json that a partial run of `running` (of all `scenarios`) leaves standing
+ * (other scenarios, or runtimes and sizes it did not measure), each dated, with their raw
+ * figures; fills `runs` with the earlier runs. Undefined when there is no latest.json yet.
+ */
+async function earlierResults(scenarios, running, runs) {
+  let before;
+  try {
+    before = JSON.parse(await readFile(join(root, "bench", "results", "latest.json"), "utf8"));
+  } catch {
+    return undefined;
+  }
+  const orders = new Set(running.map((s) => s.order));
+  const measured = (r) =>
+    orders.has(Number(/^(\d+) /.exec(r.scenario)?.[1])) && runtimes.includes(r.runtime) &&
+    (typeof r.n !== "number" || SIZES.includes(r.n));
+  const dateOf = (r) => {
+    const s = scenarios.find((s) => s.order === Number(/^(\d+) /.exec(r.scenario)?.[1]));
+    return r.date ?? before.runs?.[s?.name]?.date ?? before.date;
+  };
+  const kept = (before.rows ?? []).filter((r) => !measured(r)).map((r) => ({
+    ...r,
+    date: dateOf(r),
+  }));
+  const names = new Set(running.map((s) => s.name));
+  const raw = {};
+  for (const [name, figures] of Object.entries(before.raw ?? {})) {
+    if (!names.has(name) && name !== "errors") raw[name] = figures;
+  }
+  for (const [name, run] of Object.entries(before.runs ?? {})) runs[name] = run;
+  return { rows: kept, raw };
 }
 
 await main();

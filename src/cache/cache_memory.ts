@@ -10,6 +10,12 @@ import { ValueInterner } from "./value_interner.ts";
 /** Objects between two size samples of a `"plain"` cache. */
 const PLAIN_SAMPLE_EVERY = 32;
 
+/** Updated objects waiting to be shared at most; past it, an update is shared as it comes. */
+const PENDING_MAX = 2048;
+
+/** Updated objects shared per task (then the task yields to I/O and queues the next one). */
+const FLUSH_BATCH = 256;
+
 /**
  * One informer's representation (see `InformerOptions.memory`). `admit` runs on every object after the user's transform;
  * `codec` goes to the informer's `Indexer`; `estimatedBytes` answers `health().memory`.
@@ -24,9 +30,26 @@ export class CacheMemory<T> {
   #sum = 0;
   #count = 0;
   #seen = 0;
+  /** The cached version of an object (to skip pending updates already replaced or deleted). */
+  readonly #current: (object: T) => T | undefined;
+  /**
+   * Updated objects (in the cache as decoded) to share later, each with the shared version it
+   * replaced (a chain of updates to one object keeps the oldest shared one: only the newest
+   * waits).
+   */
+  readonly #pending = new Map<T, T>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
 
-  /** `mode`; with `detectMutations`, `"shared"` shares nothing (the detector sees writes). */
-  constructor(mode: CacheMemoryMode, detectMutations: boolean) {
+  /**
+   * `mode`; with `detectMutations`, `"shared"` shares nothing (the detector sees writes).
+   * `current` answers the cached version of an object (shared mode shares updates later).
+   */
+  constructor(
+    mode: CacheMemoryMode,
+    detectMutations: boolean,
+    current: (object: T) => T | undefined = () => undefined,
+  ) {
+    this.#current = current;
     this.mode = mode === "shared" && detectMutations ? "plain" : mode;
     this.codec = this.mode === "compact" ? new CompactCodec<T>() : undefined;
     // Compact mode interns too: the objects of a list under way are held decoded until the
@@ -47,8 +70,17 @@ export class CacheMemory<T> {
     const interner = this.#interner;
     if (interner !== undefined) {
       // A new version shares its unchanged parts with the cached one, which it replaces: it
-      // costs about what that one did, so only objects new to the cache move the mean.
-      if (previous !== undefined) return interner.internLike(object, previous);
+      // costs about what that one did, so only objects new to the cache move the mean. That
+      // walk costs about what decoding did, so it is deferred off the watch's hot path (see
+      // `#flush`), unless too many wait already.
+      if (previous !== undefined) {
+        const base = this.#pending.get(previous) ?? previous;
+        this.#pending.delete(previous);
+        if (this.#pending.size >= PENDING_MAX) return interner.internLike(object, base);
+        this.#pending.set(object, base);
+        this.#timer ??= setTimeout(() => this.#flush(), 0);
+        return object;
+      }
       const out = interner.intern(object);
       this.#sum += interner.lastBytes;
       this.#count++;
@@ -59,6 +91,42 @@ export class CacheMemory<T> {
       this.#count++;
     }
     return object;
+  }
+
+  /**
+   * Shares up to a batch of the updated objects waiting, oldest first, in place (each still
+   * the cached version, or not yet written over the version it replaces; one replaced or
+   * deleted since is dropped unshared); queues the rest.
+   * A handler got the object as decoded: its parts equal to the previous version's become
+   * those (equal, frozen) parts a task later, so its content never changes, only which parts
+   * are frozen.
+   */
+  #flush(): void {
+    this.#timer = undefined;
+    const interner = this.#interner!;
+    let n = 0;
+    for (const [object, base] of this.#pending) {
+      if (n++ === FLUSH_BATCH) break;
+      this.#pending.delete(object);
+      // Still to come (a relist's page is cached when the list ends) or cached: shared.
+      const current = this.#current(object);
+      if (current === object || current === base) interner.internLike(object, base);
+    }
+    if (this.#pending.size > 0) this.#timer = setTimeout(() => this.#flush(), 0);
+  }
+
+  /** Shares every update still waiting now (tests; and the informer's stop, with `close`). */
+  settle(): void {
+    while (this.#pending.size > 0) this.#flush();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Drops the updates waiting (unshared: they stay as decoded) and the queued task. */
+  close(): void {
+    this.#pending.clear();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
   }
 
   /** Estimated heap bytes of a cache of `objects` objects (`held`: a codec's own figure). */

@@ -175,7 +175,11 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       this.#reportBacklog();
     });
     const detect = options.detectMutations ?? envFlag("KINFORMER_DETECT_MUTATIONS");
-    this.#memory = new CacheMemory<T>(options.memory ?? "shared", detect !== false);
+    this.#memory = new CacheMemory<T>(
+      options.memory ?? "shared",
+      detect !== false,
+      (object) => this.#cached(object),
+    );
     this.#indexer = new Indexer<T>(options.indexers ?? {}, { codec: this.#memory.codec });
     this.store = this.#indexer;
     this.lister = new Lister(this.#indexer);
@@ -350,6 +354,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     this.#controller?.abort(new DOMException("informer stopped", "AbortError"));
     await this.#run;
     await this.#checker.stop();
+    this.#memory.close();
     this.#listeners.close();
     this.#life.stopped();
     this.#rvWaiters.wake();
