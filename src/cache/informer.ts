@@ -103,7 +103,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #inactivityTimeoutMs: number;
   #clock: Clock;
   #indexer: Indexer<T>;
-  /** The middle of `reflector -> store writer -> listeners`: DeltaFIFO, processDeltas, cache. */
+  /** The middle of `reflector -> store writer -> listeners`: the cache and what changed in it. */
   #writer: StoreWriter<T>;
   #reflector: Reflector<T>;
   #listeners: ListenerSet<T>;
