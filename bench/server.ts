@@ -11,6 +11,9 @@
  *   writes events as objects change; pre-building them keeps the server from being the
  *   bottleneck of a decode benchmark.
  * - `/raw/burst/<M>`: the same M events as a plain body that ends (baselines).
+ * - `/relist/<id>/...`: the simulator, except that the first watch of `<id>` stays open and
+ *   silent until `/bench/expire?id=<id>` (POST), which ends it with a 410 Expired `ERROR`
+ *   event: the client relists when the measurement wants it (memory scenario).
  * - `/bench/churn?steps=K` (POST): K random changes to the pods (cold-start benchmark).
  * - `/bench/info`: `{ pods, resourceVersion }`.
  *
@@ -90,6 +93,25 @@ function burstBody(b: WatchBurst, hold: boolean): ReadableStream<Uint8Array> {
 
 const jsonHeaders = { "content-type": "application/json" };
 
+/** `/relist/<id>` watches held until expired, by id; ids asked to expire; ids expired. */
+const held = new Map<string, ReadableStreamDefaultController<Uint8Array>>();
+const expireAsked = new Set<string>();
+const expired = new Set<string>();
+const EXPIRED_EVENT = new TextEncoder().encode(
+  JSON.stringify({
+    type: "ERROR",
+    object: {
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message: "too old resource version (bench)",
+      reason: "Expired",
+      code: 410,
+    },
+  }) + "\n",
+);
+
 function handle(request: Request): Response | Promise<Response> {
   const url = new URL(request.url);
   const path = url.pathname;
@@ -110,6 +132,46 @@ function handle(request: Request): Response | Promise<Response> {
     return new Response(JSON.stringify({ stats, resourceVersion: cluster.resourceVersion }), {
       headers: jsonHeaders,
     });
+  }
+  if (path === "/bench/expire" && request.method === "POST") {
+    const id = url.searchParams.get("id") ?? "";
+    const controller = held.get(id);
+    held.delete(id);
+    if (controller === undefined) expireAsked.add(id); // the watch has not come yet
+    else {
+      expired.add(id);
+      controller.enqueue(EXPIRED_EVENT);
+      controller.close();
+    }
+    return new Response(JSON.stringify({ expired: controller !== undefined }), {
+      headers: jsonHeaders,
+    });
+  }
+  const relist = /^\/relist\/([a-z0-9-]+)(\/.*)$/.exec(path);
+  if (relist !== null) {
+    const id = relist[1]!;
+    const isWatch = url.searchParams.get("watch") === "1" ||
+      url.searchParams.get("watch") === "true";
+    if (isWatch && !expired.has(id) && !held.has(id)) {
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          if (!expireAsked.delete(id)) {
+            held.set(id, controller);
+            return;
+          }
+          expired.add(id);
+          controller.enqueue(EXPIRED_EVENT);
+          controller.close();
+        },
+        cancel() {
+          held.delete(id);
+        },
+      });
+      return new Response(body, { headers: jsonHeaders });
+    }
+    const headers = new Headers(request.headers);
+    headers.delete("accept-encoding");
+    return cluster.fetch(new Request(new URL(relist[2]! + url.search, url), { headers }));
   }
   const raw = /^\/raw\/burst\/(\d+)$/.exec(path);
   if (raw !== null) {

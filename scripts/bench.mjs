@@ -14,6 +14,7 @@
 //   BENCH_SCENARIOS=decode,sync node scripts/bench.mjs   only these (file names in
 //                                               bench/scenarios/)
 //   BENCH_RUNTIMES=node,deno node scripts/bench.mjs      only these runtimes
+//   BENCH_SIZES=50000 node scripts/bench.mjs    only these pod counts
 //
 // Figures are ratios against baselines measured in this run, so a noisy machine moves both
 // sides; repetitions keep the best (short scenarios) or run once (long ones).
@@ -31,7 +32,11 @@ const only = process.env.BENCH_SCENARIOS?.split(",").map((s) => s.trim()).filter
 const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",").map((s) => s.trim());
 const wants = (scenario) => only === undefined || only.includes(scenario);
 
-const SIZES = quick ? [10_000] : [10_000, 50_000];
+const SIZES = process.env.BENCH_SIZES
+  ? process.env.BENCH_SIZES.split(",").map(Number)
+  : quick
+  ? [10_000]
+  : [10_000, 50_000];
 const CHILD_TIMEOUT_MS = 240_000;
 
 const started = Date.now();

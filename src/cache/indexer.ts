@@ -5,6 +5,7 @@
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { objectKey } from "./object_key.ts";
 import { describeValue } from "../util/values.ts";
+import type { ObjectCodec } from "./compact_store.ts";
 
 /** Maps an object to the index values it is filed under (e.g. its namespace). */
 export type IndexFunc<T> = (object: T) => readonly string[];
@@ -88,14 +89,19 @@ export interface Store<T extends KubeObjectLike = KubeObject> {
  * ```
  */
 export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> {
-  #items = new Map<string, T>();
+  /** Objects by key, as they are, or in the codec's form. */
+  #items = new Map<string, unknown>();
   #indexes = new Map<string, Index<T>>();
+  readonly #codec: ObjectCodec<T> | undefined;
 
   /**
    * Creates an empty cache with the built-in namespace index plus `indexers`. Throws a
-   * `RangeError` if `indexers` names the built-in `"namespace"` index.
+   * `RangeError` if `indexers` names the built-in `"namespace"` index. With `options.codec`
+   * (a `CompactCodec`), objects are held encoded and decoded on read; index values
+   * are computed from the object at insert, so queries behave the same.
    */
-  constructor(indexers: Indexers<T> = {}) {
+  constructor(indexers: Indexers<T> = {}, options: IndexerOptions<T> = {}) {
+    this.#codec = options.codec;
     this.addIndexers({ [NAMESPACE_INDEX]: (o: T) => [o.metadata?.namespace ?? ""] });
     this.addIndexers(indexers);
   }
@@ -105,7 +111,8 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
   }
 
   get(key: string): T | undefined {
-    return this.#items.get(key);
+    const stored = this.#items.get(key);
+    return stored === undefined ? undefined : this.#decode(stored, key);
   }
 
   has(key: string): boolean {
@@ -113,7 +120,9 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
   }
 
   list(): T[] {
-    return [...this.#items.values()];
+    const out: T[] = [];
+    for (const [key, stored] of this.#items) out.push(this.#decode(stored, key));
+    return out;
   }
 
   listKeys(): string[] {
@@ -122,18 +131,31 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
 
   /** Iterates entries without copying (internal). */
   entries(): IterableIterator<[string, T]> {
-    return this.#items.entries();
+    if (this.#codec === undefined) return this.#items.entries() as IterableIterator<[string, T]>;
+    return this.#decoded();
   }
 
   /** Iterates objects without copying (internal; do not change the cache while iterating). */
   values(): IterableIterator<T> {
-    return this.#items.values();
+    if (this.#codec === undefined) return this.#items.values() as IterableIterator<T>;
+    return (function* (entries: IterableIterator<[string, T]>) {
+      for (const [, object] of entries) yield object;
+    })(this.#decoded());
+  }
+
+  *#decoded(): IterableIterator<[string, T]> {
+    for (const [key, stored] of this.#items) yield [key, this.#decode(stored, key)];
+  }
+
+  /** Estimated heap bytes of the held forms, when a codec holds them; else undefined. */
+  estimatedBytes(): number | undefined {
+    return this.#codec?.bytes();
   }
 
   byIndex(indexName: string, value: string): T[] {
     const out: T[] = [];
     for (const key of this.#index(indexName).byValue.get(value) ?? []) {
-      const o = this.#items.get(key);
+      const o = this.get(key);
       if (o !== undefined) out.push(o);
     }
     return out;
@@ -163,7 +185,7 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
     const built: [string, Index<T>][] = [];
     for (const [name, fn] of entries) {
       const index: Index<T> = { fn, byValue: new Map(), byKey: new Map() };
-      for (const [key, obj] of this.#items) {
+      for (const [key, obj] of this.entries()) {
         const values = indexValues(name, fn, obj);
         index.byKey.set(key, values);
         addToIndex(index.byValue, values, key);
@@ -181,8 +203,13 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
     // Compute every index value first, so a throwing index function changes nothing.
     const computed: (readonly string[])[] = [];
     for (const [name, index] of this.#indexes) computed.push(indexValues(name, index.fn, object));
-    const old = this.#items.get(key);
-    this.#items.set(key, object);
+    const oldStored = this.#items.get(key);
+    const old = oldStored === undefined ? undefined : this.#decode(oldStored, key);
+    if (this.#codec === undefined) this.#items.set(key, object);
+    else {
+      if (oldStored !== undefined) this.#codec.forget(key, oldStored);
+      this.#items.set(key, this.#codec.encode(object, key));
+    }
     let i = 0;
     for (const index of this.#indexes.values()) {
       const newValues = computed[i++]!;
@@ -199,9 +226,11 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
 
   /** Removes the object under `key`; returns it. */
   delete(key: string): T | undefined {
-    const old = this.#items.get(key);
-    if (old === undefined) return undefined;
+    const stored = this.#items.get(key);
+    if (stored === undefined) return undefined;
+    const old = this.#decode(stored, key);
     this.#items.delete(key);
+    this.#codec?.forget(key, stored);
     for (const index of this.#indexes.values()) {
       const values = index.byKey.get(key);
       if (values === undefined) continue;
@@ -209,6 +238,10 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
       removeFromIndex(index.byValue, values, key);
     }
     return old;
+  }
+
+  #decode(stored: unknown, key: string): T {
+    return this.#codec === undefined ? stored as T : this.#codec.decode(stored, key);
   }
 
   #index(name: string): Index<T> {
@@ -220,6 +253,15 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
     }
     return index;
   }
+}
+
+/** Options of {@linkcode Indexer}. */
+export interface IndexerOptions<T> {
+  /**
+   * How objects are held (e.g. a `CompactCodec`: as JSON text, decoded on read).
+   * @default undefined (as they are)
+   */
+  codec?: ObjectCodec<T> | undefined;
 }
 
 /** One index: its function, keys by value, and the values each key is filed under. */

@@ -23,6 +23,8 @@ import {
 } from "./consistency_check_options.ts";
 import { attachHandler, type EventHandler, type HandlerRegistration } from "./event_handler.ts";
 import { currentResourceVersion, eventsIterator } from "./events_iterator.ts";
+import { CacheMemory } from "./cache_memory.ts";
+import { EventLag } from "./event_lag.ts";
 import { Indexer, type Store } from "./indexer.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { InformerHealth } from "./informer_health.ts";
@@ -39,6 +41,7 @@ import {
 import { Listener } from "./listener.ts";
 import { ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
+import { keyOf } from "./object_key.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
 import { Reflector, type ReflectorSignal } from "./reflector.ts";
 import { resourceVersionReached } from "./resource_version_reached.ts";
@@ -103,6 +106,10 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #inactivityTimeoutMs: number;
   #clock: Clock;
   #indexer: Indexer<T>;
+  /** How the cache holds objects (the `memory` option), and its size estimate. */
+  #memory: CacheMemory<T>;
+  /** Server write to consumer, per live event (for `health().eventLag`). */
+  #lag: EventLag;
   /** The middle of `reflector -> store writer -> listeners`: the cache and what changed in it. */
   #writer: StoreWriter<T>;
   #reflector: Reflector<T>;
@@ -152,6 +159,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const settings = listWatchSettings(options, client);
     this.#inactivityTimeoutMs = settings.inactivityTimeoutMs;
     this.#clock = options.clock ?? systemClock;
+    const clock = this.#clock;
+    this.#lag = new EventLag(() => clock.now());
     this.#source = informerSource(options);
     this.#reporter = new ErrorReporter({
       source: this.#source,
@@ -165,10 +174,11 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       this.#writer.resync();
       this.#reportBacklog();
     });
-    this.#indexer = new Indexer<T>(options.indexers ?? {});
+    const detect = options.detectMutations ?? envFlag("KINFORMER_DETECT_MUTATIONS");
+    this.#memory = new CacheMemory<T>(options.memory ?? "shared", detect !== false);
+    this.#indexer = new Indexer<T>(options.indexers ?? {}, { codec: this.#memory.codec });
     this.store = this.#indexer;
     this.lister = new Lister(this.#indexer);
-    const detect = options.detectMutations ?? envFlag("KINFORMER_DETECT_MUTATIONS");
     if (detect !== false) {
       this.#mutations = new MutationDetector<T>(
         this.#clock,
@@ -208,8 +218,13 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         }),
     );
     this.#metrics = metrics;
+    const memory = this.#memory;
     this.#reflector = new Reflector<T>({
       ...settings,
+      transform: (object) => {
+        const out = settings.transform(object);
+        return memory.admit(out, memory.wantsPrevious ? this.#cached(out) : undefined);
+      },
       client,
       emit: (event) => this.#write(event),
       onError: (error, details) => this.#failed(error, details, metrics),
@@ -621,6 +636,14 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       synced: this.#writer.synced,
       lastSyncResourceVersion: this.#reflector.resourceVersion,
       objects: this.#indexer.size,
+      memory: {
+        mode: this.#memory.mode,
+        estimatedBytes: this.#memory.estimatedBytes(
+          this.#indexer.size,
+          this.#indexer.estimatedBytes(),
+        ),
+      },
+      eventLag: this.#lag.health(),
       lastEventAt: s.lastEventAt,
       lastBookmarkAt: s.lastBookmarkAt,
       lists: s.lists,
@@ -636,6 +659,12 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       listeners: this.#listeners.health(),
       consistency,
     };
+  }
+
+  /** The cached version of `object`, if any (a nameless object has none). */
+  #cached(object: T): T | undefined {
+    const name = object?.metadata?.name;
+    return name ? this.#indexer.get(keyOf(object.metadata?.namespace, name)) : undefined;
   }
 
   /**
@@ -667,7 +696,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     }
     const overflow = options.overflow ?? "grow";
     const resync = options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0;
-    const listener = new Listener<T>(overflow, resync);
+    const listener = new Listener<T>(overflow, resync, (event) => this.#lag.taken(event));
     // A late listener first gets the cache as its initial population.
     if (options.replayCache ?? !this.#resumed) {
       for (const object of this.#indexer.values()) {

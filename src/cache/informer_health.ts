@@ -6,6 +6,8 @@ import type { ConsistencyHealth } from "./consistency_check_options.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
 import type { ReflectorState } from "./reflector.ts";
 import type { ErrorKind } from "../util/error_kind.ts";
+import type { CacheMemoryMode } from "./informer_options.ts";
+import type { EventLagHealth } from "./event_lag.ts";
 import type { LifecycleState } from "../util/lifecycle.ts";
 
 /** One listener in {@linkcode InformerHealth}. */
@@ -43,6 +45,21 @@ export interface InformerHealth {
   lastSyncResourceVersion: string | undefined;
   /** Objects cached. */
   objects: number;
+  /**
+   * The cache's representation (the `memory` option in effect: `"plain"` when
+   * `detectMutations` turned sharing off) and an estimate of the heap its objects hold, in
+   * bytes (compact: the held JSON text, exact, plus the recently used decoded objects; shared
+   * and plain: the cache's size times the mean estimated size of the objects it took in,
+   * counting in shared mode only what each object could not share). An estimate to find the
+   * informer that holds the heap, not an accounting.
+   */
+  memory: { mode: CacheMemoryMode; estimatedBytes: number };
+  /**
+   * Event lag (ms) from the server's write of an object (its newest `managedFields` time) to a
+   * handler or `events()` taking the live add or update, over this informer's listeners; undefined
+   * before the first one measured. To the second, and only as right as the two clocks agree.
+   */
+  eventLag: EventLagHealth | undefined;
   /** Clock time of the last watch event. */
   lastEventAt: number | undefined;
   /** Clock time of the last bookmark. */

@@ -173,6 +173,22 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * @default false
    */
   detectMutations?: boolean | { intervalMs?: number | undefined } | undefined;
+  /**
+   * How the cache holds objects (`docs/production.md`, Memory, has measured figures):
+   * - `"shared"`: repeated strings and identical subtrees (managedFields entries, container
+   *   specs, conditions...) are shared between cached objects and frozen (a `ValueInterner`);
+   *   objects read and compare exactly as decoded, about half the heap of plainly parsed pods,
+   *   for a walk of each object as it arrives. Writing to a shared part throws a `TypeError`
+   *   (strict code); cached objects must not be changed anyway. With `detectMutations` on,
+   *   nothing is shared or frozen, so the detector sees every change.
+   * - `"compact"`: each object is held as its JSON text (one byte per character) and parsed
+   *   again on read, behind a cache of the 1,024 most recently used objects (a
+   *   `CompactCodec`); the store, lister, indexes (computed at insert) and events behave as in
+   *   the other modes, while a read of an object not recently used costs a `JSON.parse`.
+   * - `"plain"`: objects as decoded, nothing shared.
+   * @default "shared"
+   */
+  memory?: CacheMemoryMode | undefined;
   /** Callbacks for metrics (list durations, events, relists, reconnects, ...). @default undefined */
   metrics?: InformerMetrics | undefined;
   /**
@@ -184,6 +200,9 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    */
   consistencyCheck?: ConsistencyCheckOptions | undefined;
 }
+
+/** How the cache holds objects (see {@linkcode InformerOptions.memory}). */
+export type CacheMemoryMode = "shared" | "compact" | "plain";
 
 /** Bounds on a `resumeFrom` checkpoint (see {@linkcode InformerOptions.checkpointLimits}). */
 export interface CheckpointLimits {
@@ -247,6 +266,7 @@ export function validateInformerOptions<T extends KubeObjectLike>(o: InformerOpt
     checkNumber(detect.intervalMs, "detectMutations.intervalMs", { min: 0 });
   }
   checkFunction(o.onError, "onError");
+  checkOneOf(o.memory, "memory", ["shared", "compact", "plain"]);
   checkOptionsObject(o.checkpointLimits, "checkpointLimits");
   checkNumber(o.checkpointLimits?.maxObjects, "checkpointLimits.maxObjects", {
     min: 0,

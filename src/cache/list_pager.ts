@@ -40,9 +40,9 @@ export interface ListPagerOptions extends InformerSelection {
   onExpiredContinue?: ((error: KubeApiError) => void) | undefined;
 }
 
-/** A complete list. */
-export interface ListedPages {
-  items: KubeObjectLike[];
+/** A complete list (its items as `each` made them). */
+export interface ListedPages<T = KubeObjectLike> {
+  items: T[];
   resourceVersion: string;
   pages: number;
 }
@@ -156,15 +156,24 @@ export async function listPages(
 }
 
 /**
- * One whole list, every page's items together (see {@linkcode listPages}). On an expired
+ * One whole list, every page's items together (see {@linkcode listPages}), each item passed
+ * through `each` as its page arrives (undefined drops it). So a transform that makes objects
+ * smaller runs before the next page is read: the raw list is never held whole, and a raw page
+ * dies young (a cheap collection) instead of being promoted with the whole list. On an expired
  * continue token, one unpaged list at the same resource version replaces what was read.
  */
-export async function listAllPages(o: ListPagerOptions): Promise<ListedPages> {
-  const items: KubeObjectLike[] = [];
+export async function listAllPages<T = KubeObjectLike>(
+  o: ListPagerOptions,
+  each: (item: KubeObjectLike) => T | undefined = (item) => item as T,
+): Promise<ListedPages<T>> {
+  const items: T[] = [];
   let rv: unknown;
   const pages = await listPages(o, (page, restarted) => {
     if (restarted) items.length = 0;
-    for (const item of page.items) items.push(item);
+    for (const item of page.items) {
+      const out = each(item);
+      if (out !== undefined) items.push(out);
+    }
     rv = page.metadata.resourceVersion;
   });
   return { items, resourceVersion: listResourceVersion(rv), pages };

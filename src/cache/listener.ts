@@ -39,9 +39,17 @@ export class Listener<T extends KubeObjectLike = KubeObject> {
   #wake: (() => void) | undefined;
   #highWater = 0;
 
-  constructor(policy: OverflowPolicy, resyncPeriodMs: number) {
+  /** Told of each event as the consumer takes it (event lag). */
+  readonly #onTaken: ((event: InformerEvent<T>) => void) | undefined;
+
+  constructor(
+    policy: OverflowPolicy,
+    resyncPeriodMs: number,
+    onTaken?: (event: InformerEvent<T>) => void,
+  ) {
     this.policy = policy;
     this.resyncPeriodMs = resyncPeriodMs;
+    this.#onTaken = onTaken;
   }
 
   /** Events waiting for the consumer. */
@@ -93,6 +101,7 @@ export class Listener<T extends KubeObjectLike = KubeObject> {
         if (this.#pending.get(key) === pos) this.#pending.delete(key);
       }
       if (slot.type === "synced") this.synced = true;
+      this.#onTaken?.(slot);
       return slot;
     }
   }

@@ -65,7 +65,14 @@ export {
 export type { DiscoveryInformerFactoryOptions } from "./discovery_informer_factory.ts";
 export type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
 export { Indexer, NAMESPACE_INDEX } from "./indexer.ts";
-export type { Indexers, IndexFunc, Store } from "./indexer.ts";
+export type { IndexerOptions, Indexers, IndexFunc, Store } from "./indexer.ts";
+export { ValueInterner } from "./value_interner.ts";
+export type { ValueInternerOptions } from "./value_interner.ts";
+export { CompactCodec } from "./compact_store.ts";
+export type { CompactCodecOptions, ObjectCodec } from "./compact_store.ts";
+export type { CacheMemoryMode } from "./informer_options.ts";
+export { serverWriteTime } from "./event_lag.ts";
+export type { EventLagHealth } from "./event_lag.ts";
 export { Lister, NamespaceLister } from "./lister.ts";
 export type { ListerListOptions } from "./lister.ts";
 export { CheckpointError } from "./checkpoint_error.ts";

@@ -280,9 +280,9 @@ export class Reflector<T extends KubeObjectLike> {
       onProgress: () => this.#signal(PROGRESS),
       onExpiredContinue: (error) =>
         this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
-    });
+    }, (item) => this.#transform(item, "list"));
     this.#recovery.connected();
-    this.#emitList(result.items, "list", {
+    this.#emitList(result.items, {
       request,
       resourceVersion: result.resourceVersion,
       pages: result.pages,
@@ -291,12 +291,11 @@ export class Reflector<T extends KubeObjectLike> {
 
   /**
    * Emits a complete state (`init`, each object, `init-done`) and moves to its version.
-   * `objects` are the server's (run through the transform here) for a `list`, or already
-   * transformed for a `stream`; `started` is when the list began.
+   * `objects` went through the transform as they arrived (a paged list page by page, a stream
+   * event by event); `started` is when the list began.
    */
   #emitList(
-    objects: Iterable<KubeObjectLike>,
-    from: "list" | "stream",
+    objects: Iterable<T>,
     outcome: { request: PlannedRequest; resourceVersion: string; pages: number },
     started: number,
   ): void {
@@ -305,9 +304,7 @@ export class Reflector<T extends KubeObjectLike> {
     this.#signal({ type: "replacing", relist });
     o.emit(INIT);
     let items = 0;
-    for (const item of objects) {
-      const object = from === "list" ? this.#transform(item, "list") : item as T;
-      if (object === undefined) continue;
+    for (const object of objects) {
       o.emit({ type: "init-apply", object });
       items++;
     }
@@ -424,7 +421,7 @@ export class Reflector<T extends KubeObjectLike> {
             idle.restart(o.inactivityTimeoutMs, watching);
             const objects = collected;
             collected = undefined;
-            this.#emitList(objects.values(), "stream", {
+            this.#emitList(objects.values(), {
               request,
               resourceVersion: event.resourceVersion,
               pages: 1,

@@ -77,7 +77,7 @@ export interface NewTraceContextOptions {
   /** A child of this context (same trace id, a new parent id). @default a new trace */
   parent?: TraceContext | undefined;
   /** Fills a byte array with random bytes. @default crypto.getRandomValues */
-  randomBytes?: ((bytes: Uint8Array) => void) | undefined;
+  randomBytes?: ((bytes: Uint8Array<ArrayBuffer>) => void) | undefined;
 }
 
 /**
@@ -96,7 +96,8 @@ export interface NewTraceContextOptions {
  */
 export function newTraceContext(options: NewTraceContextOptions = {}): TraceContext {
   const parent = checkTraceContext(options.parent, "options.parent");
-  const random = options.randomBytes ?? ((b: Uint8Array) => void crypto.getRandomValues(b));
+  const random = options.randomBytes ??
+    ((b: Uint8Array<ArrayBuffer>) => void crypto.getRandomValues(b));
   const hex = (n: number): string => {
     for (;;) {
       const bytes = new Uint8Array(n);

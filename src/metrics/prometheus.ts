@@ -71,6 +71,8 @@ const STATES: readonly ReflectorState[] = ["idle", "listing", "watching", "backi
  * `kinformer_listener_backlog_max`, `kinformer_consistency_checks_total{outcome}`,
  * `kinformer_drift_objects_total{kind}` (`missing`, `extra`, `stale`); from `health()`: `kinformer_state{state}`,
  * `kinformer_synced`, `kinformer_stalled`, `kinformer_objects`,
+ * `kinformer_cache_estimated_bytes{mode}`, `kinformer_event_lag_seconds` (summary: `_sum`,
+ * `_count`), `kinformer_event_lag_max_seconds`,
  * `kinformer_last_event_timestamp_seconds`, `kinformer_last_bookmark_timestamp_seconds`,
  * `kinformer_watch_restarts_total`, `kinformer_errors_total{kind}`,
  * `kinformer_last_error_timestamp_seconds`, `kinformer_listeners`,
@@ -229,6 +231,23 @@ function renderHealth(out: Exposition, h: InformerHealth): void {
   out.sample("stalled", h.stalled ? 1 : 0);
   out.family("objects", "gauge", "Objects in the cache.");
   out.sample("objects", h.objects);
+  out.family(
+    "cache_estimated_bytes",
+    "gauge",
+    "Estimated heap bytes the cached objects hold (see health().memory).",
+  );
+  out.sample("cache_estimated_bytes", h.memory.estimatedBytes, { mode: h.memory.mode });
+  out.family(
+    "event_lag_seconds",
+    "summary",
+    "Server write (newest managedFields time) to a consumer taking the live add or update.",
+  );
+  if (h.eventLag !== undefined) {
+    out.sample("event_lag_seconds_sum", h.eventLag.sumMs / 1000);
+    out.sample("event_lag_seconds_count", h.eventLag.events);
+  }
+  out.family("event_lag_max_seconds", "gauge", "Largest event lag measured.");
+  if (h.eventLag !== undefined) out.sample("event_lag_max_seconds", h.eventLag.maxMs / 1000);
   out.family(
     "last_event_timestamp_seconds",
     "gauge",

@@ -25,7 +25,9 @@ const squash = (text: string): string => text.replace(/\s+/g, " ").trim();
 
 /** Every `tests/..._test.ts: "name"` (or `'name'`) in `markdown`. */
 export function pointersOf(markdown: string): Pointer[] {
-  const pattern = /(tests\/[A-Za-z0-9_./-]+_test\.ts):\s+(?:"([^"]+)"|'([^']+)')/g;
+  // A test of the library (`tests/...`) or of a workspace package (`packages/<name>/tests/...`).
+  const pattern =
+    /((?:packages\/[A-Za-z0-9_-]+\/)?tests\/[A-Za-z0-9_./-]+_test\.ts):\s+(?:"([^"]+)"|'([^']+)')/g;
   const pointers: Pointer[] = [];
   for (const match of markdown.matchAll(pattern)) {
     pointers.push({
@@ -80,6 +82,12 @@ describe("the SECURITY.md checker", () => {
     assert.deepEqual(pointersOf(markdown), [
       { file: "tests/a/b_test.ts", name: "one two", line: 1 },
       { file: "tests/c_test.ts", name: 'say "hi"', line: 2 },
+    ]);
+  });
+
+  test("reads pointers into a workspace package's tests whole", () => {
+    assert.deepEqual(pointersOf('(packages/simulator/tests/server/x_test.ts: "refused")'), [
+      { file: "packages/simulator/tests/server/x_test.ts", name: "refused", line: 1 },
     ]);
   });
 

@@ -1,0 +1,398 @@
+/**
+ * Sharing of repeated strings and identical subtrees between cached objects (hash-consing).
+ * @module
+ */
+
+/** Options of {@linkcode ValueInterner}. */
+export interface ValueInternerOptions {
+  /**
+   * Entries each of its two tables (strings, subtrees) holds before its older half is dropped.
+   * A value not seen again within two generations is forgotten (objects keep it; only sharing
+   * with later objects is lost), so the tables stay bounded however the cluster churns.
+   * @default 65536
+   */
+  generationSize?: number | undefined;
+}
+
+/**
+ * Makes freshly decoded JSON values share memory with values seen before: every string of 10
+ * or more characters is replaced by the first equal one seen (V8's `JSON.parse` shares only
+ * shorter strings, so names, namespaces, images, node names, timestamps and label values are
+ * otherwise fresh copies in every object), and every object or array whose content equals one seen before is
+ * replaced by that one (managedFields entries, container specs, ports, env, volumes,
+ * conditions...). A subtree is frozen (`Object.freeze`, all the way down) when it is first
+ * shared, with another object or another version of the same object: a change to it through
+ * one object would show in every object holding it. The top-level object, and the parts of it
+ * shared with nothing, are not frozen. Values are compared by content exactly (key
+ * order included), so an interned value is indistinguishable from the original to
+ * `JSON.stringify`, `deepEqual` or any reader; only writes differ (they throw in strict code).
+ *
+ * Every subtree is remembered, so sharing starts with the second copy (a Deployment's second
+ * pod); the two tables are bounded by generations ({@linkcode ValueInternerOptions}).
+ * `intern` walks each value once; it runs where objects enter an informer's cache.
+ *
+ * @example
+ * ```ts
+ * import { ValueInterner } from "@kinformer/kinformer/cache";
+ * import assert from "node:assert/strict";
+ * const interner = new ValueInterner();
+ * const spec = '{"containers":[{"name":"web","image":"registry.example.com/web:v1"}]}';
+ * const a = interner.intern(JSON.parse(`{"metadata":{"uid":"1"},"spec":${spec}}`));
+ * const b = interner.intern(JSON.parse(`{"metadata":{"uid":"2"},"spec":${spec}}`));
+ * assert.equal(a.spec, b.spec); // one object, shared
+ * assert.ok(Object.isFrozen(b.spec));
+ * assert.deepEqual(b, JSON.parse(`{"metadata":{"uid":"2"},"spec":${spec}}`));
+ * ```
+ */
+export class ValueInterner {
+  readonly #generationSize: number;
+  #strings = new Map<string, string>();
+  #oldStrings = new Map<string, string>();
+  #nodes = new Map<number, object>();
+  #oldNodes = new Map<number, object>();
+  /** Nesting depth of the node being walked. */
+  #depth = 0;
+  /** Set by `#value`: the hash of the value it returned, or FRESH. */
+  #hash = 0;
+  /** Estimated heap bytes the last `intern` kept (what it could not share). */
+  #bytes = 0;
+
+  /** An interner with empty tables. */
+  constructor(options: ValueInternerOptions = {}) {
+    const size = options.generationSize ?? 65_536;
+    if (!Number.isInteger(size) || size < 1) {
+      throw new RangeError(`generationSize must be a positive integer, got ${size}`);
+    }
+    this.#generationSize = size;
+  }
+
+  /** Entries the tables hold now (strings and subtrees, both generations). */
+  get size(): number {
+    return this.#strings.size + this.#oldStrings.size + this.#nodes.size + this.#oldNodes.size;
+  }
+
+  /**
+   * Estimated heap bytes of what the last {@linkcode ValueInterner.intern} could not share
+   * (its own strings and nodes; a subtree seen first there counts there): an estimate, as
+   * engines lay objects out as they like.
+   */
+  get lastBytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * `value` with its strings and subtrees replaced by equal ones seen before (changed in
+   * place; the top-level object itself is never replaced nor frozen).
+   */
+  intern<V>(value: V): V {
+    this.#bytes = 0;
+    this.#depth = 0;
+    if (typeof value !== "object" || value === null) return this.#value(value) as V;
+    if (Array.isArray(value)) this.#array(value);
+    else this.#object(value as Record<string, unknown>);
+    this.#bytes += NODE_BYTES;
+    return value;
+  }
+
+  /**
+   * {@linkcode ValueInterner.intern} for a new version of `previous` (an object already
+   * interned, e.g. the cached version of a watched object): each part of `value` equal to the
+   * same part of `previous` becomes that part, found by walking both side by side (no hashing,
+   * no table); only the parts that differ go through the tables. About half the cost of
+   * `intern` for a typical update, where a few fields change.
+   */
+  internLike<V>(value: V, previous: unknown): V {
+    this.#bytes = 0;
+    this.#depth = 0;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      return this.intern(value);
+    }
+    if (typeof previous !== "object" || previous === null || Array.isArray(previous)) {
+      return this.intern(value);
+    }
+    const o = value as Record<string, unknown>;
+    const p = previous as Record<string, unknown>;
+    if (this.#objectLike(o, p)) freezeTaken(o, p); // equal, yet the top level stays its own
+    this.#bytes += NODE_BYTES;
+    return value;
+  }
+
+  /** `v` as the same part of the previous version `p` when equal, else interned. */
+  #like(v: unknown, p: unknown): unknown {
+    if (v === p) return p;
+    if (typeof v === "string") {
+      if (typeof p === "string" && v === p) return p;
+      return this.#string(v);
+    }
+    if (typeof v !== "object" || v === null || typeof p !== "object" || p === null) {
+      return this.#value(v);
+    }
+    if (this.#depth >= MAX_DEPTH) return v;
+    this.#depth++;
+    const same = Array.isArray(v) ? Array.isArray(p) && this.#arrayLike(v, p) : !Array.isArray(p) &&
+      this.#objectLike(v as Record<string, unknown>, p as Record<string, unknown>);
+    this.#depth--;
+    if (!same) {
+      this.#bytes += NODE_BYTES;
+      return v;
+    }
+    // Equal: `p` is used whole; whoever holds it (a node that differs) freezes it.
+    return p;
+  }
+
+  /** Interns `a`'s items like `p`'s; true when every item is `p`'s (so `a` equals `p`). */
+  #arrayLike(a: unknown[], p: unknown[]): boolean {
+    const bytes = this.#bytes;
+    let same = a.length === p.length;
+    this.#bytes += 8 * a.length;
+    for (let i = 0; i < a.length; i++) {
+      const item = a[i];
+      const before = i < p.length ? p[i] : undefined;
+      const canonical = before === undefined ? this.#value(item) : this.#like(item, before);
+      if (canonical !== item) a[i] = canonical;
+      if (canonical !== before) same = false;
+    }
+    if (same) this.#bytes = bytes;
+    else freezeTaken(a, p);
+    return same;
+  }
+
+  /** Interns `o`'s values like `p`'s; true when `o` has `p`'s keys, in order, and values. */
+  #objectLike(o: Record<string, unknown>, p: Record<string, unknown>): boolean {
+    const bytes = this.#bytes;
+    let same = true;
+    let count = 0;
+    for (const key in o) {
+      this.#bytes += 8;
+      count++;
+      const item = o[key];
+      const before = Object.hasOwn(p, key) ? p[key] : undefined;
+      const canonical = before === undefined ? this.#value(item) : this.#like(item, before);
+      if (canonical !== item) o[key] = canonical;
+      if (canonical !== before) same = false;
+    }
+    // Same values under `o`'s keys: equal if `p` has no other key, in the same order.
+    if (same) same = sameKeys(o, p, count);
+    if (same) this.#bytes = bytes;
+    else freezeTaken(o, p);
+    return same;
+  }
+
+  /** The canonical form of `v`; sets `#hash` (FRESH for what JSON cannot hold). */
+  #value(v: unknown): unknown {
+    switch (typeof v) {
+      case "string":
+        return this.#string(v);
+      case "number":
+        this.#hash = numberHash(v);
+        return v;
+      case "boolean":
+        this.#hash = v ? 0x2f1 : 0x2f3;
+        return v;
+      case "object": {
+        if (v === null) {
+          this.#hash = 0x2f5;
+          return v;
+        }
+        if (this.#depth >= MAX_DEPTH) {
+          // Deeper than any Kubernetes object: kept as it is (and no stack overflows).
+          this.#hash = FRESH;
+          return v;
+        }
+        const bytes = this.#bytes;
+        this.#depth++;
+        const hash = Array.isArray(v) ? this.#array(v) : this.#object(v as Record<string, unknown>);
+        this.#depth--;
+        this.#hash = hash;
+        if (hash === FRESH) {
+          this.#bytes += NODE_BYTES;
+          return v;
+        }
+        const canonical = this.#node(v, hash);
+        // A subtree shared with one seen before costs nothing here.
+        if (canonical !== v) this.#bytes = bytes;
+        else this.#bytes += NODE_BYTES;
+        return canonical;
+      }
+      default:
+        this.#hash = FRESH;
+        return v;
+    }
+  }
+
+  #string(s: string): string {
+    // V8's JSON.parse already shares short strings (it internalizes them): no table needed.
+    if (s.length < SHORT) {
+      this.#hash = stringHash(s);
+      return s;
+    }
+    let canonical = this.#strings.get(s);
+    if (canonical === undefined) {
+      canonical = this.#oldStrings.get(s);
+      if (canonical === undefined) {
+        this.#hash = stringHash(s);
+        this.#bytes += 16 + s.length;
+        this.#remember(this.#strings, s, s);
+        return s;
+      }
+      this.#remember(this.#strings, s, canonical);
+    }
+    this.#hash = stringHash(canonical);
+    return canonical;
+  }
+
+  /** Interns the items of `a` in place; returns its content hash (FRESH if it holds something left alone). */
+  #array(a: unknown[]): number {
+    let hash = 0x3a5 + a.length;
+    let fresh = false;
+    this.#bytes += 8 * a.length;
+    for (let i = 0; i < a.length; i++) {
+      const item = a[i];
+      const canonical = this.#value(item);
+      if (canonical !== item) a[i] = canonical;
+      if (this.#hash === FRESH) fresh = true;
+      else hash = mix(hash, this.#hash);
+    }
+    return fresh ? FRESH : hash;
+  }
+
+  /** Interns the values of `o` in place; returns its content hash (FRESH if it holds something left alone). */
+  #object(o: Record<string, unknown>): number {
+    let hash = 0x1b7;
+    let fresh = false;
+    for (const key in o) {
+      this.#bytes += 8;
+      const item = o[key];
+      const canonical = this.#value(item);
+      if (canonical !== item) o[key] = canonical;
+      if (this.#hash === FRESH) fresh = true;
+      else hash = mix(mix(hash, keyHash(key)), this.#hash);
+    }
+    return fresh ? FRESH : hash;
+  }
+
+  /**
+   * The node equal to `v` seen before (frozen, with everything under it, once it is shared),
+   * or `v` itself (remembered). Equality is checked on the items, which are interned: a node
+   * changed in place before it was shared no longer matches (nor does any node above it).
+   */
+  #node(v: object, hash: number): object {
+    let seen = this.#nodes.get(hash);
+    if (seen === undefined) {
+      seen = this.#oldNodes.get(hash);
+      if (seen !== undefined) this.#remember(this.#nodes, hash, seen);
+    }
+    if (seen === undefined) {
+      this.#remember(this.#nodes, hash, v);
+      return v;
+    }
+    if (!shallowEqual(seen, v)) return v;
+    freezeDeep(seen);
+    return seen;
+  }
+
+  /** Adds an entry to a young table, retiring it to the old one when it is full. */
+  #remember<K, V>(young: Map<K, V>, key: K, value: V): void {
+    young.set(key, value);
+    if (young.size < this.#generationSize) return;
+    if (young === this.#strings as unknown) {
+      this.#oldStrings = this.#strings;
+      this.#strings = new Map();
+    } else {
+      this.#oldNodes = this.#nodes;
+      this.#nodes = new Map();
+    }
+  }
+}
+
+/** Estimated bytes of an object or array besides its slots (header, map, elements store). */
+const NODE_BYTES = 32;
+
+/** Strings shorter than this are not tabled (JSON.parse shares them on V8). */
+const SHORT = 10;
+
+/** Nodes deeper than this are left as they are (Kubernetes objects nest about 20 deep). */
+const MAX_DEPTH = 100;
+
+/** Freezes `node` and every node under it (stopping at frozen ones: frozen all the way down). */
+function freezeDeep(node: object): void {
+  if (Object.isFrozen(node)) return;
+  Object.freeze(node);
+  const items = node as Record<string, unknown>;
+  for (const key in items) {
+    const item = items[key];
+    if (typeof item === "object" && item !== null) freezeDeep(item);
+  }
+}
+
+/**
+ * Freezes the parts `node` took whole from the previous version `p` (now held by two
+ * versions); called once per node that differs, so each shared part is frozen from the top.
+ */
+function freezeTaken(node: object, p: object): void {
+  const items = node as Record<string, unknown>;
+  const before = p as Record<string, unknown>;
+  for (const key in items) {
+    const item = items[key];
+    if (typeof item === "object" && item !== null && item === before[key]) freezeDeep(item);
+  }
+}
+
+/** Hash of a subtree holding what JSON cannot hold (`undefined`, a function): left alone. */
+const FRESH = -1;
+
+function mix(h: number, x: number): number {
+  return (Math.imul(h ^ x, 0x01000193) + (h >>> 13)) & 0x3fffffff;
+}
+
+function numberHash(n: number): number {
+  return (n | 0) === n ? (Math.imul(n, 0x9e3779b1) >>> 2) & 0x3fffffff : 0x2f7;
+}
+
+/**
+ * A cheap hash of a string: its length, first character and last 16 characters (where
+ * timestamps, tags, hashes and ordinals differ; collisions are checked, never trusted).
+ */
+function stringHash(s: string): number {
+  const n = s.length;
+  if (n === 0) return 0x2f9;
+  let h = mix(n, s.charCodeAt(0));
+  for (let i = n > 16 ? n - 16 : 1; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h & 0x3fffffff;
+}
+
+/** A cheaper hash for property names (few, and in the same order per shape). */
+function keyHash(key: string): number {
+  const n = key.length;
+  return n === 0 ? 0x2fb : (n * 0x3b9 + key.charCodeAt(0) * 31 + key.charCodeAt(n - 1)) | 0;
+}
+
+/** Whether `b` has exactly `a`'s `count` keys, in the same order. */
+function sameKeys(a: object, b: object, count: number): boolean {
+  const keys: string[] = [];
+  for (const key in b) keys.push(key);
+  if (keys.length !== count) return false;
+  let i = 0;
+  for (const key in a) if (key !== keys[i++]) return false;
+  return true;
+}
+
+/** Whether two interned nodes hold identical items (same keys, in the same order). */
+function shallowEqual(a: object, b: object): boolean {
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys: string[] = [];
+  for (const key in rb) keys.push(key);
+  let i = 0;
+  for (const key in ra) {
+    if (key !== keys[i] || ra[key] !== rb[key]) return false;
+    i++;
+  }
+  return i === keys.length;
+}

@@ -1,0 +1,144 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { ValueInterner } from "../../src/cache/value_interner.ts";
+import { podFixture } from "../../src/testing/fixtures.ts";
+
+/** A served pod as JSON text: the fixture plus a uid and resource version of its own. */
+function podText(i: number, rv = 1000 + i): string {
+  const pod = podFixture(i);
+  pod.metadata.uid = `uid-${i}-0000-0000-0000-000000000000`;
+  pod.metadata.resourceVersion = String(rv);
+  return JSON.stringify(pod);
+}
+
+type Pod = ReturnType<typeof podFixture> & {
+  spec?: { volumes?: unknown; containers?: { env?: unknown }[] };
+};
+
+describe("ValueInterner", () => {
+  test("an interned object reads, compares and serializes exactly as the decoded one", () => {
+    const interner = new ValueInterner();
+    for (let i = 0; i < 50; i++) {
+      const text = podText(i);
+      const interned = interner.intern(JSON.parse(text));
+      assert.deepEqual(interned, JSON.parse(text));
+      assert.equal(JSON.stringify(interned), text);
+    }
+  });
+
+  test("identical subtrees of different objects become one shared, frozen object", () => {
+    const interner = new ValueInterner();
+    const spec = { containers: [{ name: "web", image: "registry.example.com/web:v1" }] };
+    const a = interner.intern({ metadata: { uid: "u-1" }, spec: structuredClone(spec) });
+    assert.ok(!Object.isFrozen(a.spec), "not frozen while nothing shares it");
+    const b = interner.intern({ metadata: { uid: "u-2" }, spec: structuredClone(spec) });
+    assert.equal(b.spec, a.spec);
+    assert.ok(Object.isFrozen(a.spec));
+    assert.ok(Object.isFrozen(a.spec.containers[0]), "frozen all the way down");
+    assert.throws(() => {
+      (b.spec.containers[0] as { image: string }).image = "evil";
+    }, TypeError);
+    assert.ok(!Object.isFrozen(b), "the top-level object is not frozen");
+    assert.ok(!Object.isFrozen(b.metadata), "a part holding a unique value is not shared");
+  });
+
+  test("repeated strings of 10 or more characters become one string", () => {
+    const interner = new ValueInterner();
+    const a = interner.intern(JSON.parse('{"a":"registry.example.com/x","uid":"1"}'));
+    const b = interner.intern(JSON.parse('{"b":"registry.example.com/x","uid":"2"}'));
+    assert.equal(a.a, b.b);
+  });
+
+  test("key order is part of a subtree's identity", () => {
+    const interner = new ValueInterner();
+    interner.intern({ x: { a: "1", b: "2" } });
+    const other = interner.intern({ x: { b: "2", a: "1" } });
+    assert.deepEqual(Object.keys(other.x), ["b", "a"]);
+  });
+
+  test("arrays, objects, numbers, booleans and null of equal look stay apart", () => {
+    const interner = new ValueInterner();
+    const values = [[], {}, [0], ["0"], [false], [null], { a: 1 }, { a: "1" }, { a: true }];
+    for (const v of values) interner.intern({ v: structuredClone(v) });
+    for (const v of values) {
+      assert.deepEqual(interner.intern({ v: structuredClone(v) }), { v });
+    }
+  });
+
+  test("a subtree changed in place before it was shared is not shared by later equals", () => {
+    const interner = new ValueInterner();
+    const first = interner.intern({ uid: "a", labels: { app: "web-frontend" } });
+    first.labels.app = "changed-in-place";
+    const second = interner.intern({ uid: "b", labels: { app: "web-frontend" } });
+    assert.notEqual(second.labels, first.labels);
+    assert.equal(second.labels.app, "web-frontend");
+  });
+
+  test("sharing 500 pods keeps fewer distinct objects than decoding them", () => {
+    const interner = new ValueInterner();
+    const pods = Array.from({ length: 500 }, (_, i) => interner.intern(JSON.parse(podText(i))));
+    const volumes = new Set(pods.map((p: Pod) => p.spec?.volumes));
+    assert.equal(volumes.size, 1, "every pod has the same volumes: one list");
+    const env = new Set(pods.map((p: Pod) => p.spec?.containers?.[0]?.env));
+    assert.equal(env.size, 8, "one env list per app");
+    const own = pods.map(() => interner.lastBytes);
+    assert.ok(own.every((n) => n > 0));
+  });
+
+  test("lastBytes counts only what could not be shared", () => {
+    const interner = new ValueInterner();
+    interner.intern(JSON.parse(podText(1)));
+    const first = interner.lastBytes;
+    interner.intern(JSON.parse(podText(1, 5000))); // the same pod, another version
+    assert.ok(interner.lastBytes < first / 2, `${interner.lastBytes} vs ${first}`);
+  });
+
+  test("internLike shares every part equal to the previous version", () => {
+    const interner = new ValueInterner();
+    const before = interner.intern(JSON.parse(podText(7)) as Pod);
+    const after = JSON.parse(podText(7, 9999)) as Pod;
+    const expected = structuredClone(after);
+    interner.internLike(after, before);
+    assert.deepEqual(after, expected);
+    assert.equal(after.spec, before.spec);
+    assert.equal(after.status, before.status);
+    assert.equal(after.metadata.labels, before.metadata.labels);
+    assert.notEqual(after.metadata, before.metadata); // its resourceVersion differs
+    assert.ok(Object.isFrozen(before.spec));
+    assert.ok(!Object.isFrozen(before.metadata));
+  });
+
+  test("internLike keeps added, removed and reordered keys and items", () => {
+    const interner = new ValueInterner();
+    const before = interner.intern({ a: { x: "1", y: "2" }, list: ["p", "q"], gone: { k: "v" } });
+    const after = interner.internLike(
+      { a: { y: "2", x: "1" }, list: ["p", "q", "r"], added: { k: "v" } },
+      before,
+    );
+    assert.deepEqual(after, { a: { y: "2", x: "1" }, list: ["p", "q", "r"], added: { k: "v" } });
+    assert.deepEqual(Object.keys(after.a), ["y", "x"]);
+    assert.notEqual(after.a, before.a);
+  });
+
+  test("an object nested deeper than any Kubernetes object is kept as is, without overflow", () => {
+    const interner = new ValueInterner();
+    let deep: Record<string, unknown> = { leaf: "a-long-string-value" };
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    const out = interner.intern({ spec: deep });
+    assert.equal(out.spec, deep);
+  });
+
+  test("the tables stay bounded by two generations", () => {
+    const interner = new ValueInterner({ generationSize: 100 });
+    for (let i = 0; i < 2_000; i++) interner.intern({ name: `a-unique-name-${i}`, n: { i } });
+    assert.ok(interner.size <= 400, `${interner.size} entries`);
+    // Values seen again recently are still shared.
+    const a = interner.intern({ v: { s: "shared-value-xyz" } });
+    const b = interner.intern({ v: { s: "shared-value-xyz" } });
+    assert.equal(a.v, b.v);
+  });
+
+  test("a bad generationSize is a RangeError naming it", () => {
+    assert.throws(() => new ValueInterner({ generationSize: 0 }), /generationSize/);
+  });
+});
