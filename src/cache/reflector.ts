@@ -227,8 +227,11 @@ export class Reflector<T extends KubeObjectLike> {
 
   /** Counts `signal` into the stats and tells the `observe` option. */
   #signal(signal: ReflectorSignal): void {
-    const now = this.#o.clock.now();
-    countSignal(this.stats, signal, now, this.#watches);
+    const type = signal.type;
+    // Only what the stats count reads the clock (a moved resource version does not).
+    if (type !== "moved" && type !== "listed" && type !== "watch-opened" && type !== "reconnect") {
+      countSignal(this.stats, signal, this.#o.clock.now(), this.#watches);
+    }
     if (signal.type === "started" && signal.request !== "list") this.#watches++;
     this.#o.observe?.(signal);
   }
