@@ -10,7 +10,8 @@
 //    a block off):
 //      ```ts          type-checked
 //      ```ts run      type-checked, then run with `deno run -A` and must exit 0 within 60 s,
-//                     against a fresh simulated cluster (scripts/_docs_cluster.ts): KUBECONFIG
+//                     against a fresh simulated cluster (the simulator's command,
+//                     packages/simulator/src/adapters/cli/cli.ts --fixtures demo): KUBECONFIG
 //                     names a kubeconfig for it, so `loadFromDefault()` (from
 //                     `@kinformer/kinformer/config/deno`, `/node` or `/bun`) connects to it.
 //                     It holds namespaces default and kube-system, pods default/web-1,
@@ -186,18 +187,26 @@ function start(cmd, args, { env = {}, timeoutMs, stdin = "ignore", onLine = () =
   return { child, exited };
 }
 
-/** A ```ts run block against a fresh simulated cluster; resolves `{ code, out, reason }`. */
+/**
+ * A ```ts run block against a fresh simulated cluster, started by the simulator's command
+ * (`kinformer-sim --fixtures demo`, what a reader without a cluster runs) with a kubeconfig of
+ * its own; resolves `{ code, out, reason }`.
+ */
 async function runBlock(file) {
-  const kubeconfig = `${file.slice(0, -3)}.kubeconfig.json`;
+  const kubeconfig = join(`${file.slice(0, -3)}.kube`, "config");
   let ready;
   const listening = new Promise((resolveReady) => (ready = resolveReady));
   const cluster = start(
     bin("deno"),
-    ["run", "-A", join(root, "scripts", "_docs_cluster.ts"), kubeconfig],
+    [
+      "run",
+      "-A",
+      join(root, "packages", "simulator", "src", "adapters", "cli", "cli.ts"),
+      ...["--kubeconfig", kubeconfig, "--context", "simulated", "--fixtures", "demo"],
+    ],
     {
       timeoutMs: RUN_TIMEOUT_MS * 2,
-      stdin: "pipe",
-      onLine: (line) => line.startsWith("READY ") && ready(true),
+      onLine: (line) => line.startsWith("kinformer-sim serving ") && ready(true),
     },
   );
   cluster.exited.then(() => ready(false));
@@ -211,7 +220,7 @@ async function runBlock(file) {
       timeoutMs: RUN_TIMEOUT_MS,
     }).exited;
   } finally {
-    cluster.child.stdin.end();
+    cluster.child.kill("SIGTERM"); // it stops cleanly and deletes the kubeconfig it wrote
     await cluster.exited;
   }
 }

@@ -29,7 +29,7 @@ const PACKAGES = [
     name: "packages/simulator/src/",
     src: join(root, "packages", "simulator", "src"),
     // packages/simulator/ARCHITECTURE.md explains them.
-    layers: ["core", "model", "store", "handlers", "server", "cluster", "adapters"],
+    layers: ["core", "model", "store", "handlers", "server", "cluster", "command", "adapters"],
   },
 ];
 

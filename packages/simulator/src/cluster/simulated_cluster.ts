@@ -286,6 +286,13 @@ export class SimulatedCluster implements Disposable {
     this.#requestLog.clear();
   }
 
+  /** Number of objects stored, of every resource. */
+  get objectCount(): number {
+    let count = 0;
+    for (const state of this.#store.states) count += state.objects.size;
+    return count;
+  }
+
   /** Number of watches currently open. */
   get openWatches(): number {
     return this.#watches.size;

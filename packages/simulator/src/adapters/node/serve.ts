@@ -1,12 +1,14 @@
 /**
  * Serves a `fetch` handler (such as `SimulatedCluster.fetch`) over HTTP or HTTPS with
  * `node:http` and `node:tls` (works on Node, and on Deno and Bun through their Node
- * compatibility). With `tls.clientCa` it authenticates client certificates: the handler sees
+ * compatibility; on Deno, HTTPS is `node:https`, whose connections stay usable for a second
+ * request, where a `node:tls` socket handed to `node:http` served one request only). With `tls.clientCa` it authenticates client certificates: the handler sees
  * the request as the certificate's CN (`RecordedRequest.user` in the simulated cluster).
  * @module
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { createServer as createHttpsServer } from "node:https";
 import { createServer as createTlsServer, type TLSSocket } from "node:tls";
 import { setClientCertUser } from "../../server/client_cert_user.ts";
 import {
@@ -198,22 +200,30 @@ export async function serve(handler: FetchHandler, options?: ServeOptions): Prom
   const host = _urlHost(hostname);
   const scheme = tls === undefined ? "http" : "https";
   let authority = host;
-  const server = createServer((req, res) => {
+  const serveRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handle(handler, tracker, scheme, authority, req, res).catch((error: unknown) => {
       res.destroy(error instanceof Error ? error : new Error(String(error)));
     });
-  });
-  server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Uint8Array) => {
-    upgrade(handler, tracker, scheme, authority, req, socket, head).catch(() => socket.destroy());
-  });
-  const listener = tls === undefined ? server : createTlsServer({
+  };
+  const tlsOptions = tls === undefined ? undefined : {
     cert: tls.cert,
     key: tls.key,
     ALPNProtocols: ["http/1.1"],
     ...(tls.clientCa === undefined
       ? {}
       : { ca: tls.clientCa, requestCert: true, rejectUnauthorized: false }),
-  }, (socket) => server.emit("connection", socket));
+  };
+  // Deno's node:http serves a socket a node:tls server hands it for one request only (the
+  // next request on that kept-alive connection is reset): there, HTTPS is node:https itself.
+  const server = tlsOptions !== undefined && "Deno" in globalThis
+    ? createHttpsServer(tlsOptions, serveRequest)
+    : createServer(serveRequest);
+  server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Uint8Array) => {
+    upgrade(handler, tracker, scheme, authority, req, socket, head).catch(() => socket.destroy());
+  });
+  const listener = tlsOptions === undefined || "Deno" in globalThis
+    ? server
+    : createTlsServer(tlsOptions, (socket) => server.emit("connection", socket));
   // The TLS server's connections are raw TCP sockets until the handshake; track both.
   listener.on("connection", track);
   if (tls !== undefined) {
