@@ -58,20 +58,15 @@ export const DIAGRAM = {
         {
           title: "Reflector",
           text:
-            "LIST then WATCH, forever: one state, pure transitions; pages lists, paces retries.",
+            "LIST then WATCH, forever: one state union, pure rules; recovery and pacing around the loop.",
           files: ["reflector.ts", "reflector_state.ts", "list_pager.ts", "request_pacer.ts"],
           out: "watcher events: init, init-apply, init-done, apply, delete, bookmark",
         },
         {
-          title: "Store writer: DeltaFIFO",
-          text: "Every change per key; a relist becomes Replaced deltas plus tombstones.",
-          files: ["store_writer.ts", "delta_fifo.ts"],
-          out: "one key's deltas: Added, Updated, Deleted, Replaced, Sync",
-        },
-        {
-          title: "Store and indexer",
-          text: "processDeltas decides the cached object and what listeners are told.",
-          files: ["process_deltas.ts", "indexer.ts", "lister.ts"],
+          title: "Store writer",
+          text:
+            "apply and delete straight into the indexer; a relist and a resync through the DeltaFIFO (tombstones) and processDeltas.",
+          files: ["store_writer.ts", "indexer.ts", "delta_fifo.ts", "process_deltas.ts"],
           out: "add, update, delete, synced",
         },
         {

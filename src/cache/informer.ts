@@ -43,7 +43,7 @@ import { ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
 import { keyOf } from "./object_key.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
-import { Reflector } from "./reflector.ts";
+import { Reflector, type ReflectorSignal } from "./reflector.ts";
 import { resourceVersionReached } from "./resource_version_reached.ts";
 import { StoreWriter } from "./store_writer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
@@ -110,7 +110,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #memory: CacheMemory<T>;
   /** Server write to consumer, per live event (for `health().eventLag`). */
   #lag: EventLag;
-  /** The middle of `reflector -> store writer -> listeners`: DeltaFIFO, processDeltas, cache. */
+  /** The middle of `reflector -> store writer -> listeners`: the cache and what changed in it. */
   #writer: StoreWriter<T>;
   #reflector: Reflector<T>;
   #listeners: ListenerSet<T>;
@@ -233,15 +233,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       emit: (event) => this.#write(event),
       onError: (error, details) => this.#failed(error, details, metrics),
       resumeFrom: resume.resourceVersion,
-      onListDone: metrics?.onList,
-      onEvent: metrics?.onWatchEvent,
-      onRelist: metrics?.onRelist,
-      onReconnect: metrics?.onReconnect,
-      // Each waiter removes itself once settled: a check still pending waits for the next move.
-      onResourceVersion: () => {
-        this.#reporter.healthy();
-        this.#rvWaiters.wake();
-      },
+      observe: (signal) => this.#observe(signal, metrics),
     });
     const seeded = resume.objects !== undefined;
     this.#checker = new ConsistencyChecker({
@@ -727,6 +719,34 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     if (type === "apply" || type === "delete") this.#checker.observe(event.object);
     this.#writer.write(event);
     if (type === "apply" || type === "delete" || type === "init-done") this.#reportBacklog();
+  }
+
+  /** What the reflector went through: metrics, liveness, resource-version waiters. */
+  #observe(signal: ReflectorSignal, metrics: InformerMetrics | undefined): void {
+    switch (signal.type) {
+      case "line":
+        metrics?.onWatchEvent?.(signal.event);
+        return;
+      case "moved":
+        this.#reporter.healthy();
+        // Each waiter removes itself once settled: a check still pending waits for the next move.
+        this.#rvWaiters.wake();
+        return;
+      case "watch-opened":
+        // The server answers again: a recovering cluster is live before its next line.
+        this.#reporter.healthy();
+        metrics?.onWatchOpened?.();
+        return;
+      case "replacing":
+        if (signal.relist !== undefined) metrics?.onRelist?.(signal.relist);
+        return;
+      case "listed":
+        metrics?.onList?.(signal.durationMs, signal.items, signal.pages);
+        return;
+      case "reconnect":
+        metrics?.onReconnect?.(signal.endedBy);
+        return;
+    }
   }
 
   /** What the store writer changed, to every listener; the first sync wakes its waiters. */

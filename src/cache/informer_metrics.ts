@@ -21,6 +21,11 @@ export interface InformerMetrics {
    * informer), and why (see `RelistReason`).
    */
   onRelist?(reason: RelistReason): void;
+  /**
+   * The server accepted a watch (status 200): the cluster answers again, before the watch's
+   * first event or bookmark (a multi-cluster view marks a recovering cluster live with it).
+   */
+  onWatchOpened?(): void;
   /** The watch is reconnecting after `kind` of failure (or `"closed"` for a clean end). */
   onReconnect?(kind: ErrorKind | "closed"): void;
   /** A watch line could not be decoded. */
@@ -36,6 +41,7 @@ const HOOKS: readonly (keyof InformerMetrics)[] = [
   "onWatchEvent",
   "onRelist",
   "onReconnect",
+  "onWatchOpened",
   "onDecodeError",
   "onListenerBacklog",
   "onConsistencyCheck",

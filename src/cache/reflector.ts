@@ -8,7 +8,6 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { WatchTransport } from "../client/watch_transport.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
-import { KubeApiError } from "../client/errors.ts";
 import { isMetadataOnly, toPartialObjectMetadata } from "../client/metadata_only.ts";
 import { decodeWatchStream } from "../watch/watch_decoder.ts";
 import { responseBytes } from "../watch/response_bytes.ts";
@@ -25,52 +24,41 @@ import { listAllPages } from "./list_pager.ts";
 import { typeMetaOf } from "./checkpoint.ts";
 import {
   backingOff,
+  type FailureWait,
+  type InitialLine,
+  initialLine,
   type InitialListMode,
+  type InitialPhase,
   initialState,
   listed,
   type ListWatchState,
   moved,
+  phaseOf,
   planAfterFailure,
   type PlannedRequest,
   planNextRequest,
   received,
   type ReflectorState,
   relistAsked,
-  type RelistReason,
+  relistOf,
   requestStarted,
   stopped,
+  watchWasHealthy,
 } from "./reflector_state.ts";
-import { RequestPacer } from "./request_pacer.ts";
+import { Recovery } from "./request_pacer.ts";
+import {
+  countSignal,
+  DELIVERED,
+  emptyStats,
+  LINE_SIGNALS,
+  type ReflectorSignal,
+  type ReflectorStats,
+} from "./reflector_signal.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
 export type { ReflectorState, RelistReason } from "./reflector_state.ts";
-
-/**
- * The longest delay a server can ask for with `Retry-After` (or `retryAfterSeconds` in a
- * Status) that the reflector honours, in ms: one minute, twice the backoff cap. A longer one is
- * clamped to it, so a proxy sending nonsense cannot park the informer for hours. It is also
- * the delay between attempts of a request the server says it can never answer as configured
- * (406 Not Acceptable, kind `unsupported`).
- */
-export const MAX_RETRY_AFTER_MS = 60_000;
-
-/** Counters and timestamps for `health()`. */
-export interface ReflectorStats {
-  /** LIST rounds completed (each may span many pages), streaming lists included. */
-  lists: number;
-  /** Lists after the first one (410 Expired, ...). */
-  relists: number;
-  /** Watches opened after the first one. */
-  watchRestarts: number;
-  /** Watch events received (bookmarks excluded). */
-  events: number;
-  /** Clock time of the last watch event, or undefined. */
-  lastEventAt: number | undefined;
-  /** Clock time of the last bookmark, or undefined. */
-  lastBookmarkAt: number | undefined;
-  /** Clock time of the last event, bookmark or completed list, or undefined. */
-  lastActivityAt: number | undefined;
-}
+export type { ReflectorSignal, ReflectorStats } from "./reflector_signal.ts";
+export { MAX_RETRY_AFTER_MS } from "./request_pacer.ts";
 
 /** Options of {@linkcode Reflector}. */
 export interface ReflectorOptions<T extends KubeObjectLike> {
@@ -104,16 +92,12 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   onError: (error: unknown, details: ReportDetails) => void;
   /** Start watching from here without a LIST (a checkpoint). */
   resumeFrom?: string | undefined;
-  /** A list round finished. */
-  onListDone?: ((durationMs: number, items: number, pages: number) => void) | undefined;
-  /** A watch event (bookmarks included) arrived. */
-  onEvent?: ((type: "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK") => void) | undefined;
-  /** A list replaced an earlier state, for `reason`. */
-  onRelist?: ((reason: RelistReason) => void) | undefined;
-  /** A new watch is opened after the previous one ended for `kind`. */
-  onReconnect?: ((kind: ErrorKind | "closed") => void) | undefined;
-  /** The last synced resource version moved. */
-  onResourceVersion?: ((resourceVersion: string) => void) | undefined;
+  /**
+   * Told what the reflector went through (a list done, a watch opened or restarted, a line
+   * received, the resource version moved, ...): metrics and liveness read these, and the
+   * reflector's own `stats` are counted from them.
+   */
+  observe?: ((signal: ReflectorSignal) => void) | undefined;
 }
 
 /** The first step of every list: shared, as it carries nothing. */
@@ -135,30 +119,24 @@ export class Reflector<T extends KubeObjectLike> {
   readonly #typeMeta: { apiVersion: string; kind: string };
   /** The one state; replaced (never changed) by the functions of `reflector_state.ts`. */
   #state: ListWatchState;
-  readonly #pacer: RequestPacer;
+  /** When the next request may start: backoff, Retry-After and pacing, around the loop. */
+  readonly #recovery: Recovery;
   /** Objects keep only their metadata (a metadata-only descriptor). */
   readonly #metadataOnly: boolean;
-  /** Watches opened, for `stats.watchRestarts`. */
+  /** Watches started, for `stats.watchRestarts`. */
   #watches = 0;
   /** The open watch's controller (aborting it ends that watch): an I/O handle. */
   #watching: AbortController | undefined;
-  /** Counters and timestamps for `health()`. */
-  readonly stats: ReflectorStats = {
-    lists: 0,
-    relists: 0,
-    watchRestarts: 0,
-    events: 0,
-    lastEventAt: undefined,
-    lastBookmarkAt: undefined,
-    lastActivityAt: undefined,
-  };
+  /** Counters and timestamps for `health()`, counted from the signals (`countSignal`). */
+  readonly stats: ReflectorStats = emptyStats();
 
   constructor(options: ReflectorOptions<T>) {
     this.#o = options;
     this.#state = initialState(options.initialList, options.resumeFrom);
     this.#metadataOnly = isMetadataOnly(options.resource);
     this.#typeMeta = typeMetaOf(options.resource);
-    this.#pacer = new RequestPacer(
+    this.#recovery = new Recovery(
+      options.backoff,
       exponentialBackoff(options.clock, { random: options.random }),
     );
   }
@@ -170,12 +148,12 @@ export class Reflector<T extends KubeObjectLike> {
 
   /** Whether the server answers 404 for the resource (since the last completed list). */
   get notFound(): boolean {
-    return this.#state.notFound === true;
+    return this.#state.notFound;
   }
 
   /** What the reflector is doing. */
   get phase(): ReflectorState {
-    return this.#state.phase;
+    return phaseOf(this.#state.activity);
   }
 
   /** The whole state (for tests and `health()`). */
@@ -198,20 +176,11 @@ export class Reflector<T extends KubeObjectLike> {
   /** Runs until `signal` aborts; never rejects. */
   async run(signal: AbortSignal): Promise<void> {
     const o = this.#o;
-    // Nothing learnt yet counts from the start: a first request that hangs shows as stalled.
-    this.stats.lastActivityAt ??= o.clock.now();
     let endedBy: ErrorKind | "closed" | undefined;
-    /** Delay owed by the last failure (backoff, Retry-After, or the longest wait), in ms. */
-    let owed = 0;
-    /** A streaming list completed and then closed: its watch goes on (see below). */
-    let continuing = false;
     while (!signal.aborted) {
-      // A start that waits a backoff is spaced already: the pacer counts the others.
-      const wait = continuing || owed > 0 ? owed : this.#pacer.nextDelay();
-      owed = 0;
-      continuing = false;
+      const wait = this.#recovery.nextDelay();
       if (wait > 0) {
-        this.#state = backingOff(this.#state);
+        this.#state = backingOff(this.#state, wait);
         try {
           await sleep(wait, { clock: o.clock, signal });
         } catch {
@@ -219,9 +188,12 @@ export class Reflector<T extends KubeObjectLike> {
         }
       }
       const request = planNextRequest(this.#state);
-      if (endedBy !== undefined && request.kind === "watch") o.onReconnect?.(endedBy);
+      if (endedBy !== undefined && request.kind === "watch") {
+        this.#signal({ type: "reconnect", endedBy });
+      }
       endedBy = undefined;
-      this.#state = requestStarted(this.#state, request);
+      this.#signal({ type: "started", request: request.kind });
+      this.#state = requestStarted(this.#state, request, o.clock.now());
       try {
         if (request.kind === "list") await this.#list(request, signal);
         else {
@@ -229,36 +201,39 @@ export class Reflector<T extends KubeObjectLike> {
           const healthy = await this.#watch(request, signal);
           endedBy = "closed";
           // A streaming list closed right after its end bookmark (large clusters close them):
-          // the list is complete and its watch goes on from the bookmark at once, outside the
-          // pacer (which counted the stream), so every stream brings at most one such watch.
-          continuing = request.kind === "stream" && this.stats.lists > lists;
-          if (!healthy) owed = o.backoff.next();
+          // the list is complete and its watch goes on from the bookmark at once.
+          this.#recovery.closed(healthy, request.kind === "stream" && this.stats.lists > lists);
         }
       } catch (error) {
         if (signal.aborted) break;
         const kind = errorKindOf(error);
         endedBy = kind;
-        // A resource that stays gone is reported once, not at every retry.
-        const known = kind === "not-found" && this.#state.notFound === true;
         const after = planAfterFailure(this.#state, { kind, request });
         this.#state = after.state;
-        owed = after.wait === "none"
-          ? 0
-          : after.wait === "longest"
-          ? MAX_RETRY_AFTER_MS
-          : Math.max(backoffDelay(o.backoff), retryAfterMs(error));
-        if (!known) {
+        const owed = this.#recovery.failed(after.wait, error);
+        if (after.report) {
           this.#o.onError(error, {
             phase: request.kind,
             action: kind === "not-found"
-              ? "the resource is not served (reported once until it is back); retrying with backoff"
-              : recovery(after.wait, request.kind === "watch" && this.#state.mustRelist),
+              ? "the resource is not served (reported once while it stays gone); retrying with backoff"
+              : recovery(after.wait, request.kind === "watch" && this.#state.relist !== undefined),
             retryInMs: owed > 0 ? owed : undefined,
           });
         }
       }
     }
     this.#state = stopped(this.#state);
+  }
+
+  /** Counts `signal` into the stats and tells the `observe` option. */
+  #signal(signal: ReflectorSignal): void {
+    const type = signal.type;
+    // Only what the stats count reads the clock (a moved resource version does not).
+    if (type !== "moved" && type !== "listed" && type !== "watch-opened" && type !== "reconnect") {
+      countSignal(this.stats, signal, this.#o.clock.now(), this.#watches);
+    }
+    if (signal.type === "started" && signal.request !== "list") this.#watches++;
+    this.#o.observe?.(signal);
   }
 
   /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
@@ -287,7 +262,7 @@ export class Reflector<T extends KubeObjectLike> {
   /** The resource version moved (an event or a bookmark): an assignment of a flat copy. */
   #moved(resourceVersion: string): void {
     this.#state = moved(this.#state, resourceVersion);
-    this.#o.onResourceVersion?.(resourceVersion);
+    this.#signal({ type: "moved", resourceVersion });
   }
 
   /** One whole LIST (paged when `request.paged`), emitted at once. */
@@ -305,46 +280,42 @@ export class Reflector<T extends KubeObjectLike> {
       clock: o.clock,
       idleTimeoutMs: o.inactivityTimeoutMs,
       signal,
-      onProgress: (now) => void (this.stats.lastActivityAt = now),
+      onProgress: () => this.#signal(PROGRESS),
       onExpiredContinue: (error) =>
         this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
     }, (item) => this.#transform(item, "list"));
-    const count = this.#emitList(result.items, {
+    this.#recovery.connected();
+    this.#emitList(result.items, {
       request,
       resourceVersion: result.resourceVersion,
       pages: result.pages,
-    });
-    o.backoff.reset();
-    o.onListDone?.(o.clock.now() - started, count, result.pages);
+    }, started);
   }
 
   /**
    * Emits a complete state (`init`, each object, `init-done`) and moves to its version.
    * `objects` went through the transform as they arrived (a paged list page by page, a stream
-   * event by event). Returns how many were emitted.
+   * event by event); `started` is when the list began.
    */
   #emitList(
     objects: Iterable<T>,
     outcome: { request: PlannedRequest; resourceVersion: string; pages: number },
-  ): number {
+    started: number,
+  ): void {
     const o = this.#o;
-    if (this.stats.lists > 0 || o.resumeFrom !== undefined) {
-      this.stats.relists++;
-      // A resumed informer's first list has no earlier failure of its own: its watch expired.
-      o.onRelist?.(this.#state.relistReason ?? "expired");
-    }
-    this.stats.lists++;
-    this.stats.lastActivityAt = o.clock.now();
+    const relist = relistOf(this.#state, this.stats.lists, o.resumeFrom !== undefined);
+    this.#signal({ type: "replacing", relist });
     o.emit(INIT);
-    let count = 0;
+    let items = 0;
     for (const object of objects) {
       o.emit({ type: "init-apply", object });
-      count++;
+      items++;
     }
     o.emit({ type: "init-done", resourceVersion: outcome.resourceVersion });
     this.#state = listed(this.#state, outcome);
-    o.onResourceVersion?.(outcome.resourceVersion);
-    return count;
+    this.#signal({ type: "moved", resourceVersion: outcome.resourceVersion });
+    const durationMs = o.clock.now() - started;
+    this.#signal({ type: "listed", durationMs, items, pages: outcome.pages });
   }
 
   /**
@@ -370,40 +341,45 @@ export class Reflector<T extends KubeObjectLike> {
    * `sendInitialEvents` but never finishes (keeping the connection alive with bookmarks and
    * live events) is abandoned within `initialEventsTimeoutMs` for a LIST. A stream that carries
    * no initial object is likewise given that long, from its start. A large stream of initial
-   * objects that keeps flowing is never cut.
+   * objects that keeps flowing is never cut. The rule is `initialLine` (`reflector_state.ts`);
+   * the state's `streaming` activity carries its progress, and `#collected` what it gathered.
    */
   async #watch(request: PlannedRequest, signal: AbortSignal): Promise<boolean> {
     const o = this.#o;
     const phase = request.kind;
     const stream = phase === "stream";
-    if (this.#watches++ > 0) this.stats.watchRestarts++;
     const { controller, release } = linkedController(signal);
     this.#watching = controller;
     const opened = o.clock.now();
-    let count = 0;
+    let lines = 0;
     const watching = (): void => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs));
-    // Streaming list: the initial state, emitted as a list at the end bookmark.
-    let initial: Map<string, T> | undefined = stream ? new Map() : undefined;
-    /** What the initial phase showed that a streaming list never does, if anything. */
-    let unexpected: "bookmark" | "MODIFIED" | "DELETED" | undefined;
+    /** A streaming list's initial objects, emitted as a list at the end bookmark. */
+    let collected: Map<string, T> | undefined = stream ? new Map() : undefined;
     /** Whether bytes count as progress (always, but in a stream's initial phase see above). */
     let bytesCount = !stream;
-    /** When the initial phase last made progress (an initial object; the start). */
-    let progressAt = opened;
-    /** The initial phase showed what a streaming list does not: its progress ends here. */
-    const suspect = (what: "bookmark" | "MODIFIED" | "DELETED"): void => {
-      unexpected ??= what;
-      bytesCount = false;
-      idle.touch(progressAt); // the bytes of this very line were no progress either
-    };
     const idle = stream
       ? new IdleTimer(
         o.clock,
         o.initialEventsTimeoutMs,
         () =>
-          controller.abort(new InitialEventsTimeoutError(o.initialEventsTimeoutMs, { unexpected })),
+          controller.abort(
+            new InitialEventsTimeoutError(o.initialEventsTimeoutMs, {
+              unexpected: this.#initial()?.unexpected,
+            }),
+          ),
       )
       : new IdleTimer(o.clock, o.inactivityTimeoutMs, watching);
+    /** A line of the initial phase: the pure rule decides what it is worth. */
+    const initial = (line: InitialLine, now: number): void => {
+      const a = this.#state.activity;
+      if (a.phase !== "streaming") return;
+      const step = initialLine(a.initial, line, now);
+      if (step.phase !== a.initial) {
+        this.#state = { ...this.#state, activity: { ...a, initial: step.phase } };
+      }
+      bytesCount = step.bytesCount;
+      if (step.deadlineFrom !== undefined) idle.touch(step.deadlineFrom);
+    };
     try {
       const response = await o.client.watch(o.resource, {
         namespace: o.namespace,
@@ -417,6 +393,7 @@ export class Reflector<T extends KubeObjectLike> {
         transport: o.transport,
         signal: controller.signal,
       });
+      this.#signal(WATCH_OPENED);
       // The transport's own view of the bytes when it has one (Node: socket chunks, no Web
       // stream in between), else the standard body.
       const body = responseBytes(response);
@@ -426,36 +403,32 @@ export class Reflector<T extends KubeObjectLike> {
         onProgress: (chunk) => {
           // In a stream's initial phase, a chunk of only line breaks and spaces (a keep-alive)
           // is no progress toward the initial list.
-          if (bytesCount && (initial === undefined || !blank(chunk))) idle.touch(o.clock.now());
+          if (bytesCount && (collected === undefined || !blank(chunk))) idle.touch(o.clock.now());
         },
         ...(o.maxLineLength === undefined ? {} : { maxLineLength: o.maxLineLength }),
       });
       for await (const event of events) {
-        const now = o.clock.now();
-        this.stats.lastActivityAt = now;
         // The connection works: the next failure starts backing off from the beginning.
-        if (count++ === 0) {
-          o.backoff.reset();
+        if (lines++ === 0) {
+          this.#recovery.connected();
           this.#state = received(this.#state);
         }
-        o.onEvent?.(event.type);
+        this.#signal(LINE_SIGNALS[event.type]);
         if (event.type === "BOOKMARK") {
-          this.stats.lastBookmarkAt = now;
-          if (initial !== undefined) {
+          if (collected !== undefined) {
             if (!event.initialEventsEnd) {
-              suspect("bookmark");
+              initial("bookmark", o.clock.now());
               continue;
             }
+            initial("end", o.clock.now());
             idle.restart(o.inactivityTimeoutMs, watching);
-            bytesCount = true;
-            const objects = initial;
-            initial = undefined;
+            const objects = collected;
+            collected = undefined;
             this.#emitList(objects.values(), {
               request,
               resourceVersion: event.resourceVersion,
               pages: 1,
-            });
-            o.onListDone?.(o.clock.now() - opened, objects.size, 1);
+            }, opened);
             continue;
           }
           this.#moved(event.resourceVersion);
@@ -463,17 +436,12 @@ export class Reflector<T extends KubeObjectLike> {
           continue;
         }
         const rv = event.object.metadata.resourceVersion;
-        if (initial !== undefined) {
-          if (event.type !== "ADDED") suspect(event.type);
-          else if (unexpected === undefined) {
-            bytesCount = true;
-            progressAt = now;
-            idle.touch(now);
-          }
+        if (collected !== undefined) {
+          initial(event.type, o.clock.now());
           const object = this.#transform(event.object, phase);
           if (object === undefined) continue;
-          if (event.type === "DELETED") initial.delete(objectKey(object));
-          else initial.set(objectKey(object), object);
+          if (event.type === "DELETED") collected.delete(objectKey(object));
+          else collected.set(objectKey(object), object);
           continue;
         }
         const object = this.#transform(event.object, phase);
@@ -481,8 +449,7 @@ export class Reflector<T extends KubeObjectLike> {
           if (rv !== undefined) this.#moved(rv);
           continue;
         }
-        this.stats.events++;
-        this.stats.lastEventAt = now;
+        this.#signal(DELIVERED);
         const held = o.emit(
           event.type === "DELETED"
             ? { type: "delete", object, resourceVersion: rv }
@@ -498,12 +465,15 @@ export class Reflector<T extends KubeObjectLike> {
         }
         if (rv !== undefined) this.#moved(rv);
       }
-      if (initial !== undefined) {
+      if (collected !== undefined) {
         // Ended before the initial-events-end bookmark: the server cannot finish a stream.
-        throw new InitialEventsTimeoutError(o.initialEventsTimeoutMs, { closed: true, unexpected });
+        throw new InitialEventsTimeoutError(o.initialEventsTimeoutMs, {
+          closed: true,
+          unexpected: this.#initial()?.unexpected,
+        });
       }
       // A clean close: the caller re-watches from the last RV without relisting.
-      return count > 0 || o.clock.now() - opened >= 1000;
+      return watchWasHealthy(lines, o.clock.now() - opened);
     } catch (error) {
       // An abort of ours (inactivity, initial events, a relist asked for) surfaces as its reason.
       if (!signal.aborted && controller.signal.aborted) {
@@ -513,28 +483,26 @@ export class Reflector<T extends KubeObjectLike> {
       throw error;
     } finally {
       this.#watching = undefined;
-      this.#pacer.watchEnded(o.clock.now() - opened);
+      this.#recovery.watchEnded(o.clock.now() - opened);
       idle.stop();
       if (!controller.signal.aborted) controller.abort();
       release();
     }
   }
+
+  /** The streaming list's initial phase, while the state is in one. */
+  #initial(): InitialPhase | undefined {
+    const a = this.#state.activity;
+    return a.phase === "streaming" ? a.initial : undefined;
+  }
 }
+
+/** Shared signals (they carry nothing). */
+const PROGRESS: ReflectorSignal = Object.freeze({ type: "progress" });
+const WATCH_OPENED: ReflectorSignal = Object.freeze({ type: "watch-opened" });
 
 /** The abort reason of a watch closed by {@linkcode Reflector.requestRelist}. */
 const RELIST_ASKED = new DOMException("relist requested", "AbortError");
-
-/** The backoff's next delay, or 0 when a custom backoff answers nonsense (NaN, negative). */
-function backoffDelay(backoff: Backoff): number {
-  const ms = backoff.next();
-  return typeof ms === "number" && ms > 0 ? Math.min(ms, MAX_RETRY_AFTER_MS) : 0;
-}
-
-/** The delay a server asked for (already validated by the client), clamped, in ms. */
-function retryAfterMs(error: unknown): number {
-  if (!(error instanceof KubeApiError) || error.retryAfterSeconds === undefined) return 0;
-  return Math.min(error.retryAfterSeconds * 1000, MAX_RETRY_AFTER_MS);
-}
 
 /** Whether `chunk` holds only line breaks, tabs and spaces (keep-alive bytes, no event). */
 function blank(chunk: Uint8Array): boolean {
@@ -546,7 +514,7 @@ function blank(chunk: Uint8Array): boolean {
 }
 
 /** What the reflector does after a failure, in words (the `action` of its error context). */
-function recovery(wait: "none" | "backoff" | "longest", relist: boolean): string {
+function recovery(wait: FailureWait, relist: boolean): string {
   if (wait === "longest") {
     return "retrying at the longest backoff (this request cannot succeed as configured)";
   }

@@ -49,12 +49,20 @@ const SYNCED: InformerEvent<never> = Object.freeze({ type: "synced" });
 
 /**
  * Keeps a store in step with the {@linkcode WatcherEvent}s of `watcher()` (the informer feeds
- * it from its reflector the same way): a list (`init` ... `init-done`) becomes a DeltaFIFO
- * `replace` (`Replaced` deltas, and tombstones for keys the list no longer has), `apply` and
- * `delete` become deltas of their key, and every queued key is then popped at once and applied
- * by `processDeltas` (as client-go's): the store changes and `onEvent` hears of it. So the cache is
- * current whenever control returns to the event loop, and a relist tells only what differs.
- * It does no I/O.
+ * it from its reflector the same way), as kube-rs's store writer does: `init` starts a fresh
+ * buffer, `init-apply` adds to it, `init-done` replaces the store with it, and `apply` and
+ * `delete` go straight to the store.
+ *
+ * Guarantees: the store is current whenever control returns to the event loop; `onEvent` hears
+ * every change in the order the store went through them, per key in the server's order; a
+ * `delete` carries the object's last state; a relist tells only what differs.
+ *
+ * The list's replace is where a DeltaFIFO earns its keep (`Replaced` deltas, and tombstones,
+ * `finalStateUnknown: true` with the last cached state, for keys the list no longer has), so a
+ * relist and a resync go through one and are popped at once and applied by `processDeltas` (as
+ * client-go's). A single `apply` or `delete` needs no queue: it is applied to the store directly
+ * by the same rules (`add` for a key the store lacks, `update` otherwise, a `delete` and an `add`
+ * for a new uid under a known key). It does no I/O.
  *
  * @example
  * ```ts
@@ -116,13 +124,10 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
         return;
       }
       case "apply":
-        // Added or modified alike (processDeltas tells an add for a key the store lacks).
-        this.#fifo.update(event.object);
-        this.#drain();
+        this.#apply(event.object);
         return;
       case "delete":
-        this.#fifo.delete(event.object);
-        this.#drain();
+        this.#delete(event.object);
         return;
       case "bookmark":
         return;
@@ -144,6 +149,65 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
     this.#synced = true;
   }
 
+  /**
+   * One object added or modified, straight into the store (no queue: nothing else is pending
+   * for its key, since every write drains the FIFO before it returns).
+   */
+  #apply(object: T): void {
+    const key = objectKey(object);
+    try {
+      const old = this.#store.get(key);
+      this.#store.set(object, key);
+      if (old === undefined) {
+        this.#onEvent({ type: "add", object, isInInitialList: !this.#synced });
+      } else if (
+        old.metadata?.uid !== object.metadata?.uid && old.metadata?.uid && object.metadata?.uid
+      ) {
+        // Deleted and re-created under the same name while we were not looking.
+        this.#onEvent({ type: "delete", object: old, finalStateUnknown: true });
+        this.#onEvent({ type: "add", object, isInInitialList: !this.#synced });
+      } else {
+        this.#onEvent({ type: "update", object, oldObject: old });
+      }
+    } catch (error) {
+      this.#failed(error, key);
+    }
+    this.#live();
+  }
+
+  /**
+   * One object deleted, straight out of the store. It is told even for a key the store never
+   * held (a consumer resumed from a checkpoint may know it).
+   */
+  #delete(object: T): void {
+    const key = objectKey(object);
+    try {
+      if (this.#store.get(key) !== undefined) this.#store.delete(key);
+      this.#onEvent({ type: "delete", object, finalStateUnknown: false });
+    } catch (error) {
+      this.#failed(error, key);
+    }
+    this.#live();
+  }
+
+  /**
+   * A watch event before any list counts the store as synced (as client-go's DeltaFIFO does):
+   * a resumed consumer watches without listing first.
+   */
+  #live(): void {
+    if (this.#synced) return;
+    this.#synced = true;
+    this.#onEvent(SYNCED);
+  }
+
+  #failed(error: unknown, key: string): void {
+    this.#reporter.report(error, {
+      phase: "handler",
+      key,
+      action: "keeping the key's cached object",
+    });
+  }
+
   /** Pops every queued key and applies it to the store, telling `onEvent`. */
   #drain(): void {
     for (;;) {
@@ -160,11 +224,7 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
         }
         for (const event of events) this.#onEvent(event);
       } catch (error) {
-        this.#reporter.report(error, {
-          phase: "handler",
-          key,
-          action: "keeping the key's cached object",
-        });
+        this.#failed(error, key);
       }
     }
     if (!this.#synced && this.#fifo.hasSynced()) {

@@ -151,7 +151,10 @@ export function watcher<T extends KubeObjectLike = KubeObject>(
       client,
       resumeFrom: options.resumeFrom,
       onError: (error, details) => void reporter.report(error, details),
-      onResourceVersion: () => reporter.healthy(),
+      // The server answers (a watch accepted) or the resource version moved: healthy again.
+      observe: (signal) => {
+        if (signal.type === "moved" || signal.type === "watch-opened") reporter.healthy();
+      },
       emit,
     });
     running = reflector.run(controller.signal);

@@ -24,6 +24,7 @@ function recorder(): {
       onWatchEvent: (type) => void calls.push(`event ${type}`),
       onRelist: (reason) => void calls.push(`relist ${reason}`),
       onReconnect: (kind) => void calls.push(`reconnect ${kind}`),
+      onWatchOpened: () => void calls.push("opened watch"),
       onDecodeError: (error) => void calls.push(`decode ${(error as Error).name}`),
       onListenerBacklog: (max) => void calls.push(`backlog ${max}`),
       onConsistencyCheck: (r) => void calls.push(`check ${r.outcome}`),
@@ -488,6 +489,24 @@ describe("metrics hooks", () => {
     assert.deepEqual(r.of("reconnect"), ["reconnect network", "reconnect server"]);
     const kinds: (ErrorKind | "closed")[] = ["network", "closed", "inactivity", "server"];
     assert.ok(kinds.every((k) => (inf.health().errors[k as ErrorKind] ?? 1) >= 1));
+    await closed(e);
+  });
+
+  test("onWatchOpened: a watch the server accepts is told at once, before its first line", async () => {
+    const e = env();
+    const r = recorder();
+    const inf = e.informer({ resource: pods, metrics: r.metrics });
+    await watching(e, inf);
+    assert.deepEqual(r.of("opened"), ["opened watch"]);
+    const lines = (): string[] =>
+      r.calls.filter((c) => c.startsWith("opened") || c.startsWith("event"));
+    r.calls.length = 0;
+    e.cluster.faults.dropWatches();
+    await e.clock.advance(2_000);
+    assert.deepEqual(lines(), ["opened watch"], "a recovering cluster is live before any line");
+    e.cluster.create(pods, pod("a", "p1"));
+    await e.clock.flush();
+    assert.deepEqual(lines(), ["opened watch", "event ADDED"]);
     await closed(e);
   });
 

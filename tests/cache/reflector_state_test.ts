@@ -1,33 +1,49 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import type { ErrorKind } from "../../src/util/error_kind.ts";
 import {
+  type Activity,
   backingOff,
+  type InitialLine,
+  initialLine,
+  type InitialPhase,
   initialState,
   listed,
   type ListWatchState,
   moved,
+  phaseOf,
   type PlanAfterFailure,
   planAfterFailure,
   type PlannedRequest,
   planNextRequest,
   received,
   type ReflectorFailure,
+  type ReflectorState,
+  type Relist,
   relistAsked,
+  relistOf,
+  type RelistReason,
   requestStarted,
   stopped,
+  watchWasHealthy,
 } from "../../src/cache/reflector_state.ts";
 
+/** A state that must list (a first list), with `overrides`. */
 function state(overrides: Partial<ListWatchState> = {}): ListWatchState {
-  return {
-    phase: "idle",
-    lastSyncResourceVersion: undefined,
-    mustRelist: true,
-    needsConsistentList: false,
-    initialList: "list",
-    streamUnavailable: false,
-    ...overrides,
-  };
+  return { ...initialState("list", undefined), ...overrides };
 }
+
+/** The cache must be listed, consistently (at ""). */
+const CONSISTENT: Relist = { consistent: true, reason: undefined };
+/** The cache must be listed (at the last resource version). */
+const RELIST: Relist = { consistent: false, reason: undefined };
+
+/** Watching from `from` (`fromList`: it started at the last list's resource version). */
+const watchingFrom = (from: string, fromList = false): Activity => ({
+  phase: "watching",
+  from,
+  fromList,
+});
 
 describe("planNextRequest", () => {
   test("the first list asks for resourceVersion 0 (any state, served from the watch cache)", () => {
@@ -36,17 +52,17 @@ describe("planNextRequest", () => {
 
   test("a relist asks for the last synced resource version", () => {
     assert.deepEqual(
-      planNextRequest(state({ lastSyncResourceVersion: "10245", mustRelist: true })),
+      planNextRequest(state({ lastSyncResourceVersion: "10245" })),
       { kind: "list", resourceVersion: "10245", paged: false },
     );
   });
 
   test('after an Expired or too-large-RV list failure the relist is consistent (resourceVersion "")', () => {
     assert.deepEqual(
-      planNextRequest(state({ lastSyncResourceVersion: "10245", needsConsistentList: true })),
+      planNextRequest(state({ lastSyncResourceVersion: "10245", relist: CONSISTENT })),
       { kind: "list", resourceVersion: "", paged: true },
     );
-    assert.deepEqual(planNextRequest(state({ needsConsistentList: true })), {
+    assert.deepEqual(planNextRequest(state({ relist: CONSISTENT })), {
       kind: "list",
       resourceVersion: "",
       paged: true,
@@ -55,7 +71,7 @@ describe("planNextRequest", () => {
 
   test("once synced, the next request watches from the last resource version", () => {
     assert.deepEqual(
-      planNextRequest(state({ lastSyncResourceVersion: "10300", mustRelist: false })),
+      planNextRequest(state({ lastSyncResourceVersion: "10300", relist: undefined })),
       { kind: "watch", resourceVersion: "10300" },
     );
   });
@@ -63,14 +79,14 @@ describe("planNextRequest", () => {
   test("a synced reflector watches whatever the initial-list mode", () => {
     for (const initialList of ["list", "stream", "auto"] as const) {
       assert.deepEqual(
-        planNextRequest(state({ lastSyncResourceVersion: "7", mustRelist: false, initialList })),
+        planNextRequest(state({ lastSyncResourceVersion: "7", relist: undefined, initialList })),
         { kind: "watch", resourceVersion: "7" },
       );
     }
   });
 
   test("without a resource version there is nothing to watch from: list", () => {
-    assert.deepEqual(planNextRequest(state({ mustRelist: false })), {
+    assert.deepEqual(planNextRequest(state({ relist: undefined })), {
       kind: "list",
       resourceVersion: "0",
       paged: true,
@@ -93,7 +109,7 @@ describe("planNextRequest", () => {
     );
     assert.deepEqual(
       planNextRequest(
-        state({ initialList: "auto", lastSyncResourceVersion: "42", needsConsistentList: true }),
+        state({ initialList: "auto", lastSyncResourceVersion: "42", relist: CONSISTENT }),
       ),
       { kind: "stream", resourceVersion: "" },
     );
@@ -113,14 +129,14 @@ describe("planNextRequest", () => {
         { kind: "list", resourceVersion: "42", paged: false },
       );
       assert.deepEqual(
-        planNextRequest(state({ initialList, streamUnavailable: true, needsConsistentList: true })),
+        planNextRequest(state({ initialList, streamUnavailable: true, relist: CONSISTENT })),
         { kind: "list", resourceVersion: "", paged: true },
       );
     }
   });
 
   test("planning is pure: it does not change the state it reads", () => {
-    const s = state({ lastSyncResourceVersion: "5", needsConsistentList: true });
+    const s = state({ lastSyncResourceVersion: "5", relist: CONSISTENT });
     const copy = { ...s };
     planNextRequest(s);
     planNextRequest(s);
@@ -138,7 +154,7 @@ describe("planNextRequest: paging (client-go's rule)", () => {
 
   test('lists at "" and "0" are paged', () => {
     assert.equal((planNextRequest(state()) as { paged: boolean }).paged, true);
-    const consistent = planNextRequest(state({ needsConsistentList: true }));
+    const consistent = planNextRequest(state({ relist: CONSISTENT }));
     assert.equal((consistent as { paged: boolean }).paged, true);
   });
 
@@ -151,14 +167,8 @@ describe("planNextRequest: paging (client-go's rule)", () => {
 });
 
 describe("planAfterFailure", () => {
-  const fresh = (): ListWatchState => ({
-    phase: "watching",
-    lastSyncResourceVersion: "42",
-    mustRelist: false,
-    needsConsistentList: false,
-    initialList: "list",
-    streamUnavailable: false,
-  });
+  const fresh = (): ListWatchState =>
+    state({ activity: watchingFrom("42"), lastSyncResourceVersion: "42", relist: undefined });
   const watch42 = { kind: "watch", resourceVersion: "42" } as const;
   /** Applies a failure and returns the new state and the retry decision. */
   /** Applies a failure (of a watch that started fresh from a list when `freshFromList`). */
@@ -167,7 +177,10 @@ describe("planAfterFailure", () => {
     f: Partial<ReflectorFailure> & { freshFromList?: boolean },
   ): PlanAfterFailure & { retryNow: boolean } => {
     const { freshFromList = false, ...failure } = f;
-    const r = planAfterFailure({ ...s, fromList: freshFromList }, {
+    const activity = s.activity.phase === "watching"
+      ? watchingFrom(s.activity.from, freshFromList)
+      : s.activity;
+    const r = planAfterFailure({ ...s, activity }, {
       kind: "other",
       request: watch42,
       ...failure,
@@ -208,7 +221,7 @@ describe("planAfterFailure", () => {
 
   test("an expired list at an old RV retries at once with a consistent list, then backs off", () => {
     const list42 = { kind: "list", resourceVersion: "42", paged: false } as const;
-    const r = after({ ...fresh(), mustRelist: true }, { kind: "expired", request: list42 });
+    const r = after({ ...fresh(), relist: RELIST }, { kind: "expired", request: list42 });
     assert.equal(r.retryNow, true);
     assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
     const again = after(r.state, {
@@ -229,7 +242,7 @@ describe("planAfterFailure", () => {
       const s: ListWatchState = {
         ...fresh(),
         lastSyncResourceVersion: undefined,
-        mustRelist: true,
+        relist: RELIST,
         initialList: "stream",
       };
       const r = after(s, { kind, request: { kind: "stream", resourceVersion: "" } });
@@ -292,9 +305,9 @@ describe("planAfterFailure", () => {
 describe("planAfterFailure: requests that cannot succeed as made", () => {
   const at = (rv: string): ListWatchState => ({
     ...initialState("list", undefined),
-    phase: "watching",
+    activity: watchingFrom(rv),
     lastSyncResourceVersion: rv,
-    mustRelist: false,
+    relist: undefined,
   });
   const watch = (rv: string): PlannedRequest => ({ kind: "watch", resourceVersion: rv });
 
@@ -305,7 +318,7 @@ describe("planAfterFailure: requests that cannot succeed as made", () => {
   });
 
   test('a list refused as invalid is asked for again at "", never at the refused RV', () => {
-    const s = { ...at("abc"), mustRelist: true };
+    const s = { ...at("abc"), relist: RELIST };
     const r = planAfterFailure(s, {
       kind: "invalid",
       request: { kind: "list", resourceVersion: "abc", paged: false },
@@ -314,14 +327,14 @@ describe("planAfterFailure: requests that cannot succeed as made", () => {
     assert.deepEqual(planNextRequest(r.state), { kind: "list", resourceVersion: "", paged: true });
   });
 
-  test("a 406 (unsupported) waits the longest delay and changes nothing else", () => {
+  test("a 406 (unsupported) waits the longest delay and changes nothing but the last failure", () => {
     for (
       const request of [watch("7"), { kind: "list", resourceVersion: "0", paged: true } as const]
     ) {
       const s = at("7");
       const r = planAfterFailure(s, { kind: "unsupported", request });
       assert.equal(r.wait, "longest");
-      assert.deepEqual(r.state, s);
+      assert.deepEqual(r.state, { ...s, lastFailure: "unsupported" });
     }
   });
 });
@@ -333,22 +346,24 @@ describe("state transitions", () => {
 
   test("initialState: a fresh reflector lists first; a resumed one watches from the checkpoint", () => {
     const fresh = initialState("list", undefined);
-    assert.equal(fresh.phase, "idle");
+    assert.equal(fresh.activity.phase, "idle");
     assert.deepEqual(planNextRequest(fresh), list0);
     assert.deepEqual(planNextRequest(initialState("list", "42")), watch("42"));
     assert.deepEqual(planNextRequest(initialState("stream", undefined)), stream);
   });
 
   test("requestStarted: the phase follows the request; a list answers any relist asked for", () => {
-    const rows: [PlannedRequest, ListWatchState["phase"], boolean | undefined][] = [
+    const rows: [PlannedRequest, ReflectorState, boolean | undefined][] = [
       [list0, "listing", false],
       [stream, "listing", false],
-      [watch("9"), "watching", true],
+      [watch("9"), "watching", undefined],
     ];
-    for (const [request, phase, relistRequested] of rows) {
-      const s = requestStarted({ ...relistAsked(initialState("list", "9")) }, request);
-      assert.equal(s.phase, phase, request.kind);
-      assert.equal(s.relistRequested, relistRequested, request.kind);
+    for (const [request, phase, pending] of rows) {
+      const s = requestStarted(relistAsked(initialState("list", "9")), request, 0);
+      assert.equal(phaseOf(s.activity), phase, request.kind);
+      const a = s.activity;
+      const asked = a.phase === "listing" || a.phase === "streaming" ? a.relistAsked : undefined;
+      assert.equal(asked, pending, request.kind);
     }
   });
 
@@ -358,29 +373,33 @@ describe("state transitions", () => {
       resourceVersion: "10",
       pages: 1,
     });
-    assert.equal(requestStarted(afterList, watch("10")).fromList, true);
-    assert.equal(requestStarted(moved(afterList, "11"), watch("11")).fromList, false);
-    assert.equal(received(requestStarted(afterList, watch("10"))).fromList, false);
+    assert.deepEqual(requestStarted(afterList, watch("10"), 0).activity, watchingFrom("10", true));
+    assert.deepEqual(
+      requestStarted(moved(afterList, "11"), watch("11"), 0).activity,
+      watchingFrom("11"),
+    );
+    assert.deepEqual(
+      received(requestStarted(afterList, watch("10"), 0)).activity,
+      watchingFrom("10"),
+    );
   });
 
   test("listed: at the list's RV, no relist owed, streaming tried again, a stream goes on as the watch", () => {
-    const s: ListWatchState = {
-      ...initialState("stream", undefined),
-      phase: "listing",
-      streamUnavailable: true,
-      needsConsistentList: true,
-    };
-    const rows: [PlannedRequest, ListWatchState["phase"]][] = [
+    const rows: [PlannedRequest, ReflectorState][] = [
       [list0, "listing"],
       [stream, "watching"],
     ];
     for (const [request, phase] of rows) {
+      const s: ListWatchState = {
+        ...requestStarted(initialState("stream", undefined), request, 0),
+        streamUnavailable: true,
+        relist: CONSISTENT,
+      };
       const after = listed(s, { request, resourceVersion: "20", pages: 1 });
-      assert.equal(after.phase, phase);
+      assert.equal(phaseOf(after.activity), phase);
       assert.equal(after.lastSyncResourceVersion, "20");
       assert.equal(after.listedAt, "20");
-      assert.equal(after.mustRelist, false);
-      assert.equal(after.needsConsistentList, false);
+      assert.equal(after.relist, undefined);
       assert.equal(after.streamUnavailable, false);
       assert.deepEqual(planNextRequest(after), watch("20"));
     }
@@ -389,14 +408,13 @@ describe("state transitions", () => {
   test('listed: "auto" remembers a server that cannot stream for the informer\'s life; "stream" tries again', () => {
     for (const initialList of ["auto", "stream"] as const) {
       const s: ListWatchState = {
-        ...initialState(initialList, undefined),
-        phase: "listing",
+        ...requestStarted(initialState(initialList, undefined), list0, 0),
         streamUnavailable: true,
       };
       const after = listed(s, { request: list0, resourceVersion: "20", pages: 1 });
       assert.equal(after.streamUnavailable, initialList === "auto", initialList);
       assert.deepEqual(
-        planNextRequest({ ...after, mustRelist: true }).kind,
+        planNextRequest({ ...after, relist: RELIST }).kind,
         initialList === "auto" ? "list" : "stream",
       );
       // A stream that did finish shows a server that can: "auto" streams at the next relist.
@@ -410,7 +428,7 @@ describe("state transitions", () => {
   });
 
   test("listed: a relist asked for while the list ran is owed after it, consistently", () => {
-    const asked = relistAsked(requestStarted(initialState("list", undefined), list0));
+    const asked = relistAsked(requestStarted(initialState("list", undefined), list0, 0));
     const after = listed(asked, { request: list0, resourceVersion: "5", pages: 1 });
     assert.deepEqual(planNextRequest(after), { kind: "list", resourceVersion: "", paged: true });
   });
@@ -434,12 +452,12 @@ describe("state transitions", () => {
   test("moved, backingOff and stopped change their one field", () => {
     const s = initialState("list", "1");
     assert.deepEqual(moved(s, "2"), { ...s, lastSyncResourceVersion: "2" });
-    assert.deepEqual(backingOff(s), { ...s, phase: "backing-off" });
-    assert.deepEqual(stopped(s), { ...s, phase: "stopped" });
+    assert.deepEqual(backingOff(s, 250), { ...s, activity: { phase: "backing-off", ms: 250 } });
+    assert.deepEqual(stopped(s), { ...s, activity: { phase: "stopped" } });
   });
 
   test("relistAsked: a consistent relist next, even while watching", () => {
-    const watching = requestStarted(initialState("list", "8"), watch("8"));
+    const watching = requestStarted(initialState("list", "8"), watch("8"), 0);
     assert.deepEqual(planNextRequest(relistAsked(watching)), {
       kind: "list",
       resourceVersion: "",
@@ -450,13 +468,131 @@ describe("state transitions", () => {
   test("every transition is pure: its input is not changed", () => {
     const s = initialState("auto", "3");
     const copy = structuredClone(s);
-    requestStarted(s, watch("3"));
-    backingOff(s);
+    requestStarted(s, watch("3"), 0);
+    backingOff(s, 1);
     listed(s, { request: stream, resourceVersion: "4", pages: 1 });
     received(s);
     moved(s, "5");
     relistAsked(s);
     stopped(s);
     assert.deepEqual(s, copy);
+  });
+});
+
+describe("initialLine: a streaming list's progress toward its initial list", () => {
+  const start: InitialPhase = { added: false, unexpected: undefined, progressAt: 100 };
+  const suspect = (what: "bookmark" | "MODIFIED" | "DELETED"): InitialPhase => ({
+    added: true,
+    unexpected: what,
+    progressAt: 200,
+  });
+  const going: InitialPhase = { added: true, unexpected: undefined, progressAt: 200 };
+  // [phase, line, at, phase after, deadline counts from, bytes count]
+  const rows: [InitialPhase, InitialLine, number, InitialPhase, number | undefined, boolean][] = [
+    // An initial object is progress: the deadline counts from it, and so do the bytes.
+    [start, "ADDED", 150, { added: true, unexpected: undefined, progressAt: 150 }, 150, true],
+    [going, "ADDED", 300, { ...going, progressAt: 300 }, 300, true],
+    // What a streaming list never shows before its end ends the extensions, for good.
+    [going, "bookmark", 300, suspect("bookmark"), 200, false],
+    [going, "MODIFIED", 300, suspect("MODIFIED"), 200, false],
+    [going, "DELETED", 300, suspect("DELETED"), 200, false],
+    [start, "bookmark", 300, { ...start, unexpected: "bookmark" }, 100, false],
+    // After that, even an initial object is no progress; the first oddity is the one told.
+    [suspect("MODIFIED"), "ADDED", 400, suspect("MODIFIED"), 200, false],
+    [suspect("MODIFIED"), "DELETED", 400, suspect("MODIFIED"), 200, false],
+    // The end bookmark: bytes count again (the watch's inactivity limit takes over).
+    [going, "end", 500, going, undefined, true],
+    [suspect("bookmark"), "end", 500, suspect("bookmark"), undefined, true],
+  ];
+  test("each line, as a table", () => {
+    for (const [phase, line, at, after, deadlineFrom, bytesCount] of rows) {
+      const copy = structuredClone(phase);
+      const step = initialLine(phase, line, at);
+      const label = `${line} after ${JSON.stringify(phase)}`;
+      assert.deepEqual(step, { phase: after, deadlineFrom, bytesCount }, label);
+      assert.deepEqual(phase, copy, "pure");
+    }
+  });
+
+  test("a stream starts with no progress, from the request's start", () => {
+    const s = requestStarted(
+      initialState("stream", undefined),
+      { kind: "stream", resourceVersion: "" },
+      100,
+    );
+    assert.deepEqual(s.activity, {
+      phase: "streaming",
+      request: { kind: "stream", resourceVersion: "" },
+      relistAsked: false,
+      initial: start,
+    });
+  });
+});
+
+describe("watchWasHealthy: a watch the server closed cleanly", () => {
+  test("healthy when it delivered a line or stayed open a second; else the reflector backs off", () => {
+    const rows: [number, number, boolean][] = [
+      [0, 0, false],
+      [0, 999, false],
+      [0, 1_000, true],
+      [1, 0, true],
+      [500, 10, true],
+    ];
+    for (const [lines, openMs, healthy] of rows) {
+      assert.equal(watchWasHealthy(lines, openMs), healthy, `${lines} lines, ${openMs} ms`);
+    }
+  });
+});
+
+describe("relistOf: which completed lists count as relists, and why", () => {
+  test("every list but a fresh reflector's first; a resumed reflector's first is an expiry", () => {
+    const why = (reason: RelistReason | undefined): ListWatchState =>
+      state({ relist: { consistent: false, reason } });
+    const rows: [ListWatchState, number, boolean, RelistReason | undefined][] = [
+      [why(undefined), 0, false, undefined],
+      [why(undefined), 0, true, "expired"],
+      [why("not-found"), 0, true, "not-found"],
+      [why("expired"), 1, false, "expired"],
+      [why("requested"), 3, false, "requested"],
+      [why("decode"), 2, true, "decode"],
+      [why(undefined), 2, false, "expired"],
+    ];
+    for (const [s, lists, resumed, reason] of rows) {
+      assert.equal(relistOf(s, lists, resumed), reason, `${lists} ${resumed} ${s.relist?.reason}`);
+    }
+  });
+});
+
+describe("planAfterFailure: which failures are reported", () => {
+  const watch5: PlannedRequest = { kind: "watch", resourceVersion: "5" };
+  const list: PlannedRequest = { kind: "list", resourceVersion: "", paged: true };
+  test("every failure, but a 404 right after a 404; a list that completes starts afresh", () => {
+    const rows: [ErrorKind[], boolean[]][] = [
+      [["not-found", "not-found", "not-found"], [true, false, false]],
+      // Another error in between: the 404 is told again (the fleet sees the resource is gone).
+      [["not-found", "server", "not-found"], [true, true, true]],
+      [["not-found", "network", "not-found", "not-found"], [true, true, true, false]],
+      [["server", "server", "expired"], [true, true, true]],
+      [["unsupported", "not-found", "unsupported", "not-found"], [true, true, true, true]],
+    ];
+    for (const [kinds, reported] of rows) {
+      let s = state({ lastSyncResourceVersion: "5", relist: undefined });
+      const told: boolean[] = [];
+      for (const kind of kinds) {
+        const r = planAfterFailure(s, { kind, request: s.relist === undefined ? watch5 : list });
+        told.push(r.report);
+        s = r.state;
+      }
+      assert.deepEqual(told, reported, kinds.join(" "));
+    }
+    const gone = planAfterFailure(state(), { kind: "not-found", request: list }).state;
+    assert.equal(gone.notFound, true);
+    const back = listed(gone, { request: list, resourceVersion: "9", pages: 1 });
+    assert.equal(back.notFound, false);
+    assert.equal(
+      planAfterFailure(back, { kind: "not-found", request: list }).report,
+      true,
+      "gone again after it was back",
+    );
   });
 });

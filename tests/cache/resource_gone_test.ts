@@ -70,4 +70,24 @@ describe("an informer whose resource goes away", () => {
     assert.deepEqual(inf.store.list().map((g) => g.metadata.name), ["g1"]);
     await closed(e);
   });
+  test("a 404 after a different error is reported again (the resource is still gone, and the other error said nothing of it)", async () => {
+    // The simulated cluster answers 404 before its armed faults: a proxy in front fails once.
+    let failOnce = false;
+    const e = env({
+      fetch: (cluster) => (request) => {
+        if (!failOnce) return cluster.fetch(request);
+        failOnce = false;
+        return Promise.resolve(new Response("upstream down", { status: 500 }));
+      },
+    });
+    const inf = e.informer({ resource: gadgets });
+    inf.start();
+    for (let t = 0; t < 120; t++) await e.clock.advance(1_000);
+    assert.deepEqual(e.errors.map((x) => x.kind), ["not-found"]);
+    failOnce = true;
+    for (let t = 0; t < 120; t++) await e.clock.advance(1_000);
+    assert.deepEqual(e.errors.map((x) => x.kind), ["not-found", "server", "not-found"]);
+    assert.equal(inf.health().resource, "not-found");
+    await closed(e);
+  });
 });

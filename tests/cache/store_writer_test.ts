@@ -66,6 +66,26 @@ describe("StoreWriter", () => {
     assert.deepEqual(indexer.listKeys(), ["ns/a"]);
   });
 
+  test("a watch event goes straight to the store: a new uid under a known name is a delete then an add; an unknown key's delete is told", () => {
+    const { w, told, list, indexer } = writer();
+    list("5", pod("a", "1"));
+    told.length = 0;
+    const again = pod("a", "6", "a-2");
+    w.write({ type: "apply", object: again, resourceVersion: "6" });
+    assert.equal(indexer.get("ns/a"), again); // at once, before the next turn
+    w.write({ type: "delete", object: pod("z", "7"), resourceVersion: "7" });
+    assert.deepEqual(told, ["delete a (unknown)", "add a", "delete z"]);
+    assert.deepEqual(indexer.listKeys(), ["ns/a"]);
+  });
+
+  test("a watch event before any list (a resumed consumer) is an initial add, then synced", () => {
+    const { w, told } = writer();
+    w.write({ type: "apply", object: pod("a", "6"), resourceVersion: "6" });
+    w.write({ type: "apply", object: pod("b", "7"), resourceVersion: "7" });
+    assert.deepEqual(told, ["add a (initial)", "synced", "add b"]);
+    assert.equal(w.synced, true);
+  });
+
   test("a relist tells only the difference: changed, new, gone (final state unknown)", () => {
     const { told, list } = writer();
     list("5", pod("a", "1"), pod("b", "2"), pod("c", "3"));
