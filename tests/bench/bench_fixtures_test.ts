@@ -4,6 +4,8 @@ import {
   bareParseLines,
   bareStreamLines,
   buildWatchBurst,
+  byteLineCache,
+  ByteLines,
   podFixture,
   stripManagedFields,
 } from "../../bench/fixtures.ts";
@@ -104,6 +106,33 @@ describe("bench fixtures", () => {
       },
     );
     assert.equal(n, 12);
+  });
+
+  test("ByteLines cuts lines on newline bytes however the chunks split them", () => {
+    const text = '{"a":"grüß"}\n\n{"b":2}\n{"c":"✓"}\n';
+    const bytes = new TextEncoder().encode(text);
+    for (let size = 1; size <= bytes.length; size++) {
+      const lines = new ByteLines();
+      const got: string[] = [];
+      for (let i = 0; i < bytes.length; i += size) {
+        lines.push(bytes.subarray(i, i + size), (line) => got.push(new TextDecoder().decode(line)));
+      }
+      assert.deepEqual(got, ['{"a":"grüß"}', '{"b":2}', '{"c":"✓"}'], `chunks of ${size}`);
+    }
+  });
+
+  test("byteLineCache parses every event of a burst split anywhere and keeps the objects", async () => {
+    const burst = buildWatchBurst(servedPods(3), {
+      events: 12,
+      firstResourceVersion: 1,
+      chunkBytes: 7,
+    });
+    assert.equal(await byteLineCache(streamOf(burst.chunks), 12), 12);
+    assert.equal(
+      await byteLineCache(streamOf(burst.chunks), 5),
+      5,
+      "stops once it has seen enough",
+    );
   });
 
   test("stripManagedFields drops managedFields and keeps the rest", () => {
