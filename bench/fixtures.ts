@@ -256,37 +256,3 @@ export async function byteLineCache(
   if (cache.size === 0) throw new Error("nothing cached");
   return seen;
 }
-
-/**
- * Baseline: the minimal streaming loop over a body (what one would write by hand with
- * `fetch`): decode chunks with a streaming `TextDecoder`, cut complete lines, `JSON.parse`
- * each. Calls `onEvent` for every parsed line and resolves when the body ends or `onEvent`
- * returns false (the body is then cancelled).
- */
-export async function bareStreamLines(
-  body: ReadableStream<Uint8Array>,
-  onEvent: (event: { type: string; object: KubeObject }) => boolean | void,
-): Promise<void> {
-  const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let rest = "";
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const text = rest + decoder.decode(value, { stream: true });
-      let start = 0;
-      for (;;) {
-        const nl = text.indexOf("\n", start);
-        if (nl === -1) break;
-        if (nl > start && onEvent(JSON.parse(text.slice(start, nl))) === false) return;
-        start = nl + 1;
-      }
-      rest = start === 0 ? text : text.slice(start);
-    }
-    rest += decoder.decode();
-    if (rest.trim() !== "") onEvent(JSON.parse(rest));
-  } finally {
-    await reader.cancel().catch(() => {});
-  }
-}

@@ -1,7 +1,7 @@
 /**
  * Scenario 1: decode + deliver M MODIFIED watch events (after a list of the server's N pods) to
  * one `events()` listener, against baselines over the same bytes: the bare parse of the body in
- * memory, a minimal fetch + split + JSON.parse loop over HTTP, and the fair minimal watch loop
+ * memory, and the fair minimal watch loop
  * of issue 33 (`byteLineCache`: fetch, lines cut on `\n` bytes, `JSON.parse`, every object kept
  * in a `Map` by namespace/name, as any cache must; what keeping them costs is the runtime's
  * garbage collector), whose throughput the informer must reach within 5% (on Deno and Bun;
@@ -12,7 +12,7 @@
 import { createInformer } from "../../src/cache/mod.ts";
 import { KubeClient, pods } from "../../src/client/mod.ts";
 import { decodeWatchStream } from "../../src/watch/mod.ts";
-import { bareParseLines, bareStreamLines, byteLineCache } from "../fixtures.ts";
+import { bareParseLines, byteLineCache } from "../fixtures.ts";
 import { gc, numberOption, option } from "../_runtime.ts";
 import { consume, now } from "../_measure.ts";
 import { fmtN, fmtX } from "../_format.ts";
@@ -48,7 +48,6 @@ async function decode(): Promise<unknown> {
   const best: Record<string, number> = {
     informer: Infinity,
     memory: Infinity,
-    http: Infinity,
     httpRetain: Infinity,
   };
   const measure = async (name: string, run: () => Promise<number>): Promise<void> => {
@@ -62,14 +61,6 @@ async function decode(): Promise<unknown> {
     gc();
     best.informer = Math.min(best.informer!, await informerBurst(url, m));
     await measure("memory", () => Promise.resolve(bareParseLines(bytes)));
-    await measure("http", async () => {
-      let n = 0;
-      const response = await fetch(`${url}/raw/burst/${m}`);
-      await bareStreamLines(response.body!, () => {
-        n++;
-      });
-      return n;
-    });
     await measure("httpRetain", async () => {
       const response = await fetch(`${url}/raw/burst/${m}`);
       return await byteLineCache(response.body!, m);
@@ -111,7 +102,6 @@ export default {
       const eps = (ms: number): number => r.events / (ms / 1000);
       const informer = mbps(r.ms.informer);
       const memory = mbps(r.ms.memory);
-      const http = mbps(r.ms.http);
       const result = `${informer.toFixed(0)} MB/s, ${(eps(r.ms.informer) / 1000).toFixed(1)}k ev/s`;
       ctx.row({
         scenario: "1 decode+deliver vs bare JSON.parse (in memory)",
@@ -134,15 +124,6 @@ export default {
         // Node's target is on its own transport (node_transport); its global fetch is info.
         target: runtime === "node" ? "info" : ">= 0.95x",
         ...(runtime === "node" ? {} : { holds: informer / retain >= 0.95 }),
-      });
-      ctx.row({
-        scenario: "1 decode+deliver vs fetch+split+parse loop",
-        runtime,
-        n,
-        result,
-        baseline: `${http.toFixed(0)} MB/s, ${(eps(r.ms.http) / 1000).toFixed(1)}k ev/s`,
-        ratio: fmtX(informer / http),
-        target: "info",
       });
       if (r.ms.decoder !== undefined) {
         const decoder = mbps(r.ms.decoder);

@@ -2,7 +2,6 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   bareParseLines,
-  bareStreamLines,
   buildWatchBurst,
   byteLineCache,
   ByteLines,
@@ -94,18 +93,6 @@ describe("bench fixtures", () => {
       at += c.length;
     }
     assert.equal(bareParseLines(all), 12);
-    let n = 0;
-    await bareStreamLines(
-      streamOf(
-        buildWatchBurst(servedPods(3), { events: 12, firstResourceVersion: 1, chunkBytes: 5 })
-          .chunks,
-      ),
-      (ev) => {
-        assert.equal(ev.type, "MODIFIED");
-        n++;
-      },
-    );
-    assert.equal(n, 12);
   });
 
   test("ByteLines cuts lines on newline bytes however the chunks split them", () => {
