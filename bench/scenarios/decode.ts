@@ -1,17 +1,18 @@
 /**
  * Scenario 1: decode + deliver M MODIFIED watch events (after a list of the server's N pods) to
- * one `events()` listener, against two baselines over the same bytes: the bare parse of the
- * body in memory, and a minimal fetch + split + JSON.parse loop over HTTP. At the first size,
- * also the layers in between, to tell where the time goes: the decoder alone over HTTP
- * (`decodeWatchStream`, objects dropped) and the bare HTTP loop keeping every object in a `Map`
- * by key, as any cache must (what that costs is the runtime's garbage collector).
+ * one `events()` listener, against baselines over the same bytes: the bare parse of the body in
+ * memory, and the fair minimal watch loop
+ * of issue 33 (`byteLineCache`: fetch, lines cut on `\n` bytes, `JSON.parse`, every object kept
+ * in a `Map` by namespace/name, as any cache must; what keeping them costs is the runtime's
+ * garbage collector), whose throughput the informer must reach within 5% (on Deno and Bun;
+ * Node's own transport is measured against `node:http` in `node_transport`). At the first size,
+ * also the decoder alone over HTTP (`decodeWatchStream`, objects dropped).
  * @module
  */
 import { createInformer } from "../../src/cache/mod.ts";
 import { KubeClient, pods } from "../../src/client/mod.ts";
 import { decodeWatchStream } from "../../src/watch/mod.ts";
-import type { KubeObject } from "../../src/client/types.ts";
-import { bareParseLines, bareStreamLines } from "../fixtures.ts";
+import { bareParseLines, byteLineCache } from "../fixtures.ts";
 import { gc, numberOption, option } from "../_runtime.ts";
 import { consume, now } from "../_measure.ts";
 import { fmtN, fmtX } from "../_format.ts";
@@ -44,7 +45,11 @@ async function decode(): Promise<unknown> {
   const layers = numberOption("layers", 0) === 1;
   const raw = await fetch(`${url}/raw/burst/${m}`);
   const bytes = new Uint8Array(await raw.arrayBuffer());
-  const best: Record<string, number> = { informer: Infinity, memory: Infinity, http: Infinity };
+  const best: Record<string, number> = {
+    informer: Infinity,
+    memory: Infinity,
+    httpRetain: Infinity,
+  };
   const measure = async (name: string, run: () => Promise<number>): Promise<void> => {
     gc();
     const t0 = now();
@@ -56,29 +61,15 @@ async function decode(): Promise<unknown> {
     gc();
     best.informer = Math.min(best.informer!, await informerBurst(url, m));
     await measure("memory", () => Promise.resolve(bareParseLines(bytes)));
-    await measure("http", async () => {
-      let n = 0;
+    await measure("httpRetain", async () => {
       const response = await fetch(`${url}/raw/burst/${m}`);
-      await bareStreamLines(response.body!, () => {
-        n++;
-      });
-      return n;
+      return await byteLineCache(response.body!, m);
     });
     if (!layers) continue;
     await measure("decoder", async () => {
       let n = 0;
       const response = await fetch(`${url}/raw/burst/${m}`);
       for await (const ev of decodeWatchStream(response.body!)) if (ev.type === "MODIFIED") n++;
-      return n;
-    });
-    await measure("httpRetain", async () => {
-      const cache = new Map<string, KubeObject>();
-      let n = 0;
-      const response = await fetch(`${url}/raw/burst/${m}`);
-      await bareStreamLines(response.body!, (ev) => {
-        cache.set(`${ev.object.metadata.namespace}/${ev.object.metadata.name}`, ev.object);
-        n++;
-      });
       return n;
     });
   }
@@ -111,7 +102,6 @@ export default {
       const eps = (ms: number): number => r.events / (ms / 1000);
       const informer = mbps(r.ms.informer);
       const memory = mbps(r.ms.memory);
-      const http = mbps(r.ms.http);
       const result = `${informer.toFixed(0)} MB/s, ${(eps(r.ms.informer) / 1000).toFixed(1)}k ev/s`;
       ctx.row({
         scenario: "1 decode+deliver vs bare JSON.parse (in memory)",
@@ -123,18 +113,20 @@ export default {
         target: ">= 0.8x",
         holds: informer / memory >= 0.8,
       });
+      const retain = mbps(r.ms.httpRetain);
       ctx.row({
-        scenario: "1 decode+deliver vs fetch+split+parse loop",
+        scenario: "1 watch throughput: decode+deliver vs fetch byte loop + Map",
         runtime,
         n,
         result,
-        baseline: `${http.toFixed(0)} MB/s, ${(eps(r.ms.http) / 1000).toFixed(1)}k ev/s`,
-        ratio: fmtX(informer / http),
-        target: "info",
+        baseline: `${retain.toFixed(0)} MB/s, ${(eps(r.ms.httpRetain) / 1000).toFixed(1)}k ev/s`,
+        ratio: fmtX(informer / retain),
+        // Node's target is on its own transport (node_transport); its global fetch is info.
+        target: runtime === "node" ? "info" : ">= 0.95x",
+        ...(runtime === "node" ? {} : { holds: informer / retain >= 0.95 }),
       });
-      if (r.ms.decoder !== undefined && r.ms.httpRetain !== undefined) {
+      if (r.ms.decoder !== undefined) {
         const decoder = mbps(r.ms.decoder);
-        const retain = mbps(r.ms.httpRetain);
         ctx.row({
           scenario: "1 layers: decoder alone over HTTP (no cache) vs bare JSON.parse (in memory)",
           runtime,
@@ -151,15 +143,6 @@ export default {
           result: `${retain.toFixed(0)} MB/s`,
           baseline: `${memory.toFixed(0)} MB/s`,
           ratio: fmtX(retain / memory),
-          target: "info",
-        });
-        ctx.row({
-          scenario: "1 layers: decode+deliver vs bare HTTP loop + Map cache",
-          runtime,
-          n,
-          result: `${informer.toFixed(0)} MB/s`,
-          baseline: `${retain.toFixed(0)} MB/s`,
-          ratio: fmtX(informer / retain),
           target: "info",
         });
       }

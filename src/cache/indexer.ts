@@ -214,11 +214,11 @@ export class Indexer<T extends KubeObjectLike = KubeObject> implements Store<T> 
     for (const index of this.#indexes.values()) {
       const newValues = computed[i++]!;
       const oldValues = index.byKey.get(key);
+      // Unchanged values (the common update) keep their entry: no Map write, and the cache
+      // keeps the arrays it holds instead of trading them for equal new ones per event.
+      if (oldValues !== undefined && sameValues(oldValues, newValues)) continue;
       index.byKey.set(key, newValues);
-      if (oldValues !== undefined) {
-        if (sameValues(oldValues, newValues)) continue;
-        removeFromIndex(index.byValue, oldValues, key);
-      }
+      if (oldValues !== undefined) removeFromIndex(index.byValue, oldValues, key);
       addToIndex(index.byValue, newValues, key);
     }
     return old;

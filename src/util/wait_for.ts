@@ -36,8 +36,12 @@ export class Waiters {
     return this.#set.size;
   }
 
-  /** Re-checks every pending waiter. */
+  /**
+   * Re-checks every pending waiter. Called once per watch event (the informer's resource
+   * version moved): with nobody waiting it allocates nothing.
+   */
   wake(): void {
+    if (this.#set.size === 0) return;
     for (const wake of [...this.#set]) wake();
   }
 

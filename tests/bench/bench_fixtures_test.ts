@@ -2,8 +2,9 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
   bareParseLines,
-  bareStreamLines,
   buildWatchBurst,
+  byteLineCache,
+  ByteLines,
   podFixture,
   stripManagedFields,
 } from "../../bench/fixtures.ts";
@@ -92,18 +93,33 @@ describe("bench fixtures", () => {
       at += c.length;
     }
     assert.equal(bareParseLines(all), 12);
-    let n = 0;
-    await bareStreamLines(
-      streamOf(
-        buildWatchBurst(servedPods(3), { events: 12, firstResourceVersion: 1, chunkBytes: 5 })
-          .chunks,
-      ),
-      (ev) => {
-        assert.equal(ev.type, "MODIFIED");
-        n++;
-      },
+  });
+
+  test("ByteLines cuts lines on newline bytes however the chunks split them", () => {
+    const text = '{"a":"grüß"}\n\n{"b":2}\n{"c":"✓"}\n';
+    const bytes = new TextEncoder().encode(text);
+    for (let size = 1; size <= bytes.length; size++) {
+      const lines = new ByteLines();
+      const got: string[] = [];
+      for (let i = 0; i < bytes.length; i += size) {
+        lines.push(bytes.subarray(i, i + size), (line) => got.push(new TextDecoder().decode(line)));
+      }
+      assert.deepEqual(got, ['{"a":"grüß"}', '{"b":2}', '{"c":"✓"}'], `chunks of ${size}`);
+    }
+  });
+
+  test("byteLineCache parses every event of a burst split anywhere and keeps the objects", async () => {
+    const burst = buildWatchBurst(servedPods(3), {
+      events: 12,
+      firstResourceVersion: 1,
+      chunkBytes: 7,
+    });
+    assert.equal(await byteLineCache(streamOf(burst.chunks), 12), 12);
+    assert.equal(
+      await byteLineCache(streamOf(burst.chunks), 5),
+      5,
+      "stops once it has seen enough",
     );
-    assert.equal(n, 12);
   });
 
   test("stripManagedFields drops managedFields and keeps the rest", () => {
