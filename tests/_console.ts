@@ -2,14 +2,27 @@
 // prints with console.error and console.warn): the test swaps both for functions that keep the
 // lines, and restores them.
 
-/** The lines printed until `restore()`, each as `error <line>` or `warn <line>`. */
-export function captureConsole(): { lines: string[]; restore: () => void } {
+/**
+ * The lines printed until `restore()`, each as `error <line>` or `warn <line>`; `firstError`
+ * resolves when the first `console.error` line is printed.
+ */
+export function captureConsole(): {
+  lines: string[];
+  firstError: Promise<void>;
+  restore: () => void;
+} {
   const lines: string[] = [];
   const { error, warn } = console;
-  console.error = (...args: unknown[]): void => void lines.push(`error ${args.join(" ")}`);
+  let printedError!: () => void;
+  const firstError = new Promise<void>((resolve) => printedError = resolve);
+  console.error = (...args: unknown[]): void => {
+    lines.push(`error ${args.join(" ")}`);
+    printedError();
+  };
   console.warn = (...args: unknown[]): void => void lines.push(`warn ${args.join(" ")}`);
   return {
     lines,
+    firstError,
     restore: () => {
       console.error = error;
       console.warn = warn;

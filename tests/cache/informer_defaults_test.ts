@@ -14,6 +14,7 @@ import type { KubeObject } from "../../src/client/types.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "@kinformer/simulator";
 import { LifecycleError } from "../../src/util/lifecycle.ts";
+import { advance } from "../_advance.ts";
 import { captureConsole } from "../_console.ts";
 import { pod } from "../_informer_env.ts";
 
@@ -31,11 +32,6 @@ function setup(options: { deny?: boolean } = {}): {
   });
   const client = new KubeClient({ server: "http://sim.test", fetch: cluster.fetch });
   return { clock, cluster, client };
-}
-
-/** Advances `clock` by `ms` in steps of `step`, letting the informer's work run between them. */
-async function advance(clock: ManualClock, ms: number, step = 1_000): Promise<void> {
-  for (let t = 0; t < ms; t += step) await clock.advance(step);
 }
 
 /** A custom resource whose CRD is not installed. */
@@ -95,19 +91,12 @@ describe("an informer with default options says what is wrong", () => {
   test("a refused connection: a line naming the network error at once, a handful in a minute", async () => {
     const clock = new ManualClock(0);
     const printed = captureConsole();
-    const first = new Promise<void>((resolve) => {
-      const error = console.error;
-      console.error = (...args: unknown[]): void => {
-        error(...args);
-        resolve();
-      };
-    });
     try {
       // Port 1 on the loopback: nothing listens there, the connection is refused.
       const client = new KubeClient({ server: "http://127.0.0.1:1" });
       const informer = createInformer(client, { resource: pods, clock });
       void informer.start();
-      await first; // the first attempt fails at once, before any backoff: the clock is at 0
+      await printed.firstError; // the first attempt fails at once, before any backoff: the clock is at 0
       assert.equal(clock.now(), 0);
       assert.match(
         printed.lines[0]!,

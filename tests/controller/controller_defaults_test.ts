@@ -19,6 +19,7 @@ import {
 } from "../../src/controller/mod.ts";
 import { ManualClock } from "../../src/testing/manual_clock.ts";
 import { SimulatedCluster } from "@kinformer/simulator";
+import { advance } from "../_advance.ts";
 import { captureConsole } from "../_console.ts";
 
 /** A custom resource whose CRD is not installed. */
@@ -29,11 +30,6 @@ const gadgets = defineResource({
   kind: "Gadget",
   namespaced: true,
 });
-
-/** Advances `clock` by `ms` in steps of `step`, letting the work run between them. */
-async function advance(clock: ManualClock, ms: number, step = 1_000): Promise<void> {
-  for (let t = 0; t < ms; t += step) await clock.advance(step);
-}
 
 /** What each case runs: a default controller, or a default manager with one controller. */
 type Runner = (
@@ -109,20 +105,13 @@ for (const [runnerName, run] of Object.entries(runners)) {
     test("a refused connection: a line naming the network error at once, a handful in a minute", async () => {
       const clock = new ManualClock(0);
       const printed = captureConsole();
-      const first = new Promise<void>((resolve) => {
-        const error = console.error;
-        console.error = (...args: unknown[]): void => {
-          error(...args);
-          resolve();
-        };
-      });
       const stop = new AbortController();
       try {
         // Port 1 on the loopback: nothing listens there, the connection is refused.
         const client = new KubeClient({ server: "http://127.0.0.1:1" });
         const informer = createInformer<KubeObject>(client, { resource: pods, clock });
         const running = run(informer, stop.signal);
-        await first; // the first attempt fails at once, before any backoff: the clock is at 0
+        await printed.firstError; // the first attempt fails at once, before any backoff: the clock is at 0
         assert.equal(clock.now(), 0);
         assert.match(
           printed.lines[0]!,

@@ -8,13 +8,9 @@ import type { KubeObject } from "../../src/client/types.ts";
 import { Fleet } from "../../src/fleet/fleet.ts";
 import { FleetController, runFleetController } from "../../src/fleet/fleet_controller.ts";
 import { LifecycleError } from "../../src/util/lifecycle.ts";
+import { advance } from "../_advance.ts";
 import { captureConsole } from "../_console.ts";
 import { blackhole, clientOf, link, ManualClock, notFound, server } from "./_fleet_env.ts";
-
-/** Advances `clock` by `ms` in steps of `step`, letting the fleet's work run between them. */
-async function advance(clock: ManualClock, ms: number, step = 1_000): Promise<void> {
-  for (let t = 0; t < ms; t += step) await clock.advance(step);
-}
 
 describe("a fleet with default options says what is wrong", () => {
   test("a 403 and a 404 cluster: a line each naming its cluster within 5 s, a handful in a minute", async () => {

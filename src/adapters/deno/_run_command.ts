@@ -6,7 +6,7 @@
  * @module
  */
 import type { ExecCommand, ExecCommandResult } from "../../config/exec_command.ts";
-import { onAbort } from "../../util/abort.ts";
+import { trackCommandRun } from "../_command_run.ts";
 
 /** The part of the `Deno` namespace this file uses. */
 interface DenoProcessApi {
@@ -66,15 +66,8 @@ export function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult>
     }
     const out = child.stdout.getReader();
     const err = child.stderr.getReader();
-    let settled = false;
     let exited = false;
-    const finish = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      stopListening();
-      return true;
-    };
-    const stop = (): void => {
+    const run = trackCommandRun(command, () => {
       if (!exited) {
         try {
           if (group) api.kill(-child.pid, "SIGKILL");
@@ -89,34 +82,19 @@ export function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult>
       }
       out.cancel().catch(() => {});
       err.cancel().catch(() => {});
-    };
-    const stopListening = onAbort(signal, () => {
-      if (!finish()) return;
-      stop();
-      reject(signal.reason);
-    });
-    const chunks: Uint8Array[] = [];
-    let size = 0;
+    }, { resolve, reject });
     const readStdout = async (): Promise<void> => {
       for (;;) {
         const { done, value } = await out.read();
-        if (done || settled) return;
-        chunks.push(value);
-        size += value.byteLength;
-        if (size > command.maxStdoutBytes && finish()) {
-          // Too much to be a credential: stop reading and stop the plugin; the caller refuses
-          // what it got (longer than the limit).
-          stop();
-          resolve({ exitCode: 1, stdout: text(chunks) });
-          return;
-        }
+        if (done || run.settled) return;
+        run.stdout(value);
       }
     };
     const readStderr = async (): Promise<void> => {
       for (;;) {
         const { done, value } = await err.read();
         if (done) return;
-        if (!settled) command.onStderr(value);
+        run.stderr(value);
       }
     };
     const status = child.status.then((s) => {
@@ -124,21 +102,8 @@ export function runDenoCommand(command: ExecCommand): Promise<ExecCommandResult>
       return s;
     });
     Promise.all([readStdout(), readStderr(), status]).then(
-      ([, , s]) => {
-        if (finish()) resolve({ exitCode: s.code, stdout: text(chunks) });
-      },
-      (error: unknown) => {
-        if (!finish()) return;
-        stop();
-        reject(error);
-      },
+      ([, , s]) => run.exited(s.code),
+      (error: unknown) => run.failed(error),
     );
   });
-}
-
-function text(chunks: readonly Uint8Array[]): string {
-  const decoder = new TextDecoder();
-  let out = "";
-  for (const chunk of chunks) out += decoder.decode(chunk, { stream: true });
-  return out + decoder.decode();
 }

@@ -10,7 +10,7 @@ import { spawn } from "node:child_process";
 import type { ChildProcess } from "node:child_process";
 import process from "node:process";
 import type { ExecCommand, ExecCommandResult } from "../../config/exec_command.ts";
-import { onAbort } from "../../util/abort.ts";
+import { trackCommandRun } from "../_command_run.ts";
 
 /**
  * Runs `command` without a shell; rejects with the spawn error (code `ENOENT` for a missing
@@ -35,16 +35,7 @@ export function runNodeCommand(command: ExecCommand): Promise<ExecCommandResult>
       reject(error);
       return;
     }
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    let settled = false;
-    const finish = (): boolean => {
-      if (settled) return false;
-      settled = true;
-      stopListening();
-      return true;
-    };
-    const stop = (): void => {
+    const run = trackCommandRun(command, () => {
       if (child.exitCode === null && child.signalCode === null) {
         try {
           if (group && child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
@@ -55,44 +46,14 @@ export function runNodeCommand(command: ExecCommand): Promise<ExecCommandResult>
       }
       child.stdout?.destroy();
       child.stderr?.destroy();
-    };
-    const stopListening = onAbort(signal, () => {
-      if (!finish()) return;
-      stop();
-      reject(signal.reason);
-    });
-    child.stdout?.on("data", (chunk: Uint8Array) => {
-      if (settled) return;
-      chunks.push(chunk);
-      size += chunk.byteLength;
-      if (size > command.maxStdoutBytes && finish()) {
-        // Too much to be a credential: stop reading and stop the plugin; the caller refuses
-        // what it got (longer than the limit).
-        stop();
-        resolve({ exitCode: 1, stdout: text(chunks) });
-      }
-    });
-    child.stderr?.on("data", (chunk: Uint8Array) => {
-      if (!settled) command.onStderr(chunk);
-    });
-    child.once("error", (error) => {
-      if (finish()) reject(error);
-    });
+    }, { resolve, reject });
+    child.stdout?.on("data", (chunk: Uint8Array) => run.stdout(chunk));
+    child.stderr?.on("data", (chunk: Uint8Array) => run.stderr(chunk));
+    child.once("error", (error) => run.failed(error, false));
     child.once("close", (code, killedBy) => {
-      if (!finish()) return;
-      resolve({
-        exitCode: code ?? (killedBy === null ? 1 : 128 + (SIGNAL_NUMBERS[killedBy] ?? 0)),
-        stdout: text(chunks),
-      });
+      run.exited(code ?? (killedBy === null ? 1 : 128 + (SIGNAL_NUMBERS[killedBy] ?? 0)));
     });
   });
 }
 
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGKILL: 9, SIGTERM: 15 };
-
-function text(chunks: readonly Uint8Array[]): string {
-  const decoder = new TextDecoder();
-  let out = "";
-  for (const chunk of chunks) out += decoder.decode(chunk, { stream: true });
-  return out + decoder.decode();
-}

@@ -7,6 +7,7 @@
  */
 import { linkedController, onAbort } from "../../util/abort.ts";
 import { Lifecycle, type LifecycleState } from "../../util/lifecycle.ts";
+import { checkOptionsObject, checkSignal } from "../../util/validate.ts";
 
 /** Runs `work` in the background until stopped; at most one run at a time. */
 export class BackgroundLoop {
@@ -35,12 +36,22 @@ export class BackgroundLoop {
   }
 
   /**
-   * Calls `work` with a signal that aborts when `parent` does or on `stop()`, unless work runs
-   * already (then nothing happens). Once stopped it can start again. `work` must not reject.
+   * The coordinator's `start(options)`: checks `options` (named `where` in the error), then
+   * calls `work` with a signal that aborts when `options.signal` does or on `stop()`, unless
+   * work runs already (then nothing happens). Once stopped it can start again. `work` must not
+   * reject.
    *
+   * @throws {TypeError} when `options` is not an object or `options.signal` not an AbortSignal.
    * @throws {LifecycleError} while a stop is under way (await `stop()` first).
    */
-  start(parent: AbortSignal | undefined, work: (signal: AbortSignal) => Promise<void>): void {
+  start(
+    options: { signal?: AbortSignal | undefined },
+    where: string,
+    work: (signal: AbortSignal) => Promise<void>,
+  ): void {
+    checkOptionsObject(options, where);
+    checkSignal(options.signal, "signal");
+    const parent = options.signal;
     if (!this.#life.start()) return;
     this.#life.started();
     const link = linkedController(parent);

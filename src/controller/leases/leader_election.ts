@@ -15,7 +15,6 @@ import {
   checkClock,
   checkFunction,
   checkOptionsObject,
-  checkSignal,
   requireNonEmptyString,
 } from "../../util/validate.ts";
 import { BackgroundLoop } from "./_background_loop.ts";
@@ -300,9 +299,7 @@ export class LeaderElector implements AsyncDisposable {
    * @throws {LifecycleError} while a stop is under way: await `stop()` first.
    */
   start(options: { signal?: AbortSignal | undefined } = {}): void {
-    checkOptionsObject(options, "LeaderElector.start");
-    checkSignal(options.signal, "signal");
-    this.#background.start(options.signal, async (signal) => {
+    this.#background.start(options, "LeaderElector.start", async (signal) => {
       this.#activity = "candidate";
       try {
         await this.#campaign(signal);

@@ -15,7 +15,6 @@ import {
   checkFunction,
   checkNumber,
   checkOptionsObject,
-  checkSignal,
   requireNonEmptyString,
 } from "../../util/validate.ts";
 import { BackgroundLoop } from "./_background_loop.ts";
@@ -269,9 +268,7 @@ export class ShardCoordinator implements AsyncDisposable {
    * @throws {LifecycleError} while a stop is under way: await `stop()` first.
    */
   start(options: { signal?: AbortSignal | undefined } = {}): void {
-    checkOptionsObject(options, "ShardCoordinator.start");
-    checkSignal(options.signal, "signal");
-    this.#background.start(options.signal, async (signal) => {
+    this.#background.start(options, "ShardCoordinator.start", async (signal) => {
       try {
         await this.#loop(signal);
       } finally {
