@@ -11,7 +11,8 @@
 // it as a plugin (scripts/esbuild_options.mjs). Bun and tsc read the same mapping from
 // tsconfig.json's `paths`.
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -36,4 +37,15 @@ export function workspaceTarget(specifier) {
   }
   const file = exportsOf.get(dir)[`.${m[2] ?? ""}`];
   return file === undefined ? undefined : join(dir, file);
+}
+
+/**
+ * Whether a module at `parentURL` belongs to this checkout (not to its node_modules): only its
+ * imports of the workspace's packages go to the sources. The entry point (no parent) does too.
+ */
+export function importedFromCheckout(parentURL) {
+  if (parentURL === undefined) return true;
+  if (!parentURL.startsWith("file:")) return false;
+  const parts = relative(root, fileURLToPath(parentURL)).split(sep);
+  return parts[0] !== ".." && !parts.includes("node_modules");
 }

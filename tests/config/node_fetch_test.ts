@@ -538,9 +538,15 @@ describe("createNodeFetch through a proxy", () => {
       const connect = `CONNECT 127.0.0.1:${port} auth=Basic ${
         Buffer.from("user:p@ss").toString("base64")
       }`;
-      // One tunnel, kept alive for both requests, with the credentials Basic-encoded. Deno's
-      // node:http does not pool sockets made by an agent's createConnection: one per request.
-      assert.deepEqual(proxy.seen, runtime === "deno" ? [connect, connect] : [connect]);
+      // Every tunnel carries the credentials, Basic-encoded. On Node one tunnel is kept alive
+      // for both requests. Deno's node:http reuses it only when the socket is back in the
+      // agent's pool before the second request starts, which depends on scheduling (a loaded
+      // machine sees one tunnel or two): at most one per request there.
+      assert.ok(proxy.seen.length >= 1, "no CONNECT reached the proxy");
+      assert.deepEqual(
+        proxy.seen,
+        Array(runtime === "deno" ? Math.min(proxy.seen.length, 2) : 1).fill(connect),
+      );
     } finally {
       await close();
     }

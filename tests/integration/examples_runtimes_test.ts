@@ -3,22 +3,23 @@
 // (plain JavaScript, as a Node user without TypeScript runs it). Each runs once against the
 // simulated cluster it starts itself (random churn), and once with --server against a cluster
 // this test serves and changes at known points, so its output is known line by line.
-import { describe, test } from "node:test";
+import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { copyFile, mkdir, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { configmaps } from "../../src/client/resource.ts";
 import { runtime, serveCluster } from "../_serve.ts";
 import {
   bin,
+  childEnv,
   type ChildHandle,
   missingBinary,
   ROOT,
   runProcess,
   SOURCE_CONDITION,
   startProcess,
-  withTempDir,
 } from "../_runtime_process.ts";
 
 /** The node binary: the one running the tests on Node, else `node` from PATH. */
@@ -30,38 +31,60 @@ interface Example {
   skip: string | undefined;
   /** Banner the example prints first. */
   banner: RegExp;
-  /** Starts the example with `args` (in `dir` when it needs a staged package). */
-  start(args: string[], dir: string): Promise<ChildHandle>;
+  /** Starts the example with `args`. */
+  start(args: string[]): Promise<ChildHandle>;
 }
 
 /**
- * Builds the npm package (scripts/build.mjs) into `dir/node_modules/@kinformer/kinformer`,
- * with the package.json fields the build prints, and copies examples/node.mjs next to it: the
- * layout of an application that ran `npm install @kinformer/kinformer`.
+ * Builds the npm packages (scripts/build.mjs) into `dir/node_modules/@kinformer/kinformer` and
+ * `dir/node_modules/@kinformer/simulator` (the library's testing entry imports the simulator),
+ * each with the package.json fields the build prints, and copies examples/node.mjs next to them:
+ * the layout of an application that ran `npm install @kinformer/kinformer`.
  */
 async function stageNodeApp(dir: string): Promise<void> {
-  const pkg = join(dir, "node_modules", "@kinformer", "kinformer");
-  await mkdir(pkg, { recursive: true });
   const build = join(ROOT, "scripts", "build.mjs");
-  const built = await runProcess(NODE, [build, "--outdir", join(pkg, "dist")], {
-    killAfterMs: 60_000,
-  });
-  assert.equal(built.code, 0, `scripts/build.mjs failed\n${built.output}`);
-  const fields = await runProcess(NODE, [build, "--print-package-fields"]);
-  assert.equal(fields.code, 0, fields.output);
-  const manifest = {
-    name: "@kinformer/kinformer",
-    version: "0.0.0-test",
-    type: "module",
-    ...JSON.parse(fields.stdout) as Record<string, unknown>,
-  };
-  await writeFile(join(pkg, "package.json"), JSON.stringify(manifest, null, 2));
+  for (
+    const [name, args, version] of [
+      ["kinformer", [], "0.0.0-test"],
+      ["simulator", ["--package", join("packages", "simulator")], "0.0.0-test"],
+    ] as const
+  ) {
+    const pkg = join(dir, "node_modules", "@kinformer", name);
+    await mkdir(pkg, { recursive: true });
+    const built = await runProcess(NODE, [build, ...args, "--outdir", join(pkg, "dist")], {
+      killAfterMs: 120_000,
+    });
+    assert.equal(built.code, 0, `scripts/build.mjs ${args.join(" ")} failed\n${built.output}`);
+    const fields = await runProcess(NODE, [build, ...args, "--print-package-fields"]);
+    assert.equal(fields.code, 0, fields.output);
+    const manifest = {
+      name: `@kinformer/${name}`,
+      version,
+      type: "module",
+      ...JSON.parse(fields.stdout) as Record<string, unknown>,
+    };
+    await writeFile(join(pkg, "package.json"), JSON.stringify(manifest, null, 2));
+  }
   await writeFile(
     join(dir, "package.json"),
     JSON.stringify({ name: "app", private: true, type: "module" }),
   );
   await copyFile(join(ROOT, "examples", "node.mjs"), join(dir, "node.mjs"));
 }
+
+/**
+ * The application examples/node.mjs runs in, staged once for the whole file (building the
+ * package takes seconds, more on a loaded machine: no test's time limit should include it), by
+ * the `before` hook below; removed by the `after` hook.
+ */
+let nodeApp: string | undefined;
+
+/**
+ * The environment of the staged application: the package as installed, without the resolution
+ * hook the tests run under (NODE_OPTIONS from scripts/_run.mjs WORKSPACE_ENV), which would run
+ * the sources instead of the build.
+ */
+const INSTALLED_ENV = childEnv({ NODE_OPTIONS: "" });
 
 const EXAMPLES: Example[] = [
   {
@@ -90,9 +113,11 @@ const EXAMPLES: Example[] = [
     name: "examples/node.mjs on Node, from the built npm package",
     skip: undefined,
     banner: /^kinformer on Node v\d+\.\d+\.\d+: /,
-    start: async (args, dir) => {
-      await stageNodeApp(dir);
-      return startProcess(NODE, ["node.mjs", ...args], { cwd: dir });
+    start: (args) => {
+      assert.ok(nodeApp !== undefined, "the npm package was not staged (see the before hook)");
+      return Promise.resolve(
+        startProcess(NODE, ["node.mjs", ...args], { cwd: nodeApp, env: INSTALLED_ENV }),
+      );
     },
   },
 ];
@@ -100,6 +125,14 @@ const EXAMPLES: Example[] = [
 const CHANGE = /^(ADD|UPDATE|DELETE) \S+$/;
 
 describe(`runtime examples (test process: ${runtime})`, () => {
+  before(async () => {
+    nodeApp = await mkdtemp(join(tmpdir(), "kinformer-node-app-"));
+    await stageNodeApp(nodeApp);
+  }, { timeout: 120_000 });
+  after(async () => {
+    if (nodeApp !== undefined) await rm(nodeApp, { recursive: true, force: true });
+  });
+
   for (const example of EXAMPLES) {
     if (example.skip !== undefined) {
       console.log(`examples_runtimes_test: ${example.name} skipped: ${example.skip}`);
@@ -112,11 +145,8 @@ describe(`runtime examples (test process: ${runtime})`, () => {
         timeout: 20_000,
       },
       async () => {
-        await withTempDir("example", async (dir) => {
-          const child = await example.start(
-            ["--events", "5", "--seconds", "15", "--rate", "50"],
-            dir,
-          );
+        {
+          const child = await example.start(["--events", "5", "--seconds", "15", "--rate", "50"]);
           try {
             const exit = await child.exited;
             assert.deepEqual(exit, { code: 0, signal: null }, child.output);
@@ -137,7 +167,7 @@ describe(`runtime examples (test process: ${runtime})`, () => {
           } finally {
             await child.kill();
           }
-        });
+        }
       },
     );
 
@@ -148,7 +178,7 @@ describe(`runtime examples (test process: ${runtime})`, () => {
         timeout: 20_000,
       },
       async () => {
-        await withTempDir("example-server", async (dir) => {
+        {
           const { cluster, server, close } = await serveCluster({ autoCreateNamespaces: true });
           let child: ChildHandle | undefined;
           try {
@@ -166,7 +196,6 @@ describe(`runtime examples (test process: ${runtime})`, () => {
                 "--seconds",
                 "15",
               ],
-              dir,
             );
             await child.waitFor(/^SYNCED /m);
             cluster.create(configmaps, { metadata: { namespace: "default", name: "c" } });
@@ -196,7 +225,7 @@ describe(`runtime examples (test process: ${runtime})`, () => {
             await child?.kill();
             await close();
           }
-        });
+        }
       },
     );
   }
