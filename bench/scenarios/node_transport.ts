@@ -35,8 +35,12 @@ export default {
     ];
     ctx.log(`node ${args.slice(0, 1).join(" ")} (about ${ctx.quick ? 1 : 3} min)`);
     const code = await new Promise<number>((resolve) => {
+      // The workspace's packages are read from their sources (`kinformer-source`), as the tests
+      // read them, by this process and the server it starts: a checkout has no built dist/.
+      const options = `${process.env.NODE_OPTIONS ?? ""} --conditions=kinformer-source`.trim();
       const child = spawn(join(ctx.root, "node_modules", ".bin", "node"), args, {
         cwd: ctx.root,
+        env: { ...process.env, NODE_OPTIONS: options },
         stdio: ["ignore", "ignore", "inherit"],
       });
       child.on("close", (c) => resolve(c ?? 1));
