@@ -84,7 +84,7 @@ describe("bench fixtures", () => {
     });
   });
 
-  test("the baselines parse exactly the events of a burst", async () => {
+  test("the in-memory baseline parses exactly the events of a burst", () => {
     const burst = buildWatchBurst(servedPods(3), { events: 12, firstResourceVersion: 1 });
     const all = new Uint8Array(burst.bytes);
     let at = 0;
