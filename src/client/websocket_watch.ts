@@ -230,15 +230,35 @@ export async function openWebSocketWatch(
   return await new SocketWatch(socket, label, signal, request.maxQueuedBytes).opened;
 }
 
-/** Closes a socket nobody will use, ignoring a socket that refuses. */
+/**
+ * Closes a socket nobody will use, ignoring a socket that refuses. A socket still connecting is
+ * closed once it opens, not at once: Node's `WebSocket` (undici) closed while connecting fails
+ * the handshake on its side but leaves the connection it may already have upgraded open, with
+ * no close frame and no end, so the server's watch would never end. A handshake that fails
+ * instead leaves nothing to close.
+ */
 function closeQuietly(socket: WebSocketLike): void {
+  if (socket.readyState === CONNECTING) {
+    const onOpen = (): void => {
+      done();
+      closeQuietly(socket);
+    };
+    const done = (): void => {
+      socket.removeEventListener("open", onOpen);
+      socket.removeEventListener("close", done);
+    };
+    socket.addEventListener("open", onOpen);
+    socket.addEventListener("close", done);
+    return;
+  }
   try {
     socket.close(1000);
   } catch {
-    // Already closing or closed.
+    // Already closing, or a socket that refuses: either way nobody reads it any more.
   }
 }
 
+const CONNECTING = 0;
 const OPEN = 1;
 const NEWLINE = new Uint8Array([0x0a]);
 const encoder = new TextEncoder();

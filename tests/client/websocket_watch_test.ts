@@ -438,7 +438,7 @@ describe("WebSocket watch: failures to open, aborts and cancels", () => {
     await assert.rejects(c3.watch(pods), /options\.webSocket must return a WebSocket/);
   });
 
-  test("aborting while connecting closes the socket and rejects with the reason", async () => {
+  test("aborting while connecting rejects with the reason at once and closes the socket once it opens (Node's WebSocket leaks a connection closed while connecting)", async () => {
     const s = socketClient();
     const ac = new AbortController();
     const watching = s.client.watch(pods, { signal: ac.signal });
@@ -446,8 +446,23 @@ describe("WebSocket watch: failures to open, aborts and cancels", () => {
     const reason = new Error("stop");
     ac.abort(reason);
     await assert.rejects(watching, (error: unknown) => error === reason);
+    assert.deepEqual(s.socket().closes, [], "not closed while connecting");
+    s.socket().open();
     assert.deepEqual(s.socket().closes, [{ code: 1000, reason: undefined }]);
-    assert.ok(s.socket().init.signal.aborted === false || s.socket().init.signal.aborted);
+    s.socket().open();
+    assert.equal(s.socket().closes.length, 1, "closed once");
+  });
+
+  test("aborting while connecting, then a failed handshake: nothing is left to close", async () => {
+    const s = socketClient();
+    const ac = new AbortController();
+    const watching = s.client.watch(pods, { signal: ac.signal });
+    await sockets(s);
+    ac.abort(new Error("stop"));
+    await assert.rejects(watching);
+    s.socket().serverClose(1006, false);
+    s.socket().open();
+    assert.deepEqual(s.socket().closes, []);
   });
 
   test("aborting an open watch fails the body with the reason and closes the socket", async () => {
