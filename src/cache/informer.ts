@@ -1,6 +1,7 @@
 /**
  * The shared informer: one reflector, one cache, many listeners. The wiring and the lifecycle;
- * the parts live next to it (options, checkpoint, delta processing, events iterator, handlers).
+ * the parts live next to it (options, checkpoint, delta processing, events iterator, handlers,
+ * the reflector observer, the error tally).
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
@@ -8,10 +9,9 @@ import type { KubeObject, KubeObjectLike } from "../client/types.ts";
 import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { envFlag } from "../util/env.ts";
-import type { ErrorKind } from "../util/error_kind.ts";
 import { ErrorReporter, type ReportDetails } from "../util/error_reporter.ts";
 import { Lifecycle, LifecycleError } from "../util/lifecycle.ts";
-import { describeValue, messageOf } from "../util/values.ts";
+import { describeValue } from "../util/values.ts";
 import { explainAbort, Waiters } from "../util/wait_for.ts";
 import { type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
 import type { CheckpointError } from "./checkpoint_error.ts";
@@ -25,6 +25,7 @@ import { attachHandler, type EventHandler, type HandlerRegistration } from "./ev
 import { currentResourceVersion, eventsIterator } from "./events_iterator.ts";
 import { CacheMemory } from "./cache_memory.ts";
 import { EventLag } from "./event_lag.ts";
+import { ErrorTally } from "./error_tally.ts";
 import { Indexer, type Store } from "./indexer.ts";
 import type { InformerEvent } from "./informer_event.ts";
 import type { InformerHealth } from "./informer_health.ts";
@@ -43,7 +44,8 @@ import { ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
 import { keyOf } from "./object_key.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
-import { Reflector, type ReflectorSignal } from "./reflector.ts";
+import { Reflector } from "./reflector.ts";
+import { observeReflector } from "./reflector_observer.ts";
 import { resourceVersionReached } from "./resource_version_reached.ts";
 import { StoreWriter } from "./store_writer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
@@ -138,10 +140,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   /** The cache mutation detector, when `detectMutations` is on. */
   #mutations: MutationDetector<T> | undefined;
   /** Errors of listing and watching (and a refused checkpoint) by kind, for `health()`. */
-  #errors: Partial<Record<ErrorKind, number>> = {};
-  #lastError: { kind: ErrorKind; message: string; at: number } | undefined;
-  /** The last error itself: the `cause` of a `waitForSync` that timed out. */
-  #lastErrorValue: unknown;
+  readonly #errors: ErrorTally;
   /**
    * Removes the listener of an `events()` iterator dropped without `return()` or an abort.
    * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
@@ -161,6 +160,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     this.#clock = options.clock ?? systemClock;
     const clock = this.#clock;
     this.#lag = new EventLag(() => clock.now());
+    this.#errors = new ErrorTally(clock);
     this.#source = informerSource(options);
     this.#reporter = new ErrorReporter({
       source: this.#source,
@@ -207,7 +207,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     const resume = resumeFromCheckpoint(options);
     if (resume.refused !== undefined) {
       this.#refused = resume.refused;
-      this.#record(resume.refused, "checkpoint");
+      this.#errors.record(resume.refused, "checkpoint");
     } else if (resume.resourceVersion !== undefined) {
       this.#resumed = true;
       this.#writer.seed(resume.objects ?? []);
@@ -223,6 +223,12 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     );
     this.#metrics = metrics;
     const memory = this.#memory;
+    // Built once: the reflector observes every watch line.
+    const observers = {
+      metrics,
+      reporter: this.#reporter,
+      resourceVersionWaiters: this.#rvWaiters,
+    };
     this.#reflector = new Reflector<T>({
       ...settings,
       transform: (object) => {
@@ -233,7 +239,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       emit: (event) => this.#write(event),
       onError: (error, details) => this.#failed(error, details, metrics),
       resumeFrom: resume.resourceVersion,
-      observe: (signal) => this.#observe(signal, metrics),
+      observe: (signal) => observeReflector(signal, observers),
     });
     const seeded = resume.objects !== undefined;
     this.#checker = new ConsistencyChecker({
@@ -438,7 +444,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
             what: `${this.#source} not synced`,
             hint: this.#life.state === "idle" ? "; start() was never called" : undefined,
             waitedMs: this.#clock.now() - Math.max(waiting, this.#startedAt ?? waiting),
-            lastError: this.#lastErrorValue,
+            lastError: this.#errors.lastValue,
           }),
       },
     );
@@ -655,10 +661,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       relists: s.relists,
       watchRestarts: s.watchRestarts,
       events: s.events,
-      errors: consistency.driftChecks > 0
-        ? { ...this.#errors, drift: consistency.driftChecks }
-        : { ...this.#errors },
-      lastError: this.#lastError,
+      errors: this.#errors.counts(consistency.driftChecks),
+      lastError: this.#errors.last,
       stalled: this.#reflector.phase !== "stopped" && this.#reflector.phase !== "idle" &&
         s.lastActivityAt !== undefined && now - s.lastActivityAt > limit,
       listeners: this.#listeners.health(),
@@ -679,14 +683,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   #failed(error: unknown, details: ReportDetails, metrics: InformerMetrics | undefined): void {
     const { kind } = this.#reporter.report(error, details);
     if (kind === "decode") metrics?.onDecodeError?.(error);
-    this.#record(error, kind);
-  }
-
-  /** Counts an error of listing and watching (or a refused checkpoint) for `health()`. */
-  #record(error: unknown, kind: ErrorKind): void {
-    this.#errors[kind] = (this.#errors[kind] ?? 0) + 1;
-    this.#lastError = { kind, message: messageOf(error), at: this.#clock.now() };
-    this.#lastErrorValue = error;
+    this.#errors.record(error, kind);
   }
 
   #addListener(options: ListenerOptions, call: string): Listener<T> {
@@ -719,34 +716,6 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     if (type === "apply" || type === "delete") this.#checker.observe(event.object);
     this.#writer.write(event);
     if (type === "apply" || type === "delete" || type === "init-done") this.#reportBacklog();
-  }
-
-  /** What the reflector went through: metrics, liveness, resource-version waiters. */
-  #observe(signal: ReflectorSignal, metrics: InformerMetrics | undefined): void {
-    switch (signal.type) {
-      case "line":
-        metrics?.onWatchEvent?.(signal.event);
-        return;
-      case "moved":
-        this.#reporter.healthy();
-        // Each waiter removes itself once settled: a check still pending waits for the next move.
-        this.#rvWaiters.wake();
-        return;
-      case "watch-opened":
-        // The server answers again: a recovering cluster is live before its next line.
-        this.#reporter.healthy();
-        metrics?.onWatchOpened?.();
-        return;
-      case "replacing":
-        if (signal.relist !== undefined) metrics?.onRelist?.(signal.relist);
-        return;
-      case "listed":
-        metrics?.onList?.(signal.durationMs, signal.items, signal.pages);
-        return;
-      case "reconnect":
-        metrics?.onReconnect?.(signal.endedBy);
-        return;
-    }
   }
 
   /** What the store writer changed, to every listener; the first sync wakes its waiters. */
