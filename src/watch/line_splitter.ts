@@ -26,13 +26,6 @@ export interface LineSplitterOptions {
 /** Receives one line: its bytes (without `\n` / `\r\n`), 1-based line number and byte offset. */
 export type LineHandler = (line: Uint8Array, lineNumber: number, byteOffset: number) => void;
 
-/**
- * Receives a run of one or more complete lines exactly as sent: lines separated by `\n`, the
- * run's final newline left out, `\r` line ends and empty lines kept. `firstLineNumber` and
- * `byteOffset` locate the run's first line.
- */
-export type LinesHandler = (lines: Uint8Array, firstLineNumber: number, byteOffset: number) => void;
-
 /** Constructor options of {@linkcode LineTooLongError}. */
 export interface LineTooLongErrorOptions {
   /** The configured limit in bytes. */
@@ -96,8 +89,7 @@ export class LineTooLongError extends Error {
  * A line that lies inside one chunk is handed over as a `subarray` view of that chunk, without
  * copying. A line spanning chunks is kept as a list of views and joined once, when its newline
  * arrives. Hence chunks must not be modified after they are pushed (chunks from a Web
- * `ReadableStream` never are). {@linkcode LineSplitter.pushLines} is the batch variant: all
- * whole lines of a chunk in one call.
+ * `ReadableStream` never are).
  *
  * When a line passes `maxLineLength`, the push throws a {@linkcode LineTooLongError}; lines
  * after it in that same chunk are not delivered. The bytes of the oversized line are dropped,
@@ -174,60 +166,6 @@ export class LineSplitter {
       if (end === 0) continue;
       onLine(end === line.length ? line : line.subarray(0, end), lineNumber, lineOffset);
     }
-  }
-
-  /**
-   * Like {@linkcode LineSplitter.push}, but hands over the complete lines of a chunk in as few
-   * calls as possible, so a consumer can decode them as one string: a line continued from
-   * earlier chunks comes alone (joined, without its `\r`), then the chunk's whole lines come
-   * as one view of the chunk (see {@linkcode LinesHandler}: `\r` and empty lines are left for
-   * the consumer). Line numbers, offsets and `maxLineLength` work as in `push`; when a line is
-   * too long, the lines before it are delivered before the error is thrown.
-   */
-  pushLines(chunk: Uint8Array, onLines: LinesHandler): void {
-    const chunkOffset = this.#streamOffset;
-    const length = chunk.length;
-    let start = this.#enter(chunk);
-    const max = this.#maxLineLength;
-
-    if (this.#pendingLength > 0) {
-      const newline = chunk.indexOf(LF);
-      if (newline === -1) {
-        if (length > 0) this.#keep(chunk, chunkOffset + length);
-        return;
-      }
-      let line = this.#join(chunk, 0, newline);
-      const lineNumber = this.#lineNumber;
-      const lineOffset = this.#lineOffset;
-      this.#lineNumber = lineNumber + 1;
-      this.#lineOffset = chunkOffset + newline + 1;
-      start = newline + 1;
-      if (line[line.length - 1] === CR) line = line.subarray(0, line.length - 1);
-      if (line.length > max) throw this.#tooLong(lineNumber, lineOffset);
-      if (line.length > 0) onLines(line, lineNumber, lineOffset);
-    }
-
-    const runStart = start;
-    const runLineNumber = this.#lineNumber;
-    const runOffset = this.#lineOffset;
-    let runEnd = start; // the newline after the run's last line (exclusive end of the run)
-    while (start < length) {
-      const newline = chunk.indexOf(LF, start);
-      if (newline === -1) break;
-      const lineNumber = this.#lineNumber;
-      const lineOffset = this.#lineOffset;
-      this.#lineNumber = lineNumber + 1;
-      this.#lineOffset = chunkOffset + newline + 1;
-      const end = newline > start && chunk[newline - 1] === CR ? newline - 1 : newline;
-      if (end - start > max) {
-        if (runEnd > runStart) onLines(chunk.subarray(runStart, runEnd), runLineNumber, runOffset);
-        throw this.#tooLong(lineNumber, lineOffset);
-      }
-      runEnd = newline;
-      start = newline + 1;
-    }
-    if (runEnd > runStart) onLines(chunk.subarray(runStart, runEnd), runLineNumber, runOffset);
-    if (start < length) this.#keep(chunk.subarray(start), chunkOffset + length);
   }
 
   /**

@@ -29,38 +29,6 @@ function split(
   return { lines, rest: rest === undefined ? undefined : text.decode(rest) };
 }
 
-/** Like {@linkcode split}, through `pushLines`: each run is cut back into lines here. */
-function splitRuns(
-  chunks: readonly (string | Uint8Array)[],
-  splitter: LineSplitter = new LineSplitter(),
-): { lines: Line[]; rest: string | undefined; runs: number } {
-  const lines: Line[] = [];
-  let runs = 0;
-  const onLines = (run: Uint8Array, firstLineNumber: number, byteOffset: number): void => {
-    runs++;
-    let start = 0;
-    for (let index = 0;; index++) {
-      const newline = run.indexOf(10, start);
-      const end = newline === -1 ? run.length : newline;
-      const line = text.decode(run.subarray(start, end)).replace(/\r$/, "");
-      if (line !== "") {
-        lines.push({
-          text: line,
-          lineNumber: firstLineNumber + index,
-          byteOffset: byteOffset + start,
-        });
-      }
-      if (newline === -1) break;
-      start = newline + 1;
-    }
-  };
-  for (const chunk of chunks) {
-    splitter.pushLines(typeof chunk === "string" ? utf8.encode(chunk) : chunk, onLines);
-  }
-  const rest = splitter.finish();
-  return { lines, rest: rest === undefined ? undefined : text.decode(rest), runs };
-}
-
 /** Where a line sits in the fixture: enough to compare splits without decoding text. */
 interface Span {
   lineNumber: number;
@@ -69,11 +37,11 @@ interface Span {
 }
 
 /**
- * Spans of the lines `push` (or `pushLines`, cut back into lines) delivers for `chunks`, all
+ * Spans of the lines `push` delivers for `chunks`, all
  * subarrays of `bytes`. A line that is a view of `bytes` must be the view at its own offset; a
  * joined line must hold the same bytes as `bytes` at its offset.
  */
-function spans(bytes: Uint8Array, chunks: Uint8Array[], runs: boolean): Span[] {
+function spans(bytes: Uint8Array, chunks: Uint8Array[]): Span[] {
   const out: Span[] = [];
   const check = (line: Uint8Array, byteOffset: number): void => {
     if (line.buffer === bytes.buffer) {
@@ -86,30 +54,9 @@ function spans(bytes: Uint8Array, chunks: Uint8Array[], runs: boolean): Span[] {
   };
   const splitter = new LineSplitter();
   for (const chunk of chunks) {
-    if (!runs) {
-      splitter.push(chunk, (line, lineNumber, byteOffset) => {
-        check(line, byteOffset);
-        out.push({ lineNumber, byteOffset, length: line.length });
-      });
-      continue;
-    }
-    splitter.pushLines(chunk, (run, firstLineNumber, runOffset) => {
-      check(run, runOffset);
-      let start = 0;
-      for (let index = 0;; index++) {
-        const newline = run.indexOf(10, start);
-        let end = newline === -1 ? run.length : newline;
-        if (end > start && run[end - 1] === 13) end--;
-        if (end > start) {
-          out.push({
-            lineNumber: firstLineNumber + index,
-            byteOffset: runOffset + start,
-            length: end - start,
-          });
-        }
-        if (newline === -1) break;
-        start = newline + 1;
-      }
+    splitter.push(chunk, (line, lineNumber, byteOffset) => {
+      check(line, byteOffset);
+      out.push({ lineNumber, byteOffset, length: line.length });
     });
   }
   assert.equal(splitter.finish(), undefined);
@@ -183,7 +130,7 @@ describe("LineSplitter", () => {
 
   test("gives the same lines, numbers and offsets for the fixture split at every byte", () => {
     const bytes = utf8.encode(PODS_WATCH);
-    const expected = spans(bytes, [bytes], false);
+    const expected = spans(bytes, [bytes]);
     assert.deepEqual(expected.map((s) => s.lineNumber), [
       1,
       2,
@@ -200,7 +147,7 @@ describe("LineSplitter", () => {
       13,
     ]);
     for (let cut = 0; cut <= bytes.length; cut++) {
-      const result = spans(bytes, [bytes.subarray(0, cut), bytes.subarray(cut)], false);
+      const result = spans(bytes, [bytes.subarray(0, cut), bytes.subarray(cut)]);
       if (!sameSpans(result, expected)) assert.deepEqual(result, expected, `cut at byte ${cut}`);
     }
   });
@@ -220,11 +167,6 @@ describe("LineSplitter", () => {
       lines: [{ text: "ab", lineNumber: 1, byteOffset: 0 }],
       rest: "c",
     });
-    const runs = splitRuns(chunks);
-    assert.deepEqual([runs.lines, runs.rest], [
-      [{ text: "ab", lineNumber: 1, byteOffset: 0 }],
-      "c",
-    ]);
   });
 
   test("finish() returns the bytes after the last newline, without a trailing \\r", () => {
@@ -264,95 +206,6 @@ describe("LineSplitter", () => {
         }),
       (err) => err === boom,
     );
-  });
-
-  describe("pushLines", () => {
-    test("hands over all whole lines of a chunk in one call, as a view of the chunk", () => {
-      const chunk = utf8.encode('{"a":1}\r\n\n{"b":2}\n{"c"');
-      const runs: [string, number, number][] = [];
-      const splitter = new LineSplitter();
-      splitter.pushLines(chunk, (run, first, offset) => {
-        assert.equal(run.buffer, chunk.buffer);
-        runs.push([text.decode(run), first, offset]);
-      });
-      assert.deepEqual(runs, [['{"a":1}\r\n\n{"b":2}', 1, 0]]);
-      assert.equal(splitter.lineNumber, 4);
-      assert.equal(splitter.lineOffset, 18);
-    });
-
-    test("delivers a line continued from earlier chunks on its own, joined and without its \r", () => {
-      const runs: [string, number, number][] = [];
-      const splitter = new LineSplitter();
-      const onLines = (run: Uint8Array, first: number, offset: number): void => {
-        runs.push([text.decode(run), first, offset]);
-      };
-      splitter.pushLines(utf8.encode("ab"), onLines);
-      splitter.pushLines(utf8.encode("c\r"), onLines);
-      splitter.pushLines(utf8.encode("\nd\ne\n"), onLines);
-      assert.deepEqual(runs, [["abc", 1, 0], ["d\ne", 2, 5]]);
-    });
-
-    test("gives the same lines as push() for the fixture split at every byte", () => {
-      const bytes = utf8.encode(PODS_WATCH);
-      const expected = spans(bytes, [bytes], false);
-      assert.equal(splitRuns([bytes]).runs, 1);
-      assert.deepEqual(spans(bytes, [bytes], true), expected);
-      for (let cut = 0; cut <= bytes.length; cut++) {
-        const result = spans(bytes, [bytes.subarray(0, cut), bytes.subarray(cut)], true);
-        if (!sameSpans(result, expected)) assert.deepEqual(result, expected, `cut at byte ${cut}`);
-      }
-    });
-
-    test("gives the same lines as push() for short, empty and \\r\\n lines", () => {
-      for (
-        const input of [["x\n"], ["\n\na\n\r\n\nb\n\n"], ["a\r", "\n\r", "\nb", "\n"], ["\r\n"]]
-      ) {
-        assert.deepEqual(splitRuns(input).lines, split(input).lines, JSON.stringify(input));
-      }
-    });
-
-    test("accepts a line of exactly maxLineLength bytes, with either line ending", () => {
-      const splitter = new LineSplitter({ maxLineLength: 4 });
-      assert.deepEqual(
-        splitRuns(["abcd\nefgh\r\nij", "kl\r\n"], splitter).lines.map((l) => l.text),
-        [
-          "abcd",
-          "efgh",
-          "ijkl",
-        ],
-      );
-    });
-
-    test("gives the same lines as push() one byte at a time and with \r\n endings", () => {
-      const crlf = utf8.encode(PODS_WATCH.replaceAll("\n", "\r\n") + "\n\r\n");
-      const chunks = Array.from(crlf, (_, i) => crlf.subarray(i, i + 1));
-      const expected = split([crlf]);
-      assert.deepEqual(splitRuns(chunks).lines, expected.lines);
-      assert.deepEqual(splitRuns([crlf]).lines, expected.lines);
-    });
-
-    test("delivers the lines before an oversized line, then throws LineTooLongError", () => {
-      const splitter = new LineSplitter({ maxLineLength: 4 });
-      const runs: string[] = [];
-      assert.throws(
-        () =>
-          splitter.pushLines(
-            utf8.encode("ab\ncd\nabcde\nnext\n"),
-            (r) => runs.push(text.decode(r)),
-          ),
-        (err) => err instanceof LineTooLongError && err.lineNumber === 3 && err.byteOffset === 6,
-      );
-      assert.deepEqual(runs, ["ab\ncd"]);
-    });
-
-    test("throws when an unterminated line passes the limit and skips the rest of it", () => {
-      const splitter = new LineSplitter({ maxLineLength: 4 });
-      assert.throws(() => splitRuns(["ok\n123", "45"], splitter), LineTooLongError);
-      assert.equal(splitter.pendingLength, 0);
-      assert.deepEqual(splitRuns(["67\nnext\n"], splitter).lines, [
-        { text: "next", lineNumber: 3, byteOffset: 11 },
-      ]);
-    });
   });
 
   describe("maxLineLength", () => {
