@@ -8,6 +8,7 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { WatchTransport } from "../client/watch_transport.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import type { ListItemIdentity } from "../client/list_body.ts";
 import { isMetadataOnly, toPartialObjectMetadata } from "../client/metadata_only.ts";
 import { decodeWatchStream } from "../watch/watch_decoder.ts";
 import { responseBytes } from "../watch/response_bytes.ts";
@@ -79,6 +80,18 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   transport?: WatchTransport | undefined;
   /** Runs on every decoded object (identity when the user gave none). */
   transform: (object: T) => T;
+  /**
+   * Runs instead of `transform` on the objects of a list (paged, or a streaming list's
+   * initial events). @default transform
+   */
+  transformListed?: ((object: T) => T) | undefined;
+  /**
+   * The object the consumer already holds for a listed item of this identity, when that item
+   * is unchanged (the same uid and resourceVersion): the list keeps it, and the item is
+   * neither decoded (a paged list reads the identity from the bytes) nor transformed again.
+   * Undefined for an item that is new or changed. @default none (every item is decoded)
+   */
+  known?: ((identity: ListItemIdentity) => T | undefined) | undefined;
   /**
    * Where the protocol's steps go. A promise returned for an `apply` or `delete` holds the
    * watch (no more bytes are read) until it settles: back-pressure for a consumer that cannot
@@ -236,8 +249,11 @@ export class Reflector<T extends KubeObjectLike> {
     this.#o.observe?.(signal);
   }
 
-  /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
-  #transform(object: KubeObjectLike, phase: ErrorPhase): T | undefined {
+  /**
+   * Runs the user's transform (`listed`: on an object of a list); a throw is reported (kind
+   * `transform`) and the object skipped.
+   */
+  #transform(object: KubeObjectLike, phase: ErrorPhase, listed: boolean): T | undefined {
     try {
       // The server sends objects of the watched resource: the descriptor's object type. A
       // LIST's items carry no apiVersion and kind (watch events do): they get the resource's,
@@ -247,7 +263,9 @@ export class Reflector<T extends KubeObjectLike> {
         (object as { apiVersion?: string }).apiVersion = this.#typeMeta.apiVersion;
         (object as { kind?: string }).kind = this.#typeMeta.kind;
       }
-      return this.#o.transform(object as T);
+      return listed && this.#o.transformListed !== undefined
+        ? this.#o.transformListed(object as T)
+        : this.#o.transform(object as T);
     } catch (error) {
       this.#o.onError(error, {
         phase,
@@ -283,7 +301,7 @@ export class Reflector<T extends KubeObjectLike> {
       onProgress: () => this.#signal(PROGRESS),
       onExpiredContinue: (error) =>
         this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
-    }, (item) => this.#transform(item, "list"));
+    }, { item: (item) => this.#transform(item, "list", true), known: o.known });
     this.#recovery.connected();
     this.#emitList(result.items, {
       request,
@@ -438,13 +456,14 @@ export class Reflector<T extends KubeObjectLike> {
         const rv = event.object.metadata.resourceVersion;
         if (collected !== undefined) {
           initial(event.type, o.clock.now());
-          const object = this.#transform(event.object, phase);
+          const object = (event.type === "DELETED" ? undefined : this.#known(event.object)) ??
+            this.#transform(event.object, phase, true);
           if (object === undefined) continue;
           if (event.type === "DELETED") collected.delete(objectKey(object));
           else collected.set(objectKey(object), object);
           continue;
         }
-        const object = this.#transform(event.object, phase);
+        const object = this.#transform(event.object, phase, false);
         if (object === undefined) {
           if (rv !== undefined) this.#moved(rv);
           continue;
@@ -488,6 +507,20 @@ export class Reflector<T extends KubeObjectLike> {
       if (!controller.signal.aborted) controller.abort();
       release();
     }
+  }
+
+  /** What the consumer holds already of an unchanged object of a streaming list, if any. */
+  #known(object: KubeObjectLike): T | undefined {
+    const known = this.#o.known;
+    const m = object.metadata;
+    if (known === undefined || typeof m?.uid !== "string") return undefined;
+    if (typeof m.resourceVersion !== "string") return undefined;
+    return known({
+      namespace: m.namespace,
+      name: m.name,
+      uid: m.uid,
+      resourceVersion: m.resourceVersion,
+    });
   }
 
   /** The streaming list's initial phase, while the state is in one. */
