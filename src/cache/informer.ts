@@ -241,8 +241,9 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         return memory.admitListed(out, memory.wantsPrevious ? this.#cached(out) : undefined);
       },
       // A relist keeps the cached object of an unchanged item (not where reading the cache
-      // decodes: compact mode).
-      known: memory.codec === undefined ? (identity) => this.#unchanged(identity) : undefined,
+      // decodes: compact mode; a first list has nothing to find).
+      known: () =>
+        memory.codec === undefined && this.#indexer.size > 0 ? this.#unchanged : undefined,
       client,
       emit: (event) => this.#write(event),
       onError: (error, details) => this.#failed(error, details, metrics),
@@ -683,14 +684,14 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    * the list keeps it, and its item is neither decoded nor transformed again (the transform's
    * output for that very version is what the cache holds).
    */
-  #unchanged(identity: ListItemIdentity): T | undefined {
+  readonly #unchanged = (identity: ListItemIdentity): T | undefined => {
     if (!identity.name) return undefined;
     const cached = this.#indexer.get(keyOf(identity.namespace, identity.name));
     const m = cached?.metadata;
     return m?.uid === identity.uid && m?.resourceVersion === identity.resourceVersion
       ? cached
       : undefined;
-  }
+  };
 
   /** The cached version of `object`, if any (a nameless object has none). */
   #cached(object: T): T | undefined {

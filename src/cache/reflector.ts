@@ -86,12 +86,13 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
    */
   transformListed?: ((object: T) => T) | undefined;
   /**
-   * The object the consumer already holds for a listed item of this identity, when that item
-   * is unchanged (the same uid and resourceVersion): the list keeps it, and the item is
-   * neither decoded (a paged list reads the identity from the bytes) nor transformed again.
-   * Undefined for an item that is new or changed. @default none (every item is decoded)
+   * Asked as each list starts: how to find the object the consumer already holds for a listed
+   * item that is unchanged (the same uid and resourceVersion), or undefined when it holds none
+   * (a first list). The list keeps that object, and the item is neither decoded (a paged list
+   * reads the identity from the bytes) nor transformed again. The lookup answers undefined for
+   * an item that is new or changed. @default none (every item is decoded)
    */
-  known?: ((identity: ListItemIdentity) => T | undefined) | undefined;
+  known?: (() => KnownLookup<T> | undefined) | undefined;
   /**
    * Where the protocol's steps go. A promise returned for an `apply` or `delete` holds the
    * watch (no more bytes are read) until it settles: back-pressure for a consumer that cannot
@@ -112,6 +113,9 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
    */
   observe?: ((signal: ReflectorSignal) => void) | undefined;
 }
+
+/** The object the consumer holds for a listed item of this identity, if unchanged. */
+export type KnownLookup<T> = (identity: ListItemIdentity) => T | undefined;
 
 /** The first step of every list: shared, as it carries nothing. */
 const INIT: WatcherEvent<never> = Object.freeze({ type: "init" });
@@ -301,7 +305,7 @@ export class Reflector<T extends KubeObjectLike> {
       onProgress: () => this.#signal(PROGRESS),
       onExpiredContinue: (error) =>
         this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
-    }, { item: (item) => this.#transform(item, "list", true), known: o.known });
+    }, { item: (item) => this.#transform(item, "list", true), known: o.known?.() });
     this.#recovery.connected();
     this.#emitList(result.items, {
       request,
@@ -373,6 +377,8 @@ export class Reflector<T extends KubeObjectLike> {
     const watching = (): void => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs));
     /** A streaming list's initial objects, emitted as a list at the end bookmark. */
     let collected: Map<string, T> | undefined = stream ? new Map() : undefined;
+    /** How to find what the consumer holds of an unchanged initial object. */
+    const known = stream ? o.known?.() : undefined;
     /** Whether bytes count as progress (always, but in a stream's initial phase see above). */
     let bytesCount = !stream;
     const idle = stream
@@ -456,8 +462,8 @@ export class Reflector<T extends KubeObjectLike> {
         const rv = event.object.metadata.resourceVersion;
         if (collected !== undefined) {
           initial(event.type, o.clock.now());
-          const object = (event.type === "DELETED" ? undefined : this.#known(event.object)) ??
-            this.#transform(event.object, phase, true);
+          const held = event.type === "DELETED" ? undefined : identified(known, event.object);
+          const object = held ?? this.#transform(event.object, phase, true);
           if (object === undefined) continue;
           if (event.type === "DELETED") collected.delete(objectKey(object));
           else collected.set(objectKey(object), object);
@@ -509,20 +515,6 @@ export class Reflector<T extends KubeObjectLike> {
     }
   }
 
-  /** What the consumer holds already of an unchanged object of a streaming list, if any. */
-  #known(object: KubeObjectLike): T | undefined {
-    const known = this.#o.known;
-    const m = object.metadata;
-    if (known === undefined || typeof m?.uid !== "string") return undefined;
-    if (typeof m.resourceVersion !== "string") return undefined;
-    return known({
-      namespace: m.namespace,
-      name: m.name,
-      uid: m.uid,
-      resourceVersion: m.resourceVersion,
-    });
-  }
-
   /** The streaming list's initial phase, while the state is in one. */
   #initial(): InitialPhase | undefined {
     const a = this.#state.activity;
@@ -536,6 +528,19 @@ const WATCH_OPENED: ReflectorSignal = Object.freeze({ type: "watch-opened" });
 
 /** The abort reason of a watch closed by {@linkcode Reflector.requestRelist}. */
 const RELIST_ASKED = new DOMException("relist requested", "AbortError");
+
+/** What `known` finds for a decoded object (one with a string uid and resourceVersion). */
+function identified<T>(known: KnownLookup<T> | undefined, object: KubeObjectLike): T | undefined {
+  const m = object.metadata;
+  if (known === undefined || typeof m?.uid !== "string") return undefined;
+  if (typeof m.resourceVersion !== "string") return undefined;
+  return known({
+    namespace: m.namespace,
+    name: m.name,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+  });
+}
 
 /** Whether `chunk` holds only line breaks, tabs and spaces (keep-alive bytes, no event). */
 function blank(chunk: Uint8Array): boolean {
