@@ -4,7 +4,6 @@
  * Internal.
  * @module
  */
-import type { KubeClient } from "./kube_client.ts";
 import {
   type DecodedList,
   decodeListBody,
@@ -12,10 +11,15 @@ import {
   type ListItemReader,
 } from "./list_body.ts";
 import { isMetadataOnly, METADATA_LIST_ACCEPT } from "./metadata_only.ts";
-import { type ListOptions, listQuery } from "./request_options.ts";
+import { type KubeRequestOptions, type ListOptions, listQuery } from "./request_options.ts";
 import { type ResourceDescriptor, resourcePath } from "./resource.ts";
 import { continueTokenPeeker, readBytes, readFailure } from "./response_body.ts";
 import type { KubeObjectLike } from "./types.ts";
+
+/** What sends the request: a `KubeClient` (its `request`). */
+export interface ListRequester {
+  request(path: string, options?: KubeRequestOptions): Promise<Response>;
+}
 
 /** A page's body as it arrived, to be decoded when its turn comes. Internal. */
 export interface ListPageBody {
@@ -29,7 +33,7 @@ export interface ListPageBody {
  * `KubeNetworkError`, an abort rethrows the signal's reason.
  */
 export async function fetchListPage<T extends KubeObjectLike>(
-  client: KubeClient,
+  client: ListRequester,
   resource: ResourceDescriptor<T>,
   options: ListOptions | undefined,
 ): Promise<ListPageBody> {
