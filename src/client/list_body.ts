@@ -16,8 +16,8 @@
  * Anything the scanner does not expect (not an object, `items` not an array of objects, a key
  * that needs escaping rules, a broken item) sends the whole body down the plain path: decoded
  * as one text and parsed whole, so bad bodies fail exactly as a plain `JSON.parse` makes them
- * fail. An item taken as known is checked for balanced brackets and closed strings only (it is
- * not parsed).
+ * fail (the items handed to the reader before the scanner gave up are handed again). An item
+ * taken as known is checked for balanced brackets and closed strings only (it is not parsed).
  * @module
  */
 import { isMetadataOnly, toPartialObjectMetadata } from "./metadata_only.ts";
@@ -75,7 +75,10 @@ export function decodeListBody<T = KubeObjectLike>(
 ): DecodedList<T> {
   const metadataOnly = isMetadataOnly(context.resource);
   const item = metadataOnly
-    ? (object: KubeObjectLike) => reader.item(toPartialObjectMetadata(object))
+    ? (object: KubeObjectLike) =>
+      reader.item(
+        typeof object === "object" && object !== null ? toPartialObjectMetadata(object) : object,
+      )
     : reader.item;
   const scanned = scanList(bytes, { item, known: reader.known });
   let list: DecodedList<T>;

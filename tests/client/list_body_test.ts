@@ -210,5 +210,12 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
     assert.equal(list.kind, "PartialObjectMetadataList");
     assert.deepEqual(Object.keys(list.items[0]!), ["kind", "apiVersion", "metadata"]);
     assert.equal(list.items[0]!.kind, "PartialObjectMetadata");
+    // An item that is not an object is left as it is (the plain path), not a TypeError.
+    const odd = decodeListBody(bytes('{"items":[null,{"metadata":{"name":"a"},"spec":{}}]}'), ctx);
+    assert.deepEqual(odd.items, [null, {
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { name: "a" },
+    }]);
   });
 });
