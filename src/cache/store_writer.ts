@@ -57,12 +57,13 @@ const SYNCED: InformerEvent<never> = Object.freeze({ type: "synced" });
  * every change in the order the store went through them, per key in the server's order; a
  * `delete` carries the object's last state; a relist tells only what differs.
  *
- * The list's replace is where a DeltaFIFO earns its keep (`Replaced` deltas, and tombstones,
- * `finalStateUnknown: true` with the last cached state, for keys the list no longer has), so a
- * relist and a resync go through one and are popped at once and applied by `processDeltas` (as
- * client-go's). A single `apply` or `delete` needs no queue: it is applied to the store directly
- * by the same rules (`add` for a key the store lacks, `update` otherwise, a `delete` and an `add`
- * for a new uid under a known key). It does no I/O.
+ * A list's replace does what a DeltaFIFO `replace` and a drain do in client-go (`Replaced` per
+ * listed object, applied by `processDeltas`; tombstones, `finalStateUnknown: true` with the last
+ * cached state, for keys the list no longer has), straight to the store; a resync, and a list
+ * that holds a key twice, go through a DeltaFIFO. A single `apply` or `delete` needs no queue
+ * either: it is applied to the store directly by the same rules (`add` for a key the store
+ * lacks, `update` otherwise, a `delete` and an `add` for a new uid under a known key). It does
+ * no I/O.
  *
  * @example
  * ```ts
