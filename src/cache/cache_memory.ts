@@ -94,6 +94,18 @@ export class CacheMemory<T> {
   }
 
   /**
+   * `admit` for an object of a list (a relist's changed or new objects): shared at once,
+   * never deferred. A list's objects are held until the list ends, so a deferred one would
+   * live (and be promoted) as decoded, beside the version it replaces; shared now, its
+   * unchanged parts are the cached version's and only its own parts survive.
+   */
+  admitListed(object: T, previous?: T | undefined): T {
+    const interner = this.#interner;
+    if (interner === undefined || previous === undefined) return this.admit(object);
+    return interner.internLike(object, this.#pending.get(previous) ?? previous);
+  }
+
+  /**
    * Shares up to a batch of the updated objects waiting, oldest first, in place (each still
    * the cached version, or not yet written over the version it replaces; one replaced or
    * deleted since is dropped unshared); queues the rest.

@@ -79,7 +79,9 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
   initialList?: InitialListMode | undefined;
   /**
    * Runs on every object before it is cached (e.g. strip `metadata.managedFields`). It receives
-   * the decoded object and may change and return it.
+   * the decoded object and may change and return it. A relist keeps the cached object of an
+   * item whose uid and resourceVersion did not change (not in `memory: "compact"`): the
+   * transform is not run again for it, and its output for that version stays.
    * @default identity
    */
   transform?: ((object: T) => T) | undefined;

@@ -64,3 +64,24 @@ describe("CacheMemory (shared)", () => {
     assert.deepEqual(second, pod(3, 11));
   });
 });
+
+describe("CacheMemory.admitListed", () => {
+  test("an object of a list shares the cached version's parts at once (a list holds its objects until it ends)", () => {
+    const { memory, put } = sharedCache();
+    const first = put(pod(1, 10));
+    const listed = pod(1, 12);
+    const expected = structuredClone(listed);
+    const out = memory.admitListed(listed, first);
+    assert.equal(out.spec, first.spec);
+    assert.ok(Object.isFrozen(out.spec));
+    assert.deepEqual(out, expected);
+  });
+
+  test("a listed object with no cached version is shared with what was seen before", () => {
+    const { memory } = sharedCache();
+    const a = memory.admitListed(pod(1, 10));
+    const b = memory.admitListed(pod(1, 10));
+    assert.notEqual(a, b);
+    assert.equal(a.spec, b.spec);
+  });
+});
