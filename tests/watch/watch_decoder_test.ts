@@ -433,7 +433,7 @@ describe("decodeWatchStream", () => {
       for (const chunks of [[bytes], perLine]) {
         const { events, error } = await collectUntilError(decodeWatchStream(queued(chunks)));
         assert.ok(error instanceof WatchDecodeError);
-        results.push(JSON.stringify({ events, message: error.message, ...error }));
+        results.push(JSON.stringify({ events, ...error, message: error.message }));
       }
       return results;
     }
