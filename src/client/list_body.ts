@@ -182,8 +182,9 @@ const END = 13;
  * a well-formed object with at most one `items` array of objects (the plain path's case).
  */
 export class ListScanner<T> {
-  readonly #reader: Scan<T>;
   readonly #items: ItemScanner<T>;
+  /** Whether the reader has `known` (items are then scanned for their identity). */
+  readonly #known: boolean;
   readonly #decoder = new TextDecoder();
   readonly #stack = new Uint8Array(MAX_DEPTH);
   readonly #out: Record<string, unknown> = {};
@@ -204,8 +205,8 @@ export class ListScanner<T> {
   #from = -1;
 
   constructor(reader: Scan<T>) {
-    this.#reader = reader;
     this.#items = new ItemScanner(reader);
+    this.#known = reader.known !== undefined;
   }
 
   /**
@@ -285,9 +286,8 @@ export class ListScanner<T> {
         case NEXT_KEY:
           if (c === CLOSE_BRACE && state === FIRST_KEY) this.#state = END;
           else if (c === QUOTE) {
-            this.#begin(i, true);
+            this.#begin(i);
             this.#state = IN_KEY;
-            i++;
             continue;
           } else throw BAILED;
           break;
@@ -307,13 +307,12 @@ export class ListScanner<T> {
             break;
           }
           if (c === QUOTE || c === OPEN_BRACE || c === OPEN_BRACKET) {
-            this.#begin(i, c === QUOTE);
+            this.#begin(i);
             this.#state = IN_VALUE;
-            if (c === QUOTE) i++;
             continue;
           }
           if (isDelimiter(c)) throw BAILED;
-          this.#begin(i, false);
+          this.#begin(i);
           this.#state = IN_SCALAR;
           continue;
         }
@@ -326,8 +325,17 @@ export class ListScanner<T> {
         case NEXT_ITEM:
           if (c === CLOSE_BRACKET && state === FIRST_ITEM) this.#state = AFTER_VALUE;
           else if (c === OPEN_BRACE) {
-            this.#begin(i, false);
+            this.#begin(i);
             this.#state = IN_ITEM;
+            // With `known`, an item inside this chunk is scanned once, its identity on the way.
+            const end = this.#known ? this.#items.scan(b, i) : -1;
+            if (end >= 0) {
+              this.#from = -1;
+              const out = this.#items.take(i, end);
+              if (out !== undefined) this.#list!.push(out);
+              this.#state = AFTER_ITEM;
+              i = end;
+            }
             continue;
           } else throw BAILED; // an item that is not an object: plain path
           break;
@@ -348,11 +356,11 @@ export class ListScanner<T> {
     }
   }
 
-  /** Starts a key, value or item at `i` (a string's opening quote when `inString`). */
-  #begin(i: number, inString: boolean): void {
+  /** Starts a key, value or item at `i`. */
+  #begin(i: number): void {
     this.#from = i;
     this.#depth = 0;
-    this.#inString = inString;
+    this.#inString = false;
     this.#escape = false;
   }
 
@@ -378,27 +386,32 @@ export class ListScanner<T> {
   /**
    * The end of the string, object or array going on at `i` (brackets matched, strings and
    * escapes followed), or -1 when it goes on past `b` (its state kept for the next chunk). The
-   * hot loop: compares inline.
+   * hot loop: compares inline, skips strings in an inner loop.
    */
   #composite(b: Uint8Array, i: number): number {
     const n = b.length;
     const stack = this.#stack;
     let depth = this.#depth;
-    let inString = this.#inString;
-    let escape = this.#escape;
+    if (this.#inString) {
+      // A string cut by the last chunk's end, maybe right after a backslash.
+      if (this.#escape) {
+        if (i >= n) return -1;
+        i++;
+        this.#escape = false;
+      }
+      i = this.#restOfString(b, i);
+      if (i < 0) return -1;
+      if (depth === 0) return i;
+    }
     while (i < n) {
       const c = b[i++]!;
-      if (inString) {
-        if (escape) escape = false;
-        else if (c === BACKSLASH) escape = true;
-        else if (c === QUOTE) {
-          inString = false;
-          if (depth === 0) return this.#done(i);
-        }
-        continue;
-      }
       if (c === QUOTE) {
-        inString = true;
+        i = this.#restOfString(b, i);
+        if (i < 0) {
+          this.#depth = depth;
+          return -1;
+        }
+        if (depth === 0) return i; // a key or a string value
         continue;
       }
       if (c === OPEN_BRACE || c === OPEN_BRACKET) {
@@ -408,20 +421,39 @@ export class ListScanner<T> {
       }
       if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
         if (depth === 0 || stack[--depth] !== c) throw BAILED;
-        if (depth === 0) return this.#done(i);
+        if (depth === 0) {
+          this.#depth = 0;
+          return i;
+        }
       }
     }
     this.#depth = depth;
-    this.#inString = inString;
-    this.#escape = escape;
     return -1;
   }
 
-  #done(i: number): number {
-    this.#depth = 0;
-    this.#inString = false;
-    this.#escape = false;
-    return i;
+  /**
+   * The index after the closing quote of the string going on at `i`, or -1 when it goes on
+   * past `b` (then `#inString`, and `#escape` when `b` ends on a backslash).
+   */
+  #restOfString(b: Uint8Array, i: number): number {
+    const n = b.length;
+    while (i < n) {
+      const d = b[i++];
+      if (d === QUOTE) {
+        this.#inString = false;
+        return i;
+      }
+      if (d === BACKSLASH) {
+        if (i === n) {
+          this.#inString = true;
+          this.#escape = true;
+          return -1;
+        }
+        i++;
+      }
+    }
+    this.#inString = true;
+    return -1;
   }
 
   /** A top-level key (quotes included), decoded (escapes through JSON.parse). */
@@ -473,20 +505,42 @@ class ItemScanner<T> {
     this.#reader = reader;
   }
 
+  /**
+   * Scans the item object at `i` of `b`, capturing its identity; its end, or -1 when it does
+   * not end inside `b` or is not well formed (then `read` it whole).
+   */
+  scan(b: Uint8Array, i: number): number {
+    this.#b = b;
+    try {
+      return this.#item(i);
+    } catch (error) {
+      this.#b = EMPTY;
+      if (error === BAILED) return -1;
+      throw error;
+    }
+  }
+
+  /** The item `[start, end)` just scanned, through the reader (a held one when known). */
+  take(start: number, end: number): T | undefined {
+    const b = this.#b;
+    let held: T | undefined;
+    try {
+      held = this.#known(this.#reader.known!);
+    } finally {
+      this.#b = EMPTY;
+    }
+    if (held !== undefined) return held;
+    return this.#reader.item(parseSpan(this.#decoder, b.subarray(start, end)) as KubeObjectLike);
+  }
+
   /** The item in `b` (one whole object) through the reader. */
   read(b: Uint8Array): T | undefined {
-    const known = this.#reader.known;
-    if (known !== undefined) {
-      this.#b = b;
-      try {
-        if (this.#item(0) !== b.length) throw BAILED;
-        const held = this.#known(known);
-        if (held !== undefined) return held;
-      } finally {
-        this.#b = EMPTY;
-      }
+    if (this.#reader.known === undefined) {
+      return this.#reader.item(parseSpan(this.#decoder, b) as KubeObjectLike);
     }
-    return this.#reader.item(parseSpan(this.#decoder, b) as KubeObjectLike);
+    this.#b = b;
+    if (this.#item(0) !== b.length) throw BAILED;
+    return this.take(0, b.length);
   }
 
   /** What `known` says of the item just scanned by `#item` (asked only with uid and RV). */
