@@ -6,18 +6,31 @@
  * generation is collected (it is, while `JSON.parse` reads it) moves to the old generation at
  * once and stays there until the next full collection: on Node 24, 50k pods, the old
  * generation held about 40-60 MB of dead page strings at the sync's peak heap. Here the page's
- * bytes are cut into one slice per item by a scanner that follows strings and escapes (about 3
- * ms per 1.5 MB page on Node 24), and each item is decoded and parsed on its own: every
- * temporary is a small young object, and a page of parsed objects is never needed at once.
+ * chunks, as they arrived, are cut into one slice per item by a scanner that follows strings
+ * and escapes (`ListScanner`, a resumable state machine: where it is in the envelope, the
+ * nesting, an open string and a pending escape carry over a chunk boundary), and each item is
+ * decoded and parsed on its own: every temporary is a small young object, no page-sized
+ * string or array is ever made (an item that straddles chunks is copied alone; Bun counts
+ * array buffers in its heap), and a page of parsed objects is never needed at once.
  *
  * An item whose `metadata` (uid and resourceVersion, read from the bytes) says the caller
  * holds it already is not decoded at all: a relist of an unchanged cluster parses nothing.
  *
  * Anything the scanner does not expect (not an object, `items` not an array of objects, a key
- * that needs escaping rules, a broken item) sends the whole body down the plain path: decoded
- * as one text and parsed whole, so bad bodies fail exactly as a plain `JSON.parse` makes them
- * fail (the items handed to the reader before the scanner gave up are handed again). An item
- * taken as known is checked for balanced brackets and closed strings only (it is not parsed).
+ * that needs escaping rules, a broken item, a cut body) sends the whole body down the plain
+ * path: its chunks decoded as one text and parsed whole, so bad bodies fail exactly as a plain
+ * `JSON.parse` makes them fail (the items handed to the reader before the scanner gave up are
+ * handed again). An item taken as known is checked for balanced brackets and closed strings
+ * only (it is not parsed).
+ *
+ * Decision: a page is scanned when its turn comes, from its chunks kept until then, not while
+ * it arrives. The pager reads the next page while this one is still arriving, and the reader
+ * (transform, cache sharing, `known`) must see the items in list order, page after page; a body
+ * that fails mid-read must stay a network error, not a parse error; and the plain path needs
+ * the whole body for its errors. The chunks are what the transport allocated anyway (one
+ * copy of a page, garbage once it is decoded); what is gone is the page-sized joined copy
+ * (and before it, the page-sized string). `ListScanner` takes chunks one by one (`push`,
+ * `finish`), so it can be fed as they arrive where none of this holds.
  * @module
  */
 import { isMetadataOnly, toPartialObjectMetadata } from "./metadata_only.ts";
