@@ -6,18 +6,31 @@
  * generation is collected (it is, while `JSON.parse` reads it) moves to the old generation at
  * once and stays there until the next full collection: on Node 24, 50k pods, the old
  * generation held about 40-60 MB of dead page strings at the sync's peak heap. Here the page's
- * bytes are cut into one slice per item by a scanner that follows strings and escapes (about 3
- * ms per 1.5 MB page on Node 24), and each item is decoded and parsed on its own: every
- * temporary is a small young object, and a page of parsed objects is never needed at once.
+ * chunks, as they arrived, are cut into one slice per item by a scanner that follows strings
+ * and escapes (`ListScanner`, a resumable state machine: where it is in the envelope, the
+ * nesting, an open string and a pending escape carry over a chunk boundary), and each item is
+ * decoded and parsed on its own: every temporary is a small young object, no page-sized
+ * string or array is ever made (an item that straddles chunks is copied alone; Bun counts
+ * array buffers in its heap), and a page of parsed objects is never needed at once.
  *
  * An item whose `metadata` (uid and resourceVersion, read from the bytes) says the caller
  * holds it already is not decoded at all: a relist of an unchanged cluster parses nothing.
  *
  * Anything the scanner does not expect (not an object, `items` not an array of objects, a key
- * that needs escaping rules, a broken item) sends the whole body down the plain path: decoded
- * as one text and parsed whole, so bad bodies fail exactly as a plain `JSON.parse` makes them
- * fail (the items handed to the reader before the scanner gave up are handed again). An item
- * taken as known is checked for balanced brackets and closed strings only (it is not parsed).
+ * that needs escaping rules, a broken item, a cut body) sends the whole body down the plain
+ * path: its chunks decoded as one text and parsed whole, so bad bodies fail exactly as a plain
+ * `JSON.parse` makes them fail (the items handed to the reader before the scanner gave up are
+ * handed again). An item taken as known is checked for balanced brackets and closed strings
+ * only (it is not parsed).
+ *
+ * Decision: a page is scanned when its turn comes, from its chunks kept until then, not while
+ * it arrives. The pager reads the next page while this one is still arriving, and the reader
+ * (transform, cache sharing, `known`) must see the items in list order, page after page; a body
+ * that fails mid-read must stay a network error, not a parse error; and the plain path needs
+ * the whole body for its errors. The chunks are what the transport allocated anyway (one
+ * copy of a page, garbage once it is decoded); what is gone is the page-sized joined copy
+ * (and before it, the page-sized string). `ListScanner` takes chunks one by one (`push`,
+ * `finish`), so it can be fed as they arrive where none of this holds.
  * @module
  */
 import { isMetadataOnly, toPartialObjectMetadata } from "./metadata_only.ts";
@@ -63,16 +76,17 @@ export interface ListBodyContext {
 const AS_IS: ListItemReader<KubeObjectLike> = { item: (object) => object };
 
 /**
- * The list in `bytes`, its items through `reader` (in order). Missing `items` or `metadata`
- * become `[]` and `{}`; a body that is not JSON, or not an object, is a `TypeError` (as
- * `parseJsonObject` makes it), items that are not an array too. A metadata-only resource's
- * items are cut to their metadata before `reader` sees them.
+ * The list in `body` (its chunks as they arrived, or one array), its items through `reader`
+ * (in order). Missing `items` or `metadata` become `[]` and `{}`; a body that is not JSON, or
+ * not an object, is a `TypeError` (as `parseJsonObject` makes it), items that are not an array
+ * too. A metadata-only resource's items are cut to their metadata before `reader` sees them.
  */
 export function decodeListBody<T = KubeObjectLike>(
-  bytes: Uint8Array,
+  body: Uint8Array | readonly Uint8Array[],
   context: ListBodyContext,
   reader: ListItemReader<T> = AS_IS as ListItemReader<T>,
 ): DecodedList<T> {
+  const chunks = body instanceof Uint8Array ? [body] : body;
   const metadataOnly = isMetadataOnly(context.resource);
   const item = metadataOnly
     ? (object: KubeObjectLike) =>
@@ -80,14 +94,18 @@ export function decodeListBody<T = KubeObjectLike>(
         typeof object === "object" && object !== null ? toPartialObjectMetadata(object) : object,
       )
     : reader.item;
-  const scanned = scanList(bytes, { item, known: reader.known });
+  const scanner = new ListScanner<T>({ item, known: reader.known });
+  for (const chunk of chunks) if (!scanner.push(chunk)) break;
+  const scanned = scanner.finish();
   let list: DecodedList<T>;
   if (scanned !== undefined) {
     list = listOf(scanned, context.path) as unknown as DecodedList<T>;
   } else {
     // The plain path: one text, one parse, the errors of a plain parse.
-    const text = new TextDecoder().decode(bytes);
-    const raw = listOf(parseJsonObject(text, context.request, context.status), context.path);
+    const raw = listOf(
+      parseJsonObject(decodeText(chunks), context.request, context.status),
+      context.path,
+    );
     const items: T[] = [];
     for (const object of raw.items) {
       const out = item(object);
@@ -104,6 +122,15 @@ export function decodeListBody<T = KubeObjectLike>(
   return list;
 }
 
+/** The text of a body's chunks, decoded as `readText` decodes it. */
+function decodeText(chunks: readonly Uint8Array[]): string {
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  for (const chunk of chunks) parts.push(decoder.decode(chunk, { stream: true }));
+  parts.push(decoder.decode());
+  return parts.join("");
+}
+
 // ------------------------------------------------------------------------------ the scanner
 
 const QUOTE = 0x22;
@@ -114,6 +141,7 @@ const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
+const BOM = [0xef, 0xbb, 0xbf];
 
 /** Nesting the scanner follows (Kubernetes objects nest about 20 deep); deeper: plain path. */
 const MAX_DEPTH = 512;
@@ -124,25 +152,354 @@ interface Scan<T> {
   known?: ((identity: ListItemIdentity) => T | undefined) | undefined;
 }
 
-/**
- * The top-level object of a list body with its `items` read one by one, or undefined when the
- * body is anything but a well-formed object with at most one `items` array of objects.
- */
-function scanList<T>(b: Uint8Array, reader: Scan<T>): Record<string, unknown> | undefined {
-  const s = new ListScanner(b, reader);
-  try {
-    return s.list();
-  } catch (error) {
-    if (error === BAILED) return undefined;
-    throw error; // the caller's `item` or `known` threw: theirs
-  }
-}
-
 /** Thrown inside the scanner to leave for the plain path. */
 const BAILED = new Error("not a plain list body");
 
-class ListScanner<T> {
-  readonly #b: Uint8Array;
+// Where the envelope scanner is: each state names what the next significant byte must be.
+/** Before the top-level `{` (a byte order mark and whitespace allowed). */
+const START = 0;
+/** After `{`: a key or `}`. */
+const FIRST_KEY = 1;
+/** After `,`: a key. */
+const NEXT_KEY = 2;
+/** Inside a top-level key. */
+const IN_KEY = 3;
+/** After a key: `:`. */
+const COLON_NEXT = 4;
+/** After `:`: a value. */
+const VALUE_NEXT = 5;
+/** Inside a top-level string, object or array value. */
+const IN_VALUE = 6;
+/** Inside a top-level number, `true`, `false` or `null`. */
+const IN_SCALAR = 7;
+/** After a top-level value: `,` or `}`. */
+const AFTER_VALUE = 8;
+/** After `"items": [`: an item or `]`. */
+const FIRST_ITEM = 9;
+/** After an item's `,`: an item. */
+const NEXT_ITEM = 10;
+/** Inside an item. */
+const IN_ITEM = 11;
+/** After an item: `,` or `]`. */
+const AFTER_ITEM = 12;
+/** After the top-level `}`: whitespace only. */
+const END = 13;
+
+/**
+ * The top-level object of a list body, read chunk by chunk as the bytes arrive (`push` each
+ * chunk, then `finish`), its `items` handed to the reader one by one as each one's last byte
+ * arrives. A resumable state machine: where it is in the envelope, and inside a value or an
+ * item its nesting, whether it is inside a string and whether an escape is pending, carry over
+ * a chunk boundary. A value or item that straddles chunks is copied alone (its pieces joined);
+ * one inside a chunk is a view of it. `finish` gives undefined when the body was anything but
+ * a well-formed object with at most one `items` array of objects (the plain path's case).
+ */
+export class ListScanner<T> {
+  readonly #items: ItemScanner<T>;
+  /** Whether the reader has `known` (items are then scanned for their identity). */
+  readonly #known: boolean;
+  readonly #decoder = new TextDecoder();
+  readonly #stack = new Uint8Array(MAX_DEPTH);
+  readonly #out: Record<string, unknown> = {};
+  #list: T[] | undefined;
+  #state = START;
+  #bailed = false;
+  /** How many bytes of a byte order mark were seen at the very start; 3: past it. */
+  #bom = 0;
+  /** Inside a value or item: nesting, in a string, an escape pending. */
+  #depth = 0;
+  #inString = false;
+  #escape = false;
+  /** The key whose value is being read. */
+  #key = "";
+  /** The pieces of the current key, value or item from earlier chunks. */
+  #pieces: Uint8Array[] = [];
+  /** Where the current key, value or item starts in the current chunk (0 when it began in an earlier one); -1: none. */
+  #from = -1;
+
+  constructor(reader: Scan<T>) {
+    this.#items = new ItemScanner(reader);
+    this.#known = reader.known !== undefined;
+  }
+
+  /**
+   * Reads the next chunk; false once the scanner gave up (the rest need not be pushed). An
+   * error thrown by the reader's `item` or `known` is theirs and is thrown on.
+   */
+  push(b: Uint8Array): boolean {
+    if (this.#bailed) return false;
+    try {
+      this.#push(b);
+      return true;
+    } catch (error) {
+      if (error !== BAILED) throw error;
+      this.#bailed = true;
+      this.#pieces = [];
+      return false;
+    }
+  }
+
+  /** The list read, or undefined when the body needs the plain path (see the class). */
+  finish(): Record<string, unknown> | undefined {
+    if (this.#bailed || this.#state !== END) return undefined;
+    return this.#out;
+  }
+
+  #push(b: Uint8Array): void {
+    const n = b.length;
+    let i = 0;
+    // TextDecoder drops a UTF-8 byte order mark at the start: so does the plain path.
+    while (this.#bom < 3 && i < n) {
+      if (b[i] === BOM[this.#bom]) {
+        this.#bom++;
+        i++;
+      } else if (this.#bom === 0) this.#bom = 3;
+      else throw BAILED; // part of a mark: the plain path decodes and fails it
+    }
+    while (i < n) {
+      const state = this.#state;
+      if (state === IN_ITEM || state === IN_VALUE || state === IN_KEY) {
+        const end = this.#composite(b, i);
+        if (end < 0) break;
+        const span = this.#span(b, end);
+        i = end;
+        if (state === IN_ITEM) {
+          const out = this.#items.read(span);
+          if (out !== undefined) this.#list!.push(out);
+          this.#state = AFTER_ITEM;
+        } else if (state === IN_VALUE) {
+          this.#out[this.#key] = this.#parse(span);
+          this.#state = AFTER_VALUE;
+        } else {
+          this.#key = this.#keyOf(span);
+          this.#state = COLON_NEXT;
+        }
+        continue;
+      }
+      if (state === IN_SCALAR) {
+        const start = i;
+        while (i < n && !isDelimiter(b[i]!)) i++;
+        if (i === n) break;
+        if (i === start && this.#pieces.length === 0) throw BAILED;
+        this.#out[this.#key] = this.#parse(this.#span(b, i));
+        this.#state = AFTER_VALUE;
+        continue; // the delimiter is read in AFTER_VALUE
+      }
+      const c = b[i]!;
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      switch (state) {
+        case START:
+          if (c !== OPEN_BRACE) throw BAILED;
+          this.#state = FIRST_KEY;
+          break;
+        case FIRST_KEY:
+        case NEXT_KEY:
+          if (c === CLOSE_BRACE && state === FIRST_KEY) this.#state = END;
+          else if (c === QUOTE) {
+            this.#begin(i);
+            this.#state = IN_KEY;
+            continue;
+          } else throw BAILED;
+          break;
+        case COLON_NEXT:
+          if (c !== COLON) throw BAILED;
+          this.#state = VALUE_NEXT;
+          break;
+        case VALUE_NEXT: {
+          const key = this.#key;
+          if (key === "__proto__" || key === "items" && Object.hasOwn(this.#out, key)) {
+            throw BAILED; // a key assignment would treat otherwise than JSON.parse; a second items
+          }
+          if (key === "items" && c === OPEN_BRACKET) {
+            this.#list = [];
+            this.#out.items = this.#list;
+            this.#state = FIRST_ITEM;
+            break;
+          }
+          if (c === QUOTE || c === OPEN_BRACE || c === OPEN_BRACKET) {
+            this.#begin(i);
+            this.#state = IN_VALUE;
+            continue;
+          }
+          if (isDelimiter(c)) throw BAILED;
+          this.#begin(i);
+          this.#state = IN_SCALAR;
+          continue;
+        }
+        case AFTER_VALUE:
+          if (c === COMMA) this.#state = NEXT_KEY;
+          else if (c === CLOSE_BRACE) this.#state = END;
+          else throw BAILED;
+          break;
+        case FIRST_ITEM:
+        case NEXT_ITEM:
+          if (c === CLOSE_BRACKET && state === FIRST_ITEM) this.#state = AFTER_VALUE;
+          else if (c === OPEN_BRACE) {
+            this.#begin(i);
+            this.#state = IN_ITEM;
+            // With `known`, an item inside this chunk is scanned once, its identity on the way.
+            const end = this.#known ? this.#items.scan(b, i) : -1;
+            if (end >= 0) {
+              this.#from = -1;
+              const out = this.#items.take(i, end);
+              if (out !== undefined) this.#list!.push(out);
+              this.#state = AFTER_ITEM;
+              i = end;
+            }
+            continue;
+          } else throw BAILED; // an item that is not an object: plain path
+          break;
+        case AFTER_ITEM:
+          if (c === COMMA) this.#state = NEXT_ITEM;
+          else if (c === CLOSE_BRACKET) this.#state = AFTER_VALUE;
+          else throw BAILED;
+          break;
+        default: // END: only whitespace may follow the top-level object
+          throw BAILED;
+      }
+      i++;
+    }
+    // A key, value or item goes on in the next chunk: keep its piece of this one.
+    if (this.#from >= 0) {
+      if (this.#from < n) this.#pieces.push(b.subarray(this.#from));
+      this.#from = 0;
+    }
+  }
+
+  /** Starts a key, value or item at `i`. */
+  #begin(i: number): void {
+    this.#from = i;
+    this.#depth = 0;
+    this.#inString = false;
+    this.#escape = false;
+  }
+
+  /** The current key, value or item, ending at `end` of `b`: a view, or its pieces joined. */
+  #span(b: Uint8Array, end: number): Uint8Array {
+    const from = this.#from;
+    this.#from = -1;
+    const pieces = this.#pieces;
+    if (pieces.length === 0) return b.subarray(from, end);
+    this.#pieces = [];
+    let size = end;
+    for (const piece of pieces) size += piece.length;
+    const out = new Uint8Array(size);
+    let at = 0;
+    for (const piece of pieces) {
+      out.set(piece, at);
+      at += piece.length;
+    }
+    out.set(b.subarray(0, end), at);
+    return out;
+  }
+
+  /**
+   * The end of the string, object or array going on at `i` (brackets matched, strings and
+   * escapes followed), or -1 when it goes on past `b` (its state kept for the next chunk). The
+   * hot loop: compares inline, skips strings in an inner loop.
+   */
+  #composite(b: Uint8Array, i: number): number {
+    const n = b.length;
+    const stack = this.#stack;
+    let depth = this.#depth;
+    if (this.#inString) {
+      // A string cut by the last chunk's end, maybe right after a backslash.
+      if (this.#escape) {
+        if (i >= n) return -1;
+        i++;
+        this.#escape = false;
+      }
+      i = this.#restOfString(b, i);
+      if (i < 0) return -1;
+      if (depth === 0) return i;
+    }
+    while (i < n) {
+      const c = b[i++]!;
+      if (c === QUOTE) {
+        i = this.#restOfString(b, i);
+        if (i < 0) {
+          this.#depth = depth;
+          return -1;
+        }
+        if (depth === 0) return i; // a key or a string value
+        continue;
+      }
+      if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+        if (depth === MAX_DEPTH) throw BAILED;
+        stack[depth++] = c + 2; // `{` + 2 is `}`, `[` + 2 is `]`
+        continue;
+      }
+      if (c === CLOSE_BRACE || c === CLOSE_BRACKET) {
+        if (depth === 0 || stack[--depth] !== c) throw BAILED;
+        if (depth === 0) {
+          this.#depth = 0;
+          return i;
+        }
+      }
+    }
+    this.#depth = depth;
+    return -1;
+  }
+
+  /**
+   * The index after the closing quote of the string going on at `i`, or -1 when it goes on
+   * past `b` (then `#inString`, and `#escape` when `b` ends on a backslash).
+   */
+  #restOfString(b: Uint8Array, i: number): number {
+    const n = b.length;
+    while (i < n) {
+      const d = b[i++];
+      if (d === QUOTE) {
+        this.#inString = false;
+        return i;
+      }
+      if (d === BACKSLASH) {
+        if (i === n) {
+          this.#inString = true;
+          this.#escape = true;
+          return -1;
+        }
+        i++;
+      }
+    }
+    this.#inString = true;
+    return -1;
+  }
+
+  /** A top-level key (quotes included), decoded (escapes through JSON.parse). */
+  #keyOf(span: Uint8Array): string {
+    if (span.includes(BACKSLASH)) return JSON.parse(this.#decoder.decode(span)) as string;
+    return this.#decoder.decode(span.subarray(1, span.length - 1));
+  }
+
+  /** A top-level value, parsed; a syntax error leaves for the plain path. */
+  #parse(span: Uint8Array): unknown {
+    return parseSpan(this.#decoder, span);
+  }
+}
+
+/** The JSON value in `span`, parsed; a syntax error leaves for the plain path. */
+function parseSpan(decoder: TextDecoder, span: Uint8Array): unknown {
+  try {
+    return JSON.parse(decoder.decode(span));
+  } catch {
+    throw BAILED;
+  }
+}
+
+function isDelimiter(c: number): boolean {
+  return c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET || isSpace(c);
+}
+
+/**
+ * One item's bytes (whole, one array) as the reader keeps it: with `known`, its `metadata`'s
+ * identity is read from the bytes first and a held object taken instead of parsing it.
+ */
+class ItemScanner<T> {
+  #b: Uint8Array = new Uint8Array(0);
   readonly #reader: Scan<T>;
   readonly #decoder = new TextDecoder();
   /** Closers expected at each depth of the composite being skipped. */
@@ -157,77 +514,46 @@ class ListScanner<T> {
   /** A key on the way to the identity fields had an escape: the capture is not trusted. */
   #untrusted = false;
 
-  constructor(b: Uint8Array, reader: Scan<T>) {
-    this.#b = b;
+  constructor(reader: Scan<T>) {
     this.#reader = reader;
   }
 
-  list(): Record<string, unknown> {
-    const b = this.#b;
-    let i = 0;
-    // TextDecoder drops a UTF-8 byte order mark: so does the plain path.
-    if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) i = 3;
-    i = this.#ws(i);
-    if (b[i] !== OPEN_BRACE) throw BAILED;
-    const out: Record<string, unknown> = {};
-    i = this.#ws(i + 1);
-    if (b[i] === CLOSE_BRACE) return this.#end(i + 1, out);
-    for (;;) {
-      if (b[i] !== QUOTE) throw BAILED;
-      const keyEnd = this.#string(i);
-      const key = this.#key(i, keyEnd);
-      i = this.#ws(keyEnd);
-      if (b[i] !== COLON) throw BAILED;
-      i = this.#ws(i + 1);
-      if (key === "__proto__" || key === "items" && Object.hasOwn(out, key)) {
-        throw BAILED; // a key assignment would treat otherwise than JSON.parse; a second items
-      }
-      if (key === "items" && b[i] === OPEN_BRACKET) {
-        const list: T[] = [];
-        out.items = list;
-        i = this.#items(i, list);
-      } else {
-        const end = this.#value(i);
-        out[key] = this.#parse(i, end);
-        i = end;
-      }
-      i = this.#ws(i);
-      if (b[i] === COMMA) {
-        i = this.#ws(i + 1);
-        continue;
-      }
-      if (b[i] === CLOSE_BRACE) return this.#end(i + 1, out);
-      throw BAILED;
+  /**
+   * Scans the item object at `i` of `b`, capturing its identity; its end, or -1 when it does
+   * not end inside `b` or is not well formed (then `read` it whole).
+   */
+  scan(b: Uint8Array, i: number): number {
+    this.#b = b;
+    try {
+      return this.#item(i);
+    } catch (error) {
+      this.#b = EMPTY;
+      if (error === BAILED) return -1;
+      throw error;
     }
   }
 
-  /** Only whitespace may follow the top-level object. */
-  #end(i: number, out: Record<string, unknown>): Record<string, unknown> {
-    if (this.#ws(i) !== this.#b.length) throw BAILED;
-    return out;
+  /** The item `[start, end)` just scanned, through the reader (a held one when known). */
+  take(start: number, end: number): T | undefined {
+    const b = this.#b;
+    let held: T | undefined;
+    try {
+      held = this.#known(this.#reader.known!);
+    } finally {
+      this.#b = EMPTY;
+    }
+    if (held !== undefined) return held;
+    return this.#reader.item(parseSpan(this.#decoder, b.subarray(start, end)) as KubeObjectLike);
   }
 
-  /** Reads the array of items at `i` into `list`; returns the index after it. */
-  #items(i: number, list: T[]): number {
-    const b = this.#b;
-    const reader = this.#reader;
-    const known = reader.known;
-    i = this.#ws(i + 1);
-    if (b[i] === CLOSE_BRACKET) return i + 1;
-    for (;;) {
-      if (b[i] !== OPEN_BRACE) throw BAILED; // an item that is not an object: plain path
-      const end = known === undefined ? this.#composite(i) : this.#item(i);
-      const held = known === undefined ? undefined : this.#known(known);
-      const out = held ?? reader.item(this.#parse(i, end) as KubeObjectLike);
-      if (out !== undefined) list.push(out);
-      i = this.#ws(end);
-      if (b[i] === COMMA) {
-        i = this.#ws(i + 1);
-        continue;
-      }
-      if (b[i] === CLOSE_BRACKET) return i + 1;
-      throw BAILED;
+  /** The item in `b` (one whole object) through the reader. */
+  read(b: Uint8Array): T | undefined {
+    if (this.#reader.known === undefined) {
+      return this.#reader.item(parseSpan(this.#decoder, b) as KubeObjectLike);
     }
+    this.#b = b;
+    if (this.#item(0) !== b.length) throw BAILED;
+    return this.take(0, b.length);
   }
 
   /** What `known` says of the item just scanned by `#item` (asked only with uid and RV). */
@@ -424,28 +750,13 @@ class ListScanner<T> {
     while (i < b.length && isSpace(b[i]!)) i++;
     return i;
   }
-
-  /** A top-level key, decoded (escapes through JSON.parse). */
-  #key(start: number, end: number): string {
-    const slice = this.#b.subarray(start, end);
-    if (this.#escaped) return JSON.parse(this.#decoder.decode(slice)) as string;
-    return this.#decoder.decode(slice.subarray(1, slice.length - 1));
-  }
-
-  /** The JSON value `[start, end)`, parsed; a syntax error leaves for the plain path. */
-  #parse(start: number, end: number): unknown {
-    try {
-      return JSON.parse(this.#decoder.decode(this.#b.subarray(start, end)));
-    } catch {
-      throw BAILED;
-    }
-  }
 }
 
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
 }
 
+const EMPTY = new Uint8Array(0);
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 const METADATA = ascii("metadata");
 const NAMESPACE = ascii("namespace");

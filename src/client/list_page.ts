@@ -21,14 +21,14 @@ export interface ListRequester {
   request(path: string, options?: KubeRequestOptions): Promise<Response>;
 }
 
-/** A page's body as it arrived, to be decoded when its turn comes. Internal. */
+/** A page's body as it arrived (its chunks), to be decoded when its turn comes. Internal. */
 export interface ListPageBody {
-  bytes: Uint8Array;
+  chunks: Uint8Array[];
   context: ListBodyContext;
 }
 
 /**
- * Sends one LIST request and reads its 2xx body whole, as bytes. Errors as
+ * Sends one LIST request and reads its 2xx body whole, as its chunks. Errors as
  * `KubeClient.list`'s: a non-2xx answer is a `KubeApiError`, a body that fails mid-read a
  * `KubeNetworkError`, an abort rethrows the signal's reason.
  */
@@ -49,16 +49,16 @@ export async function fetchListPage<T extends KubeObjectLike>(
     trace: options?.trace,
   });
   const request = `GET ${path}`;
-  let bytes: Uint8Array;
+  let chunks: Uint8Array[];
   try {
-    bytes = await readBytes(response, signal, {
+    chunks = await readBytes(response, signal, {
       peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
       onProgress: options?.onProgress,
     });
   } catch (error) {
     throw readFailure(error, request, signal);
   }
-  return { bytes, context: { request, path, status: response.status, resource } };
+  return { chunks, context: { request, path, status: response.status, resource } };
 }
 
 /** The list in a page's body, its items through `reader` (see `decodeListBody`). */
@@ -66,5 +66,5 @@ export function decodeListPage<T = KubeObjectLike>(
   page: ListPageBody,
   reader?: ListItemReader<T>,
 ): DecodedList<T> {
-  return decodeListBody(page.bytes, page.context, reader);
+  return decodeListBody(page.chunks, page.context, reader);
 }

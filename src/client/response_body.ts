@@ -75,25 +75,16 @@ export async function readText(
 }
 
 /**
- * Reads a whole body as bytes (one array), as {@linkcode readText} reads text: a list page is
- * cut into items on its bytes, so no page-sized string is ever made (see `list_body.ts`).
+ * Reads a whole body as its chunks, as they arrived (as {@linkcode readText} reads text): a
+ * list page is cut into items across its chunks, so no page-sized string or array is ever
+ * made (see `list_body.ts`).
  */
-export async function readBytes(
+export function readBytes(
   response: Response,
   signal: AbortSignal | undefined,
   hooks: ReadTextHooks = {},
-): Promise<Uint8Array> {
-  const chunks = await readChunks(response, signal, Infinity, hooks);
-  if (chunks.length === 1) return chunks[0]!;
-  let size = 0;
-  for (const chunk of chunks) size += chunk.byteLength;
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return bytes;
+): Promise<Uint8Array[]> {
+  return readChunks(response, signal, Infinity, hooks);
 }
 
 /** The chunks of a body, at most `maxBytes` of them (see {@linkcode readText}). */

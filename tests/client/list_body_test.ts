@@ -218,4 +218,86 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
       metadata: { name: "a" },
     }]);
   });
+
+  test("a body in 2 or 3 chunks cut at every pair of offsets reads as in one piece", () => {
+    // Short, so every pair of cuts runs: escapes, a two-byte, a three-byte and a four-byte
+    // character, an item across the cuts, a scalar and a key across the cuts.
+    const text =
+      '\ufeff{"kind":"L","n":-12.5e1,"items":[{"metadata":{"name":"\u00e9\u65e5","uid":"a\\"b","resourceVersion":"1"}},{"x":"\\\\\ud83d\ude80]"}],"z":true}';
+    const all = bytes(text);
+    const expected = listOfPlain(plain(text).value);
+    const same = (chunks: Uint8Array[], label: string) => {
+      assert.deepEqual(decodeListBody(chunks, context), expected, label);
+      const asked: ListItemIdentity[] = [];
+      const viaKnown = decodeListBody(chunks, context, {
+        item: (o) => o,
+        known: (identity) => void asked.push(identity),
+      });
+      assert.deepEqual(viaKnown, expected, label);
+      assert.deepEqual(asked, [
+        { namespace: undefined, name: "\u00e9\u65e5", uid: 'a"b', resourceVersion: "1" },
+      ], label);
+    };
+    for (let a = 0; a <= all.length; a++) {
+      same([all.subarray(0, a), all.subarray(a)], `cut at ${a}`);
+      for (let b = a; b <= all.length; b++) {
+        same([all.subarray(0, a), all.subarray(a, b), all.subarray(b)], `cuts at ${a}, ${b}`);
+      }
+    }
+  });
+
+  test("a body in one-byte chunks reads as in one piece, and fails as in one piece", () => {
+    const oneByOne = (text: string) => [...bytes(text)].map((byte) => Uint8Array.of(byte));
+    assert.deepEqual(decodeListBody(oneByOne(TRICKY), context), plain(TRICKY).value);
+    // Read by the scanner, not the plain path: only the scanner asks `known`.
+    const asked: string[] = [];
+    decodeListBody(oneByOne(TRICKY), context, {
+      item: (o) => o,
+      known: (identity) => void asked.push(identity.uid!),
+    });
+    assert.deepEqual(asked, ["u1", "u2"]);
+    const all = bytes(TRICKY);
+    for (let at = 0; at < all.length - 2; at += 7) {
+      const cut = new TextDecoder().decode(all.slice(0, at));
+      assert.throws(
+        () => decodeListBody(oneByOne(cut).slice(0, at), context),
+        { name: "TypeError", message: plain(cut).error!.message },
+        `cut at ${at}`,
+      );
+    }
+  });
+
+  test("a cut body, HTML, a Status, a half byte order mark fail as in one piece at every chunk cut", () => {
+    const bodies = [
+      '{"items":[{"a":1},{"b":"\u65e5', // cut inside a character's bytes at the end
+      "<html><body>Bad gateway</body></html>",
+      '{"kind":"Status","apiVersion":"v1","status":"Failure","message":"forbidden","code":403}',
+      '{"items":[{"a":1}]}}',
+      '{"a":tru,"items":[]}',
+      '{"items":[{"a":1},]}',
+      "\u00ef\u00bb{}",
+    ];
+    for (const text of bodies) {
+      const all = bytes(text);
+      const whole = plain(text);
+      for (let at = 0; at <= all.length; at++) {
+        const chunks = [all.subarray(0, at), all.subarray(at)];
+        if (whole.error === undefined) {
+          assert.deepEqual(decodeListBody(chunks, context), listOfPlain(whole.value), text);
+          continue;
+        }
+        assert.throws(() => decodeListBody(chunks, context), (e: unknown) => {
+          assert.ok(e instanceof TypeError, `${text} cut at ${at}: ${e}`);
+          assert.equal(e.message, whole.error!.message, `${text} cut at ${at}`);
+          return true;
+        });
+      }
+    }
+  });
 });
+
+/** What `listOf` makes of a plainly parsed body. */
+function listOfPlain(value: unknown): unknown {
+  const list = value as Record<string, unknown>;
+  return { ...list, metadata: list.metadata ?? {}, items: list.items ?? [] };
+}
