@@ -83,7 +83,11 @@ export class CacheMemory<T> {
    * `mode`; with `detectMutations`, `"shared"` shares nothing (the detector sees writes).
    * `context` gives the cache's versions and size and the clock.
    */
-  constructor(mode: CacheMemoryMode, detectMutations: boolean, context: CacheMemoryContext<T> = {}) {
+  constructor(
+    mode: CacheMemoryMode,
+    detectMutations: boolean,
+    context: CacheMemoryContext<T> = {},
+  ) {
     this.#current = context.current ?? (() => undefined);
     this.#size = context.size ?? (() => 0);
     this.#clock = context.clock ?? systemClock;

@@ -54,7 +54,9 @@ describe("ValueInterner", () => {
   test("a later copy of a string of 10 or more characters is replaced in place by the first", () => {
     const interner = new ValueInterner();
     interner.intern(JSON.parse('{"a":"registry.example.com/x","n":["node-name-1",1]}'));
-    const { value, writes } = recorded('{"b":"registry.example.com/x","c":"short","n":["node-name-1"]}');
+    const { value, writes } = recorded(
+      '{"b":"registry.example.com/x","c":"short","n":["node-name-1"]}',
+    );
     interner.intern(value);
     assert.deepEqual(writes, ["b", "0"]); // short strings are shared by the engine
   });
@@ -188,4 +190,3 @@ function recorded(text: string): { value: Record<string, unknown>; writes: strin
   };
   return { value: wrap(JSON.parse(text)) as Record<string, unknown>, writes };
 }
-
