@@ -106,15 +106,18 @@ export class CacheMemory<T> {
   /**
    * The object to cache in place of `object` (shared parts replaced by their first copy).
    * `previous` is the cached version of it, if any (parts equal to it become its parts).
+   * `listed`: an item of a list (a relist's), shared at once, since a list's items are held
+   * until it ends (a watch's update is shared later, see the class).
    */
-  admit(object: T, previous?: T | undefined): T {
+  admit(object: T, previous?: T | undefined, listed = false): T {
     const interner = this.#interner;
     if (interner !== undefined) {
       // A new version shares its unchanged parts with the cached one, which it replaces: it
       // costs about what that one did, so only objects new to the cache move the mean. That
-      // walk costs about what decoding did, so it is background work (see the class).
+      // walk costs about what decoding did, so for a watch's update it is background work.
       if (previous !== undefined) {
         const pending = this.#pending;
+        if (listed) return interner.internLike(object, pending.get(previous) ?? previous);
         const base = pending.get(previous) ?? previous;
         pending.delete(previous);
         pending.set(object, base);

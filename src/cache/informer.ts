@@ -235,9 +235,9 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     };
     this.#reflector = new Reflector<T>({
       ...settings,
-      transform: (object) => {
-        const out = settings.transform(object);
-        return memory.admit(out, memory.wantsPrevious ? this.#cached(out) : undefined);
+      transform: (object, listed) => {
+        const out = settings.transform(object, listed);
+        return memory.admit(out, memory.wantsPrevious ? this.#cached(out) : undefined, listed);
       },
       client,
       emit: (event) => this.#write(event),

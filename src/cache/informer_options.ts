@@ -344,6 +344,7 @@ export function listWatchSettings<T extends KubeObjectLike>(
     ? client.watchTransport
     : resolveWatchTransport(o.transport);
   const random = o.random ?? Math.random;
+  const transform = o.transform;
   return {
     resource: o.resource,
     namespace: o.namespace,
@@ -361,6 +362,8 @@ export function listWatchSettings<T extends KubeObjectLike>(
     initialEventsTimeoutMs: o.initialEventsTimeoutMs ?? DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
     maxLineLength: o.maxLineLength,
     transport: o.transport,
-    transform: o.transform ?? ((object: T) => object),
+    // The user's transform gets the object alone (the reflector also says whether it is a
+    // list's item, which is the informer's business).
+    transform: transform === undefined ? (object: T) => object : (object: T) => transform(object),
   };
 }

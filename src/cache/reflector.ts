@@ -77,8 +77,12 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   maxLineLength?: number | undefined;
   /** How watches reach the server (LISTs always use HTTP). */
   transport?: WatchTransport | undefined;
-  /** Runs on every decoded object (identity when the user gave none). */
-  transform: (object: T) => T;
+  /**
+   * Runs on every decoded object (identity when the user gave none); `listed` is true for an
+   * item of a list (a LIST's page or a streaming list's initial events), false for a watch
+   * event.
+   */
+  transform: (object: T, listed: boolean) => T;
   /**
    * Where the protocol's steps go. A promise returned for an `apply` or `delete` holds the
    * watch (no more bytes are read) until it settles: back-pressure for a consumer that cannot
@@ -237,7 +241,7 @@ export class Reflector<T extends KubeObjectLike> {
   }
 
   /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
-  #transform(object: KubeObjectLike, phase: ErrorPhase): T | undefined {
+  #transform(object: KubeObjectLike, phase: ErrorPhase, listed = false): T | undefined {
     try {
       // The server sends objects of the watched resource: the descriptor's object type. A
       // LIST's items carry no apiVersion and kind (watch events do): they get the resource's,
@@ -247,7 +251,7 @@ export class Reflector<T extends KubeObjectLike> {
         (object as { apiVersion?: string }).apiVersion = this.#typeMeta.apiVersion;
         (object as { kind?: string }).kind = this.#typeMeta.kind;
       }
-      return this.#o.transform(object as T);
+      return this.#o.transform(object as T, listed);
     } catch (error) {
       this.#o.onError(error, {
         phase,
@@ -283,7 +287,7 @@ export class Reflector<T extends KubeObjectLike> {
       onProgress: () => this.#signal(PROGRESS),
       onExpiredContinue: (error) =>
         this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
-    }, (item) => this.#transform(item, "list"));
+    }, (item) => this.#transform(item, "list", true));
     this.#recovery.connected();
     this.#emitList(result.items, {
       request,
@@ -438,7 +442,7 @@ export class Reflector<T extends KubeObjectLike> {
         const rv = event.object.metadata.resourceVersion;
         if (collected !== undefined) {
           initial(event.type, o.clock.now());
-          const object = this.#transform(event.object, phase);
+          const object = this.#transform(event.object, phase, true);
           if (object === undefined) continue;
           if (event.type === "DELETED") collected.delete(objectKey(object));
           else collected.set(objectKey(object), object);

@@ -90,6 +90,15 @@ describe("CacheMemory (shared)", () => {
     assert.equal(third.spec, first.spec);
   });
 
+  test("a list's item (a relist) shares its cached version's parts at once: a list holds its items until it ends", () => {
+    const { memory, put } = sharedCache();
+    const first = put(pod(4, 10));
+    const listed = memory.admit(pod(4, 11), first, true);
+    assert.equal(listed.spec, first.spec);
+    assert.ok(Object.isFrozen(listed.spec));
+    memory.close();
+  });
+
   test("close drops the updates waiting, unshared, and leaves no timer", async () => {
     const { memory, clock, put } = sharedCache();
     const first = put(pod(3, 10));
