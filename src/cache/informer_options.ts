@@ -178,9 +178,10 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * - `"shared"`: repeated strings and identical subtrees (managedFields entries, container
    *   specs, conditions...) are shared between cached objects and frozen (a `ValueInterner`);
    *   objects read and compare exactly as decoded, about half the heap of plainly parsed pods,
-   *   for a walk of each object as it arrives. A watch's update (a new version of a cached
-   *   object) is cached and handed to handlers as decoded and shares its unchanged parts with
-   *   the version it replaced later, as background work on the informer's `clock`: in slices
+   *   for a walk of each object as it arrives (a relist's item is compared with its cached
+   *   version side by side). A watch's update (a new version of a cached object) is cached
+   *   and handed to handlers as decoded and shares its unchanged parts with the version it
+   *   replaced later, as background work on the informer's `clock`: in slices
    *   (at most 256 objects or 4 ms) that, while updates keep coming, take at most about 4% of
    *   the time, and back to back once no update came since the last slice; an update replaced
    *   or deleted before its turn is never walked, and at most as many wait as the cache holds
