@@ -43,6 +43,20 @@ function heapSampler(): { peak(): number; stop(): void } {
   };
 }
 
+/**
+ * POSTs the bench server's expiry. Retried once on a network error: after the reads (seconds
+ * in compact mode) the pooled connection may be the one the server is closing as idle, and
+ * undici then fails the request with "other side closed" (a race of the driver's own fetch,
+ * not of the informer, which retries its requests itself).
+ */
+async function expire(url: string): Promise<void> {
+  try {
+    await fetch(url, { method: "POST" }).then((r) => r.text());
+  } catch {
+    await fetch(url, { method: "POST" }).then((r) => r.text());
+  }
+}
+
 /** Resolves once `check()` holds, polling every 10 ms. */
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 10));
@@ -114,7 +128,7 @@ async function sync(): Promise<unknown> {
     const settled = heapUsed();
     sampler = heapSampler();
     t = now();
-    await fetch(`${url}/bench/expire?id=${id}`, { method: "POST" }).then((r) => r.text());
+    await expire(`${url}/bench/expire?id=${id}`);
     await until(() => informer.health().lists >= 2);
     out.relistMs = now() - t;
     sampler.stop();

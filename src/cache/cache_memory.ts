@@ -105,11 +105,10 @@ export class CacheMemory<T> {
 
   /**
    * The object to cache in place of `object` (shared parts replaced by their first copy).
-   * `previous` is the cached version of it, if any (parts equal to it become its parts).
-   * `listed`: an item of a list (a relist's), shared at once, since a list's items are held
-   * until it ends (a watch's update is shared later, see the class).
+   * `previous` is the cached version of it, if any (parts equal to it become its parts): a
+   * watch's update, shared later (see the class; a list's object goes to `admitListed`).
    */
-  admit(object: T, previous?: T | undefined, listed = false): T {
+  admit(object: T, previous?: T | undefined): T {
     const interner = this.#interner;
     if (interner !== undefined) {
       // A new version shares its unchanged parts with the cached one, which it replaces: it
@@ -117,7 +116,6 @@ export class CacheMemory<T> {
       // walk costs about what decoding did, so for a watch's update it is background work.
       if (previous !== undefined) {
         const pending = this.#pending;
-        if (listed) return interner.internLike(object, pending.get(previous) ?? previous);
         const base = pending.get(previous) ?? previous;
         pending.delete(previous);
         pending.set(object, base);
@@ -139,6 +137,18 @@ export class CacheMemory<T> {
       this.#count++;
     }
     return object;
+  }
+
+  /**
+   * `admit` for an object of a list (a relist's changed or new objects): shared at once,
+   * never deferred. A list's objects are held until the list ends, so a deferred one would
+   * live (and be promoted) as decoded, beside the version it replaces; shared now, its
+   * unchanged parts are the cached version's and only its own parts survive.
+   */
+  admitListed(object: T, previous?: T | undefined): T {
+    const interner = this.#interner;
+    if (interner === undefined || previous === undefined) return this.admit(object);
+    return interner.internLike(object, this.#pending.get(previous) ?? previous);
   }
 
   /** One slice of sharing (see the class), then the next one queued if any update waits. */

@@ -6,6 +6,7 @@
  */
 import type { KubeClient } from "../client/kube_client.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import type { ListItemIdentity } from "../client/list_body.ts";
 import { onAbort } from "../util/abort.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { envFlag } from "../util/env.ts";
@@ -235,10 +236,18 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     };
     this.#reflector = new Reflector<T>({
       ...settings,
-      transform: (object, listed) => {
-        const out = settings.transform(object, listed);
-        return memory.admit(out, memory.wantsPrevious ? this.#cached(out) : undefined, listed);
+      transform: (object) => {
+        const out = settings.transform(object);
+        return memory.admit(out, memory.wantsPrevious ? this.#cached(out) : undefined);
       },
+      transformListed: (object) => {
+        const out = settings.transform(object);
+        return memory.admitListed(out, memory.wantsPrevious ? this.#cached(out) : undefined);
+      },
+      // A relist keeps the cached object of an unchanged item (not where reading the cache
+      // decodes: compact mode; a first list has nothing to find).
+      known: () =>
+        memory.codec === undefined && this.#indexer.size > 0 ? this.#unchanged : undefined,
       client,
       emit: (event) => this.#write(event),
       onError: (error, details) => this.#failed(error, details, metrics),
@@ -673,6 +682,20 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
       consistency,
     };
   }
+
+  /**
+   * The cached object of a listed item when it is the same version (uid and resourceVersion):
+   * the list keeps it, and its item is neither decoded nor transformed again (the transform's
+   * output for that very version is what the cache holds).
+   */
+  readonly #unchanged = (identity: ListItemIdentity): T | undefined => {
+    if (!identity.name) return undefined;
+    const cached = this.#indexer.get(keyOf(identity.namespace, identity.name));
+    const m = cached?.metadata;
+    return m?.uid === identity.uid && m?.resourceVersion === identity.resourceVersion
+      ? cached
+      : undefined;
+  };
 
   /** The cached version of `object`, if any (a nameless object has none). */
   #cached(object: T): T | undefined {

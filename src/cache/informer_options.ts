@@ -79,7 +79,9 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
   initialList?: InitialListMode | undefined;
   /**
    * Runs on every object before it is cached (e.g. strip `metadata.managedFields`). It receives
-   * the decoded object and may change and return it.
+   * the decoded object and may change and return it. A relist keeps the cached object of an
+   * item whose uid and resourceVersion did not change (not in `memory: "compact"`): the
+   * transform is not run again for it, and its output for that version stays.
    * @default identity
    */
   transform?: ((object: T) => T) | undefined;
@@ -178,8 +180,8 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * - `"shared"`: repeated strings and identical subtrees (managedFields entries, container
    *   specs, conditions...) are shared between cached objects and frozen (a `ValueInterner`);
    *   objects read and compare exactly as decoded, about half the heap of plainly parsed pods,
-   *   for a walk of each object as it arrives (a relist's item is compared with its cached
-   *   version side by side). A watch's update (a new version of a cached object) is cached
+   *   for a walk of each object as it arrives (a relist's changed item is compared with its
+   *   cached version side by side, at once). A watch's update (a new version of a cached object) is cached
    *   and handed to handlers as decoded and shares its unchanged parts with the version it
    *   replaced later, as background work on the informer's `clock`: in slices
    *   (at most 256 objects or 4 ms) that, while updates keep coming, take at most about 4% of
@@ -345,7 +347,6 @@ export function listWatchSettings<T extends KubeObjectLike>(
     ? client.watchTransport
     : resolveWatchTransport(o.transport);
   const random = o.random ?? Math.random;
-  const transform = o.transform;
   return {
     resource: o.resource,
     namespace: o.namespace,
@@ -363,8 +364,6 @@ export function listWatchSettings<T extends KubeObjectLike>(
     initialEventsTimeoutMs: o.initialEventsTimeoutMs ?? DEFAULT_INITIAL_EVENTS_TIMEOUT_MS,
     maxLineLength: o.maxLineLength,
     transport: o.transport,
-    // The user's transform gets the object alone (the reflector also says whether it is a
-    // list's item, which is the informer's business).
-    transform: transform === undefined ? (object: T) => object : (object: T) => transform(object),
+    transform: o.transform ?? ((object: T) => object),
   };
 }

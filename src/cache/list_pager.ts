@@ -4,7 +4,9 @@
  * @module
  */
 import type { KubeClient } from "../client/kube_client.ts";
-import type { KubeList, KubeObjectLike } from "../client/types.ts";
+import type { KubeObjectLike } from "../client/types.ts";
+import type { DecodedList, ListItemReader } from "../client/list_body.ts";
+import { decodeListPage, fetchListPage, type ListPageBody } from "../client/list_page.ts";
 import { KubeApiError } from "../client/errors.ts";
 import type { Clock } from "../util/clock.ts";
 import { linkedController } from "../util/abort.ts";
@@ -49,7 +51,8 @@ export interface ListedPages<T = KubeObjectLike> {
 
 /** One page request in flight. */
 interface Pending {
-  page: Promise<KubeList<KubeObjectLike>>;
+  /** The page's body, decoded when its turn comes (so items are handled in order). */
+  page: Promise<ListPageBody>;
   cancel(): void;
   /** Continue token seen at the head of this page's body. */
   peeked?: string;
@@ -58,7 +61,9 @@ interface Pending {
 }
 
 /**
- * Lists every page, in order, handing each to `onPage`; resolves with the number of pages.
+ * Lists every page, in order, handing each to `onPage` with its items through `reader` (each
+ * page's items are decoded one by one when its turn comes: see `list_body.ts`); resolves with
+ * the number of pages.
  * Pages are pipelined (with `prefetch`): the next page is requested as soon as this one's
  * continue token shows at the head of its body, while the rest of it is still arriving (at
  * most one page ahead; a prefetch that turns out wrong is cancelled). Each request is
@@ -66,9 +71,10 @@ interface Pending {
  * `idleTimeoutMs`: a large list over a slow link that keeps delivering is never cut. The one
  * pager of the library: the reflector's lists and the consistency check's go through it.
  */
-export async function listPages(
+export async function listPages<T = KubeObjectLike>(
   o: ListPagerOptions,
-  onPage: (page: KubeList<KubeObjectLike>, restarted: boolean) => void,
+  onPage: (page: DecodedList<T>, restarted: boolean) => void,
+  reader?: ListItemReader<T>,
 ): Promise<number> {
   const base = {
     namespace: o.namespace,
@@ -82,22 +88,28 @@ export async function listPages(
   const request = (cont: string | undefined): Pending => {
     const { controller, release: unlink } = linkedController(listing.signal);
     const pending: Pending = {
-      page: whileActive(o, controller.signal, (signal, onProgress) =>
-        o.client.list(o.resource, {
-          ...base,
-          limit: o.pageSize,
-          continue: cont,
-          resourceVersion: cont === undefined ? o.resourceVersion : undefined,
-          signal,
-          onProgress,
-          onContinue: prefetch
-            ? (token) => {
-              if (token === "") return;
-              pending.peeked = token;
-              if (pending === current && !controller.signal.aborted) pending.next = request(token);
-            }
-            : undefined,
-        })),
+      page: whileActive(
+        o,
+        controller.signal,
+        (signal, onProgress) =>
+          fetchListPage(o.client, o.resource, {
+            ...base,
+            limit: o.pageSize,
+            continue: cont,
+            resourceVersion: cont === undefined ? o.resourceVersion : undefined,
+            signal,
+            onProgress,
+            onContinue: prefetch
+              ? (token) => {
+                if (token === "") return;
+                pending.peeked = token;
+                if (pending === current && !controller.signal.aborted) {
+                  pending.next = request(token);
+                }
+              }
+              : undefined,
+          }),
+      ),
       cancel: () => controller.abort(),
     };
     pending.page.catch(() => {}).finally(unlink); // awaited below, or cancelled
@@ -109,11 +121,11 @@ export async function listPages(
     await o.beforeRequest?.(listing.signal);
     current = request(undefined);
     for (;;) {
-      let page: KubeList<KubeObjectLike>;
+      let body: ListPageBody;
       let next: Pending | undefined;
       let restarted = false;
       try {
-        page = await current.page;
+        body = await current.page;
         next = current.next;
       } catch (error) {
         const expired = error instanceof KubeApiError && error.isExpired;
@@ -121,11 +133,11 @@ export async function listPages(
         // The snapshot behind the continue token was compacted: one full list instead.
         o.onExpiredContinue(error);
         restarted = true;
-        page = await whileActive(
+        body = await whileActive(
           o,
           listing.signal,
           (signal, onProgress) =>
-            o.client.list(o.resource, {
+            fetchListPage(o.client, o.resource, {
               ...base,
               resourceVersion: o.resourceVersion,
               signal,
@@ -134,6 +146,7 @@ export async function listPages(
         );
       }
       pages++;
+      const page = decodeListPage(body, reader);
       onPage(page, restarted);
       cont = page.metadata.continue || undefined;
       if (next !== undefined && current.peeked !== cont) {
@@ -157,25 +170,23 @@ export async function listPages(
 
 /**
  * One whole list, every page's items together (see {@linkcode listPages}), each item passed
- * through `each` as its page arrives (undefined drops it). So a transform that makes objects
- * smaller runs before the next page is read: the raw list is never held whole, and a raw page
- * dies young (a cheap collection) instead of being promoted with the whole list. On an expired
- * continue token, one unpaged list at the same resource version replaces what was read.
+ * through `reader` as its page is decoded (undefined drops it; an item `reader.known` holds
+ * already is not decoded). So a transform that makes objects smaller runs item by item: the
+ * raw list is never held whole, and a raw item dies young (a cheap collection) instead of
+ * being promoted with the whole list. On an expired continue token, one unpaged list at the
+ * same resource version replaces what was read.
  */
 export async function listAllPages<T = KubeObjectLike>(
   o: ListPagerOptions,
-  each: (item: KubeObjectLike) => T | undefined = (item) => item as T,
+  reader: ListItemReader<T> = { item: (item) => item as T },
 ): Promise<ListedPages<T>> {
   const items: T[] = [];
   let rv: unknown;
-  const pages = await listPages(o, (page, restarted) => {
+  const pages = await listPages<T>(o, (page, restarted) => {
     if (restarted) items.length = 0;
-    for (const item of page.items) {
-      const out = each(item);
-      if (out !== undefined) items.push(out);
-    }
+    for (const item of page.items) items.push(item);
     rv = page.metadata.resourceVersion;
-  });
+  }, reader);
   return { items, resourceVersion: listResourceVersion(rv), pages };
 }
 

@@ -8,6 +8,7 @@ import type { KubeClient } from "../client/kube_client.ts";
 import type { WatchTransport } from "../client/watch_transport.ts";
 import type { AnyResourceDescriptor } from "../client/resource.ts";
 import type { KubeObject, KubeObjectLike } from "../client/types.ts";
+import type { ListItemIdentity } from "../client/list_body.ts";
 import { isMetadataOnly, toPartialObjectMetadata } from "../client/metadata_only.ts";
 import { decodeWatchStream } from "../watch/watch_decoder.ts";
 import { responseBytes } from "../watch/response_bytes.ts";
@@ -77,12 +78,21 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
   maxLineLength?: number | undefined;
   /** How watches reach the server (LISTs always use HTTP). */
   transport?: WatchTransport | undefined;
+  /** Runs on every decoded object (identity when the user gave none). */
+  transform: (object: T) => T;
   /**
-   * Runs on every decoded object (identity when the user gave none); `listed` is true for an
-   * item of a list (a LIST's page or a streaming list's initial events), false for a watch
-   * event.
+   * Runs instead of `transform` on the objects of a list (paged, or a streaming list's
+   * initial events). @default transform
    */
-  transform: (object: T, listed: boolean) => T;
+  transformListed?: ((object: T) => T) | undefined;
+  /**
+   * Asked as each list starts: how to find the object the consumer already holds for a listed
+   * item that is unchanged (the same uid and resourceVersion), or undefined when it holds none
+   * (a first list). The list keeps that object, and the item is neither decoded (a paged list
+   * reads the identity from the bytes) nor transformed again. The lookup answers undefined for
+   * an item that is new or changed. @default none (every item is decoded)
+   */
+  known?: (() => KnownLookup<T> | undefined) | undefined;
   /**
    * Where the protocol's steps go. A promise returned for an `apply` or `delete` holds the
    * watch (no more bytes are read) until it settles: back-pressure for a consumer that cannot
@@ -103,6 +113,9 @@ export interface ReflectorOptions<T extends KubeObjectLike> {
    */
   observe?: ((signal: ReflectorSignal) => void) | undefined;
 }
+
+/** The object the consumer holds for a listed item of this identity, if unchanged. */
+export type KnownLookup<T> = (identity: ListItemIdentity) => T | undefined;
 
 /** The first step of every list: shared, as it carries nothing. */
 const INIT: WatcherEvent<never> = Object.freeze({ type: "init" });
@@ -240,8 +253,11 @@ export class Reflector<T extends KubeObjectLike> {
     this.#o.observe?.(signal);
   }
 
-  /** Runs the user's transform; a throw is reported (kind `transform`) and the object skipped. */
-  #transform(object: KubeObjectLike, phase: ErrorPhase, listed = false): T | undefined {
+  /**
+   * Runs the user's transform (`listed`: on an object of a list); a throw is reported (kind
+   * `transform`) and the object skipped.
+   */
+  #transform(object: KubeObjectLike, phase: ErrorPhase, listed: boolean): T | undefined {
     try {
       // The server sends objects of the watched resource: the descriptor's object type. A
       // LIST's items carry no apiVersion and kind (watch events do): they get the resource's,
@@ -251,7 +267,9 @@ export class Reflector<T extends KubeObjectLike> {
         (object as { apiVersion?: string }).apiVersion = this.#typeMeta.apiVersion;
         (object as { kind?: string }).kind = this.#typeMeta.kind;
       }
-      return this.#o.transform(object as T, listed);
+      return listed && this.#o.transformListed !== undefined
+        ? this.#o.transformListed(object as T)
+        : this.#o.transform(object as T);
     } catch (error) {
       this.#o.onError(error, {
         phase,
@@ -287,7 +305,7 @@ export class Reflector<T extends KubeObjectLike> {
       onProgress: () => this.#signal(PROGRESS),
       onExpiredContinue: (error) =>
         this.#o.onError(error, { phase: "list", action: "listing again from the first page" }),
-    }, (item) => this.#transform(item, "list", true));
+    }, { item: (item) => this.#transform(item, "list", true), known: o.known?.() });
     this.#recovery.connected();
     this.#emitList(result.items, {
       request,
@@ -359,6 +377,8 @@ export class Reflector<T extends KubeObjectLike> {
     const watching = (): void => controller.abort(new WatchInactivityError(o.inactivityTimeoutMs));
     /** A streaming list's initial objects, emitted as a list at the end bookmark. */
     let collected: Map<string, T> | undefined = stream ? new Map() : undefined;
+    /** How to find what the consumer holds of an unchanged initial object. */
+    const known = stream ? o.known?.() : undefined;
     /** Whether bytes count as progress (always, but in a stream's initial phase see above). */
     let bytesCount = !stream;
     const idle = stream
@@ -442,13 +462,14 @@ export class Reflector<T extends KubeObjectLike> {
         const rv = event.object.metadata.resourceVersion;
         if (collected !== undefined) {
           initial(event.type, o.clock.now());
-          const object = this.#transform(event.object, phase, true);
+          const held = event.type === "DELETED" ? undefined : identified(known, event.object);
+          const object = held ?? this.#transform(event.object, phase, true);
           if (object === undefined) continue;
           if (event.type === "DELETED") collected.delete(objectKey(object));
           else collected.set(objectKey(object), object);
           continue;
         }
-        const object = this.#transform(event.object, phase);
+        const object = this.#transform(event.object, phase, false);
         if (object === undefined) {
           if (rv !== undefined) this.#moved(rv);
           continue;
@@ -507,6 +528,19 @@ const WATCH_OPENED: ReflectorSignal = Object.freeze({ type: "watch-opened" });
 
 /** The abort reason of a watch closed by {@linkcode Reflector.requestRelist}. */
 const RELIST_ASKED = new DOMException("relist requested", "AbortError");
+
+/** What `known` finds for a decoded object (one with a string uid and resourceVersion). */
+function identified<T>(known: KnownLookup<T> | undefined, object: KubeObjectLike): T | undefined {
+  const m = object.metadata;
+  if (known === undefined || typeof m?.uid !== "string") return undefined;
+  if (typeof m.resourceVersion !== "string") return undefined;
+  return known({
+    namespace: m.namespace,
+    name: m.name,
+    uid: m.uid,
+    resourceVersion: m.resourceVersion,
+  });
+}
 
 /** Whether `chunk` holds only line breaks, tabs and spaces (keep-alive bytes, no event). */
 function blank(chunk: Uint8Array): boolean {

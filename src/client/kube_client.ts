@@ -17,19 +17,12 @@ import {
   type GetOptions,
   type KubeRequestOptions,
   type ListOptions,
-  listQuery,
   type PatchOptions,
   type WatchOptions,
   watchQuery,
   type WriteOptions,
 } from "./request_options.ts";
-import {
-  isMetadataOnly,
-  METADATA_ACCEPT,
-  METADATA_LIST_ACCEPT,
-  toPartialObjectMetadata,
-  toPartialObjectMetadataList,
-} from "./metadata_only.ts";
+import { isMetadataOnly, METADATA_ACCEPT, toPartialObjectMetadata } from "./metadata_only.ts";
 import { resourcePath } from "./resource.ts";
 import type { AnyResourceDescriptor, ResourceDescriptor } from "./resource.ts";
 import type { ApplyConfiguration } from "./apply_configuration.ts";
@@ -42,14 +35,8 @@ import {
   patchRequest,
   replaceRequest,
 } from "./write_requests.ts";
-import {
-  apiErrorOf,
-  continueTokenPeeker,
-  discardBody,
-  listOf,
-  readJsonObject,
-  type ReadTextHooks,
-} from "./response_body.ts";
+import { apiErrorOf, discardBody, readJsonObject, type ReadTextHooks } from "./response_body.ts";
+import { decodeListPage, fetchListPage } from "./list_page.ts";
 import type { KubeList, KubeObject, KubeObjectLike, Scale, Status } from "./types.ts";
 import { resolveWatchTransport } from "./watch_transport.ts";
 import {
@@ -277,18 +264,8 @@ export class KubeClient {
     resource: ResourceDescriptor<T>,
     options?: ListOptions,
   ): Promise<KubeList<T>> {
-    const path = resourcePath(resource, { namespace: options?.namespace });
-    const onContinue = options?.onContinue;
-    const query = listQuery(options);
-    const request: ObjectRequest = { method: "GET", path, query };
-    if (isMetadataOnly(resource)) request.headers = { accept: METADATA_LIST_ACCEPT };
-    const body = await this.#send(request, options, {
-      peek: onContinue === undefined ? undefined : continueTokenPeeker(onContinue),
-      onProgress: options?.onProgress,
-    });
-    const list = listOf<T>(body, path);
-    // A server that ignored the metadata-only Accept sent whole objects: keep what was asked.
-    return isMetadataOnly(resource) ? toPartialObjectMetadataList(list) : list;
+    // Read as bytes and decoded item by item: no page-sized string (see list_body.ts).
+    return decodeListPage<T>(await fetchListPage(this, resource, options)) as KubeList<T>;
   }
 
   /**

@@ -103,23 +103,3 @@ export function toPartialObjectMetadata<T extends { metadata?: unknown }>(object
     metadata: o.metadata,
   } as unknown as T;
 }
-
-/**
- * `list` as a `PartialObjectMetadataList`: itself when the server sent that, else with every
- * item cut down to its metadata (a server that ignored the Accept header). Internal.
- */
-export function toPartialObjectMetadataList<
-  L extends { kind?: unknown; apiVersion?: unknown; items: unknown[] },
->(
-  list: L,
-): L {
-  if (list.kind === "PartialObjectMetadataList") return list;
-  const items = list.items;
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i];
-    if (typeof item === "object" && item !== null) items[i] = toPartialObjectMetadata(item);
-  }
-  list.kind = "PartialObjectMetadataList";
-  list.apiVersion = "meta.k8s.io/v1";
-  return list;
-}

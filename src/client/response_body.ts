@@ -66,22 +66,59 @@ export async function readText(
   maxBytes: number,
   hooks: ReadTextHooks = {},
 ): Promise<string> {
+  const chunks = await readChunks(response, signal, maxBytes, hooks);
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  for (const chunk of chunks) parts.push(decoder.decode(chunk, { stream: true }));
+  parts.push(decoder.decode());
+  return parts.join("");
+}
+
+/**
+ * Reads a whole body as bytes (one array), as {@linkcode readText} reads text: a list page is
+ * cut into items on its bytes, so no page-sized string is ever made (see `list_body.ts`).
+ */
+export async function readBytes(
+  response: Response,
+  signal: AbortSignal | undefined,
+  hooks: ReadTextHooks = {},
+): Promise<Uint8Array> {
+  const chunks = await readChunks(response, signal, Infinity, hooks);
+  if (chunks.length === 1) return chunks[0]!;
+  let size = 0;
+  for (const chunk of chunks) size += chunk.byteLength;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
+/** The chunks of a body, at most `maxBytes` of them (see {@linkcode readText}). */
+async function readChunks(
+  response: Response,
+  signal: AbortSignal | undefined,
+  maxBytes: number,
+  hooks: ReadTextHooks,
+): Promise<Uint8Array[]> {
   let peek = hooks.peek;
   const onProgress = hooks.onProgress;
   const body = response.body;
-  if (body === null) return "";
+  if (body === null) return [];
   if (signal?.aborted) {
     cancelQuietly(body.cancel(signal.reason));
     throw signal.reason;
   }
   const reader = body.getReader();
   const release = onAbort(signal, () => cancelQuietly(reader.cancel(signal?.reason)));
-  const decoder = new TextDecoder();
-  const parts: string[] = [];
+  const chunks: Uint8Array[] = [];
   let received = 0;
   let finished = false;
-  /** The text so far, kept only while `peek` still looks. */
+  /** The text so far, kept (and decoded) only while `peek` still looks. */
   let head = "";
+  const headDecoder = peek === undefined ? undefined : new TextDecoder();
   try {
     while (true) {
       let chunk: ReadableStreamReadResult<Uint8Array>;
@@ -100,21 +137,19 @@ export async function readText(
       received += chunk.value.byteLength;
       onProgress?.(received);
       if (chunk.value.byteLength >= room) {
-        parts.push(decoder.decode(chunk.value.subarray(0, room), { stream: true }));
+        chunks.push(chunk.value.subarray(0, room));
         break;
       }
-      const text = decoder.decode(chunk.value, { stream: true });
-      parts.push(text);
+      chunks.push(chunk.value);
       if (peek !== undefined) {
-        head += text;
+        head += headDecoder!.decode(chunk.value, { stream: true });
         if (peek(head)) {
           peek = undefined;
           head = "";
         }
       }
     }
-    parts.push(decoder.decode());
-    return parts.join("");
+    return chunks;
   } finally {
     release();
     if (!finished) cancelQuietly(reader.cancel());
@@ -141,17 +176,35 @@ export async function readJsonObject(
   try {
     text = await readText(response, signal, Infinity, reading);
   } catch (error) {
-    if (signal?.aborted) throw signal.reason;
-    throw new KubeNetworkError(`${request} (reading the body)`, error);
+    throw readFailure(error, request, signal);
   }
+  return parseJsonObject(text, request, response.status);
+}
+
+/**
+ * What a failed body read is: the signal's reason after an abort, else a
+ * {@linkcode KubeNetworkError} naming the request.
+ */
+export function readFailure(error: unknown, request: string, signal?: AbortSignal): unknown {
+  if (signal?.aborted) return signal.reason;
+  return new KubeNetworkError(`${request} (reading the body)`, error);
+}
+
+/**
+ * A 2xx body's text as a JSON object: text that is not JSON, or JSON that is not an object,
+ * is a `TypeError` naming the request and quoting the head of the text.
+ */
+export function parseJsonObject(
+  text: string,
+  request: string,
+  status: number,
+): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
     throw new TypeError(
-      `${request}: answer is not JSON (status ${response.status}): ${
-        JSON.stringify(snippet(text))
-      }`,
+      `${request}: answer is not JSON (status ${status}): ${JSON.stringify(snippet(text))}`,
       { cause: error },
     );
   }

@@ -26,6 +26,15 @@ export interface LineSplitterOptions {
 /** Receives one line: its bytes (without `\n` / `\r\n`), 1-based line number and byte offset. */
 export type LineHandler = (line: Uint8Array, lineNumber: number, byteOffset: number) => void;
 
+/**
+ * Offered a run of whole lines at once: the bytes from the start of a line to the chunk's last
+ * `\n` (excluded), so the lines are separated by `\n` and may end in `\r`, and may be empty;
+ * with the 1-based number and the byte offset of its first line. Returns how many lines it took:
+ * all of them (the number of `\n` in the run plus one), or 0 to have them cut and handed to the
+ * {@linkcode LineHandler} one by one instead.
+ */
+export type RunHandler = (run: Uint8Array, lineNumber: number, byteOffset: number) => number;
+
 /** Constructor options of {@linkcode LineTooLongError}. */
 export interface LineTooLongErrorOptions {
   /** The configured limit in bytes. */
@@ -136,17 +145,40 @@ export class LineSplitter {
    * Feeds a chunk and calls `onLine` synchronously for every line it completes.
    * Throws {@linkcode LineTooLongError} when a line exceeds the limit; an error thrown by
    * `onLine` propagates too, after the line it was given has been consumed.
+   *
+   * With `onRun`, the lines that lie whole inside the chunk, when there are two or more and
+   * their bytes together are within `maxLineLength` (so none of them can be too long), are first
+   * offered to `onRun` as one run; those it declines go to `onLine`. An error thrown by `onRun`
+   * propagates with the whole run consumed.
    */
-  push(chunk: Uint8Array, onLine: LineHandler): void {
+  push(chunk: Uint8Array, onLine: LineHandler, onRun?: RunHandler): void {
     const chunkOffset = this.#streamOffset;
     const length = chunk.length;
     let start = this.#enter(chunk);
     const max = this.#maxLineLength;
+    let offer = onRun;
     while (start < length) {
       const newline = chunk.indexOf(LF, start);
       if (newline === -1) {
         this.#keep(chunk.subarray(start), chunkOffset + length);
         return;
+      }
+      if (offer !== undefined && this.#pendingLength === 0) {
+        const run = offer;
+        offer = undefined; // one offer per chunk
+        const last = chunk.lastIndexOf(LF);
+        if (last > newline && last - start <= max) {
+          const lineNumber = this.#lineNumber;
+          const lineOffset = this.#lineOffset;
+          this.#lineOffset = chunkOffset + last + 1;
+          const taken = run(chunk.subarray(start, last), lineNumber, lineOffset);
+          if (taken > 0) {
+            this.#lineNumber = lineNumber + taken;
+            start = last + 1;
+            continue;
+          }
+          this.#lineOffset = lineOffset;
+        }
       }
       let line: Uint8Array;
       if (this.#pendingLength === 0) {

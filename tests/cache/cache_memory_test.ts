@@ -90,15 +90,6 @@ describe("CacheMemory (shared)", () => {
     assert.equal(third.spec, first.spec);
   });
 
-  test("a list's item (a relist) shares its cached version's parts at once: a list holds its items until it ends", () => {
-    const { memory, put } = sharedCache();
-    const first = put(pod(4, 10));
-    const listed = memory.admit(pod(4, 11), first, true);
-    assert.equal(listed.spec, first.spec);
-    assert.ok(Object.isFrozen(listed.spec));
-    memory.close();
-  });
-
   test("close drops the updates waiting, unshared, and leaves no timer", async () => {
     const { memory, clock, put } = sharedCache();
     const first = put(pod(3, 10));
@@ -170,5 +161,26 @@ describe("CacheMemory (shared)", () => {
     assert.equal(shared(updates), 1);
     assert.equal(shared([updates[0]!]), 1, "the oldest: pod 0's");
     memory.close();
+  });
+});
+
+describe("CacheMemory.admitListed", () => {
+  test("an object of a list shares the cached version's parts at once (a list holds its objects until it ends)", () => {
+    const { memory, put } = sharedCache();
+    const first = put(pod(1, 10));
+    const listed = pod(1, 12);
+    const expected = structuredClone(listed);
+    const out = memory.admitListed(listed, first);
+    assert.equal(out.spec, first.spec);
+    assert.ok(Object.isFrozen(out.spec));
+    assert.deepEqual(out, expected);
+  });
+
+  test("a listed object with no cached version is shared with what was seen before", () => {
+    const { memory } = sharedCache();
+    const a = memory.admitListed(pod(1, 10));
+    const b = memory.admitListed(pod(1, 10));
+    assert.notEqual(a, b);
+    assert.equal(a.spec, b.spec);
   });
 });

@@ -144,6 +144,80 @@ describe("informer memory modes", () => {
   });
 });
 
+describe("relist: unchanged objects are kept, not decoded again", () => {
+  for (const initialList of ["list", "stream"] as const) {
+    test(`${initialList}: an unchanged object stays the cached one (not transformed again); a changed one is replaced`, async () => {
+      const e = env({ cluster: { watchCache: initialList === "stream" } });
+      for (const n of ["p1", "p2", "p3"]) e.cluster.create(pods, pod("a", n));
+      const transformed: string[] = [];
+      const inf = e.informer({
+        resource: pods,
+        initialList,
+        transform: (o) => {
+          transformed.push(o.metadata.name!);
+          o.metadata.annotations = { seen: String(transformed.length) };
+          return o;
+        },
+      });
+      const it = inf.events();
+      inf.start();
+      await take(it, (ev) => ev.type === "synced");
+      const before = new Map(inf.store.list().map((o) => [o.metadata.name, o]));
+      transformed.length = 0;
+      await e.clock.flush();
+      assert.equal(e.cluster.faults.dropWatches(), 1);
+      await e.clock.flush();
+      // While away: p1 changes, p3 is deleted and re-created (a new uid), history compacted.
+      e.cluster.patch(pods, { namespace: "a", name: "p1" }, { metadata: { labels: { v: "2" } } });
+      e.cluster.delete(pods, { namespace: "a", name: "p3" });
+      e.cluster.create(pods, pod("a", "p3"));
+      e.cluster.faults.compact();
+      await e.clock.advance(10_000);
+      const evs = await take(it, (_, all) => all.length === 3);
+      assert.deepEqual(evs.map(show), ["update p1", "delete p3 (unknown)", "add p3"]);
+      assert.equal(inf.health().relists, 1);
+      // p2 is the very object cached before, its transform's output kept: the relist read
+      // its identity and did not run the transform for it.
+      assert.equal(inf.store.get("a/p2"), before.get("p2"));
+      assert.deepEqual(transformed.sort(), ["p1", "p3"]);
+      const p1 = inf.store.get("a/p1")!;
+      assert.notEqual(p1, before.get("p1"));
+      assert.equal(p1.metadata.labels?.v, "2");
+      assert.equal(p1.metadata.annotations?.seen !== undefined, true); // transformed
+      await it.return?.();
+      await closed(e);
+    });
+  }
+
+  test("compact mode reads nothing from its cache to compare: every item is decoded", async () => {
+    const e = env();
+    for (const n of ["p1", "p2"]) e.cluster.create(pods, pod("a", n));
+    let transformed = 0;
+    const inf = e.informer({
+      resource: pods,
+      memory: "compact",
+      transform: (o) => {
+        transformed++;
+        return o;
+      },
+    });
+    const it = inf.events();
+    inf.start();
+    await take(it, (ev) => ev.type === "synced");
+    await e.clock.flush();
+    e.cluster.faults.dropWatches();
+    await e.clock.flush();
+    e.cluster.patch(pods, { namespace: "a", name: "p1" }, { metadata: { labels: { v: "2" } } });
+    e.cluster.faults.compact();
+    await e.clock.advance(10_000);
+    const evs = await take(it, (_, all) => all.length === 1);
+    assert.deepEqual(evs.map(show), ["update p1"]);
+    assert.equal(transformed, 4);
+    await it.return?.();
+    await closed(e);
+  });
+});
+
 describe("event lag", () => {
   test("serverWriteTime is the newest managedFields time", () => {
     assert.equal(serverWriteTime({ metadata: { name: "a" } }), undefined);

@@ -9,13 +9,7 @@ import { exponentialBackoff } from "../../src/util/backoff.ts";
 import { closed, type Env, env, pod, seeded } from "../_informer_env.ts";
 
 /** A reflector over `e`'s cluster that records what it emits (a list as one line). */
-function reflector(
-  e: Env,
-  options: {
-    transform?: (o: KubeObject, listed: boolean) => KubeObject;
-    initialList?: "list" | "stream";
-  } = {},
-): { r: Reflector<KubeObject>; told: string[]; errors: string[] } {
+function reflector(e: Env): { r: Reflector<KubeObject>; told: string[]; errors: string[] } {
   const told: string[] = [];
   const errors: string[] = [];
   let listed = 0;
@@ -23,13 +17,13 @@ function reflector(
     client: e.client,
     resource: pods,
     pageSize: 500,
-    initialList: options.initialList ?? "list",
+    initialList: "list",
     clock: e.clock,
     backoff: exponentialBackoff(e.clock, { random: seeded(3) }),
     random: seeded(4),
     inactivityTimeoutMs: 150_000,
     initialEventsTimeoutMs: 10_000,
-    transform: options.transform ?? ((o) => o),
+    transform: (o) => o,
     emit: (ev) => {
       if (ev.type === "init") listed = 0;
       else if (ev.type === "init-apply") listed++;
@@ -43,32 +37,6 @@ function reflector(
 
 const lists = (e: Env): string[] =>
   e.cluster.requests.filter((q) => q.verb === "list").map((q) => `rv=${q.query.resourceVersion}`);
-
-describe("Reflector transform", () => {
-  for (const initialList of ["list", "stream"] as const) {
-    test(`hears whether an object is a list's item or a watch event (initialList: ${initialList})`, async () => {
-      const e = env();
-      e.cluster.create(pods, pod("a", "p1"));
-      const heard: string[] = [];
-      const { r } = reflector(e, {
-        initialList,
-        transform: (o, listed) => {
-          heard.push(`${o.metadata.name} ${listed ? "listed" : "watched"}`);
-          return o;
-        },
-      });
-      const ac = new AbortController();
-      const run = r.run(ac.signal);
-      await e.clock.flush();
-      e.cluster.create(pods, pod("a", "p2"));
-      await e.clock.flush();
-      assert.deepEqual(heard, ["p1 listed", "p2 watched"]);
-      ac.abort();
-      await run;
-      await closed(e);
-    });
-  }
-});
 
 describe("Reflector.requestRelist", () => {
   test("closes the open watch without an error and relists consistently, then watches on", async () => {

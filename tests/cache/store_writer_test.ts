@@ -94,6 +94,24 @@ describe("StoreWriter", () => {
     assert.deepEqual(told, ["update b", "add d", "delete c (unknown)"]);
   });
 
+  test("a relist that hands back the cached object itself tells nothing for it; a new uid under a known name is a delete then an add", () => {
+    const { told, list, indexer } = writer();
+    const a = pod("a", "1");
+    list("5", a, pod("b", "2"));
+    told.length = 0;
+    list("9", a, pod("b", "2", "b2"));
+    assert.deepEqual(told, ["delete b (unknown)", "add b"]);
+    assert.equal(indexer.get("ns/a"), a);
+    assert.equal(indexer.get("ns/b")?.metadata.uid, "b2");
+  });
+
+  test("a list that holds a key twice tells that key's changes together, at its first place (as a DeltaFIFO groups them)", () => {
+    const { told, list, indexer } = writer();
+    list("5", pod("a", "1"), pod("b", "2"), pod("a", "3"));
+    assert.deepEqual(told, ["add a (initial)", "update a", "add b (initial)", "synced"]);
+    assert.equal(indexer.get("ns/a")?.metadata.resourceVersion, "3");
+  });
+
   test("seed fills the store silently and counts as synced; the next list tells the difference", () => {
     const { w, told, list, indexer } = writer();
     w.seed([pod("a", "1"), pod("b", "2")]);

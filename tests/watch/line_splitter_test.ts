@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { LineSplitter } from "../../src/watch/line_splitter.ts";
+import { LineSplitter, type RunHandler } from "../../src/watch/line_splitter.ts";
 import { LineTooLongError } from "../../src/watch/mod.ts";
 import { PODS_WATCH } from "../fixtures/pods_watch.ts";
 
@@ -61,6 +61,51 @@ function spans(bytes: Uint8Array, chunks: Uint8Array[]): Span[] {
   }
   assert.equal(splitter.finish(), undefined);
   return out;
+}
+
+/** What `push` with a run handler delivered: lines, runs, and the lines cut from taken runs. */
+interface RunResult {
+  /** Every line, from `onLine` or cut from a taken run, in order. */
+  lines: Line[];
+  /** The runs offered, as text, with their first line's number and offset. */
+  runs: Line[];
+}
+
+/**
+ * Pushes `chunks` with a run handler that takes a run when `take(run)` says so, cutting it
+ * into lines as the splitter would (`\r` before `\n` removed, empty lines skipped but counted).
+ */
+function splitRuns(
+  chunks: readonly (string | Uint8Array)[],
+  take: (run: string) => boolean,
+  splitter: LineSplitter = new LineSplitter(),
+): RunResult {
+  const result: RunResult = { lines: [], runs: [] };
+  const onLine = (line: Uint8Array, lineNumber: number, byteOffset: number): void => {
+    result.lines.push({ text: text.decode(line), lineNumber, byteOffset });
+  };
+  const onRun: RunHandler = (run, lineNumber, byteOffset) => {
+    result.runs.push({ text: text.decode(run), lineNumber, byteOffset });
+    if (!take(text.decode(run))) return 0;
+    let count = 0;
+    let start = 0;
+    for (;;) {
+      const newline = run.indexOf(10, start);
+      const end = newline === -1 ? run.length : newline;
+      const stop = end > start && run[end - 1] === 13 ? end - 1 : end;
+      if (stop > start) {
+        onLine(run.subarray(start, stop), lineNumber + count, byteOffset + start);
+      }
+      count++;
+      if (newline === -1) return count;
+      start = newline + 1;
+    }
+  };
+  for (const chunk of chunks) {
+    splitter.push(typeof chunk === "string" ? utf8.encode(chunk) : chunk, onLine, onRun);
+  }
+  assert.equal(splitter.finish(), undefined);
+  return result;
 }
 
 function sameSpans(a: Span[], b: Span[]): boolean {
@@ -206,6 +251,77 @@ describe("LineSplitter", () => {
         }),
       (err) => err === boom,
     );
+  });
+
+  describe("runs of whole lines (onRun)", () => {
+    test("offers the whole lines of a chunk as one run, from a line start to the last newline", () => {
+      const result = splitRuns(["ab", "c\nd\r\ne\n\nf\ng", "h\n"], () => true);
+      assert.deepEqual(result.runs, [{ text: "d\r\ne\n\nf", lineNumber: 2, byteOffset: 4 }]);
+      assert.deepEqual(result.lines, [
+        { text: "abc", lineNumber: 1, byteOffset: 0 }, // spans chunks: never in a run
+        { text: "d", lineNumber: 2, byteOffset: 4 },
+        { text: "e", lineNumber: 3, byteOffset: 7 },
+        { text: "f", lineNumber: 5, byteOffset: 10 },
+        { text: "gh", lineNumber: 6, byteOffset: 12 }, // numbered after the run's lines
+      ]);
+    });
+
+    test("a declined run reaches onLine line by line, with the same numbers and offsets", () => {
+      const chunks = ["ab", "c\nd\r\ne\n\nf\ng", "h\n"];
+      const declined = splitRuns(chunks, () => false);
+      assert.equal(declined.runs.length, 1);
+      assert.deepEqual(declined.lines, split(chunks).lines);
+    });
+
+    test("offers no run for a chunk with fewer than two whole lines of its own", () => {
+      assert.deepEqual(splitRuns(["a\nb", "\n"], () => true).runs, []);
+      assert.deepEqual(splitRuns(["a", "b\nc\n"], () => true).runs, []);
+      assert.deepEqual(splitRuns(["a\nb\n"], () => true).runs, [
+        { text: "a\nb", lineNumber: 1, byteOffset: 0 },
+      ]);
+    });
+
+    test("offers no run longer than maxLineLength, so each line is still checked", () => {
+      const splitter = new LineSplitter({ maxLineLength: 4 });
+      assert.throws(() => splitRuns(["ok\nabcde\nnext\n"], () => true, splitter), (err) => {
+        assert.ok(err instanceof LineTooLongError);
+        assert.equal(err.lineNumber, 2);
+        return true;
+      });
+      const fits = splitRuns(["a\nb\r\n"], () => true, new LineSplitter({ maxLineLength: 4 }));
+      assert.deepEqual(fits.runs.map((r) => r.text), ["a\nb\r"]);
+    });
+
+    test("gives the same lines for the fixture split at every byte, runs taken or declined", () => {
+      const bytes = utf8.encode(PODS_WATCH);
+      const expected = JSON.stringify(split([bytes]).lines);
+      let offered = 0;
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        const chunks = [bytes.subarray(0, cut), bytes.subarray(cut)];
+        // Declining every run is the plain path (above); here all, and every other one.
+        for (const take of [() => true, (run: string) => run.length % 2 === 0]) {
+          const result = splitRuns(chunks, take);
+          offered += result.runs.length;
+          if (JSON.stringify(result.lines) !== expected) {
+            assert.deepEqual(result.lines, split([bytes]).lines, `cut at byte ${cut}`);
+          }
+        }
+      }
+      assert.ok(offered > bytes.length, "runs were offered");
+    });
+
+    test("propagates an error thrown by the run handler", () => {
+      const boom = new Error("boom");
+      const lines: string[] = [];
+      assert.throws(
+        () =>
+          new LineSplitter().push(utf8.encode("a\nb\nc"), (l) => lines.push(text.decode(l)), () => {
+            throw boom;
+          }),
+        (err) => err === boom,
+      );
+      assert.deepEqual(lines, []);
+    });
   });
 
   describe("maxLineLength", () => {

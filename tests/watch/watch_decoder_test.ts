@@ -150,15 +150,33 @@ function name(event: WatchEvent | undefined): string | undefined {
     : event?.object.metadata.name;
 }
 
-/** Byte range of each line of the recording, `end` just past its newline. */
-const FIXTURE_LINES: { start: number; end: number }[] = [];
-for (
-  let start = 0, nl = FIXTURE.indexOf(10);
-  nl !== -1;
-  start = nl + 1, nl = FIXTURE.indexOf(10, start)
-) {
-  FIXTURE_LINES.push({ start, end: nl + 1 });
+/** Byte range of each line of a recording, `end` just past its newline. */
+function linesOf(bytes: Uint8Array): { start: number; end: number }[] {
+  const lines: { start: number; end: number }[] = [];
+  for (
+    let start = 0, nl = bytes.indexOf(10);
+    nl !== -1;
+    start = nl + 1, nl = bytes.indexOf(10, start)
+  ) {
+    lines.push({ start, end: nl + 1 });
+  }
+  return lines;
 }
+
+/** `text` with every non-ASCII UTF-16 unit written as a JSON `\u` escape (the same JSON). */
+function asciiJson(text: string): string {
+  return text.replace(
+    /[\u0080-\uffff]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+}
+
+const PODS_WATCH_ASCII = asciiJson(PODS_WATCH);
+/** The recording as sent, and in ASCII: [name, bytes, text]. */
+const RECORDINGS: [string, Uint8Array, string][] = [
+  ["the recorded pod watch", FIXTURE, PODS_WATCH],
+  ["the recorded pod watch in ASCII", utf8.encode(PODS_WATCH_ASCII), PODS_WATCH_ASCII],
+];
 
 const EXPECTED_FIXTURE = await collect(decodeWatchStream(queued([FIXTURE])));
 const EXPECTED_FIXTURE_JSON = JSON.stringify(EXPECTED_FIXTURE);
@@ -217,9 +235,14 @@ describe("decodeWatchStream", () => {
       );
       assert.equal(bookmarks[0]?.object.kind, "Pod");
     });
+  });
 
+  // The same recording in ASCII (its non-ASCII text as \u escapes: the same events), where the
+  // decoder takes the whole lines of a chunk as one run of text.
+  for (const [recording, FIXTURE, FIXTURE_TEXT] of RECORDINGS) {
+    const FIXTURE_LINES = linesOf(FIXTURE);
     for (const [kind, body] of BODY_KINDS) {
-      describe(`from a ${kind}`, () => {
+      describe(`${recording} from a ${kind}`, () => {
         test("gives identical events when split into two chunks at every byte position", async () => {
           // A cut can only affect the line it falls in and what follows it, so each cut is
           // replayed on that line followed by the recording's last line (a short BOOKMARK). To
@@ -286,7 +309,7 @@ describe("decodeWatchStream", () => {
         });
 
         test("gives identical events with \\r\\n line endings, \\r and \\n in different chunks", async () => {
-          const crlf = utf8.encode(PODS_WATCH.replaceAll("\n", "\r\n"));
+          const crlf = utf8.encode(FIXTURE_TEXT.replaceAll("\n", "\r\n"));
           const chunks: Uint8Array[] = [];
           let start = 0;
           for (let i = crlf.indexOf(13); i !== -1; i = crlf.indexOf(13, i + 1)) {
@@ -299,7 +322,7 @@ describe("decodeWatchStream", () => {
         });
       });
     }
-  });
+  }
 
   test("reassembles a multi-byte UTF-8 character split across chunks", async () => {
     const bytes = utf8.encode(line({ type: "ADDED", object: pod("日本語-🚀") }));
@@ -352,6 +375,117 @@ describe("decodeWatchStream", () => {
     assert.ok(event !== undefined && event.type !== "BOOKMARK");
     assert.equal(event.object.spec.nodeName, "worker-a");
     assert.deepEqual(event.object, object);
+  });
+
+  describe("whole lines of a chunk decoded at once when they are ASCII", () => {
+    test("the ASCII recording is ASCII and holds the recording's events", async () => {
+      assert.ok(!/[\u0080-\uffff]/.test(PODS_WATCH_ASCII));
+      const ascii = RECORDINGS[1]![1];
+      assert.deepEqual(await collect(decodeWatchStream(queued([ascii]))), EXPECTED_FIXTURE);
+    });
+
+    test("a multi-byte character in a chunk's lines changes no event, in that chunk or later ones", async () => {
+      // 300 chunks of three lines; every fifth has a non-ASCII name in its middle line.
+      const chunks: Uint8Array[] = [];
+      const expected: string[] = [];
+      for (let c = 0; c < 300; c++) {
+        let body = "";
+        for (let l = 0; l < 3; l++) {
+          const podName = c % 5 === 0 && l === 1 ? `日本語-🚀-${c}` : `pod-${c}-${l}`;
+          expected.push(podName);
+          body += line({ type: "MODIFIED", object: pod(podName, String(c * 3 + l)) });
+        }
+        chunks.push(utf8.encode(body));
+      }
+      for (const [kind, body] of BODY_KINDS) {
+        const events = await collect(decodeWatchStream(body(chunks)));
+        assert.deepEqual(events.map(name), expected, kind);
+      }
+    });
+
+    test("an error in the middle of a run names its own line and byte offset, after the events before it", async () => {
+      const good = JSON.stringify({ type: "ADDED", object: pod("a") }) + "\r\n";
+      const bad = '{"type":"MODIFIED","object":' + "\r\n";
+      const src = source([good + "\r\n" + good + bad + good]);
+      const { events, error } = await collectUntilError(decodeWatchStream(src.stream));
+      assert.equal(events.length, 2);
+      assert.ok(error instanceof WatchDecodeError);
+      assert.equal(error.reason, "malformed-json");
+      assert.equal(error.lineNumber, 4);
+      assert.equal(error.byteOffset, 2 * good.length + 2);
+      assert.equal(error.snippet, '{"type":"MODIFIED","object":');
+      assert.deepEqual(src.cancelled, [error]);
+    });
+
+    test("a 410 ERROR in the middle of a run is thrown after the events before it, none after", async () => {
+      const good = line({ type: "ADDED", object: pod("a") });
+      const src = source([good + good + PODS_WATCH_EXPIRED.trimEnd() + "\n" + good + good]);
+      const { events, error } = await collectUntilError(decodeWatchStream(src.stream));
+      assert.equal(events.length, 2);
+      assert.ok(error instanceof KubeApiError);
+      assert.equal(error.isExpired, true);
+    });
+
+    /** The events and the error of `bytes` as one chunk, and as one chunk per line. */
+    async function bothWays(bytes: Uint8Array): Promise<string[]> {
+      const perLine = linesOf(bytes).map(({ start, end }) => bytes.subarray(start, end));
+      const results: string[] = [];
+      for (const chunks of [[bytes], perLine]) {
+        const { events, error } = await collectUntilError(decodeWatchStream(queued(chunks)));
+        assert.ok(error instanceof WatchDecodeError);
+        results.push(JSON.stringify({ events, ...error, message: error.message }));
+      }
+      return results;
+    }
+
+    test("an invalid UTF-8 byte reads as U+FFFD and keeps later offsets right, as line by line", async () => {
+      const first = utf8.encode('{"type":"ADDED","object":{"metadata":{"name":"a?"}}}\n');
+      first[first.indexOf(0x3f)] = 0xff; // the "?": a byte that is never valid UTF-8
+      const bytes = concat(first, utf8.encode(line({ type: "ADDED", object: pod("b") }) + "x\n"));
+      const [whole, perLine] = await bothWays(bytes);
+      assert.equal(whole, perLine);
+      const { events, lineNumber, byteOffset } = JSON.parse(whole!);
+      assert.deepEqual(events.map(name), ["a\ufffd", "b"]);
+      assert.equal(lineNumber, 3);
+      assert.equal(byteOffset, bytes.length - 2);
+    });
+
+    test("a malformed line ending in \\r\\n reads as line by line, message included", async () => {
+      const good = JSON.stringify({ type: "ADDED", object: pod("a") }) + "\r\n";
+      for (const bad of ["x", "{", "[1,", '{"type":"ADDED" x}', "<html>"]) {
+        const [whole, perLine] = await bothWays(utf8.encode(good + good + bad + "\r\n" + good));
+        assert.equal(whole, perLine, bad);
+        assert.doesNotMatch(JSON.parse(whole!).message, /\\r/, bad);
+      }
+    });
+
+    test("lines after a run are numbered on from it, in the same chunk and later ones", async () => {
+      const good = line({ type: "ADDED", object: pod("a") });
+      for (const chunks of [[good + "\n" + good + "x"], [good + "\n" + good, "x"]]) {
+        const { events, error } = await collectUntilError(decodeWatchStream(source(chunks).stream));
+        assert.equal(events.length, 2);
+        assert.ok(error instanceof WatchDecodeError);
+        assert.equal(error.reason, "truncated");
+        assert.equal(error.lineNumber, 4);
+        assert.equal(error.byteOffset, 2 * good.length + 1);
+      }
+      const src = source([good + good, "x\n" + good]);
+      const { error } = await collectUntilError(decodeWatchStream(src.stream));
+      assert.ok(error instanceof WatchDecodeError);
+      assert.equal(error.lineNumber, 3);
+      assert.equal(error.byteOffset, 2 * good.length);
+    });
+
+    test("a byte-order mark at the start of a line is dropped, as line by line", async () => {
+      const bom = new Uint8Array([0xef, 0xbb, 0xbf]);
+      const bytes = concat(
+        concat(utf8.encode(line({ type: "ADDED", object: pod("a") })), bom),
+        utf8.encode(line({ type: "ADDED", object: pod("b") }) + "x\n"),
+      );
+      const [whole, perLine] = await bothWays(bytes);
+      assert.equal(whole, perLine);
+      assert.deepEqual(JSON.parse(whole!).events.map(name), ["a", "b"]);
+    });
   });
 
   describe("malformed input", () => {

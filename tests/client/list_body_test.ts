@@ -1,0 +1,221 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  decodeListBody,
+  type ListBodyContext,
+  type ListItemIdentity,
+} from "../../src/client/list_body.ts";
+import { KubeClient } from "../../src/client/kube_client.ts";
+import { metadataOnly } from "../../src/client/metadata_only.ts";
+import { pods } from "../../src/client/resource.ts";
+import { parseJsonObject } from "../../src/client/response_body.ts";
+import type { KubeObjectLike } from "../../src/client/types.ts";
+
+const context: ListBodyContext = {
+  request: "GET /api/v1/pods",
+  path: "/api/v1/pods",
+  status: 200,
+  resource: pods,
+};
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+/** A list body with everything a scanner can trip on, in its items and around them. */
+const TRICKY = `\ufeff {"kind" : "PodList","apiVersion":"v1",
+  "metadata":{"resourceVersion":"9","continue":"a\\"b}]"},
+  "items" : [
+    {"metadata":{"namespace":"ns","name":"caf\u00e9-\u65e5\u672c","uid":"u1","resourceVersion":"3"},
+     "spec":{"note":"braces } ] { [ inside, \\"quoted\\" and \\\\ a backslash","emoji":"\ud83d\ude80",
+       "nested":[[1,2,{"a":[]}],{},[],null,true,false,-1.5e3]}},
+    {"spec":{"first":true},"metadata":{"name":"p2","uid":"u\\u0032","resourceVersion":"4","namespace":"ns"}} ,
+    {"metadata":{}}
+  ],
+  "extra":{"x":[1,{"y":"]"}]}
+}
+`;
+
+/** The client's `list` over a body that arrives in two chunks cut at `at`. */
+async function listSplit(text: string, at: number): Promise<unknown> {
+  const all = bytes(text);
+  const client = new KubeClient({
+    server: "http://127.0.0.1:8001",
+    fetch: () =>
+      Promise.resolve(
+        new Response(
+          new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(all.slice(0, at));
+              controller.enqueue(all.slice(at));
+              controller.close();
+            },
+          }),
+        ),
+      ),
+  });
+  return await client.list(pods);
+}
+
+/** What the plain path (one text, one JSON.parse) makes of `text`, or its error. */
+function plain(text: string): { value?: unknown; error?: Error } {
+  try {
+    return {
+      value: parseJsonObject(new TextDecoder().decode(bytes(text)), "GET /api/v1/pods", 200),
+    };
+  } catch (error) {
+    return { error: error as Error };
+  }
+}
+
+describe("decodeListBody: a list body cut into items on its bytes", () => {
+  test("a body split at every byte offset decodes to exactly what JSON.parse makes of it", async () => {
+    const expected = plain(TRICKY).value;
+    const total = bytes(TRICKY).length;
+    for (let at = 0; at <= total; at++) {
+      assert.deepEqual(await listSplit(TRICKY, at), expected, `split at ${at}`);
+    }
+  });
+
+  test("escapes, braces in strings and multi-byte characters survive per-item decoding", () => {
+    const list = decodeListBody(bytes(TRICKY), context);
+    const first = list.items[0] as KubeObjectLike & { spec: { note: string; emoji: string } };
+    assert.equal(first.metadata?.name, "caf\u00e9-\u65e5\u672c");
+    assert.equal(first.spec.note, 'braces } ] { [ inside, "quoted" and \\ a backslash');
+    assert.equal(first.spec.emoji, "\u{1F680}");
+    assert.equal(list.metadata.continue, 'a"b}]');
+    assert.equal(list.items.length, 3);
+  });
+
+  test("a body cut short at any offset fails exactly as parsing it whole fails", () => {
+    const all = bytes(TRICKY);
+    for (let at = 0; at < all.length - 2; at++) {
+      const cut = new TextDecoder().decode(all.slice(0, at));
+      const expected = plain(cut);
+      if (expected.error === undefined) continue; // a prefix that is whole JSON (none here)
+      assert.throws(
+        () => decodeListBody(all.slice(0, at), context),
+        (e: unknown) => {
+          assert.ok(e instanceof TypeError, `cut at ${at}: ${e}`);
+          assert.equal(e.message, expected.error!.message, `cut at ${at}`);
+          assert.equal(
+            (e.cause as Error | undefined)?.constructor,
+            (expected.error!.cause as Error | undefined)?.constructor,
+          );
+          return true;
+        },
+      );
+    }
+  });
+
+  test("an HTML page, a top-level array, and trailing garbage fail as a whole parse does", () => {
+    for (
+      const text of ["<html>proxy login</html>", "[]", '{"items":[]} x', '{"items":[{}]]}', ""]
+    ) {
+      const expected = plain(text).error!;
+      assert.throws(() => decodeListBody(bytes(text), context), (e: unknown) => {
+        assert.ok(e instanceof TypeError);
+        assert.equal(e.message, expected.message);
+        return true;
+      });
+    }
+  });
+
+  test("items that are not an array are a TypeError; null or missing items are none", () => {
+    assert.throws(
+      () => decodeListBody(bytes('{"items":{"a":1}}'), context),
+      /GET \/api\/v1\/pods: list answer has non-array items/,
+    );
+    assert.deepEqual(decodeListBody(bytes('{"items":null}'), context), { items: [], metadata: {} });
+    assert.deepEqual(decodeListBody(bytes("{}"), context), { metadata: {}, items: [] });
+  });
+
+  test("bodies JSON.parse reads otherwise than key by key take the plain path", () => {
+    // A second "items" wins in JSON.parse; "__proto__" is an own key there.
+    const twice = decodeListBody(bytes('{"items":[{"a":1}],"items":[{"b":2}]}'), context);
+    assert.deepEqual(twice.items, [{ b: 2 }]);
+    const proto = decodeListBody(bytes('{"__proto__":{"x":1},"items":[]}'), context);
+    assert.ok(Object.hasOwn(proto, "__proto__"));
+    const scalars = decodeListBody(bytes('{"items":[1,"two",null]}'), context);
+    assert.deepEqual(scalars.items, [1, "two", null]);
+  });
+
+  test("each item goes through the reader in order; undefined drops it", () => {
+    const seen: string[] = [];
+    const list = decodeListBody(bytes(TRICKY), context, {
+      item: (o) => {
+        seen.push(o.metadata?.name ?? "-");
+        return o.metadata?.name === "p2" ? undefined : o.metadata?.name ?? "-";
+      },
+    });
+    assert.deepEqual(seen, ["caf\u00e9-\u65e5\u672c", "p2", "-"]);
+    assert.deepEqual(list.items, ["caf\u00e9-\u65e5\u672c", "-"]);
+  });
+
+  test("known: an item's identity is read from its bytes; a known item is not decoded", () => {
+    const asked: ListItemIdentity[] = [];
+    const decoded: string[] = [];
+    const held = { metadata: { name: "held" } };
+    const list = decodeListBody(bytes(TRICKY), context, {
+      item: (o) => {
+        decoded.push(o.metadata?.name ?? "-");
+        return o;
+      },
+      known: (identity) => {
+        asked.push(identity);
+        return identity.uid === "u1" ? held : undefined;
+      },
+    });
+    assert.deepEqual(asked, [
+      { namespace: "ns", name: "caf\u00e9-\u65e5\u672c", uid: "u1", resourceVersion: "3" },
+      { namespace: "ns", name: "p2", uid: "u2", resourceVersion: "4" }, // \u0032 decoded
+    ]); // the third item has no uid: not asked
+    assert.deepEqual(decoded, ["p2", "-"]);
+    assert.equal(list.items[0], held);
+  });
+
+  test("known: the last of duplicate fields wins, as in JSON.parse; escaped keys are not trusted", () => {
+    const asked: ListItemIdentity[] = [];
+    const known = (identity: ListItemIdentity) => void asked.push(identity);
+    decodeListBody(
+      bytes(
+        '{"items":[{"metadata":{"uid":"old","resourceVersion":"1"},"metadata":{"uid":"new","resourceVersion":"2","resourceVersion":"3"}}]}',
+      ),
+      context,
+      { item: (o) => o, known },
+    );
+    assert.deepEqual(asked, [{
+      namespace: undefined,
+      name: undefined,
+      uid: "new",
+      resourceVersion: "3",
+    }]);
+    asked.length = 0;
+    // "u\u0069d" is "uid" to JSON.parse: the byte-level reading cannot vouch for it.
+    decodeListBody(
+      bytes('{"items":[{"metadata":{"uid":"a","resourceVersion":"1","u\\u0069d":"b"}}]}'),
+      context,
+      { item: (o) => o, known },
+    );
+    assert.deepEqual(asked, []);
+    // A uid or resourceVersion that is not a string is no identity either.
+    decodeListBody(bytes('{"items":[{"metadata":{"uid":7,"resourceVersion":"1"}}]}'), context, {
+      item: (o) => o,
+      known,
+    });
+    assert.deepEqual(asked, []);
+  });
+
+  test("a metadata-only list's items are cut to their metadata before the reader sees them", () => {
+    const ctx = { ...context, resource: metadataOnly(pods) };
+    const list = decodeListBody(bytes(TRICKY), ctx, { item: (o) => o });
+    assert.equal(list.kind, "PartialObjectMetadataList");
+    assert.deepEqual(Object.keys(list.items[0]!), ["kind", "apiVersion", "metadata"]);
+    assert.equal(list.items[0]!.kind, "PartialObjectMetadata");
+    // An item that is not an object is left as it is (the plain path), not a TypeError.
+    const odd = decodeListBody(bytes('{"items":[null,{"metadata":{"name":"a"},"spec":{}}]}'), ctx);
+    assert.deepEqual(odd.items, [null, {
+      kind: "PartialObjectMetadata",
+      apiVersion: "meta.k8s.io/v1",
+      metadata: { name: "a" },
+    }]);
+  });
+});
