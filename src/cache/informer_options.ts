@@ -187,8 +187,8 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    *   (at most 256 objects or 4 ms) that, while updates keep coming, take at most about 4% of
    *   the time, and back to back once no update came since the last slice; an update replaced
    *   or deleted before its turn is never walked, and at most as many wait as the cache holds
-   *   objects (at least 4,096). So a saturated watch runs about as fast as in `"plain"`, and
-   *   the heap of a burst comes back down once it goes quiet. Writing to a shared part throws
+   *   objects (at least 4,096). So sharing stays off a saturated watch's path, and the heap
+   *   of a burst comes back down once it goes quiet. Writing to a shared part throws
    *   a `TypeError` (strict code); cached objects must not be changed anyway. With
    *   `detectMutations` on, nothing is shared or frozen, so the detector sees every change.
    * - `"compact"`: each object is held as its JSON text (one byte per character) and parsed
