@@ -179,7 +179,11 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     this.#memory = new CacheMemory<T>(
       options.memory ?? "shared",
       detect !== false,
-      (object) => this.#cached(object),
+      {
+        current: (object) => this.#cached(object),
+        size: () => this.#indexer.size,
+        clock: this.#clock,
+      },
     );
     this.#indexer = new Indexer<T>(options.indexers ?? {}, { codec: this.#memory.codec });
     this.store = this.#indexer;

@@ -180,9 +180,17 @@ export interface InformerOptions<T extends KubeObjectLike = KubeObject> {
    * - `"shared"`: repeated strings and identical subtrees (managedFields entries, container
    *   specs, conditions...) are shared between cached objects and frozen (a `ValueInterner`);
    *   objects read and compare exactly as decoded, about half the heap of plainly parsed pods,
-   *   for a walk of each object as it arrives. Writing to a shared part throws a `TypeError`
-   *   (strict code); cached objects must not be changed anyway. With `detectMutations` on,
-   *   nothing is shared or frozen, so the detector sees every change.
+   *   for a walk of each object as it arrives (a relist's changed item is compared with its
+   *   cached version side by side, at once). A watch's update (a new version of a cached object) is cached
+   *   and handed to handlers as decoded and shares its unchanged parts with the version it
+   *   replaced later, as background work on the informer's `clock`: in slices
+   *   (at most 256 objects or 4 ms) that, while updates keep coming, take at most about 4% of
+   *   the time, and back to back once no update came since the last slice; an update replaced
+   *   or deleted before its turn is never walked, and at most as many wait as the cache holds
+   *   objects (at least 4,096). So sharing stays off a saturated watch's path, and the heap
+   *   of a burst comes back down once it goes quiet. Writing to a shared part throws
+   *   a `TypeError` (strict code); cached objects must not be changed anyway. With
+   *   `detectMutations` on, nothing is shared or frozen, so the detector sees every change.
    * - `"compact"`: each object is held as its JSON text (one byte per character) and parsed
    *   again on read, behind a cache of the 1,024 most recently used objects (a
    *   `CompactCodec`); the store, lister, indexes (computed at insert) and events behave as in

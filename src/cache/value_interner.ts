@@ -56,6 +56,11 @@ export class ValueInterner {
   #hash = 0;
   /** Estimated heap bytes the last `intern` kept (what it could not share). */
   #bytes = 0;
+  /**
+   * Set when the string just returned is an earlier copy: `===` compares strings by content,
+   * so this is the only way a caller knows to write it in place of its own.
+   */
+  #swap = false;
 
   /** An interner with empty tables. */
   constructor(options: ValueInternerOptions = {}) {
@@ -119,11 +124,12 @@ export class ValueInterner {
 
   /** `v` as the same part of the previous version `p` when equal, else interned. */
   #like(v: unknown, p: unknown): unknown {
-    if (v === p) return p;
-    if (typeof v === "string") {
-      if (typeof p === "string" && v === p) return p;
-      return this.#string(v);
+    if (v === p) {
+      // An equal string: `p`'s is the earlier copy (a short one is shared by the engine).
+      if (typeof v === "string" && v.length >= SHORT) this.#swap = true;
+      return p;
     }
+    if (typeof v === "string") return this.#string(v); // not equal to `p` (checked above)
     if (typeof v !== "object" || v === null || typeof p !== "object" || p === null) {
       return this.#value(v);
     }
@@ -132,6 +138,7 @@ export class ValueInterner {
     const same = Array.isArray(v) ? Array.isArray(p) && this.#arrayLike(v, p) : !Array.isArray(p) &&
       this.#objectLike(v as Record<string, unknown>, p as Record<string, unknown>);
     this.#depth--;
+    this.#swap = false;
     if (!same) {
       this.#bytes += NODE_BYTES;
       return v;
@@ -144,12 +151,14 @@ export class ValueInterner {
   #arrayLike(a: unknown[], p: unknown[]): boolean {
     const bytes = this.#bytes;
     let same = a.length === p.length;
+    const writable = !Object.isFrozen(a);
     this.#bytes += 8 * a.length;
     for (let i = 0; i < a.length; i++) {
       const item = a[i];
       const before = i < p.length ? p[i] : undefined;
+      this.#swap = false;
       const canonical = before === undefined ? this.#value(item) : this.#like(item, before);
-      if (canonical !== item) a[i] = canonical;
+      if ((canonical !== item || this.#swap) && writable) a[i] = canonical;
       if (canonical !== before) same = false;
     }
     if (same) this.#bytes = bytes;
@@ -162,13 +171,17 @@ export class ValueInterner {
     const bytes = this.#bytes;
     let same = true;
     let count = 0;
+    const writable = !Object.isFrozen(o);
     for (const key in o) {
       this.#bytes += 8;
       count++;
       const item = o[key];
-      const before = Object.hasOwn(p, key) ? p[key] : undefined;
+      // `p[key]` may be inherited (`toString`: a function, never equal to a JSON value), but
+      // `__proto__` would be `p`'s prototype, an object.
+      const before = key === "__proto__" && !Object.hasOwn(p, key) ? undefined : p[key];
+      this.#swap = false;
       const canonical = before === undefined ? this.#value(item) : this.#like(item, before);
-      if (canonical !== item) o[key] = canonical;
+      if ((canonical !== item || this.#swap) && writable) o[key] = canonical;
       if (canonical !== before) same = false;
     }
     // Same values under `o`'s keys: equal if `p` has no other key, in the same order.
@@ -203,6 +216,7 @@ export class ValueInterner {
         this.#depth++;
         const hash = Array.isArray(v) ? this.#array(v) : this.#object(v as Record<string, unknown>);
         this.#depth--;
+        this.#swap = false; // what an item set: a node is replaced only by another node
         this.#hash = hash;
         if (hash === FRESH) {
           this.#bytes += NODE_BYTES;
@@ -237,6 +251,7 @@ export class ValueInterner {
       }
       this.#remember(this.#strings, s, canonical);
     }
+    this.#swap = true;
     this.#hash = stringHash(canonical);
     return canonical;
   }
@@ -245,11 +260,13 @@ export class ValueInterner {
   #array(a: unknown[]): number {
     let hash = 0x3a5 + a.length;
     let fresh = false;
+    const writable = !Object.isFrozen(a);
     this.#bytes += 8 * a.length;
     for (let i = 0; i < a.length; i++) {
       const item = a[i];
+      this.#swap = false;
       const canonical = this.#value(item);
-      if (canonical !== item) a[i] = canonical;
+      if ((canonical !== item || this.#swap) && writable) a[i] = canonical;
       if (this.#hash === FRESH) fresh = true;
       else hash = mix(hash, this.#hash);
     }
@@ -260,11 +277,13 @@ export class ValueInterner {
   #object(o: Record<string, unknown>): number {
     let hash = 0x1b7;
     let fresh = false;
+    const writable = !Object.isFrozen(o);
     for (const key in o) {
       this.#bytes += 8;
       const item = o[key];
+      this.#swap = false;
       const canonical = this.#value(item);
-      if (canonical !== item) o[key] = canonical;
+      if ((canonical !== item || this.#swap) && writable) o[key] = canonical;
       if (this.#hash === FRESH) fresh = true;
       else hash = mix(mix(hash, keyHash(key)), this.#hash);
     }
@@ -367,13 +386,19 @@ function keyHash(key: string): number {
   return n === 0 ? 0x2fb : (n * 0x3b9 + key.charCodeAt(0) * 31 + key.charCodeAt(n - 1)) | 0;
 }
 
+/** `b`'s keys, reused by every {@linkcode sameKeys} (no array per compared object). */
+const scratchKeys: string[] = [];
+
 /** Whether `b` has exactly `a`'s `count` keys, in the same order. */
 function sameKeys(a: object, b: object, count: number): boolean {
-  const keys: string[] = [];
-  for (const key in b) keys.push(key);
-  if (keys.length !== count) return false;
+  let n = 0;
+  for (const key in b) {
+    if (n === count) return false;
+    scratchKeys[n++] = key;
+  }
+  if (n !== count) return false;
   let i = 0;
-  for (const key in a) if (key !== keys[i++]) return false;
+  for (const key in a) if (key !== scratchKeys[i++]) return false;
   return true;
 }
 

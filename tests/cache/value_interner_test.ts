@@ -49,6 +49,36 @@ describe("ValueInterner", () => {
     assert.equal(a.a, b.b);
   });
 
+  // `===` compares strings by content: what shows that a later copy is replaced by the first
+  // is the write of it in its place.
+  test("a later copy of a string of 10 or more characters is replaced in place by the first", () => {
+    const interner = new ValueInterner();
+    interner.intern(JSON.parse('{"a":"registry.example.com/x","n":["node-name-1",1]}'));
+    const { value, writes } = recorded(
+      '{"b":"registry.example.com/x","c":"short","n":["node-name-1"]}',
+    );
+    interner.intern(value);
+    assert.deepEqual(writes, ["b", "0"]); // short strings are shared by the engine
+  });
+
+  test("a new version takes the previous version's copy of each equal string", () => {
+    const interner = new ValueInterner();
+    const previous = interner.intern(JSON.parse('{"uid":"3f1e0c2a-uid","rv":"1","spec":{"n":1}}'));
+    const { value, writes } = recorded('{"uid":"3f1e0c2a-uid","rv":"2","spec":{"n":1}}');
+    interner.internLike(value, previous);
+    assert.deepEqual(writes, ["uid", "spec"]);
+  });
+
+  test("a frozen part (a transform kept a shared part of another object) is left as it is", () => {
+    const interner = new ValueInterner();
+    interner.intern(JSON.parse('{"image":"registry.example.com/x"}'));
+    const frozen = Object.freeze(JSON.parse('{"image":"registry.example.com/x","tag":[]}'));
+    const object = { spec: frozen, list: Object.freeze(["registry.example.com/x"]) };
+    assert.doesNotThrow(() => interner.intern(object));
+    assert.doesNotThrow(() => interner.internLike(structuredClone(object), object));
+    assert.equal(object.spec, frozen);
+  });
+
   test("key order is part of a subtree's identity", () => {
     const interner = new ValueInterner();
     interner.intern({ x: { a: "1", b: "2" } });
@@ -142,3 +172,21 @@ describe("ValueInterner", () => {
     assert.throws(() => new ValueInterner({ generationSize: 0 }), /generationSize/);
   });
 });
+
+/** `text` parsed, each object and array of it recording the keys written to it (in `writes`). */
+function recorded(text: string): { value: Record<string, unknown>; writes: string[] } {
+  const writes: string[] = [];
+  const wrap = (v: unknown): unknown => {
+    if (typeof v !== "object" || v === null) return v;
+    const node = v as Record<string, unknown>;
+    for (const key of Object.keys(node)) node[key] = wrap(node[key]);
+    return new Proxy(node, {
+      set(target, key, item): boolean {
+        writes.push(String(key));
+        target[key as string] = item;
+        return true;
+      },
+    });
+  };
+  return { value: wrap(JSON.parse(text)) as Record<string, unknown>, writes };
+}
