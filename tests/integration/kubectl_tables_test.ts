@@ -298,7 +298,9 @@ describe("kubectl prints the simulated cluster's Tables", {
         },
       });
       c.delete(pods, { namespace: "default", name: "a" });
-      for (let i = 0; i < 4000 && tableRows(proc.stdout()).length < 4; i++) await clock.flush(1);
+      // Whole lines only: kubectl may write a row in two pieces (seen: "DELETED   a" alone).
+      const whole = (): string => proc.stdout().slice(0, proc.stdout().lastIndexOf("\n") + 1);
+      for (let i = 0; i < 4000 && tableRows(whole()).length < 4; i++) await clock.flush(1);
       const run = await proc.kill();
       assert.deepEqual(tableRows(run.stdout), [
         ["EVENT", "NAME", "READY", "STATUS", "RESTARTS", "AGE"],
