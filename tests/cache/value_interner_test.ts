@@ -171,6 +171,32 @@ describe("ValueInterner", () => {
   test("a bad generationSize is a RangeError naming it", () => {
     assert.throws(() => new ValueInterner({ generationSize: 0 }), /generationSize/);
   });
+
+  test("a transform's object with a getter or a read-only property is shared around it, without a throw", () => {
+    const interner = new ValueInterner();
+    /** What a transform might return: a view with a computed (getter-only) field. */
+    const view = (name: string): Record<string, unknown> => {
+      const o: Record<string, unknown> = {
+        metadata: { name, labels: { app: "a-long-label-value" } },
+        get node() {
+          return "node-pool-a-0001";
+        },
+      };
+      Object.defineProperty(o, "zone", { value: "europe-west1-b", enumerable: true });
+      return o;
+    };
+    const a = interner.intern(view("web-0001"));
+    const b = interner.intern(view("web-0002"));
+    const c = interner.internLike(view("web-0002"), b);
+    for (const o of [a, b, c]) {
+      assert.equal(o.node, "node-pool-a-0001");
+      assert.equal(o.zone, "europe-west1-b");
+    }
+    assert.equal(
+      (b.metadata as { labels: unknown }).labels,
+      (a.metadata as { labels: unknown }).labels,
+    );
+  });
 });
 
 /** `text` parsed, each object and array of it recording the keys written to it (in `writes`). */
