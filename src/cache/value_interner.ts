@@ -158,7 +158,7 @@ export class ValueInterner {
       const before = i < p.length ? p[i] : undefined;
       this.#swap = false;
       const canonical = before === undefined ? this.#value(item) : this.#like(item, before);
-      if ((canonical !== item || this.#swap) && writable) a[i] = canonical;
+      if ((canonical !== item || this.#swap) && writable) put(a, i, canonical);
       if (canonical !== before) same = false;
     }
     if (same) this.#bytes = bytes;
@@ -181,7 +181,7 @@ export class ValueInterner {
       const before = key === "__proto__" && !Object.hasOwn(p, key) ? undefined : p[key];
       this.#swap = false;
       const canonical = before === undefined ? this.#value(item) : this.#like(item, before);
-      if ((canonical !== item || this.#swap) && writable) o[key] = canonical;
+      if ((canonical !== item || this.#swap) && writable) put(o, key, canonical);
       if (canonical !== before) same = false;
     }
     // Same values under `o`'s keys: equal if `p` has no other key, in the same order.
@@ -266,7 +266,7 @@ export class ValueInterner {
       const item = a[i];
       this.#swap = false;
       const canonical = this.#value(item);
-      if ((canonical !== item || this.#swap) && writable) a[i] = canonical;
+      if ((canonical !== item || this.#swap) && writable) put(a, i, canonical);
       if (this.#hash === FRESH) fresh = true;
       else hash = mix(hash, this.#hash);
     }
@@ -283,7 +283,7 @@ export class ValueInterner {
       const item = o[key];
       this.#swap = false;
       const canonical = this.#value(item);
-      if ((canonical !== item || this.#swap) && writable) o[key] = canonical;
+      if ((canonical !== item || this.#swap) && writable) put(o, key, canonical);
       if (this.#hash === FRESH) fresh = true;
       else hash = mix(mix(hash, keyHash(key)), this.#hash);
     }
@@ -384,6 +384,23 @@ function stringHash(s: string): number {
 function keyHash(key: string): number {
   const n = key.length;
   return n === 0 ? 0x2fb : (n * 0x3b9 + key.charCodeAt(0) * 31 + key.charCodeAt(n - 1)) | 0;
+}
+
+/**
+ * Writes `value` (equal to what `node[key]` reads) in place of it. A property that cannot be
+ * written (a transform's object may have a getter or a read-only field) keeps its own value:
+ * equal content, just not shared. No error is lost: nothing differs.
+ */
+function put(
+  node: Record<string, unknown> | unknown[],
+  key: string | number,
+  value: unknown,
+): void {
+  try {
+    (node as Record<string | number, unknown>)[key] = value;
+  } catch {
+    // Not writable: see above.
+  }
 }
 
 /** `b`'s keys, reused by every {@linkcode sameKeys} (no array per compared object). */
