@@ -168,6 +168,20 @@ describe("ValueInterner", () => {
     assert.equal(a.v, b.v);
   });
 
+  test("a transform's class instances (a Date, a Map) are kept as they are, never shared", () => {
+    const interner = new ValueInterner();
+    interner.intern({ spec: { empty: {} }, labels: new Map() });
+    const created = new Date("2026-01-01T00:00:00Z");
+    const first = interner.intern({ seen: { at: created }, names: new Map([["a", 1]]) });
+    assert.equal(first.seen.at, created);
+    assert.ok(first.names instanceof Map);
+    // A new version: its Date differs from the previous one's, though neither has keys.
+    const later = new Date("2026-02-01T00:00:00Z");
+    const next = interner.internLike({ seen: { at: later }, names: new Map() }, first);
+    assert.equal(next.seen.at, later);
+    assert.equal(next.names.size, 0);
+  });
+
   test("a bad generationSize is a RangeError naming it", () => {
     assert.throws(() => new ValueInterner({ generationSize: 0 }), /generationSize/);
   });
