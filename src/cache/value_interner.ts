@@ -133,6 +133,7 @@ export class ValueInterner {
     if (typeof v !== "object" || v === null || typeof p !== "object" || p === null) {
       return this.#value(v);
     }
+    if (!isPlain(v) || !isPlain(p)) return this.#value(v);
     if (this.#depth >= MAX_DEPTH) return v;
     this.#depth++;
     const same = Array.isArray(v) ? Array.isArray(p) && this.#arrayLike(v, p) : !Array.isArray(p) &&
@@ -207,8 +208,9 @@ export class ValueInterner {
           this.#hash = 0x2f5;
           return v;
         }
-        if (this.#depth >= MAX_DEPTH) {
-          // Deeper than any Kubernetes object: kept as it is (and no stack overflows).
+        if (this.#depth >= MAX_DEPTH || !isPlain(v)) {
+          // Deeper than any Kubernetes object (no stack overflows), or not JSON's (a
+          // transform's Date or Map: its state is not in its keys): kept as it is.
           this.#hash = FRESH;
           return v;
         }
@@ -401,6 +403,13 @@ function put(
   } catch {
     // Not writable: see above.
   }
+}
+
+/** Whether `v` is an array or a plain object (what JSON.parse makes), not a class instance. */
+function isPlain(v: object): boolean {
+  if (Array.isArray(v)) return true;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /** `b`'s keys, reused by every {@linkcode sameKeys} (no array per compared object). */
