@@ -133,6 +133,7 @@ export class ValueInterner {
     if (typeof v !== "object" || v === null || typeof p !== "object" || p === null) {
       return this.#value(v);
     }
+    if (!isPlain(v) || !isPlain(p)) return this.#value(v);
     if (this.#depth >= MAX_DEPTH) return v;
     this.#depth++;
     const same = Array.isArray(v) ? Array.isArray(p) && this.#arrayLike(v, p) : !Array.isArray(p) &&
@@ -158,7 +159,7 @@ export class ValueInterner {
       const before = i < p.length ? p[i] : undefined;
       this.#swap = false;
       const canonical = before === undefined ? this.#value(item) : this.#like(item, before);
-      if ((canonical !== item || this.#swap) && writable) a[i] = canonical;
+      if ((canonical !== item || this.#swap) && writable) put(a, i, canonical);
       if (canonical !== before) same = false;
     }
     if (same) this.#bytes = bytes;
@@ -181,7 +182,7 @@ export class ValueInterner {
       const before = key === "__proto__" && !Object.hasOwn(p, key) ? undefined : p[key];
       this.#swap = false;
       const canonical = before === undefined ? this.#value(item) : this.#like(item, before);
-      if ((canonical !== item || this.#swap) && writable) o[key] = canonical;
+      if ((canonical !== item || this.#swap) && writable) put(o, key, canonical);
       if (canonical !== before) same = false;
     }
     // Same values under `o`'s keys: equal if `p` has no other key, in the same order.
@@ -207,8 +208,9 @@ export class ValueInterner {
           this.#hash = 0x2f5;
           return v;
         }
-        if (this.#depth >= MAX_DEPTH) {
-          // Deeper than any Kubernetes object: kept as it is (and no stack overflows).
+        if (this.#depth >= MAX_DEPTH || !isPlain(v)) {
+          // Deeper than any Kubernetes object (no stack overflows), or not JSON's (a
+          // transform's Date or Map: its state is not in its keys): kept as it is.
           this.#hash = FRESH;
           return v;
         }
@@ -266,7 +268,7 @@ export class ValueInterner {
       const item = a[i];
       this.#swap = false;
       const canonical = this.#value(item);
-      if ((canonical !== item || this.#swap) && writable) a[i] = canonical;
+      if ((canonical !== item || this.#swap) && writable) put(a, i, canonical);
       if (this.#hash === FRESH) fresh = true;
       else hash = mix(hash, this.#hash);
     }
@@ -283,7 +285,7 @@ export class ValueInterner {
       const item = o[key];
       this.#swap = false;
       const canonical = this.#value(item);
-      if ((canonical !== item || this.#swap) && writable) o[key] = canonical;
+      if ((canonical !== item || this.#swap) && writable) put(o, key, canonical);
       if (this.#hash === FRESH) fresh = true;
       else hash = mix(mix(hash, keyHash(key)), this.#hash);
     }
@@ -384,6 +386,30 @@ function stringHash(s: string): number {
 function keyHash(key: string): number {
   const n = key.length;
   return n === 0 ? 0x2fb : (n * 0x3b9 + key.charCodeAt(0) * 31 + key.charCodeAt(n - 1)) | 0;
+}
+
+/**
+ * Writes `value` (equal to what `node[key]` reads) in place of it. A property that cannot be
+ * written (a transform's object may have a getter or a read-only field) keeps its own value:
+ * equal content, just not shared. No error is lost: nothing differs.
+ */
+function put(
+  node: Record<string, unknown> | unknown[],
+  key: string | number,
+  value: unknown,
+): void {
+  try {
+    (node as Record<string | number, unknown>)[key] = value;
+  } catch {
+    // Not writable: see above.
+  }
+}
+
+/** Whether `v` is an array or a plain object (what JSON.parse makes), not a class instance. */
+function isPlain(v: object): boolean {
+  if (Array.isArray(v)) return true;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
 }
 
 /** `b`'s keys, reused by every {@linkcode sameKeys} (no array per compared object). */

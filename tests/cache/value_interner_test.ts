@@ -168,8 +168,48 @@ describe("ValueInterner", () => {
     assert.equal(a.v, b.v);
   });
 
+  test("a transform's class instances (a Date, a Map) are kept as they are, never shared", () => {
+    const interner = new ValueInterner();
+    interner.intern({ spec: { empty: {} }, labels: new Map() });
+    const created = new Date("2026-01-01T00:00:00Z");
+    const first = interner.intern({ seen: { at: created }, names: new Map([["a", 1]]) });
+    assert.equal(first.seen.at, created);
+    assert.ok(first.names instanceof Map);
+    // A new version: its Date differs from the previous one's, though neither has keys.
+    const later = new Date("2026-02-01T00:00:00Z");
+    const next = interner.internLike({ seen: { at: later }, names: new Map() }, first);
+    assert.equal(next.seen.at, later);
+    assert.equal(next.names.size, 0);
+  });
+
   test("a bad generationSize is a RangeError naming it", () => {
     assert.throws(() => new ValueInterner({ generationSize: 0 }), /generationSize/);
+  });
+
+  test("a transform's object with a getter or a read-only property is shared around it, without a throw", () => {
+    const interner = new ValueInterner();
+    /** What a transform might return: a view with a computed (getter-only) field. */
+    const view = (name: string): Record<string, unknown> => {
+      const o: Record<string, unknown> = {
+        metadata: { name, labels: { app: "a-long-label-value" } },
+        get node() {
+          return "node-pool-a-0001";
+        },
+      };
+      Object.defineProperty(o, "zone", { value: "europe-west1-b", enumerable: true });
+      return o;
+    };
+    const a = interner.intern(view("web-0001"));
+    const b = interner.intern(view("web-0002"));
+    const c = interner.internLike(view("web-0002"), b);
+    for (const o of [a, b, c]) {
+      assert.equal(o.node, "node-pool-a-0001");
+      assert.equal(o.zone, "europe-west1-b");
+    }
+    assert.equal(
+      (b.metadata as { labels: unknown }).labels,
+      (a.metadata as { labels: unknown }).labels,
+    );
   });
 });
 
