@@ -246,6 +246,40 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
     }
   });
 
+  test("long strings (searched, not stepped): escaped quotes and backslash runs at every cut", () => {
+    // Strings past the byte-by-byte prefix: quotes preceded by 1, 2 and 3 backslashes (escaped,
+    // not, escaped), a backslash run ending a string, a quote right after the prefix.
+    const long = "x".repeat(30);
+    const values = [
+      `${long}\\"${long}`,
+      `${long}\\\\${long}`,
+      `${long}\\\\\\"${long}`,
+      `${long}\\\\`,
+      "y".repeat(24),
+      `${"z".repeat(23)}\\"`,
+    ];
+    const text = `{"kind":"L","items":[${
+      values.map((v, i) =>
+        `{"metadata":{"name":"${v}","uid":"u${i}","resourceVersion":"1"},"v":["${v}","${long}"]}`
+      ).join(",")
+    }],"z":"${long}\\\\"}`;
+    const all = bytes(text);
+    const expected = listOfPlain(plain(text).value);
+    assert.equal((expected as { items: unknown[] }).items.length, values.length);
+    for (let a = 0; a <= all.length; a++) {
+      const chunks = [all.subarray(0, a), all.subarray(a)];
+      assert.deepEqual(decodeListBody(chunks, context), expected, `cut at ${a}`);
+      // `known` is asked for each item: the scanner read them (no fallback to a whole parse).
+      const asked: string[] = [];
+      const viaKnown = decodeListBody(chunks, context, {
+        item: (o) => o,
+        known: (identity) => void asked.push(identity.uid),
+      });
+      assert.deepEqual(viaKnown, expected, `cut at ${a} (known)`);
+      assert.deepEqual(asked, values.map((_, i) => `u${i}`), `cut at ${a} (scanned)`);
+    }
+  });
+
   test("a body in one-byte chunks reads as in one piece, and fails as in one piece", () => {
     const oneByOne = (text: string) => [...bytes(text)].map((byte) => Uint8Array.of(byte));
     assert.deepEqual(decodeListBody(oneByOne(TRICKY), context), plain(TRICKY).value);
