@@ -273,7 +273,7 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
       const asked: string[] = [];
       const viaKnown = decodeListBody(chunks, context, {
         item: (o) => o,
-        known: (identity) => void asked.push(identity.uid),
+        known: (identity) => void asked.push(String(identity.uid)),
       });
       assert.deepEqual(viaKnown, expected, `cut at ${a} (known)`);
       assert.deepEqual(asked, values.map((_, i) => `u${i}`), `cut at ${a} (scanned)`);
