@@ -13,7 +13,7 @@ import { envFlag } from "../util/env.ts";
 import { ErrorReporter, type ReportDetails } from "../util/error_reporter.ts";
 import { Lifecycle, LifecycleError } from "../util/lifecycle.ts";
 import { describeValue } from "../util/values.ts";
-import { explainAbort, Waiters } from "../util/wait_for.ts";
+import { explainAbort } from "../util/wait_for.ts";
 import { type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
 import type { CheckpointError } from "./checkpoint_error.ts";
 import { resumeFromCheckpoint } from "./_checkpoint_validation.ts";
@@ -46,7 +46,7 @@ import { keyOf } from "./object_key.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
 import { Reflector } from "./reflector.ts";
 import { observeReflector } from "./reflector_observer.ts";
-import { resourceVersionReached } from "./resource_version_reached.ts";
+import { ResourceVersionWaiters } from "./resource_version_reached.ts";
 import { StoreWriter } from "./store_writer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
@@ -135,7 +135,12 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   /** A checkpoint refused at construction, reported to `onError` at `start()`. */
   #refused: CheckpointError | undefined;
   #metrics: InformerMetrics | undefined;
-  #rvWaiters = new Waiters();
+  /** Waits on the cache's resource version (the reflector's observer wakes them). */
+  #rvWaiters = new ResourceVersionWaiters(() => ({
+    synced: this.#writer.synced,
+    resourceVersion: this.#reflector.resourceVersion,
+    stopped: this.#life.state === "stopping" || this.#life.state === "stopped",
+  }));
   #checker: ConsistencyChecker;
   /** The cache mutation detector, when `detectMutations` is on. */
   #mutations: MutationDetector<T> | undefined;
@@ -498,7 +503,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
           currentResourceVersion: (s) => currentResourceVersion(this.#client, this.#options, s),
           resourceVersion: () => this.#reflector.resourceVersion,
           synced: () => this.#writer.synced,
-          resourceVersionMoved: () => this.#resourceVersionMoved(),
+          resourceVersionMoved: () => this.#rvWaiters.moved(),
         }
         : undefined,
     );
@@ -573,29 +578,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     resourceVersion: string,
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<void> {
-    try {
-      const { check, failure } = resourceVersionReached(resourceVersion, () => ({
-        synced: this.#writer.synced,
-        resourceVersion: this.#reflector.resourceVersion,
-        stopped: this.#life.state === "stopping" || this.#life.state === "stopped",
-      }));
-      return this.#rvWaiters.wait(check, { failure, signal: options.signal });
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /** Resolves when the resource version next moves (or the informer stops). */
-  #resourceVersionMoved(): Promise<void> {
-    const ending = (): boolean => this.#life.state === "stopping" || this.#life.state === "stopped";
-    if (ending()) return Promise.resolve();
-    // Pending at the first check (made at once), done at the next wake: the next move.
-    let checked = false;
-    return this.#rvWaiters.wait(() => {
-      if (ending() || checked) return "done";
-      checked = true;
-      return "pending";
-    }, { failure: () => undefined });
+    return this.#rvWaiters.reached(resourceVersion, options.signal);
   }
 
   /**
