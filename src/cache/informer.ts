@@ -13,7 +13,7 @@ import { envFlag } from "../util/env.ts";
 import { ErrorReporter, type ReportDetails } from "../util/error_reporter.ts";
 import { Lifecycle, LifecycleError } from "../util/lifecycle.ts";
 import { describeValue } from "../util/values.ts";
-import { explainAbort, Waiters } from "../util/wait_for.ts";
+import { explainAbort } from "../util/wait_for.ts";
 import { type InformerCheckpoint, makeCheckpoint } from "./checkpoint.ts";
 import type { CheckpointError } from "./checkpoint_error.ts";
 import { resumeFromCheckpoint } from "./_checkpoint_validation.ts";
@@ -29,7 +29,7 @@ import { EventLag } from "./event_lag.ts";
 import { ErrorTally } from "./error_tally.ts";
 import { Indexer, type Store } from "./indexer.ts";
 import type { InformerEvent } from "./informer_event.ts";
-import type { InformerHealth } from "./informer_health.ts";
+import { type InformerHealth, informerHealth } from "./informer_health.ts";
 import { guardMetrics, type InformerMetrics } from "./informer_metrics.ts";
 import {
   type EventsOptions,
@@ -40,14 +40,13 @@ import {
   validateInformerOptions,
   validateListenerOptions,
 } from "./informer_options.ts";
-import { Listener } from "./listener.ts";
-import { ListenerSet } from "./listener_set.ts";
+import { type Joined, ListenerSet } from "./listener_set.ts";
 import { Lister } from "./lister.ts";
 import { keyOf } from "./object_key.ts";
 import { MutationDetector, trackedStore } from "./mutation_detector.ts";
 import { Reflector } from "./reflector.ts";
 import { observeReflector } from "./reflector_observer.ts";
-import { resourceVersionReached } from "./resource_version_reached.ts";
+import { ResourceVersionWaiters } from "./resource_version_reached.ts";
 import { StoreWriter } from "./store_writer.ts";
 import type { WatcherEvent } from "./watcher_event.ts";
 
@@ -136,20 +135,17 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
   /** A checkpoint refused at construction, reported to `onError` at `start()`. */
   #refused: CheckpointError | undefined;
   #metrics: InformerMetrics | undefined;
-  #rvWaiters = new Waiters();
+  /** Waits on the cache's resource version (the reflector's observer wakes them). */
+  #rvWaiters = new ResourceVersionWaiters(() => ({
+    synced: this.#writer.synced,
+    resourceVersion: this.#reflector.resourceVersion,
+    stopped: this.#life.state === "stopping" || this.#life.state === "stopped",
+  }));
   #checker: ConsistencyChecker;
   /** The cache mutation detector, when `detectMutations` is on. */
   #mutations: MutationDetector<T> | undefined;
   /** Errors of listing and watching (and a refused checkpoint) by kind, for `health()`. */
   readonly #errors: ErrorTally;
-  /**
-   * Removes the listener of an `events()` iterator dropped without `return()` or an abort.
-   * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
-   * there, iterators must be ended explicitly (a Worker's life is short anyway).
-   */
-  #abandoned = typeof FinalizationRegistry === "function"
-    ? new FinalizationRegistry<Listener<T>>((listener) => this.#listeners.remove(listener))
-    : undefined;
 
   /** Use {@linkcode createInformer}. */
   constructor(client: KubeClient, options: InformerOptions<T>) {
@@ -170,10 +166,14 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     });
     this.#life = new Lifecycle(this.#source, { restartable: false });
     // A listener's resync: the cache is queued again as Sync deltas and delivered to it.
-    this.#listeners = new ListenerSet<T>(this.#clock, () => {
-      if (!this.#life.active || !this.#writer.synced) return;
-      this.#writer.resync();
-      this.#reportBacklog();
+    this.#listeners = new ListenerSet<T>({
+      clock,
+      requeue: () => {
+        if (!this.#life.active || !this.#writer.synced) return;
+        this.#writer.resync();
+        this.#reportBacklog();
+      },
+      taken: (event) => this.#lag.taken(event),
     });
     const detect = options.detectMutations ?? envFlag("KINFORMER_DETECT_MUTATIONS");
     this.#memory = new CacheMemory<T>(
@@ -493,30 +493,21 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     if (options.until !== undefined && options.until !== "current") {
       throw new TypeError(`until must be "current", got ${describeValue(options.until)}`);
     }
-    const listener = this.#addListener(options, "events()");
-    const signal = options.signal;
-    let unlisten = (): void => {};
-    const finish = (): void => {
-      unlisten();
-      this.#abandoned?.unregister(listener);
-      this.#listeners.remove(listener);
-    };
-    unlisten = onAbort(signal, finish);
+    const { listener, leave } = this.#join(options, "events()");
     const iterator = eventsIterator(
       listener,
-      finish,
-      signal,
+      leave,
+      options.signal,
       options.until === "current"
         ? {
           currentResourceVersion: (s) => currentResourceVersion(this.#client, this.#options, s),
           resourceVersion: () => this.#reflector.resourceVersion,
           synced: () => this.#writer.synced,
-          resourceVersionMoved: () => this.#resourceVersionMoved(),
+          resourceVersionMoved: () => this.#rvWaiters.moved(),
         }
         : undefined,
     );
-    if (!listener.closed) this.#abandoned?.register(iterator, listener, listener);
-    return iterator;
+    return this.#listeners.leaveWhenCollected(iterator, listener);
   }
 
   /**
@@ -547,19 +538,13 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
    * ```
    */
   addEventHandler(handler: EventHandler<T>, options: ListenerOptions = {}): HandlerRegistration {
-    const listener = this.#addListener(options, "addEventHandler()");
-    let unlisten = (): void => {};
-    const remove = (): void => {
-      unlisten();
-      this.#listeners.remove(listener);
-    };
-    unlisten = onAbort(options.signal, remove);
+    const { listener, leave } = this.#join(options, "addEventHandler()");
     return attachHandler(
       listener,
       handler,
       (error) =>
         this.#reporter.report(error, { phase: "handler", action: "delivering the next event" }),
-      remove,
+      leave,
     );
   }
 
@@ -593,29 +578,7 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     resourceVersion: string,
     options: { signal?: AbortSignal | undefined } = {},
   ): Promise<void> {
-    try {
-      const { check, failure } = resourceVersionReached(resourceVersion, () => ({
-        synced: this.#writer.synced,
-        resourceVersion: this.#reflector.resourceVersion,
-        stopped: this.#life.state === "stopping" || this.#life.state === "stopped",
-      }));
-      return this.#rvWaiters.wait(check, { failure, signal: options.signal });
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  /** Resolves when the resource version next moves (or the informer stops). */
-  #resourceVersionMoved(): Promise<void> {
-    const ending = (): boolean => this.#life.state === "stopping" || this.#life.state === "stopped";
-    if (ending()) return Promise.resolve();
-    // Pending at the first check (made at once), done at the next wake: the next move.
-    let checked = false;
-    return this.#rvWaiters.wait(() => {
-      if (ending() || checked) return "done";
-      checked = true;
-      return "pending";
-    }, { failure: () => undefined });
+    return this.#rvWaiters.reached(resourceVersion, options.signal);
   }
 
   /**
@@ -645,42 +608,20 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
 
   /** A snapshot of the informer's state, counters and listener backlogs. */
   health(): InformerHealth {
-    const s = this.#reflector.stats;
-    const consistency = this.#checker.health();
-    const now = this.#clock.now();
-    const limit = this.#inactivityTimeoutMs;
-    return {
+    return informerHealth({
       state: this.#life.state,
-      activity: this.#reflector.phase,
-      resource: this.#reflector.notFound
-        ? "not-found"
-        : s.lists > 0 || this.#resumed
-        ? "served"
-        : "unknown",
-      synced: this.#writer.synced,
-      lastSyncResourceVersion: this.#reflector.resourceVersion,
-      objects: this.#indexer.size,
-      memory: {
-        mode: this.#memory.mode,
-        estimatedBytes: this.#memory.estimatedBytes(
-          this.#indexer.size,
-          this.#indexer.estimatedBytes(),
-        ),
-      },
-      eventLag: this.#lag.health(),
-      lastEventAt: s.lastEventAt,
-      lastBookmarkAt: s.lastBookmarkAt,
-      lists: s.lists,
-      relists: s.relists,
-      watchRestarts: s.watchRestarts,
-      events: s.events,
-      errors: this.#errors.counts(consistency.driftChecks),
-      lastError: this.#errors.last,
-      stalled: this.#reflector.phase !== "stopped" && this.#reflector.phase !== "idle" &&
-        s.lastActivityAt !== undefined && now - s.lastActivityAt > limit,
+      reflector: this.#reflector,
+      resumed: this.#resumed,
+      writer: this.#writer,
+      indexer: this.#indexer,
+      memory: this.#memory,
+      lag: this.#lag,
+      errors: this.#errors,
       listeners: this.#listeners.health(),
-      consistency,
-    };
+      checker: this.#checker,
+      now: this.#clock.now(),
+      inactivityTimeoutMs: this.#inactivityTimeoutMs,
+    });
   }
 
   /**
@@ -713,7 +654,8 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
     this.#errors.record(error, kind);
   }
 
-  #addListener(options: ListenerOptions, call: string): Listener<T> {
+  /** A new listener for `call` (`events()`, `addEventHandler()`): refused once stopped. */
+  #join(options: ListenerOptions, call: string): Joined<T> {
     validateListenerOptions(options);
     const state = this.#life.state;
     if (state === "stopping" || state === "stopped") {
@@ -723,18 +665,14 @@ export class SharedInformer<T extends KubeObjectLike = KubeObject> implements As
         `was stopped: ${call} has nothing to deliver (an informer runs once: create a new one)`,
       );
     }
-    const overflow = options.overflow ?? "grow";
-    const resync = options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0;
-    const listener = new Listener<T>(overflow, resync, (event) => this.#lag.taken(event));
-    // A late listener first gets the cache as its initial population.
-    if (options.replayCache ?? !this.#resumed) {
-      for (const object of this.#indexer.values()) {
-        listener.push({ type: "add", object, isInInitialList: true });
-      }
-    }
-    if (this.#writer.synced) listener.push({ type: "synced" });
-    this.#listeners.add(listener);
-    return listener;
+    return this.#listeners.join({
+      overflow: options.overflow ?? "grow",
+      resyncPeriodMs: options.resyncPeriodMs ?? this.#options.resyncPeriodMs ?? 0,
+      // A late listener first gets the cache as its initial population.
+      initial: options.replayCache ?? !this.#resumed ? this.#indexer.values() : [],
+      synced: this.#writer.synced,
+      signal: options.signal,
+    });
   }
 
   /** One step from the reflector into the store writer (the consistency check notes changes). */

@@ -1,13 +1,20 @@
 /**
- * What `health()` reports about an informer and its listeners.
+ * What `health()` reports about an informer and its listeners, and how the report is put
+ * together from the informer's parts.
  * @module
  */
+import type { KubeObjectLike } from "../client/types.ts";
+import type { CacheMemory } from "./cache_memory.ts";
+import type { ConsistencyChecker } from "./consistency_check.ts";
 import type { ConsistencyHealth } from "./consistency_check_options.ts";
+import type { ErrorTally } from "./error_tally.ts";
+import type { Indexer } from "./indexer.ts";
 import type { OverflowPolicy } from "./informer_event.ts";
-import type { ReflectorState } from "./reflector.ts";
+import type { Reflector, ReflectorState } from "./reflector.ts";
+import type { StoreWriter } from "./store_writer.ts";
 import type { ErrorKind } from "../util/error_kind.ts";
 import type { CacheMemoryMode } from "./informer_options.ts";
-import type { EventLagHealth } from "./event_lag.ts";
+import type { EventLag, EventLagHealth } from "./event_lag.ts";
 import type { LifecycleState } from "../util/lifecycle.ts";
 
 /** One listener in {@linkcode InformerHealth}. */
@@ -85,4 +92,65 @@ export interface InformerHealth {
   listeners: ListenerHealth[];
   /** Consistency checks: the last one's time, outcome and list resource version; drift totals. */
   consistency: ConsistencyHealth;
+}
+
+/** The parts of an informer its {@linkcode InformerHealth} is read from. Internal. */
+export interface InformerHealthParts<T extends KubeObjectLike> {
+  /** Where the informer is in its life. */
+  state: LifecycleState;
+  reflector: Reflector<T>;
+  /** Started from a checkpoint that was accepted: the resource counts as served. */
+  resumed: boolean;
+  writer: StoreWriter<T>;
+  indexer: Indexer<T>;
+  memory: CacheMemory<T>;
+  lag: EventLag;
+  errors: ErrorTally;
+  listeners: ListenerHealth[];
+  checker: ConsistencyChecker;
+  /** The clock's time of the snapshot. */
+  now: number;
+  /** Idle limit of watches and LIST responses: quiet for longer is `stalled`. */
+  inactivityTimeoutMs: number;
+}
+
+/** The snapshot `SharedInformer.health()` returns. Internal. */
+export function informerHealth<T extends KubeObjectLike>(
+  parts: InformerHealthParts<T>,
+): InformerHealth {
+  const { reflector, indexer, memory } = parts;
+  const s = reflector.stats;
+  const consistency = parts.checker.health();
+  return {
+    state: parts.state,
+    activity: reflector.phase,
+    resource: reflector.notFound
+      ? "not-found"
+      : s.lists > 0 || parts.resumed
+      ? "served"
+      : "unknown",
+    synced: parts.writer.synced,
+    lastSyncResourceVersion: reflector.resourceVersion,
+    objects: indexer.size,
+    memory: {
+      mode: memory.mode,
+      estimatedBytes: memory.estimatedBytes(
+        indexer.size,
+        indexer.estimatedBytes(),
+      ),
+    },
+    eventLag: parts.lag.health(),
+    lastEventAt: s.lastEventAt,
+    lastBookmarkAt: s.lastBookmarkAt,
+    lists: s.lists,
+    relists: s.relists,
+    watchRestarts: s.watchRestarts,
+    events: s.events,
+    errors: parts.errors.counts(consistency.driftChecks),
+    lastError: parts.errors.last,
+    stalled: reflector.phase !== "stopped" && reflector.phase !== "idle" &&
+      s.lastActivityAt !== undefined && parts.now - s.lastActivityAt > parts.inactivityTimeoutMs,
+    listeners: parts.listeners,
+    consistency,
+  };
 }

@@ -1,13 +1,45 @@
 /**
- * The listeners of one informer (client-go's sharedProcessor): who gets which event, each
- * listener's resync schedule, and what `health()` reports about them.
+ * The listeners of one informer (client-go's sharedProcessor): how one joins and leaves, who
+ * gets which event, each listener's resync schedule, and what `health()` reports about them.
  * @module
  */
 import type { KubeObjectLike } from "../client/types.ts";
+import { onAbort } from "../util/abort.ts";
 import type { Clock, TimerHandle } from "../util/clock.ts";
 import type { ListenerHealth } from "./informer_health.ts";
-import type { InformerEvent } from "./informer_event.ts";
-import type { Listener } from "./listener.ts";
+import type { InformerEvent, OverflowPolicy } from "./informer_event.ts";
+import { Listener } from "./listener.ts";
+
+/** What a {@linkcode ListenerSet} needs of its informer. */
+export interface ListenerSetOptions<T extends KubeObjectLike> {
+  clock: Clock;
+  /**
+   * Re-delivers the cache as resync events (the informer queues `Sync` deltas and drains
+   * them); called when a listener's resync period comes due.
+   */
+  requeue: () => void;
+  /** Told of each event as a consumer takes it (event lag). */
+  taken: (event: InformerEvent<T>) => void;
+}
+
+/** A new listener: its buffer and resync period, what it gets first, and when it leaves. */
+export interface JoinOptions<T extends KubeObjectLike> {
+  overflow: OverflowPolicy;
+  /** Resync period in ms (0 = never). */
+  resyncPeriodMs: number;
+  /** Its initial population, delivered first as adds (`isInInitialList: true`). */
+  initial: Iterable<T>;
+  /** Whether the cache holds a complete list: the listener then gets `synced` at once. */
+  synced: boolean;
+  /** Removes the listener when it aborts. */
+  signal: AbortSignal | undefined;
+}
+
+/** A listener that joined, and what removes it (and stops listening to its signal). */
+export interface Joined<T extends KubeObjectLike> {
+  listener: Listener<T>;
+  leave: () => void;
+}
 
 /**
  * Every listener of an informer. An event goes to all of them, except a resync (an `update`
@@ -17,35 +49,59 @@ import type { Listener } from "./listener.ts";
 export class ListenerSet<T extends KubeObjectLike> {
   readonly #clock: Clock;
   readonly #requeue: () => void;
+  readonly #taken: (event: InformerEvent<T>) => void;
   readonly #listeners = new Set<Listener<T>>();
   /** The listeners due for a resync, while one is delivered. */
   #due: Set<Listener<T>> | undefined;
   #timer: TimerHandle | undefined;
   #timerAt = Infinity;
   #stopped = false;
-
   /**
-   * `requeue` re-delivers the cache as resync events (the informer queues `Sync` deltas and
-   * drains them); it is called when a listener's resync period comes due.
+   * Removes the listener of an `events()` iterator dropped without `return()` or an abort.
+   * Cloudflare Workers have no `FinalizationRegistry` unless the `enable_weak_ref` flag is on:
+   * there, iterators must be ended explicitly (a Worker's life is short anyway).
    */
-  constructor(clock: Clock, requeue: () => void) {
-    this.#clock = clock;
-    this.#requeue = requeue;
+  readonly #abandoned = typeof FinalizationRegistry === "function"
+    ? new FinalizationRegistry<Listener<T>>((listener) => this.#remove(listener))
+    : undefined;
+
+  constructor(options: ListenerSetOptions<T>) {
+    this.#clock = options.clock;
+    this.#requeue = options.requeue;
+    this.#taken = options.taken;
   }
 
-  /** Adds `listener` (already holding its initial population) and schedules its resync. */
-  add(listener: Listener<T>): void {
+  /**
+   * Adds a listener holding its initial population (and `synced` when the cache is), and
+   * schedules its resync; it leaves when `leave()` is called or its signal aborts.
+   */
+  join(options: JoinOptions<T>): Joined<T> {
+    const listener = new Listener<T>(options.overflow, options.resyncPeriodMs, this.#taken);
+    for (const object of options.initial) {
+      listener.push({ type: "add", object, isInInitialList: true });
+    }
+    if (options.synced) listener.push({ type: "synced" });
     this.#listeners.add(listener);
     if (listener.resyncPeriodMs > 0) {
       listener.nextResyncAt = this.#clock.now() + listener.resyncPeriodMs;
       this.#schedule();
     }
+    let unlisten = (): void => {};
+    const leave = (): void => {
+      unlisten();
+      this.#remove(listener);
+    };
+    unlisten = onAbort(options.signal, leave);
+    return { listener, leave };
   }
 
-  /** Closes `listener` and forgets it. */
-  remove(listener: Listener<T>): void {
-    listener.close();
-    this.#listeners.delete(listener);
+  /**
+   * Removes `listener` (which has not left) once `owner`, its `events()` iterator, is garbage
+   * collected. Returns `owner`.
+   */
+  leaveWhenCollected<O extends object>(owner: O, listener: Listener<T>): O {
+    if (!listener.closed) this.#abandoned?.register(owner, listener, listener);
+    return owner;
   }
 
   /** Delivers one event: a resync only to the listeners due for one, anything else to all. */
@@ -88,6 +144,13 @@ export class ListenerSet<T extends KubeObjectLike> {
     this.#timer = undefined;
     for (const l of this.#listeners) l.close();
     this.#listeners.clear();
+  }
+
+  /** Closes `listener` and forgets it. */
+  #remove(listener: Listener<T>): void {
+    this.#abandoned?.unregister(listener);
+    listener.close();
+    this.#listeners.delete(listener);
   }
 
   /** Sets the one timer for the earliest resync due. */
