@@ -7,8 +7,8 @@
 export interface ValueInternerOptions {
   /**
    * Entries each of its two tables (strings, subtrees) holds at most (rounded up to a power
-   * of two). A table starts at 4,096 entries and doubles each time values new to it reach
-   * half its size, up to this. A value's hash picks a set of four entries; a new value takes
+   * of two). A table starts at 512 entries and doubles each time values new to it reach a
+   * quarter of its size, up to this. A value's hash picks a set of four entries; a new value takes
    * the place of the least recently seen one in its set, which is forgotten (objects keep it;
    * only sharing with later objects is lost).
    * The tables never grow past it however the cluster churns, and, past their growth, never
@@ -281,7 +281,7 @@ export class ValueInterner {
     for (let k = set + WAYS - 1; k > set; k--) table[k] = table[k - 1]!;
     table[set] = s;
     this.#bytes += 16 + s.length;
-    if (++this.#stringMisses * 2 >= table.length && table.length < this.#capacity) {
+    if (++this.#stringMisses * 4 >= table.length && table.length < this.#capacity) {
       this.#growStrings();
     }
     return s;
@@ -349,7 +349,7 @@ export class ValueInterner {
     }
     nodes[set] = v;
     hashes[set] = hash;
-    if (++this.#nodeMisses * 2 >= nodes.length && nodes.length < this.#capacity) {
+    if (++this.#nodeMisses * 4 >= nodes.length && nodes.length < this.#capacity) {
       this.#growNodes();
     }
     return v;
@@ -418,7 +418,7 @@ function slotSet(hash: number, size: number): number {
 }
 
 /** Slots a table starts with (it grows to its capacity as new values arrive). */
-const INITIAL = 4096;
+const INITIAL = 512;
 
 /** A table of `size` slots, each `empty` (packed: every slot written). */
 function emptyTable<V>(size: number, empty: V): V[] {
