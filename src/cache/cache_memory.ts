@@ -99,7 +99,7 @@ export class CacheMemory<T> {
     // cache's text.
     this.#interner = this.mode === "plain"
       ? undefined
-      : new ValueInterner(this.mode === "compact" ? { generationSize: 4096 } : {});
+      : new ValueInterner(this.mode === "compact" ? { capacity: 8192 } : {});
     this.wantsPrevious = this.mode === "shared";
   }
 

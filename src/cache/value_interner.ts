@@ -6,12 +6,16 @@
 /** Options of {@linkcode ValueInterner}. */
 export interface ValueInternerOptions {
   /**
-   * Entries each of its two tables (strings, subtrees) holds before its older half is dropped.
-   * A value not seen again within two generations is forgotten (objects keep it; only sharing
-   * with later objects is lost), so the tables stay bounded however the cluster churns.
-   * @default 65536
+   * Entries each of its two tables (strings, subtrees) holds at most (rounded up to a power
+   * of two). A table starts at 512 entries and doubles each time values new to it reach a
+   * quarter of its size, up to this. A value's hash picks a set of four entries; a new value takes
+   * the place of the least recently seen one in its set, which is forgotten (objects keep it;
+   * only sharing with later objects is lost).
+   * The tables never grow past it however the cluster churns, and, past their growth, never
+   * allocate: no table is rebuilt or dropped as garbage.
+   * @default 131072
    */
-  generationSize?: number | undefined;
+  capacity?: number | undefined;
 }
 
 /**
@@ -28,7 +32,7 @@ export interface ValueInternerOptions {
  * `JSON.stringify`, `deepEqual` or any reader; only writes differ (they throw in strict code).
  *
  * Every subtree is remembered, so sharing starts with the second copy (a Deployment's second
- * pod); the two tables are bounded by generations ({@linkcode ValueInternerOptions}).
+ * pod); the two tables are bounded ({@linkcode ValueInternerOptions.capacity}).
  * `intern` walks each value once; it runs where objects enter an informer's cache.
  *
  * @example
@@ -45,11 +49,21 @@ export interface ValueInternerOptions {
  * ```
  */
 export class ValueInterner {
-  readonly #generationSize: number;
-  #strings = new Map<string, string>();
-  #oldStrings = new Map<string, string>();
-  #nodes = new Map<number, object>();
-  #oldNodes = new Map<number, object>();
+  /** Entries a table grows to at most (a power of two). */
+  readonly #capacity: number;
+  /**
+   * The string table: sets of {@linkcode WAYS} slots, a string's set chosen by its hash; in
+   * each set the more recently seen strings first. `""` marks an empty slot (never tabled: too short).
+   */
+  #strings: string[] = emptyTable(INITIAL, "");
+  /** The subtree table, laid out like the string table, with each node's hash beside it. */
+  #nodes: (object | null)[] = emptyTable<object | null>(INITIAL, null);
+  #nodeHashes = new Int32Array(INITIAL);
+  /** Filled slots of each table, and values new to each since its last growth. */
+  #stringCount = 0;
+  #nodeCount = 0;
+  #stringMisses = 0;
+  #nodeMisses = 0;
   /** Nesting depth of the node being walked. */
   #depth = 0;
   /** Set by `#value`: the hash of the value it returned, or FRESH. */
@@ -64,16 +78,23 @@ export class ValueInterner {
 
   /** An interner with empty tables. */
   constructor(options: ValueInternerOptions = {}) {
-    const size = options.generationSize ?? 65_536;
-    if (!Number.isInteger(size) || size < 1) {
-      throw new RangeError(`generationSize must be a positive integer, got ${size}`);
+    const capacity = options.capacity ?? 131_072;
+    if (!Number.isInteger(capacity) || capacity < 1) {
+      throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     }
-    this.#generationSize = size;
+    let size = 8;
+    while (size < capacity) size *= 2;
+    this.#capacity = size;
+    if (size < INITIAL) {
+      this.#strings = emptyTable(size, "");
+      this.#nodes = emptyTable<object | null>(size, null);
+      this.#nodeHashes = new Int32Array(size);
+    }
   }
 
-  /** Entries the tables hold now (strings and subtrees, both generations). */
+  /** Entries the tables hold now (strings and subtrees). */
   get size(): number {
-    return this.#strings.size + this.#oldStrings.size + this.#nodes.size + this.#oldNodes.size;
+    return this.#stringCount + this.#nodeCount;
   }
 
   /**
@@ -242,20 +263,28 @@ export class ValueInterner {
       this.#hash = stringHash(s);
       return s;
     }
-    let canonical = this.#strings.get(s);
-    if (canonical === undefined) {
-      canonical = this.#oldStrings.get(s);
-      if (canonical === undefined) {
-        this.#hash = stringHash(s);
-        this.#bytes += 16 + s.length;
-        this.#remember(this.#strings, s, s);
-        return s;
-      }
-      this.#remember(this.#strings, s, canonical);
+    const hash = stringHash(s);
+    this.#hash = hash;
+    const table = this.#strings;
+    const set = slotSet(hash, table.length);
+    for (let j = set; j < set + WAYS; j++) {
+      const seen = table[j]!;
+      if (seen !== s) continue;
+      // Seen again: first in its set (the others move down one).
+      for (let k = j; k > set; k--) table[k] = table[k - 1]!;
+      table[set] = seen;
+      this.#swap = true;
+      return seen;
     }
-    this.#swap = true;
-    this.#hash = stringHash(canonical);
-    return canonical;
+    // New: first in its set; the set's least recently seen string is forgotten.
+    if (table[set + WAYS - 1] === "") this.#stringCount++;
+    for (let k = set + WAYS - 1; k > set; k--) table[k] = table[k - 1]!;
+    table[set] = s;
+    this.#bytes += 16 + s.length;
+    if (++this.#stringMisses * 4 >= table.length && table.length < this.#capacity) {
+      this.#growStrings();
+    }
+    return s;
   }
 
   /** Interns the items of `a` in place; returns its content hash (FRESH if it holds something left alone). */
@@ -298,32 +327,104 @@ export class ValueInterner {
    * changed in place before it was shared no longer matches (nor does any node above it).
    */
   #node(v: object, hash: number): object {
-    let seen = this.#nodes.get(hash);
-    if (seen === undefined) {
-      seen = this.#oldNodes.get(hash);
-      if (seen !== undefined) this.#remember(this.#nodes, hash, seen);
+    const nodes = this.#nodes;
+    const hashes = this.#nodeHashes;
+    const set = slotSet(hash, nodes.length);
+    for (let j = set; j < set + WAYS; j++) {
+      const seen = nodes[j]!;
+      if (seen === null || hashes[j] !== hash || !shallowEqual(seen, v)) continue;
+      for (let k = j; k > set; k--) {
+        nodes[k] = nodes[k - 1]!;
+        hashes[k] = hashes[k - 1]!;
+      }
+      nodes[set] = seen;
+      hashes[set] = hash;
+      freezeDeep(seen);
+      return seen;
     }
-    if (seen === undefined) {
-      this.#remember(this.#nodes, hash, v);
-      return v;
+    if (nodes[set + WAYS - 1] === null) this.#nodeCount++;
+    for (let k = set + WAYS - 1; k > set; k--) {
+      nodes[k] = nodes[k - 1]!;
+      hashes[k] = hashes[k - 1]!;
     }
-    if (!shallowEqual(seen, v)) return v;
-    freezeDeep(seen);
-    return seen;
+    nodes[set] = v;
+    hashes[set] = hash;
+    if (++this.#nodeMisses * 4 >= nodes.length && nodes.length < this.#capacity) {
+      this.#growNodes();
+    }
+    return v;
   }
 
-  /** Adds an entry to a young table, retiring it to the old one when it is full. */
-  #remember<K, V>(young: Map<K, V>, key: K, value: V): void {
-    young.set(key, value);
-    if (young.size < this.#generationSize) return;
-    if (young === this.#strings as unknown) {
-      this.#oldStrings = this.#strings;
-      this.#strings = new Map();
-    } else {
-      this.#oldNodes = this.#nodes;
-      this.#nodes = new Map();
+  /** The string table at twice its size, its strings placed again (most recent first). */
+  #growStrings(): void {
+    const old = this.#strings;
+    const table = emptyTable(old.length * 2, "");
+    // Each set's last slots first, so that the more recently seen strings end up first.
+    for (let way = WAYS - 1; way >= 0; way--) {
+      for (let j = way; j < old.length; j += WAYS) {
+        const s = old[j]!;
+        if (s === "") continue;
+        const set = slotSet(stringHash(s), table.length);
+        for (let k = set + WAYS - 1; k > set; k--) table[k] = table[k - 1]!;
+        table[set] = s;
+      }
     }
+    this.#strings = table;
+    this.#stringCount = table.reduce((n, s) => s === "" ? n : n + 1, 0);
+    this.#stringMisses = 0;
   }
+
+  /** The subtree table at twice its size (see {@linkcode ValueInterner.#growStrings}). */
+  #growNodes(): void {
+    const old = this.#nodes;
+    const oldHashes = this.#nodeHashes;
+    const nodes = emptyTable<object | null>(old.length * 2, null);
+    const hashes = new Int32Array(nodes.length);
+    for (let way = WAYS - 1; way >= 0; way--) {
+      for (let j = way; j < old.length; j += WAYS) {
+        const node = old[j]!;
+        if (node === null) continue;
+        const hash = oldHashes[j]!;
+        const set = slotSet(hash, nodes.length);
+        for (let k = set + WAYS - 1; k > set; k--) {
+          nodes[k] = nodes[k - 1]!;
+          hashes[k] = hashes[k - 1]!;
+        }
+        nodes[set] = node;
+        hashes[set] = hash;
+      }
+    }
+    this.#nodes = nodes;
+    this.#nodeHashes = hashes;
+    this.#nodeCount = nodes.reduce((n, node) => node === null ? n : n + 1, 0);
+    this.#nodeMisses = 0;
+  }
+}
+
+/**
+ * Slots per set: a value's hash picks a set, where it may sit in any slot; the set keeps its
+ * values most recently seen first and forgets the last one for a new value. A value seen
+ * again before four new values land in its set stays (with two, hot values were lost in a
+ * small table).
+ */
+const WAYS = 4;
+
+/**
+ * The first slot of the set of a value of hash `hash` in a table of `size` slots (a power of
+ * two, at least 8): the hash's bits mixed (Fibonacci hashing), the set from the top ones.
+ */
+function slotSet(hash: number, size: number): number {
+  return (Math.imul(hash, 0x9e3779b1) >>> (3 + Math.clz32(size))) << 2;
+}
+
+/** Slots a table starts with (it grows to its capacity as new values arrive). */
+const INITIAL = 512;
+
+/** A table of `size` slots, each `empty` (packed: every slot written). */
+function emptyTable<V>(size: number, empty: V): V[] {
+  const table: V[] = [];
+  for (let i = 0; i < size; i++) table.push(empty);
+  return table;
 }
 
 /** Estimated bytes of an object or array besides its slots (header, map, elements store). */
@@ -438,12 +539,13 @@ function shallowEqual(a: object, b: object): boolean {
   if (Array.isArray(b)) return false;
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  const keys: string[] = [];
-  for (const key in rb) keys.push(key);
+  // `b`'s keys in the scratch array (no array per comparison: most nodes are compared).
+  let n = 0;
+  for (const key in rb) scratchKeys[n++] = key;
   let i = 0;
   for (const key in ra) {
-    if (key !== keys[i] || ra[key] !== rb[key]) return false;
+    if (i === n || key !== scratchKeys[i] || ra[key] !== rb[key]) return false;
     i++;
   }
-  return i === keys.length;
+  return i === n;
 }

@@ -158,14 +158,45 @@ describe("ValueInterner", () => {
     assert.equal(out.spec, deep);
   });
 
-  test("the tables stay bounded by two generations", () => {
-    const interner = new ValueInterner({ generationSize: 100 });
+  test("the tables stay bounded by their capacity", () => {
+    const interner = new ValueInterner({ capacity: 100 }); // 128 entries per table
     for (let i = 0; i < 2_000; i++) interner.intern({ name: `a-unique-name-${i}`, n: { i } });
-    assert.ok(interner.size <= 400, `${interner.size} entries`);
+    assert.ok(interner.size <= 256, `${interner.size} entries`);
     // Values seen again recently are still shared.
     const a = interner.intern({ v: { s: "shared-value-xyz" } });
     const b = interner.intern({ v: { s: "shared-value-xyz" } });
     assert.equal(a.v, b.v);
+  });
+
+  test("a value seen regularly stays shared while many new values pass through a full table", () => {
+    const interner = new ValueInterner({ capacity: 256 });
+    const seen = new Set<unknown>();
+    for (let i = 0; i < 20_000; i++) {
+      const o = interner.intern({
+        uid: `unique-value-${i}`,
+        own: { i },
+        zone: { name: "europe-west1-b" },
+      });
+      if (i % 16 === 0) seen.add(o.zone);
+    }
+    assert.equal(seen.size, 1, "the repeated subtree is one object throughout");
+    assert.ok(interner.size <= 512, `${interner.size} entries`);
+  });
+
+  test("the tables grow from small ones without forgetting what they hold", () => {
+    const interner = new ValueInterner();
+    const seen = new Set<unknown>();
+    // Enough new subtrees and strings to double both tables several times.
+    for (let i = 0; i < 40_000; i++) {
+      const o = interner.intern({
+        n: { i },
+        s: `another-string-${i}`,
+        a: { spec: "kept-while-growing" },
+      });
+      if (i % 64 === 0) seen.add(o.a);
+    }
+    assert.ok(interner.size > 40_000, `${interner.size} entries: the tables grew`);
+    assert.equal(seen.size, 1, "the repeated subtree is one object throughout");
   });
 
   test("a transform's class instances (a Date, a Map) are kept as they are, never shared", () => {
@@ -182,8 +213,8 @@ describe("ValueInterner", () => {
     assert.equal(next.names.size, 0);
   });
 
-  test("a bad generationSize is a RangeError naming it", () => {
-    assert.throws(() => new ValueInterner({ generationSize: 0 }), /generationSize/);
+  test("a bad capacity is a RangeError naming it", () => {
+    assert.throws(() => new ValueInterner({ capacity: 0 }), /capacity/);
   });
 
   test("a transform's object with a getter or a read-only property is shared around it, without a throw", () => {
