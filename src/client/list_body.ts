@@ -489,7 +489,8 @@ export class ListScanner<T> {
     const at = this.#firstSeparator(b, i, Math.min(b.length, i + RUN_BYTES));
     if (at >= 0) {
       const decoder = this.#decoder;
-      const text = decoder.decode(pending, { stream: true }) + decoder.decode(b.subarray(i, at + 1));
+      const text = decoder.decode(pending, { stream: true }) +
+        decoder.decode(b.subarray(i, at + 1));
       if (this.#parseRun(text)) {
         this.#pending = undefined;
         this.#state = AFTER_ITEM;
