@@ -378,6 +378,15 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
     }
   });
 
+  test("items whose first key has an escape read as one parse does", () => {
+    const text = '{"items":[{"m\\u0065ta":1},{"m\\u0065ta":2},{"m\\u0065ta":3},{"m\\u0065ta":4}]}';
+    const all = bytes(text);
+    const expected = listOfPlain(plain(text).value);
+    for (let at = 0; at <= all.length; at++) {
+      assert.deepEqual(decodeListBody([all.subarray(0, at), all.subarray(at)], context), expected);
+    }
+  });
+
   test("a broken item among alike items fails as a whole parse does, at every cut", () => {
     const item = (name: string) => `{"metadata":{"name":"${name}"},"spec":{"a":[1,2]}}`;
     const broken = [
@@ -441,10 +450,14 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
         metadata: { name: "y" },
       }];
     }
+    // Items longer than a run (32 KB) in between.
+    for (let i = 3; i < items.length; i += 40) {
+      items[i]!.metadata!.annotations = { big: "\u00e9x".repeat(15_000 + i) };
+    }
     const text = JSON.stringify({ kind: "PodList", apiVersion: "v1", metadata: {}, items });
     const all = bytes(text);
     const expected = listOfPlain(plain(text).value);
-    for (const size of [1000, 4096, 16384, 65536, all.length]) {
+    for (const size of [1000, 4096, 16384, 65536, 100_000, all.length]) {
       const chunks: Uint8Array[] = [];
       for (let at = 0; at < all.length; at += size) chunks.push(all.subarray(at, at + size));
       assert.deepEqual(decodeListBody(chunks, context), expected, `chunks of ${size}`);
