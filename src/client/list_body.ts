@@ -195,7 +195,7 @@ const IN_ITEM = 11;
 const AFTER_ITEM = 12;
 /** After the top-level `}`: whitespace only. */
 const END = 13;
-/** An item begun near a chunk's end, kept unread (`#pending`) for a run of items. */
+/** An item begun in an earlier chunk, kept unread (`#pending`) until a separator shows. */
 const PENDING_ITEM = 14;
 
 /**
@@ -245,7 +245,7 @@ export class ListScanner<T> {
   /** Set while a kept item is read byte by byte after all. */
   #replaying = false;
   /** An item begun near the last chunk's end (state `PENDING_ITEM`), from its `{`. */
-  #pending: Uint8Array | undefined;
+  #pending: Uint8Array[] = [];
   /** Where the last item read in the current chunk ends (its `}`); -1: none. */
   #lastEnd = -1;
   /** Where a run's bytes are put between brackets to be decoded. */
@@ -285,6 +285,7 @@ export class ListScanner<T> {
       if (error !== BAILED) throw error;
       this.#bailed = true;
       this.#pieces = [];
+      this.#pending = [];
       return false;
     }
   }
@@ -410,7 +411,7 @@ export class ListScanner<T> {
                   continue;
                 }
                 if (end === RUN_PENDING) {
-                  this.#pending = b.subarray(i);
+                  this.#pending.push(b.subarray(i));
                   this.#state = PENDING_ITEM;
                   return;
                 }
@@ -488,21 +489,25 @@ export class ListScanner<T> {
       at = this.#firstSeparator(b, Math.max(i + 1, to - this.#separator!.length + 1), n);
     }
     if (at < 0) return RUN_PENDING;
-    if (!this.#parseRun(b.subarray(i, at + 1), undefined)) return NO_RUN;
+    if (!this.#parseRun(NONE, b.subarray(i, at + 1))) return NO_RUN;
     this.#lastEnd = at;
     return at + 1;
   }
 
   /**
-   * Goes on with the item kept from the last chunk: its run ends at the first separator of
-   * `b` (from `i`). Without one, or when the run does not parse, the kept bytes are read byte
-   * by byte after all (`#replay`). Returns where to go on in `b`.
+   * Goes on with the item kept from earlier chunks: its run ends at the first separator of `b`
+   * (from `i`); without one, `b` is kept too (an item longer than a chunk). When the run does
+   * not parse, the kept bytes are read byte by byte after all (`#replay`). Returns where to go
+   * on in `b`.
    */
   #resume(b: Uint8Array, i: number): number {
-    const pending = this.#pending!;
     const at = this.#firstSeparator(b, i, b.length);
-    if (at >= 0 && this.#parseRun(pending, b.subarray(i, at + 1))) {
-      this.#pending = undefined;
+    if (at < 0) {
+      this.#pending.push(b.subarray(i));
+      return b.length;
+    }
+    if (this.#parseRun(this.#pending, b.subarray(i, at + 1))) {
+      this.#pending = [];
       this.#state = AFTER_ITEM;
       this.#lastEnd = at;
       return at + 1;
@@ -512,34 +517,39 @@ export class ListScanner<T> {
     return i;
   }
 
-  /** Reads the kept item (and whatever follows it in its chunk) byte by byte. */
+  /** Reads the kept item (and whatever follows it in its chunks) byte by byte. */
   #replay(): void {
-    const pending = this.#pending!;
-    this.#pending = undefined;
+    const pending = this.#pending;
+    this.#pending = [];
     this.#state = NEXT_ITEM; // at its `{`, where FIRST_ITEM reads the same
     this.#replaying = true;
     try {
-      this.#push(pending);
+      for (const piece of pending) this.#push(piece);
     } finally {
       this.#replaying = false;
     }
   }
 
   /**
-   * Parses a run (items and the separators between them, in one or two pieces) as an array and
-   * hands its items on; false when it does not parse. The bracketed bytes are put together in
+   * Parses a run (items and the separators between them: the kept pieces, then `last`) as an
+   * array and hands its items on; false when it does not parse. The bracketed bytes are put together in
    * a kept buffer and decoded at once: joining strings instead cost about 10% of the parse on
    * Node 24 (V8 flattens the joined string, a second copy of the text).
    */
-  #parseRun(first: Uint8Array, second: Uint8Array | undefined): boolean {
-    const size = first.length + (second?.length ?? 0) + 2;
+  #parseRun(kept: readonly Uint8Array[], last: Uint8Array): boolean {
+    let size = last.length + 2;
+    for (const piece of kept) size += piece.length;
     if (this.#scratch.length < size) {
       this.#scratch = new Uint8Array(Math.max(size, RUN_BYTES + 2));
       this.#scratch[0] = OPEN_BRACKET;
     }
     const scratch = this.#scratch;
-    scratch.set(first, 1);
-    if (second !== undefined) scratch.set(second, 1 + first.length);
+    let at = 1;
+    for (const piece of kept) {
+      scratch.set(piece, at);
+      at += piece.length;
+    }
+    scratch.set(last, at);
     scratch[size - 1] = CLOSE_BRACKET;
     let items: unknown[];
     try {
@@ -981,6 +991,7 @@ function isSpace(c: number): boolean {
 }
 
 const EMPTY = new Uint8Array(0);
+const NONE: readonly Uint8Array[] = [];
 const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 const METADATA = ascii("metadata");
 const NAMESPACE = ascii("namespace");

@@ -424,21 +424,24 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
   test("an error thrown by the reader in a run of items is the reader's", () => {
     const items = Array.from({ length: 8 }, (_, i) => ({ metadata: { name: `p${i}` } }));
     const all = bytes(JSON.stringify({ items }));
-    const refused = new Error("transform refused p5");
-    for (let at = 0; at <= all.length; at += 3) {
-      const seen: string[] = [];
-      assert.throws(
-        () =>
-          decodeListBody([all.subarray(0, at), all.subarray(at)], context, {
-            item: (o) => {
-              if (o.metadata?.name === "p5") throw refused;
-              seen.push(o.metadata!.name!);
-              return o;
-            },
-          }),
-        (e: unknown) => e === refused,
-      );
-      assert.deepEqual(seen, ["p0", "p1", "p2", "p3", "p4"], `cut at ${at}`);
+    for (const refusedName of ["p5", "p7"]) { // in a run; the last item, read at the end
+      const refused = new Error(`transform refused ${refusedName}`);
+      const before = items.map((o) => o.metadata.name).slice(0, Number(refusedName.slice(1)));
+      for (let at = 0; at <= all.length; at += 3) {
+        const seen: string[] = [];
+        assert.throws(
+          () =>
+            decodeListBody([all.subarray(0, at), all.subarray(at)], context, {
+              item: (o) => {
+                if (o.metadata?.name === refusedName) throw refused;
+                seen.push(o.metadata!.name!);
+                return o;
+              },
+            }),
+          (e: unknown) => e === refused,
+        );
+        assert.deepEqual(seen, before, `cut at ${at}`);
+      }
     }
   });
 
