@@ -535,9 +535,9 @@ export class ListScanner<T> {
 
   /**
    * Parses a run (items and the separators between them: the kept pieces, then `last`) as an
-   * array and hands its items on; false when it does not parse. The bracketed bytes are put together in
-   * a kept buffer and decoded at once: joining strings instead cost about 10% of the parse on
-   * Node 24 (V8 flattens the joined string, a second copy of the text).
+   * array and hands its items on; false when it does not parse. The bracketed bytes are put
+   * together in a kept buffer and decoded at once: joining strings instead cost about 10% of
+   * the parse on Node 24 (V8 flattens the joined string, a second copy of the text).
    */
   #parseRun(kept: readonly Uint8Array[], last: Uint8Array): boolean {
     let size = last.length + 2;
@@ -570,7 +570,7 @@ export class ListScanner<T> {
     return true;
   }
 
-  /** Where the last separator wholly inside `[from, to)` of `b` starts, or -1 (Horspool, backwards). */
+  /** Where the last separator wholly inside `[from, to)` of `b` starts, or -1 (Horspool). */
   #lastSeparator(b: Uint8Array, from: number, to: number): number {
     const separator = this.#separator!;
     const m = separator.length;
