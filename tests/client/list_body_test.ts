@@ -8,6 +8,7 @@ import {
 import { KubeClient } from "../../src/client/kube_client.ts";
 import { metadataOnly } from "../../src/client/metadata_only.ts";
 import { pods } from "../../src/client/resource.ts";
+import { podFixture } from "../../src/testing/fixtures.ts";
 import { parseJsonObject } from "../../src/client/response_body.ts";
 import type { KubeObjectLike } from "../../src/client/types.ts";
 
@@ -326,6 +327,143 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
           return true;
         });
       }
+    }
+  });
+
+  test("runs of alike items, split at every offset, read as one parse does", () => {
+    // Items alike enough that runs are cut at their separator: nested arrays of objects whose
+    // first key is the items' first key (a separator inside an item), a separator's bytes in
+    // strings, multi-byte characters, a last item unlike the others, pretty-printed or not.
+    const items = [
+      { metadata: { name: "a", uid: "1" }, spec: { note: '},{"metadata":' } },
+      {
+        metadata: { name: "b\u00e9" },
+        spec: { templates: [{ metadata: { name: "t1" } }, { metadata: {} }] },
+      },
+      { metadata: { name: "c" }, status: { emoji: "\ud83d\ude80", list: [{}, { metadata: 1 }] } },
+      {
+        metadata: { name: "d\u65e5" },
+        spec: { templates: [{ metadata: { x: "}]" } }, { metadata: null }] },
+      },
+      { metadata: { name: "e" } },
+      { metadata: { name: "f" }, data: '\\\\"},{' },
+      { kind: "Odd", metadata: { name: "g" } },
+    ];
+    for (const indent of [0, 2]) {
+      const text = JSON.stringify(
+        { kind: "L", metadata: { resourceVersion: "7" }, items },
+        null,
+        indent,
+      );
+      const all = bytes(text);
+      const expected = listOfPlain(plain(text).value);
+      for (let at = 0; at <= all.length; at++) {
+        const chunks = [all.subarray(0, at), all.subarray(at)];
+        const seen: unknown[] = [];
+        const list = decodeListBody(chunks, context, {
+          item: (o) => {
+            seen.push(o);
+            return o;
+          },
+        });
+        assert.deepEqual(list, expected, `indent ${indent}, cut at ${at}`);
+        assert.deepEqual(seen, items, `indent ${indent}, cut at ${at}: each item once, in order`);
+      }
+      for (let at = 0; at < all.length; at += 5) {
+        for (let at2 = at; at2 <= all.length; at2 += 11) {
+          const chunks = [all.subarray(0, at), all.subarray(at, at2), all.subarray(at2)];
+          assert.deepEqual(decodeListBody(chunks, context), expected, `cuts at ${at}, ${at2}`);
+        }
+      }
+    }
+  });
+
+  test("items whose first key has an escape read as one parse does", () => {
+    const text = '{"items":[{"m\\u0065ta":1},{"m\\u0065ta":2},{"m\\u0065ta":3},{"m\\u0065ta":4}]}';
+    const all = bytes(text);
+    const expected = listOfPlain(plain(text).value);
+    for (let at = 0; at <= all.length; at++) {
+      assert.deepEqual(decodeListBody([all.subarray(0, at), all.subarray(at)], context), expected);
+    }
+  });
+
+  test("a broken item among alike items fails as a whole parse does, at every cut", () => {
+    const item = (name: string) => `{"metadata":{"name":"${name}"},"spec":{"a":[1,2]}}`;
+    const broken = [
+      `{"metadata":{"name":"x"},"spec":{"a":[1,2}}`,
+      `{"metadata":{"name":"x"},"spec":tru}`,
+      `{"metadata":{"name":"x"},"spec":{"a":"\u65e5"},}`,
+      `{"metadata":{"name":"x"},"spec":{"a":"\\q"}}`,
+      `{"metadata":{"name":"x\u0001"}}`,
+      `{"metadata":{"name":"x"}}}`,
+      `1`,
+    ];
+    for (const bad of broken) {
+      for (const position of [2, 4]) {
+        const parts = ["p0", "p1", "p2", "p3", "p4"].map(item);
+        parts.splice(position, 0, bad);
+        const text = `{"kind":"L","items":[${parts.join(",")}]}`;
+        const all = bytes(text);
+        const whole = plain(text);
+        for (let at = 0; at <= all.length; at++) {
+          const chunks = [all.subarray(0, at), all.subarray(at)];
+          if (whole.error === undefined) {
+            assert.deepEqual(decodeListBody(chunks, context), listOfPlain(whole.value), text);
+            continue;
+          }
+          assert.throws(() => decodeListBody(chunks, context), (e: unknown) => {
+            assert.ok(e instanceof TypeError, `${bad} cut at ${at}: ${e}`);
+            assert.equal(e.message, whole.error!.message, `${bad} cut at ${at}`);
+            return true;
+          });
+        }
+      }
+    }
+  });
+
+  test("an error thrown by the reader in a run of items is the reader's", () => {
+    const items = Array.from({ length: 8 }, (_, i) => ({ metadata: { name: `p${i}` } }));
+    const all = bytes(JSON.stringify({ items }));
+    for (const refusedName of ["p5", "p7"]) { // in a run; the last item, read at the end
+      const refused = new Error(`transform refused ${refusedName}`);
+      const before = items.map((o) => o.metadata.name).slice(0, Number(refusedName.slice(1)));
+      for (let at = 0; at <= all.length; at += 3) {
+        const seen: string[] = [];
+        assert.throws(
+          () =>
+            decodeListBody([all.subarray(0, at), all.subarray(at)], context, {
+              item: (o) => {
+                if (o.metadata?.name === refusedName) throw refused;
+                seen.push(o.metadata!.name!);
+                return o;
+              },
+            }),
+          (e: unknown) => e === refused,
+        );
+        assert.deepEqual(seen, before, `cut at ${at}`);
+      }
+    }
+  });
+
+  test("a page of pods in socket-sized chunks reads as one parse does", () => {
+    const items = Array.from({ length: 120 }, (_, i) => podFixture(i));
+    // A separator inside an item (a nested array of objects with a metadata key first) in many.
+    for (let i = 0; i < items.length; i += 7) {
+      (items[i]!.spec as Record<string, unknown>).templates = [{ metadata: { name: "x" } }, {
+        metadata: { name: "y" },
+      }];
+    }
+    // Items longer than a run (32 KB) in between.
+    for (let i = 3; i < items.length; i += 40) {
+      items[i]!.metadata!.annotations = { big: "\u00e9x".repeat(15_000 + i) };
+    }
+    const text = JSON.stringify({ kind: "PodList", apiVersion: "v1", metadata: {}, items });
+    const all = bytes(text);
+    const expected = listOfPlain(plain(text).value);
+    for (const size of [1000, 4096, 16384, 65536, 100_000, all.length]) {
+      const chunks: Uint8Array[] = [];
+      for (let at = 0; at < all.length; at += size) chunks.push(all.subarray(at, at + size));
+      assert.deepEqual(decodeListBody(chunks, context), expected, `chunks of ${size}`);
     }
   });
 });
