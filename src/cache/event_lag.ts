@@ -36,6 +36,56 @@ export interface EventLagHealth {
 export function serverWriteTime(object: KubeObjectLike): number | undefined {
   const fields = (object?.metadata as { managedFields?: unknown } | undefined)?.managedFields;
   if (!Array.isArray(fields)) return undefined;
+  // Times in the server's form (`2026-01-01T00:00:05Z`, a day under 29) sort as text in time
+  // order: only the latest is parsed, and one parse is remembered (consecutive events mostly
+  // carry the same second). `Date.parse` of a fresh string costs 0.5-0.9 us, about 3% of
+  // a watch event's CPU with two managedFields entries. Any other form is parsed as it comes.
+  let latest: string | undefined;
+  let newest: number | undefined;
+  for (const entry of fields) {
+    const time = (entry as { time?: unknown } | null)?.time;
+    if (typeof time !== "string") continue;
+    if (isServerForm(time)) {
+      if (latest === undefined || time > latest) latest = time;
+      continue;
+    }
+    const ms = Date.parse(time);
+    if (!Number.isNaN(ms) && (newest === undefined || ms > newest)) newest = ms;
+  }
+  if (latest === undefined) return newest;
+  const ms = parseRemembered(latest);
+  // A form that does not parse (a month 13): the others decide, as they would one by one.
+  if (Number.isNaN(ms)) return slowServerWriteTime(fields);
+  return newest === undefined || ms > newest ? ms : newest;
+}
+
+/**
+ * Whether `time` has the fixed shape `YYYY-MM-DDTHH:MM:SSZ` with a day of the month under 29:
+ * such strings compare as text in the order of the times they parse to (a later day never
+ * rolls over into the next month, as `Date.parse` rolls `02-30` into March).
+ */
+function isServerForm(time: string): boolean {
+  if (time.length !== 20 || time.charCodeAt(19) !== 0x5a || time.charCodeAt(10) !== 0x54) {
+    return false;
+  }
+  const tens = time.charCodeAt(8);
+  return tens < 0x32 || (tens === 0x32 && time.charCodeAt(9) < 0x39);
+}
+
+let rememberedTime = "";
+let rememberedMs = NaN;
+
+/** `Date.parse(time)`, remembering the last one. */
+function parseRemembered(time: string): number {
+  if (time !== rememberedTime) {
+    rememberedMs = Date.parse(time);
+    rememberedTime = time;
+  }
+  return rememberedMs;
+}
+
+/** Every time parsed, the newest kept. */
+function slowServerWriteTime(fields: readonly unknown[]): number | undefined {
   let newest: number | undefined;
   for (const entry of fields) {
     const time = (entry as { time?: unknown } | null)?.time;
