@@ -43,13 +43,19 @@ describe("serverWriteTime", () => {
       ["2026-13-01T00:00:00Z"],
       ["not a time", 5, null],
       ["2026-01-01T24:00:00Z", "2026-01-01T23:59:59Z"],
+      ["2026-01-01T24:00:00Z", "2026-01-02T00:00:00Z", "2026-01-01T24:00:01Z"],
+      // Years under 100 (which Date.UTC would read as 19xx), text where digits belong.
+      ["0099-06-01T00:00:00Z", "0050-01-01T00:00:00Z"],
+      ["2026-0a-01T00:00:00Z", "2026-01-01T00:00:00Z"],
+      ["2026-01-01T00:00:00Z", "2026-01-01 00:00:01Z"],
+      ["1970-01-01T00:00:00Z", "9999-12-28T23:59:59Z"],
     ];
     for (const times of cases) {
       assert.equal(serverWriteTime(stamped(...times)), newestParsed(times), JSON.stringify(times));
     }
   });
 
-  test("a time seen before and a different one after give each their own value", () => {
+  test("consecutive calls give each its own value", () => {
     const first = serverWriteTime(stamped("2026-01-01T00:00:01Z"));
     const again = serverWriteTime(stamped("2026-01-01T00:00:01Z", "2026-01-01T00:00:00Z"));
     const next = serverWriteTime(stamped("2026-01-01T00:00:02Z"));
