@@ -36,6 +36,73 @@ export interface EventLagHealth {
 export function serverWriteTime(object: KubeObjectLike): number | undefined {
   const fields = (object?.metadata as { managedFields?: unknown } | undefined)?.managedFields;
   if (!Array.isArray(fields)) return undefined;
+  // Times in the server's form (`2026-01-01T00:00:05Z`, a day under 29) sort as text in time
+  // order: only the latest is parsed, digit by digit (`Date.parse` of a fresh string costs
+  // 0.5-0.9 us, a few % of a watch event's CPU with two managedFields entries). Any other form
+  // is parsed by `Date.parse` as it comes.
+  let latest: string | undefined;
+  let newest: number | undefined;
+  for (const entry of fields) {
+    const time = (entry as { time?: unknown } | null)?.time;
+    if (typeof time !== "string") continue;
+    if (isServerForm(time)) {
+      if (latest === undefined || time > latest) latest = time;
+      continue;
+    }
+    const ms = Date.parse(time);
+    if (!Number.isNaN(ms) && (newest === undefined || ms > newest)) newest = ms;
+  }
+  if (latest === undefined) return newest;
+  const ms = parseServerForm(latest);
+  // A form that does not parse (a month 13): the others decide, as they would one by one.
+  if (Number.isNaN(ms)) return slowServerWriteTime(fields);
+  return newest === undefined || ms > newest ? ms : newest;
+}
+
+/**
+ * Whether `time` has the fixed shape `YYYY-MM-DDTHH:MM:SSZ` with a day of the month under 29:
+ * such strings compare as text in the order of the times they parse to (a later day never
+ * rolls over into the next month, as `Date.parse` rolls `02-30` into March).
+ */
+function isServerForm(time: string): boolean {
+  if (time.length !== 20 || time.charCodeAt(19) !== 0x5a || time.charCodeAt(10) !== 0x54) {
+    return false;
+  }
+  const tens = time.charCodeAt(8);
+  return tens < 0x32 || (tens === 0x32 && time.charCodeAt(9) < 0x39);
+}
+
+/**
+ * `Date.parse(time)` of a time in the server's form, read digit by digit; anything but plain
+ * digits in range (a 24th hour, a year under 100, a month 13) is left to `Date.parse`.
+ */
+function parseServerForm(time: string): number {
+  const year = digits(time, 0, 4);
+  const month = digits(time, 5, 2);
+  const day = digits(time, 8, 2);
+  const hour = digits(time, 11, 2);
+  const minute = digits(time, 14, 2);
+  const second = digits(time, 17, 2);
+  const plain = year >= 100 && month >= 1 && month <= 12 && day >= 1 && hour >= 0 &&
+    hour <= 23 && minute >= 0 && minute <= 59 && second >= 0 && second <= 59 &&
+    time.charCodeAt(4) === 0x2d && time.charCodeAt(7) === 0x2d &&
+    time.charCodeAt(13) === 0x3a && time.charCodeAt(16) === 0x3a;
+  return plain ? Date.UTC(year, month - 1, day, hour, minute, second) : Date.parse(time);
+}
+
+/** The decimal number of `time`'s `count` characters from `at`, or NaN if one is no digit. */
+function digits(time: string, at: number, count: number): number {
+  let value = 0;
+  for (let i = at; i < at + count; i++) {
+    const digit = time.charCodeAt(i) - 0x30;
+    if (!(digit >= 0 && digit <= 9)) return NaN;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/** Every time parsed, the newest kept. */
+function slowServerWriteTime(fields: readonly unknown[]): number | undefined {
   let newest: number | undefined;
   for (const entry of fields) {
     const time = (entry as { time?: unknown } | null)?.time;

@@ -174,4 +174,49 @@ describe("StoreWriter", () => {
       printed.restore();
     }
   });
+  test("an update through an Indexer reads the replaced object once (in compact mode, one decode per event)", () => {
+    let decodes = 0;
+    const indexer = new Indexer<KubeObject>({}, {
+      codec: {
+        encode: (object) => JSON.stringify(object),
+        decode: (stored) => {
+          decodes++;
+          return JSON.parse(stored as string) as KubeObject;
+        },
+        forget: () => {},
+        bytes: () => 0,
+      },
+    });
+    const updates: [KubeObject, KubeObject][] = [];
+    const w = new StoreWriter({
+      store: indexer,
+      onEvent: (ev) => void (ev.type === "update" && updates.push([ev.oldObject, ev.object])),
+    });
+    w.write({ type: "apply", object: pod("a", "1"), resourceVersion: "1" });
+    decodes = 0;
+    w.write({ type: "apply", object: pod("a", "2"), resourceVersion: "2" });
+    assert.equal(decodes, 1);
+    assert.deepEqual(updates, [[pod("a", "1"), pod("a", "2")]]);
+  });
+
+  test("any other store is read before it is written: the update carries what it held", () => {
+    const held = new Map<string, KubeObject>();
+    const told: string[] = [];
+    const w = new StoreWriter<KubeObject>({
+      store: {
+        get: (key) => held.get(key),
+        listKeys: () => [...held.keys()],
+        set: (object, key) => void held.set(key, object),
+        delete: (key) => held.delete(key),
+      },
+      onEvent: (ev) =>
+        void told.push(
+          ev.type === "update" ? `update ${ev.oldObject.metadata.resourceVersion}` : ev.type,
+        ),
+    });
+    w.write({ type: "apply", object: pod("a", "1"), resourceVersion: "1" });
+    w.write({ type: "apply", object: pod("a", "2"), resourceVersion: "2" });
+    assert.deepEqual(told, ["add", "synced", "update 1"]);
+    assert.equal(held.get("ns/a")?.metadata.resourceVersion, "2");
+  });
 });
