@@ -67,6 +67,27 @@ function plain(text: string): { value?: unknown; error?: Error } {
   }
 }
 
+/**
+ * Asserts that `text`, cut in two at every byte, reads as one `JSON.parse` of it does: the same
+ * list, or a TypeError with the same message (`label` names the case).
+ */
+function readsAsPlainAtEveryCut(text: string, label: string): void {
+  const all = bytes(text);
+  const whole = plain(text);
+  for (let at = 0; at <= all.length; at++) {
+    const chunks = [all.subarray(0, at), all.subarray(at)];
+    if (whole.error === undefined) {
+      assert.deepEqual(decodeListBody(chunks, context), listOfPlain(whole.value), text);
+      continue;
+    }
+    assert.throws(() => decodeListBody(chunks, context), (e: unknown) => {
+      assert.ok(e instanceof TypeError, `${label} cut at ${at}: ${e}`);
+      assert.equal(e.message, whole.error!.message, `${label} cut at ${at}`);
+      return true;
+    });
+  }
+}
+
 describe("decodeListBody: a list body cut into items on its bytes", () => {
   test("a body split at every byte offset decodes to exactly what JSON.parse makes of it", async () => {
     const expected = plain(TRICKY).value;
@@ -312,22 +333,7 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
       '{"items":[{"a":1},]}',
       "\u00ef\u00bb{}",
     ];
-    for (const text of bodies) {
-      const all = bytes(text);
-      const whole = plain(text);
-      for (let at = 0; at <= all.length; at++) {
-        const chunks = [all.subarray(0, at), all.subarray(at)];
-        if (whole.error === undefined) {
-          assert.deepEqual(decodeListBody(chunks, context), listOfPlain(whole.value), text);
-          continue;
-        }
-        assert.throws(() => decodeListBody(chunks, context), (e: unknown) => {
-          assert.ok(e instanceof TypeError, `${text} cut at ${at}: ${e}`);
-          assert.equal(e.message, whole.error!.message, `${text} cut at ${at}`);
-          return true;
-        });
-      }
-    }
+    for (const text of bodies) readsAsPlainAtEveryCut(text, text);
   });
 
   test("runs of alike items, split at every offset, read as one parse does", () => {
@@ -402,21 +408,7 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
       for (const position of [2, 4]) {
         const parts = ["p0", "p1", "p2", "p3", "p4"].map(item);
         parts.splice(position, 0, bad);
-        const text = `{"kind":"L","items":[${parts.join(",")}]}`;
-        const all = bytes(text);
-        const whole = plain(text);
-        for (let at = 0; at <= all.length; at++) {
-          const chunks = [all.subarray(0, at), all.subarray(at)];
-          if (whole.error === undefined) {
-            assert.deepEqual(decodeListBody(chunks, context), listOfPlain(whole.value), text);
-            continue;
-          }
-          assert.throws(() => decodeListBody(chunks, context), (e: unknown) => {
-            assert.ok(e instanceof TypeError, `${bad} cut at ${at}: ${e}`);
-            assert.equal(e.message, whole.error!.message, `${bad} cut at ${at}`);
-            return true;
-          });
-        }
+        readsAsPlainAtEveryCut(`{"kind":"L","items":[${parts.join(",")}]}`, bad);
       }
     }
   });
