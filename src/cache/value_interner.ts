@@ -49,21 +49,10 @@ export interface ValueInternerOptions {
  * ```
  */
 export class ValueInterner {
-  /** Entries a table grows to at most (a power of two). */
-  readonly #capacity: number;
-  /**
-   * The string table: sets of {@linkcode WAYS} slots, a string's set chosen by its hash; in
-   * each set the more recently seen strings first. `""` marks an empty slot (never tabled: too short).
-   */
-  #strings: string[] = emptyTable(INITIAL, "");
-  /** The subtree table, laid out like the string table, with each node's hash beside it. */
-  #nodes: (object | null)[] = emptyTable<object | null>(INITIAL, null);
-  #nodeHashes = new Int32Array(INITIAL);
-  /** Filled slots of each table, and values new to each since its last growth. */
-  #stringCount = 0;
-  #nodeCount = 0;
-  #stringMisses = 0;
-  #nodeMisses = 0;
+  /** The strings of 10 or more characters seen (`""`, never tabled, marks an empty slot). */
+  readonly #strings: SetTable<string>;
+  /** The subtrees seen. */
+  readonly #nodes: SetTable<object | null>;
   /** Nesting depth of the node being walked. */
   #depth = 0;
   /** Set by `#value`: the hash of the value it returned, or FRESH. */
@@ -84,17 +73,13 @@ export class ValueInterner {
     }
     let size = 8;
     while (size < capacity) size *= 2;
-    this.#capacity = size;
-    if (size < INITIAL) {
-      this.#strings = emptyTable(size, "");
-      this.#nodes = emptyTable<object | null>(size, null);
-      this.#nodeHashes = new Int32Array(size);
-    }
+    this.#strings = new SetTable<string>(size, "");
+    this.#nodes = new SetTable<object | null>(size, null);
   }
 
   /** Entries the tables hold now (strings and subtrees). */
   get size(): number {
-    return this.#stringCount + this.#nodeCount;
+    return this.#strings.count + this.#nodes.count;
   }
 
   /**
@@ -266,24 +251,17 @@ export class ValueInterner {
     const hash = stringHash(s);
     this.#hash = hash;
     const table = this.#strings;
-    const set = slotSet(hash, table.length);
+    const set = table.setOf(hash);
+    const { values, hashes } = table;
     for (let j = set; j < set + WAYS; j++) {
-      const seen = table[j]!;
-      if (seen !== s) continue;
-      // Seen again: first in its set (the others move down one).
-      for (let k = j; k > set; k--) table[k] = table[k - 1]!;
-      table[set] = seen;
+      const seen = values[j]!;
+      if (hashes[j] !== hash || seen !== s) continue;
+      table.promote(set, j);
       this.#swap = true;
       return seen;
     }
-    // New: first in its set; the set's least recently seen string is forgotten.
-    if (table[set + WAYS - 1] === "") this.#stringCount++;
-    for (let k = set + WAYS - 1; k > set; k--) table[k] = table[k - 1]!;
-    table[set] = s;
+    table.insert(set, s, hash);
     this.#bytes += 16 + s.length;
-    if (++this.#stringMisses * 4 >= table.length && table.length < this.#capacity) {
-      this.#growStrings();
-    }
     return s;
   }
 
@@ -327,77 +305,97 @@ export class ValueInterner {
    * changed in place before it was shared no longer matches (nor does any node above it).
    */
   #node(v: object, hash: number): object {
-    const nodes = this.#nodes;
-    const hashes = this.#nodeHashes;
-    const set = slotSet(hash, nodes.length);
+    const table = this.#nodes;
+    const set = table.setOf(hash);
+    const { values, hashes } = table;
     for (let j = set; j < set + WAYS; j++) {
-      const seen = nodes[j]!;
+      const seen = values[j]!;
       if (seen === null || hashes[j] !== hash || !shallowEqual(seen, v)) continue;
-      for (let k = j; k > set; k--) {
-        nodes[k] = nodes[k - 1]!;
-        hashes[k] = hashes[k - 1]!;
-      }
-      nodes[set] = seen;
-      hashes[set] = hash;
+      table.promote(set, j);
       freezeDeep(seen);
       return seen;
     }
-    if (nodes[set + WAYS - 1] === null) this.#nodeCount++;
-    for (let k = set + WAYS - 1; k > set; k--) {
-      nodes[k] = nodes[k - 1]!;
-      hashes[k] = hashes[k - 1]!;
-    }
-    nodes[set] = v;
-    hashes[set] = hash;
-    if (++this.#nodeMisses * 4 >= nodes.length && nodes.length < this.#capacity) {
-      this.#growNodes();
-    }
+    table.insert(set, v, hash);
     return v;
   }
+}
 
-  /** The string table at twice its size, its strings placed again (most recent first). */
-  #growStrings(): void {
-    const old = this.#strings;
-    const table = emptyTable(old.length * 2, "");
-    // Each set's last slots first, so that the more recently seen strings end up first.
-    for (let way = WAYS - 1; way >= 0; way--) {
-      for (let j = way; j < old.length; j += WAYS) {
-        const s = old[j]!;
-        if (s === "") continue;
-        const set = slotSet(stringHash(s), table.length);
-        for (let k = set + WAYS - 1; k > set; k--) table[k] = table[k - 1]!;
-        table[set] = s;
-      }
-    }
-    this.#strings = table;
-    this.#stringCount = table.reduce((n, s) => s === "" ? n : n + 1, 0);
-    this.#stringMisses = 0;
+/**
+ * A table of values by hash, in sets of {@linkcode WAYS} slots (a value's hash picks its set;
+ * in each set the more recently seen values first, `empty` in the slots never filled). It
+ * starts at {@linkcode INITIAL} slots (or its capacity, if smaller) and doubles each time
+ * values new to it reach a quarter of its slots, up to its capacity.
+ */
+class SetTable<V> {
+  values: V[];
+  hashes: Int32Array;
+  /** Slots filled. */
+  count = 0;
+  /** Values inserted since the table last grew. */
+  #misses = 0;
+  readonly #capacity: number;
+  readonly #empty: V;
+
+  constructor(capacity: number, empty: V) {
+    this.#capacity = capacity;
+    this.#empty = empty;
+    const size = Math.min(capacity, INITIAL);
+    this.values = emptyTable(size, empty);
+    this.hashes = new Int32Array(size);
   }
 
-  /** The subtree table at twice its size (see {@linkcode ValueInterner.#growStrings}). */
-  #growNodes(): void {
-    const old = this.#nodes;
-    const oldHashes = this.#nodeHashes;
-    const nodes = emptyTable<object | null>(old.length * 2, null);
-    const hashes = new Int32Array(nodes.length);
+  /** The first slot of the set of a value of hash `hash`. */
+  setOf(hash: number): number {
+    return slotSet(hash, this.values.length);
+  }
+
+  /** Moves the value in slot `j` of the set starting at `set` first in it (seen again). */
+  promote(set: number, j: number): void {
+    const { values, hashes } = this;
+    const value = values[j]!;
+    const hash = hashes[j]!;
+    for (let k = j; k > set; k--) {
+      values[k] = values[k - 1]!;
+      hashes[k] = hashes[k - 1]!;
+    }
+    values[set] = value;
+    hashes[set] = hash;
+  }
+
+  /**
+   * Puts `value` first in the set starting at `set` (the set's least recently seen value is
+   * forgotten), then grows the table if that is due.
+   */
+  insert(set: number, value: V, hash: number): void {
+    this.#place(set, value, hash);
+    if (++this.#misses * 4 >= this.values.length && this.values.length < this.#capacity) {
+      this.#grow();
+    }
+  }
+
+  /** Puts `value` first in the set starting at `set`, forgetting the set's last value. */
+  #place(set: number, value: V, hash: number): void {
+    const last = set + WAYS - 1;
+    if (this.values[last] === this.#empty) this.count++;
+    this.values[last] = value;
+    this.hashes[last] = hash;
+    this.promote(set, last);
+  }
+
+  /** The table at twice its size, its values placed again (the most recently seen first). */
+  #grow(): void {
+    const old = this.values;
+    const oldHashes = this.hashes;
+    this.values = emptyTable(old.length * 2, this.#empty);
+    this.hashes = new Int32Array(old.length * 2);
+    this.count = 0;
+    // Each set's last slots first, so that the more recently seen values end up first.
     for (let way = WAYS - 1; way >= 0; way--) {
       for (let j = way; j < old.length; j += WAYS) {
-        const node = old[j]!;
-        if (node === null) continue;
-        const hash = oldHashes[j]!;
-        const set = slotSet(hash, nodes.length);
-        for (let k = set + WAYS - 1; k > set; k--) {
-          nodes[k] = nodes[k - 1]!;
-          hashes[k] = hashes[k - 1]!;
-        }
-        nodes[set] = node;
-        hashes[set] = hash;
+        if (old[j] !== this.#empty) this.#place(this.setOf(oldHashes[j]!), old[j]!, oldHashes[j]!);
       }
     }
-    this.#nodes = nodes;
-    this.#nodeHashes = hashes;
-    this.#nodeCount = nodes.reduce((n, node) => node === null ? n : n + 1, 0);
-    this.#nodeMisses = 0;
+    this.#misses = 0;
   }
 }
 
