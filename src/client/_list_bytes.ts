@@ -4,6 +4,7 @@
  * @module
  */
 import type { KubeObjectLike } from "./types.ts";
+import type { JsonTextDecoder } from "../util/json_text_decoder.ts";
 
 /** What identifies a listed item: read from its `metadata` without decoding the item. */
 export interface ListItemIdentity {
@@ -35,7 +36,7 @@ export interface Scan<T> {
 export const BAILED = new Error("not a plain list body");
 
 /** The JSON value in `span`, parsed; a syntax error leaves for the plain path. */
-export function parseSpan(decoder: TextDecoder, span: Uint8Array): unknown {
+export function parseSpan(decoder: JsonTextDecoder, span: Uint8Array): unknown {
   try {
     return JSON.parse(decoder.decode(span));
   } catch {

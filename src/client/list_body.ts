@@ -68,6 +68,7 @@ import {
 } from "./_list_bytes.ts";
 export type { ListItemIdentity } from "./_list_bytes.ts";
 import type { ListItemIdentity } from "./_list_bytes.ts";
+import { JsonTextDecoder } from "../util/json_text_decoder.ts";
 import { ItemScanner } from "./list_item_scanner.ts";
 import type { KubeList, KubeObjectLike } from "./types.ts";
 
@@ -219,6 +220,8 @@ export class ListScanner<T> {
   /** Whether the reader has `known` (items are then scanned for their identity). */
   readonly #known: boolean;
   readonly #decoder = new TextDecoder();
+  /** Decodes runs and items one byte a character (see JsonTextDecoder). */
+  readonly #json = new JsonTextDecoder();
   readonly #stack = new Uint8Array(MAX_DEPTH);
   readonly #out: Record<string, unknown> = {};
   #list: T[] | undefined;
@@ -547,7 +550,7 @@ export class ListScanner<T> {
     scratch[size - 1] = CLOSE_BRACKET;
     let items: unknown[];
     try {
-      items = JSON.parse(this.#decoder.decode(scratch.subarray(0, size))) as unknown[];
+      items = JSON.parse(this.#json.decode(scratch.subarray(0, size))) as unknown[];
     } catch {
       if (++this.#runMisses === MAX_RUN_MISSES) this.#runs = false;
       return false;
@@ -705,7 +708,7 @@ export class ListScanner<T> {
 
   /** A top-level value, parsed; a syntax error leaves for the plain path. */
   #parse(span: Uint8Array): unknown {
-    return parseSpan(this.#decoder, span);
+    return parseSpan(this.#json, span);
   }
 }
 

@@ -21,6 +21,7 @@ import {
   QUOTE,
   type Scan,
 } from "./_list_bytes.ts";
+import { JsonTextDecoder } from "../util/json_text_decoder.ts";
 import type { KubeObjectLike } from "./types.ts";
 
 /**
@@ -31,6 +32,7 @@ export class ItemScanner<T> {
   #b: Uint8Array = new Uint8Array(0);
   readonly #reader: Scan<T>;
   readonly #decoder = new TextDecoder();
+  readonly #json = new JsonTextDecoder();
   /** Closers expected at each depth of the composite being skipped. */
   readonly #stack = new Uint8Array(MAX_DEPTH);
   /** The identity fields of the item being scanned: start and end of each string, or -1. */
@@ -72,13 +74,13 @@ export class ItemScanner<T> {
       this.#b = EMPTY;
     }
     if (held !== undefined) return held;
-    return this.#reader.item(parseSpan(this.#decoder, b.subarray(start, end)) as KubeObjectLike);
+    return this.#reader.item(parseSpan(this.#json, b.subarray(start, end)) as KubeObjectLike);
   }
 
   /** The item in `b` (one whole object) through the reader. */
   read(b: Uint8Array): T | undefined {
     if (this.#reader.known === undefined) {
-      return this.#reader.item(parseSpan(this.#decoder, b) as KubeObjectLike);
+      return this.#reader.item(parseSpan(this.#json, b) as KubeObjectLike);
     }
     this.#b = b;
     if (this.#item(0) !== b.length) throw BAILED;

@@ -14,6 +14,7 @@ import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./watch_event.ts
 import { describeKind, describeValue, isRecord } from "../util/values.ts";
 import { checkSignal } from "../util/validate.ts";
 import { onAbort } from "../util/abort.ts";
+import { JsonTextDecoder } from "../util/json_text_decoder.ts";
 
 /** Options of {@linkcode decodeWatchStream}. */
 export interface DecodeWatchStreamOptions {
@@ -149,6 +150,7 @@ export class WatchDecoderStream<T extends KubeObjectLike = KubeObject>
 class WatchEventParser<T extends KubeObjectLike> {
   readonly #splitter: LineSplitter;
   readonly #text = new TextDecoder();
+  readonly #json = new JsonTextDecoder();
   #onEvent: (event: WatchEvent<T>) => void = ignoreEvent;
   /** Chunks to go before a run is tried again, after a run that was not ASCII. */
   #runWait = 0;
@@ -186,24 +188,35 @@ class WatchEventParser<T extends KubeObjectLike> {
     const byteOffset = this.#splitter.lineOffset;
     const rest = this.#splitter.finish();
     if (rest === undefined) return undefined;
-    const text = this.#text.decode(rest);
-    try {
-      return parseEvent<T>(text, true);
-    } catch (error) {
-      throw locate(error, text, lineNumber, byteOffset);
-    }
+    return this.#parseLine(rest, lineNumber, byteOffset, true);
   }
 
   readonly #onLine = (line: Uint8Array, lineNumber: number, byteOffset: number): void => {
-    const text = this.#text.decode(line);
-    let event: WatchEvent<T> | undefined;
-    try {
-      event = parseEvent<T>(text, false);
-    } catch (error) {
-      throw locate(error, text, lineNumber, byteOffset);
-    }
+    const event = this.#parseLine(line, lineNumber, byteOffset, false);
     if (event !== undefined) this.#onEvent(event);
   };
+
+  /**
+   * One line's event, its text decoded one byte a character (see JsonTextDecoder). A line that
+   * fails is decoded again as it is, so that its error quotes the bytes that came.
+   */
+  #parseLine(
+    line: Uint8Array,
+    lineNumber: number,
+    byteOffset: number,
+    last: boolean,
+  ): WatchEvent<T> | undefined {
+    try {
+      return parseEvent<T>(this.#json.decode(line), last);
+    } catch {
+      const text = this.#text.decode(line);
+      try {
+        return parseEvent<T>(text, last);
+      } catch (error) {
+        throw locate(error, text, lineNumber, byteOffset);
+      }
+    }
+  }
 
   /** A run of whole lines: parsed from one string when it is ASCII, else declined (0). */
   readonly #onRun = (run: Uint8Array, lineNumber: number, byteOffset: number): number => {

@@ -400,6 +400,10 @@ describe("decodeListBody: a list body cut into items on its bytes", () => {
       `{"metadata":{"name":"x"},"spec":tru}`,
       `{"metadata":{"name":"x"},"spec":{"a":"\u65e5"},}`,
       `{"metadata":{"name":"x"},"spec":{"a":"\\q"}}`,
+      // Characters above U+00FF where the run's text escapes them: after an invalid escape,
+      // outside a string.
+      `{"metadata":{"name":"x"},"spec":{"a":"\\\u2013"}}`,
+      `{"metadata":{"name":"x"},"spec":\u2013}`,
       `{"metadata":{"name":"x\u0001"}}`,
       `{"metadata":{"name":"x"}}}`,
       `1`,

@@ -517,6 +517,20 @@ describe("decodeWatchStream", () => {
       assert.equal(error.snippet, "x");
     });
 
+    test("a bad line with characters above U+00FF is quoted as it came, not escaped", async () => {
+      for (
+        const bad of ['{"type":"ADDED","object":{"metadata":{"name":"日本–"}},}', '{"a":"\\–"}']
+      ) {
+        const body = line({ type: "ADDED", object: pod("日本語-🚀") }) + bad + "\n";
+        const { events, error } = await collectUntilError(decodeWatchStream(source([body]).stream));
+        assert.equal(events.length, 1);
+        assert.equal(events[0]!.object.metadata.name, "日本語-🚀");
+        assert.ok(error instanceof WatchDecodeError);
+        assert.equal(error.reason, "malformed-json");
+        assert.equal(error.snippet, bad);
+      }
+    });
+
     test("a snippet never ends in half of a surrogate pair", async () => {
       const bad = "x".repeat(119) + "🚀" + "\n";
       const { error } = await collectUntilError(decodeWatchStream(source([bad]).stream));
