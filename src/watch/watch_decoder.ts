@@ -9,7 +9,7 @@ import {
   type WatchDecodeErrorOptions,
   type WatchDecodeReason,
 } from "./decode_error.ts";
-import { LineSplitter, type RunHandler } from "./line_splitter.ts";
+import { LineSplitter } from "./line_splitter.ts";
 import { INITIAL_EVENTS_END_ANNOTATION, type WatchEvent } from "./watch_event.ts";
 import { describeKind, describeValue, isRecord } from "../util/values.ts";
 import { checkSignal } from "../util/validate.ts";
@@ -136,26 +136,19 @@ export class WatchDecoderStream<T extends KubeObjectLike = KubeObject>
  * The push-based core shared by the iterator and the stream: bytes in, events out through a
  * callback. Throws the same errors as {@linkcode decodeWatchStream}.
  *
- * Text: the whole lines of a chunk are decoded as one run when the run is ASCII, else each line
- * on its own (one `TextDecoder` call per line). ASCII text is one byte a character, and the
- * lines are then slices of the run's string (no copy): on ASCII streams of ~3 KB pods the
- * decoder takes 4-11% less CPU than per line (Node 24, Deno, Bun; `JSON.parse` included).
- * A string holding one non-Latin-1 character is stored at two bytes a character, so a run with
- * one is not used (decoding per line keeps its ASCII lines one-byte: on 100k events of such pods,
- * 1.19 GB allocated per line against 1.36 GB per run). Whether a run is ASCII is known only after
- * decoding it (its text has as many characters as it has bytes), so a run that was not makes
- * the parser wait before it tries again ({@linkcode RUN_RETRY_MAX} chunks at most): a stream
- * where every chunk holds some non-ASCII text pays one wasted decode in 65 chunks.
+ * Text: the whole lines of a chunk are decoded as one run (lines that began in an earlier
+ * chunk, each on its own), as ASCII: non-ASCII characters are written as `\u` escapes first
+ * (`JsonTextDecoder`), since one of them would make the run's text, and every string parsed from
+ * it, two bytes a character. The lines are then slices of the run's string (no copy): on
+ * streams of ~3 KB pods the decoder takes 4-11% less CPU than per line (Node 24, Deno, Bun;
+ * `JSON.parse` included). A line that fails is decoded again from its own bytes, so that its
+ * error quotes what came and says where in the stream it starts.
  */
 class WatchEventParser<T extends KubeObjectLike> {
   readonly #splitter: LineSplitter;
   readonly #text = new TextDecoder();
   readonly #json = new JsonTextDecoder();
   #onEvent: (event: WatchEvent<T>) => void = ignoreEvent;
-  /** Chunks to go before a run is tried again, after a run that was not ASCII. */
-  #runWait = 0;
-  /** The next wait after a run that is not ASCII (doubles up to RUN_RETRY_MAX). */
-  #runRetry = 1;
 
   constructor(options: { maxLineLength?: number }) {
     this.#splitter = new LineSplitter(options);
@@ -170,13 +163,8 @@ class WatchEventParser<T extends KubeObjectLike> {
       );
     }
     this.#onEvent = onEvent;
-    let onRun: RunHandler | undefined = this.#onRun;
-    if (this.#runWait > 0) {
-      this.#runWait--;
-      onRun = undefined;
-    }
     try {
-      this.#splitter.push(chunk, this.#onLine, onRun);
+      this.#splitter.push(chunk, this.#onLine, this.#onRun);
     } finally {
       this.#onEvent = ignoreEvent;
     }
@@ -209,27 +197,28 @@ class WatchEventParser<T extends KubeObjectLike> {
     try {
       return parseEvent<T>(this.#json.decode(line), last);
     } catch {
-      const text = this.#text.decode(line);
-      try {
-        return parseEvent<T>(text, last);
-      } catch (error) {
-        throw locate(error, text, lineNumber, byteOffset);
-      }
+      return this.#parseAsItCame(line, lineNumber, byteOffset, last);
     }
   }
 
-  /** A run of whole lines: parsed from one string when it is ASCII, else declined (0). */
-  readonly #onRun = (run: Uint8Array, lineNumber: number, byteOffset: number): number => {
-    const text = this.#text.decode(run);
-    // Fewer characters than bytes: some are multi-byte. (As many with non-ASCII bytes happens
-    // only for invalid bytes, each one U+FFFD: offsets still match, and the text is the same
-    // as per line, since no UTF-8 sequence spans a `\n`.)
-    if (text.length !== run.length) {
-      this.#runWait = this.#runRetry;
-      this.#runRetry = Math.min(this.#runRetry * 2, RUN_RETRY_MAX);
-      return 0;
+  /** A line that failed as ASCII text, parsed from its bytes decoded as they are. */
+  #parseAsItCame(
+    line: Uint8Array,
+    lineNumber: number,
+    byteOffset: number,
+    last: boolean,
+  ): WatchEvent<T> | undefined {
+    const text = this.#text.decode(line);
+    try {
+      return parseEvent<T>(text, last);
+    } catch (error) {
+      throw locate(error, text, lineNumber, byteOffset);
     }
-    this.#runRetry = 1;
+  }
+
+  /** A run of whole lines, parsed from one string (all of them taken). */
+  readonly #onRun = (run: Uint8Array, lineNumber: number, byteOffset: number): number => {
+    const text = this.#json.decode(run);
     let lines = 0;
     let start = 0;
     for (;;) {
@@ -239,12 +228,11 @@ class WatchEventParser<T extends KubeObjectLike> {
       // As the splitter does: without a trailing \r, and an empty line is skipped.
       const stop = end > start && text.charCodeAt(end - 1) === CR ? end - 1 : end;
       if (stop > start) {
-        const line = text.slice(start, stop);
         let event: WatchEvent<T> | undefined;
         try {
-          event = parseEvent<T>(line, false);
-        } catch (error) {
-          throw locate(error, line, lineNumber + lines - 1, byteOffset + start);
+          event = parseEvent<T>(text.slice(start, stop), false);
+        } catch {
+          event = this.#parseLineOfRun(run, lines, lineNumber, byteOffset);
         }
         if (event !== undefined) this.#onEvent(event);
       }
@@ -252,12 +240,34 @@ class WatchEventParser<T extends KubeObjectLike> {
       start = newline + 1;
     }
   };
+
+  /**
+   * The `index`th line (from 1) of a run, parsed from its bytes as they came: the run's text
+   * has escapes, so its offsets are not the bytes'.
+   */
+  #parseLineOfRun(
+    run: Uint8Array,
+    index: number,
+    lineNumber: number,
+    byteOffset: number,
+  ): WatchEvent<T> | undefined {
+    let from = 0;
+    for (let k = 1; k < index; k++) from = run.indexOf(LF, from) + 1;
+    let to = run.indexOf(LF, from);
+    if (to === -1) to = run.length;
+    if (to > from && run[to - 1] === CR) to--;
+    return this.#parseAsItCame(
+      run.subarray(from, to),
+      lineNumber + index - 1,
+      byteOffset + from,
+      false,
+    );
+  }
 }
 
 const CR = 0x0d;
 
-/** Most chunks the parser waits before trying a run again after runs that were not ASCII. */
-const RUN_RETRY_MAX = 64;
+const LF = 0x0a;
 
 /** What is wrong with a line, before its position is known (internal, never escapes). */
 class LineProblem {

@@ -521,13 +521,20 @@ describe("decodeWatchStream", () => {
       for (
         const bad of ['{"type":"ADDED","object":{"metadata":{"name":"日本–"}},}', '{"a":"\\–"}']
       ) {
-        const body = line({ type: "ADDED", object: pod("日本語-🚀") }) + bad + "\n";
-        const { events, error } = await collectUntilError(decodeWatchStream(source([body]).stream));
-        assert.equal(events.length, 1);
-        assert.equal(events[0]!.object.metadata.name, "日本語-🚀");
-        assert.ok(error instanceof WatchDecodeError);
-        assert.equal(error.reason, "malformed-json");
-        assert.equal(error.snippet, bad);
+        const first = line({ type: "ADDED", object: pod("日本語-🚀") });
+        // One chunk (its lines decoded as one run), and one line a chunk.
+        for (const chunks of [[first + bad + "\n"], [first, bad + "\n"]]) {
+          const { events, error } = await collectUntilError(
+            decodeWatchStream(source(chunks).stream),
+          );
+          assert.equal(events.length, 1);
+          assert.equal(events[0]!.object.metadata.name, "日本語-🚀");
+          assert.ok(error instanceof WatchDecodeError);
+          assert.equal(error.reason, "malformed-json");
+          assert.equal(error.snippet, bad);
+          assert.equal(error.lineNumber, 2);
+          assert.equal(error.byteOffset, utf8.encode(first).length);
+        }
       }
     });
 
