@@ -64,6 +64,17 @@ export class ValueInterner {
    * so this is the only way a caller knows to write it in place of its own.
    */
   #swap = false;
+  /**
+   * The keys and the interned values of the nodes being walked, one run per node from its
+   * first slot (`#top` when it started) to `#top`: what `#node` compares a table entry with
+   * (no second walk of the node, no read of its properties by name).
+   */
+  readonly #keys: string[] = [];
+  readonly #items: unknown[] = [];
+  /** The first free slot of `#keys` and `#items`. */
+  #top = 0;
+  /** The highest `#top` since the slots were last cleared (they hold no value after a call). */
+  #high = 0;
 
   /** An interner with empty tables. */
   constructor(options: ValueInternerOptions = {}) {
@@ -98,11 +109,20 @@ export class ValueInterner {
   intern<V>(value: V): V {
     this.#bytes = 0;
     this.#depth = 0;
+    this.#top = 0;
     if (typeof value !== "object" || value === null) return this.#value(value) as V;
     if (Array.isArray(value)) this.#array(value);
     else this.#object(value as Record<string, unknown>);
     this.#bytes += NODE_BYTES;
+    this.#clear();
     return value;
+  }
+
+  /** Drops the walk's references to values (the interner holds none but its tables'). */
+  #clear(): void {
+    const items = this.#items;
+    for (let i = 0; i < this.#high; i++) items[i] = undefined;
+    this.#high = 0;
   }
 
   /**
@@ -115,6 +135,7 @@ export class ValueInterner {
   internLike<V>(value: V, previous: unknown): V {
     this.#bytes = 0;
     this.#depth = 0;
+    this.#top = 0;
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return this.intern(value);
     }
@@ -125,6 +146,7 @@ export class ValueInterner {
     const p = previous as Record<string, unknown>;
     if (this.#objectLike(o, p)) freezeTaken(o, p); // equal, yet the top level stays its own
     this.#bytes += NODE_BYTES;
+    this.#clear();
     return value;
   }
 
@@ -209,33 +231,12 @@ export class ValueInterner {
       case "boolean":
         this.#hash = v ? 0x2f1 : 0x2f3;
         return v;
-      case "object": {
+      case "object":
         if (v === null) {
           this.#hash = 0x2f5;
           return v;
         }
-        if (this.#depth >= MAX_DEPTH || !isPlain(v)) {
-          // Deeper than any Kubernetes object (no stack overflows), or not JSON's (a
-          // transform's Date or Map: its state is not in its keys): kept as it is.
-          this.#hash = FRESH;
-          return v;
-        }
-        const bytes = this.#bytes;
-        this.#depth++;
-        const hash = Array.isArray(v) ? this.#array(v) : this.#object(v as Record<string, unknown>);
-        this.#depth--;
-        this.#swap = false; // what an item set: a node is replaced only by another node
-        this.#hash = hash;
-        if (hash === FRESH) {
-          this.#bytes += NODE_BYTES;
-          return v;
-        }
-        const canonical = this.#node(v, hash);
-        // A subtree shared with one seen before costs nothing here.
-        if (canonical !== v) this.#bytes = bytes;
-        else this.#bytes += NODE_BYTES;
-        return canonical;
-      }
+        return this.#child(v);
       default:
         this.#hash = FRESH;
         return v;
@@ -265,37 +266,121 @@ export class ValueInterner {
     return s;
   }
 
-  /** Interns the items of `a` in place; returns its content hash (FRESH if it holds something left alone). */
+  /**
+   * The canonical form of the object or array `v` (`#value`'s case of a node); sets `#hash`.
+   * Leaves `#swap` false: a node is replaced only by another node.
+   */
+  #child(v: object): object {
+    let array = false;
+    if (Array.isArray(v)) array = true;
+    else {
+      const proto = Object.getPrototypeOf(v);
+      // Not JSON's (a transform's Date or Map: its state is not in its keys): kept as it is.
+      if (proto !== OBJECT_PROTOTYPE && proto !== null) return this.#kept(v);
+    }
+    // Deeper than any Kubernetes object (no stack overflows): kept as it is.
+    if (this.#depth >= MAX_DEPTH) return this.#kept(v);
+    const bytes = this.#bytes;
+    const first = this.#top;
+    this.#depth++;
+    const hash = array ? this.#array(v as unknown[]) : this.#object(v as Record<string, unknown>);
+    this.#depth--;
+    const count = this.#top - first;
+    this.#top = first;
+    this.#swap = false;
+    this.#hash = hash;
+    if (hash === FRESH) {
+      this.#bytes += NODE_BYTES;
+      return v;
+    }
+    const canonical = this.#node(v, hash, array, first, count);
+    // A subtree shared with one seen before costs nothing here.
+    if (canonical !== v) this.#bytes = bytes;
+    else this.#bytes += NODE_BYTES;
+    return canonical;
+  }
+
+  /** `v` left as it is (FRESH): what `#child` does not walk. */
+  #kept(v: object): object {
+    this.#swap = false;
+    this.#hash = FRESH;
+    return v;
+  }
+
+  /**
+   * Interns the items of `a` in place, noting each in the walk's slots; returns its content
+   * hash (FRESH if it holds something left alone).
+   */
   #array(a: unknown[]): number {
     let hash = 0x3a5 + a.length;
     let fresh = false;
     const writable = !Object.isFrozen(a);
+    const items = this.#items;
+    let top = this.#top;
     this.#bytes += 8 * a.length;
     for (let i = 0; i < a.length; i++) {
       const item = a[i];
-      this.#swap = false;
-      const canonical = this.#value(item);
-      if ((canonical !== item || this.#swap) && writable) put(a, i, canonical);
-      if (this.#hash === FRESH) fresh = true;
-      else hash = mix(hash, this.#hash);
+      let canonical = item;
+      let h: number;
+      // The common cases inline (a call per item costs more than the case).
+      if (typeof item === "string" && item.length < SHORT) h = stringHash(item);
+      else if (typeof item === "object" && item !== null) {
+        this.#top = top;
+        canonical = this.#child(item);
+        h = this.#hash;
+        if (canonical !== item && writable && !put(a, i, canonical)) canonical = item;
+      } else {
+        this.#swap = false;
+        canonical = this.#value(item);
+        h = this.#hash;
+        if (this.#swap && writable && !put(a, i, canonical)) canonical = item;
+      }
+      items[top++] = canonical;
+      if (h === FRESH) fresh = true;
+      else hash = mix(hash, h);
     }
+    this.#top = top;
+    if (top > this.#high) this.#high = top;
     return fresh ? FRESH : hash;
   }
 
-  /** Interns the values of `o` in place; returns its content hash (FRESH if it holds something left alone). */
+  /**
+   * Interns the values of `o` in place, noting each key and value in the walk's slots;
+   * returns its content hash (FRESH if it holds something left alone).
+   */
   #object(o: Record<string, unknown>): number {
     let hash = 0x1b7;
     let fresh = false;
     const writable = !Object.isFrozen(o);
+    const keys = this.#keys;
+    const items = this.#items;
+    let top = this.#top;
+    let slots = 0;
     for (const key in o) {
-      this.#bytes += 8;
+      slots++;
       const item = o[key];
-      this.#swap = false;
-      const canonical = this.#value(item);
-      if ((canonical !== item || this.#swap) && writable) put(o, key, canonical);
-      if (this.#hash === FRESH) fresh = true;
-      else hash = mix(mix(hash, keyHash(key)), this.#hash);
+      let canonical = item;
+      let h: number;
+      if (typeof item === "string" && item.length < SHORT) h = stringHash(item);
+      else if (typeof item === "object" && item !== null) {
+        this.#top = top;
+        canonical = this.#child(item);
+        h = this.#hash;
+        if (canonical !== item && writable && !put(o, key, canonical)) canonical = item;
+      } else {
+        this.#swap = false;
+        canonical = this.#value(item);
+        h = this.#hash;
+        if (this.#swap && writable && !put(o, key, canonical)) canonical = item;
+      }
+      keys[top] = key;
+      items[top++] = canonical;
+      if (h === FRESH) fresh = true;
+      else hash = mix(mix(hash, keyHash(key)), h);
     }
+    this.#bytes += 8 * slots;
+    this.#top = top;
+    if (top > this.#high) this.#high = top;
     return fresh ? FRESH : hash;
   }
 
@@ -304,19 +389,42 @@ export class ValueInterner {
    * or `v` itself (remembered). Equality is checked on the items, which are interned: a node
    * changed in place before it was shared no longer matches (nor does any node above it).
    */
-  #node(v: object, hash: number): object {
+  #node(v: object, hash: number, array: boolean, first: number, count: number): object {
     const table = this.#nodes;
     const set = table.setOf(hash);
     const { values, hashes } = table;
     for (let j = set; j < set + WAYS; j++) {
       const seen = values[j]!;
-      if (seen === null || hashes[j] !== hash || !shallowEqual(seen, v)) continue;
-      table.promote(set, j);
-      freezeDeep(seen);
+      if (seen === null || hashes[j] !== hash || !this.#equal(seen, array, first, count)) continue;
+      if (j !== set) table.promote(set, j);
+      if (!Object.isFrozen(seen)) freezeDeep(seen);
       return seen;
     }
     table.insert(set, v, hash);
     return v;
+  }
+
+  /**
+   * Whether the interned node `seen` holds exactly the `count` items (and, for an object, keys
+   * in the same order) noted in the walk's slots from `first`: those of an array if `array`.
+   */
+  #equal(seen: object, array: boolean, first: number, count: number): boolean {
+    const items = this.#items;
+    if (Array.isArray(seen)) {
+      if (!array || seen.length !== count) return false;
+      for (let i = 0; i < count; i++) if (seen[i] !== items[first + i]) return false;
+      return true;
+    }
+    if (array) return false;
+    const keys = this.#keys;
+    const node = seen as Record<string, unknown>;
+    const end = first + count;
+    let i = first;
+    for (const key in node) {
+      if (i === end || key !== keys[i] || node[key] !== items[i]) return false;
+      i++;
+    }
+    return i === end;
   }
 }
 
@@ -436,12 +544,18 @@ const MAX_DEPTH = 100;
 
 /** Freezes `node` and every node under it (stopping at frozen ones: frozen all the way down). */
 function freezeDeep(node: object): void {
-  if (Object.isFrozen(node)) return;
   Object.freeze(node);
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      if (typeof item === "object" && item !== null && !Object.isFrozen(item)) freezeDeep(item);
+    }
+    return;
+  }
   const items = node as Record<string, unknown>;
   for (const key in items) {
     const item = items[key];
-    if (typeof item === "object" && item !== null) freezeDeep(item);
+    if (typeof item === "object" && item !== null && !Object.isFrozen(item)) freezeDeep(item);
   }
 }
 
@@ -454,7 +568,9 @@ function freezeTaken(node: object, p: object): void {
   const before = p as Record<string, unknown>;
   for (const key in items) {
     const item = items[key];
-    if (typeof item === "object" && item !== null && item === before[key]) freezeDeep(item);
+    if (typeof item === "object" && item !== null && item === before[key] && !Object.isFrozen(item)) {
+      freezeDeep(item);
+    }
   }
 }
 
@@ -496,13 +612,17 @@ function put(
   node: Record<string, unknown> | unknown[],
   key: string | number,
   value: unknown,
-): void {
+): boolean {
   try {
     (node as Record<string | number, unknown>)[key] = value;
+    return true;
   } catch {
-    // Not writable: see above.
+    return false; // Not writable: see above.
   }
 }
+
+/** `Object.prototype`, read once. */
+const OBJECT_PROTOTYPE: unknown = Object.prototype;
 
 /** Whether `v` is an array or a plain object (what JSON.parse makes), not a class instance. */
 function isPlain(v: object): boolean {
@@ -525,25 +645,4 @@ function sameKeys(a: object, b: object, count: number): boolean {
   let i = 0;
   for (const key in a) if (key !== scratchKeys[i++]) return false;
   return true;
-}
-
-/** Whether two interned nodes hold identical items (same keys, in the same order). */
-function shallowEqual(a: object, b: object): boolean {
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  // `b`'s keys in the scratch array (no array per comparison: most nodes are compared).
-  let n = 0;
-  for (const key in rb) scratchKeys[n++] = key;
-  let i = 0;
-  for (const key in ra) {
-    if (i === n || key !== scratchKeys[i] || ra[key] !== rb[key]) return false;
-    i++;
-  }
-  return i === n;
 }
