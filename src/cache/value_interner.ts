@@ -71,6 +71,13 @@ export class ValueInterner {
    */
   readonly #keys: string[] = [];
   readonly #items: unknown[] = [];
+  /**
+   * 1 where the slot's item replaces the node's own (an earlier copy of a string, or a shared
+   * node): written into the node only if the node is kept, not when an equal one replaces it.
+   */
+  readonly #changed: number[] = [];
+  /** Set by `#array` and `#object`: how many of the node's slots are changed. */
+  #dirty = 0;
   /** The first free slot of `#keys` and `#items`. */
   #top = 0;
   /** The highest `#top` since the slots were last cleared (they hold no value after a call). */
@@ -111,8 +118,11 @@ export class ValueInterner {
     this.#depth = 0;
     this.#top = 0;
     if (typeof value !== "object" || value === null) return this.#value(value) as V;
-    if (Array.isArray(value)) this.#array(value);
+    const array = Array.isArray(value);
+    if (array) this.#array(value);
     else this.#object(value as Record<string, unknown>);
+    if (this.#dirty !== 0) this.#write(value, array, 0, this.#top);
+    this.#top = 0;
     this.#bytes += NODE_BYTES;
     this.#clear();
     return value;
@@ -255,8 +265,9 @@ export class ValueInterner {
     const set = table.setOf(hash);
     const { values, hashes } = table;
     for (let j = set; j < set + WAYS; j++) {
+      if (hashes[j] !== hash) continue;
       const seen = values[j]!;
-      if (hashes[j] !== hash || seen !== s) continue;
+      if (seen !== s) continue;
       table.promote(set, j);
       this.#swap = true;
       return seen;
@@ -286,18 +297,30 @@ export class ValueInterner {
     const hash = array ? this.#array(v as unknown[]) : this.#object(v as Record<string, unknown>);
     this.#depth--;
     const count = this.#top - first;
+    const dirty = this.#dirty;
     this.#top = first;
     this.#swap = false;
     this.#hash = hash;
-    if (hash === FRESH) {
-      this.#bytes += NODE_BYTES;
-      return v;
+    const canonical = hash === FRESH ? v : this.#node(v, hash, array, first, count);
+    if (canonical !== v) {
+      // A subtree shared with one seen before costs nothing here (nor is `v` written).
+      this.#bytes = bytes;
+      return canonical;
     }
-    const canonical = this.#node(v, hash, array, first, count);
-    // A subtree shared with one seen before costs nothing here.
-    if (canonical !== v) this.#bytes = bytes;
-    else this.#bytes += NODE_BYTES;
-    return canonical;
+    if (dirty !== 0) this.#write(v, array, first, count);
+    this.#bytes += NODE_BYTES;
+    return v;
+  }
+
+  /** Writes into the kept node `v` the changed items of its `count` slots from `first`. */
+  #write(v: object, array: boolean, first: number, count: number): void {
+    const changed = this.#changed;
+    const items = this.#items;
+    const keys = this.#keys;
+    for (let i = first; i < first + count; i++) {
+      if (changed[i] === 0) continue;
+      put(v as Record<string, unknown>, array ? i - first : keys[i]!, items[i]);
+    }
   }
 
   /** `v` left as it is (FRESH): what `#child` does not walk. */
@@ -316,30 +339,39 @@ export class ValueInterner {
     let fresh = false;
     const writable = !Object.isFrozen(a);
     const items = this.#items;
+    const changed = this.#changed;
     let top = this.#top;
+    let dirty = 0;
     this.#bytes += 8 * a.length;
     for (let i = 0; i < a.length; i++) {
       const item = a[i];
       let canonical = item;
       let h: number;
+      let change = 0;
       // The common cases inline (a call per item costs more than the case).
       if (typeof item === "string" && item.length < SHORT) h = stringHash(item);
       else if (typeof item === "object" && item !== null) {
         this.#top = top;
         canonical = this.#child(item);
         h = this.#hash;
-        if (canonical !== item && writable && !put(a, i, canonical)) canonical = item;
+        if (canonical !== item) {
+          if (writable) change = 1;
+          else canonical = item;
+        }
       } else {
         this.#swap = false;
         canonical = this.#value(item);
         h = this.#hash;
-        if (this.#swap && writable && !put(a, i, canonical)) canonical = item;
+        if (this.#swap && writable) change = 1;
       }
+      dirty += change;
+      changed[top] = change;
       items[top++] = canonical;
       if (h === FRESH) fresh = true;
       else hash = mix(hash, h);
     }
     this.#top = top;
+    this.#dirty = dirty;
     if (top > this.#high) this.#high = top;
     return fresh ? FRESH : hash;
   }
@@ -354,32 +386,40 @@ export class ValueInterner {
     const writable = !Object.isFrozen(o);
     const keys = this.#keys;
     const items = this.#items;
-    let top = this.#top;
-    let slots = 0;
+    const changed = this.#changed;
+    const first = this.#top;
+    let top = first;
+    let dirty = 0;
     for (const key in o) {
-      slots++;
       const item = o[key];
       let canonical = item;
       let h: number;
+      let change = 0;
       if (typeof item === "string" && item.length < SHORT) h = stringHash(item);
       else if (typeof item === "object" && item !== null) {
         this.#top = top;
         canonical = this.#child(item);
         h = this.#hash;
-        if (canonical !== item && writable && !put(o, key, canonical)) canonical = item;
+        if (canonical !== item) {
+          if (writable) change = 1;
+          else canonical = item;
+        }
       } else {
         this.#swap = false;
         canonical = this.#value(item);
         h = this.#hash;
-        if (this.#swap && writable && !put(o, key, canonical)) canonical = item;
+        if (this.#swap && writable) change = 1;
       }
+      dirty += change;
+      changed[top] = change;
       keys[top] = key;
       items[top++] = canonical;
       if (h === FRESH) fresh = true;
       else hash = mix(mix(hash, keyHash(key)), h);
     }
-    this.#bytes += 8 * slots;
+    this.#bytes += 8 * (top - first);
     this.#top = top;
+    this.#dirty = dirty;
     if (top > this.#high) this.#high = top;
     return fresh ? FRESH : hash;
   }
@@ -394,10 +434,16 @@ export class ValueInterner {
     const set = table.setOf(hash);
     const { values, hashes } = table;
     for (let j = set; j < set + WAYS; j++) {
+      const tagged = hashes[j]!;
+      if ((tagged & HASH_BITS) !== hash) continue;
       const seen = values[j]!;
-      if (seen === null || hashes[j] !== hash || !this.#equal(seen, array, first, count)) continue;
+      if (seen === null || !this.#equal(seen, array, first, count)) continue;
+      if (tagged === hash) {
+        // Shared for the first time: frozen (`Object.isFrozen` is slow on a frozen object).
+        if (!Object.isFrozen(seen)) freezeDeep(seen);
+        hashes[j] = hash | SHARED;
+      }
       if (j !== set) table.promote(set, j);
-      if (!Object.isFrozen(seen)) freezeDeep(seen);
       return seen;
     }
     table.insert(set, v, hash);
@@ -500,7 +546,8 @@ class SetTable<V> {
     // Each set's last slots first, so that the more recently seen values end up first.
     for (let way = WAYS - 1; way >= 0; way--) {
       for (let j = way; j < old.length; j += WAYS) {
-        if (old[j] !== this.#empty) this.#place(this.setOf(oldHashes[j]!), old[j]!, oldHashes[j]!);
+        const hash = oldHashes[j]!;
+        if (old[j] !== this.#empty) this.#place(this.setOf(hash & HASH_BITS), old[j]!, hash);
       }
     }
     this.#misses = 0;
@@ -573,6 +620,12 @@ function freezeTaken(node: object, p: object): void {
     }
   }
 }
+
+/** The bits of a hash (every hash but FRESH fits in them). */
+const HASH_BITS = 0x3fffffff;
+
+/** A bit above {@linkcode HASH_BITS} set on a node's tabled hash once the node is shared (frozen). */
+const SHARED = 0x40000000;
 
 /** Hash of a subtree holding what JSON cannot hold (`undefined`, a function): left alone. */
 const FRESH = -1;
