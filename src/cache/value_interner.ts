@@ -264,8 +264,9 @@ export class ValueInterner {
     const table = this.#strings;
     const set = table.setOf(hash);
     const { values, hashes } = table;
+    const tag = hash | OCCUPIED;
     for (let j = set; j < set + WAYS; j++) {
-      if (hashes[j] !== hash) continue;
+      if (hashes[j] !== tag) continue;
       const seen = values[j]!;
       if (seen !== s) continue;
       table.promote(set, j);
@@ -433,15 +434,16 @@ export class ValueInterner {
     const table = this.#nodes;
     const set = table.setOf(hash);
     const { values, hashes } = table;
+    const tag = hash | OCCUPIED;
     for (let j = set; j < set + WAYS; j++) {
       const tagged = hashes[j]!;
-      if ((tagged & HASH_BITS) !== hash) continue;
+      if ((tagged & ~SHARED) !== tag) continue;
       const seen = values[j]!;
-      if (seen === null || !this.#equal(seen, array, first, count)) continue;
-      if (tagged === hash) {
+      if (!this.#equal(seen!, array, first, count)) continue;
+      if (tagged === tag) {
         // Shared for the first time: frozen (`Object.isFrozen` is slow on a frozen object).
-        if (!Object.isFrozen(seen)) freezeDeep(seen);
-        hashes[j] = hash | SHARED;
+        if (!Object.isFrozen(seen!)) freezeDeep(seen!);
+        hashes[j] = tag | SHARED;
       }
       if (j !== set) table.promote(set, j);
       return seen;
@@ -482,6 +484,7 @@ export class ValueInterner {
  */
 class SetTable<V> {
   values: V[];
+  /** Each slot's value's hash with {@linkcode OCCUPIED} set (0 in an empty slot), and flags. */
   hashes: Int32Array;
   /** Slots filled. */
   count = 0;
@@ -521,18 +524,21 @@ class SetTable<V> {
    * forgotten), then grows the table if that is due.
    */
   insert(set: number, value: V, hash: number): void {
-    this.#place(set, value, hash);
+    this.#place(set, value, hash | OCCUPIED);
     if (++this.#misses * 4 >= this.values.length && this.values.length < this.#capacity) {
       this.#grow();
     }
   }
 
-  /** Puts `value` first in the set starting at `set`, forgetting the set's last value. */
-  #place(set: number, value: V, hash: number): void {
+  /**
+   * Puts `value` first in the set starting at `set`, forgetting the set's last value; `tag`
+   * is its hash with {@linkcode OCCUPIED} set (and its flags).
+   */
+  #place(set: number, value: V, tag: number): void {
     const last = set + WAYS - 1;
-    if (this.values[last] === this.#empty) this.count++;
+    if (this.hashes[last] === 0) this.count++;
     this.values[last] = value;
-    this.hashes[last] = hash;
+    this.hashes[last] = tag;
     this.promote(set, last);
   }
 
@@ -546,8 +552,8 @@ class SetTable<V> {
     // Each set's last slots first, so that the more recently seen values end up first.
     for (let way = WAYS - 1; way >= 0; way--) {
       for (let j = way; j < old.length; j += WAYS) {
-        const hash = oldHashes[j]!;
-        if (old[j] !== this.#empty) this.#place(this.setOf(hash & HASH_BITS), old[j]!, hash);
+        const tag = oldHashes[j]!;
+        if (tag !== 0) this.#place(this.setOf(tag & HASH_BITS), old[j]!, tag);
       }
     }
     this.#misses = 0;
@@ -626,6 +632,9 @@ const HASH_BITS = 0x3fffffff;
 
 /** A bit above {@linkcode HASH_BITS} set on a node's tabled hash once the node is shared (frozen). */
 const SHARED = 0x40000000;
+
+/** The bit set on every tabled hash (an empty slot's is 0). */
+const OCCUPIED = 0x80000000 | 0;
 
 /** Hash of a subtree holding what JSON cannot hold (`undefined`, a function): left alone. */
 const FRESH = -1;
