@@ -256,18 +256,9 @@ export class ValueInterner {
   #string(s: string): string {
     // V8's JSON.parse already shares short strings (it internalizes them): no table needed.
     if (s.length < SHORT) {
-      this.#swap = false;
       this.#hash = stringHash(s);
       return s;
     }
-    return this.#long(s);
-  }
-
-  /**
-   * The first copy seen of `s` (of {@linkcode SHORT} or more characters): sets `#hash`, and
-   * `#swap` (true when that copy is an earlier one).
-   */
-  #long(s: string): string {
     const hash = stringHash(s);
     this.#hash = hash;
     const table = this.#strings;
@@ -278,11 +269,10 @@ export class ValueInterner {
       if (hashes[j] !== tag) continue;
       const seen = values[j]!;
       if (seen !== s) continue;
-      if (j !== set) table.promote(set, j);
+      table.promote(set, j);
       this.#swap = true;
       return seen;
     }
-    this.#swap = false;
     table.insert(set, s, hash);
     this.#bytes += 16 + s.length;
     return s;
@@ -360,14 +350,8 @@ export class ValueInterner {
       let h: number;
       let change = 0;
       // The common cases inline (a call per item costs more than the case).
-      if (typeof item === "string") {
-        if (item.length < SHORT) h = stringHash(item);
-        else {
-          canonical = this.#long(item);
-          h = this.#hash;
-          if (this.#swap && writable) change = 1;
-        }
-      } else if (typeof item === "object" && item !== null) {
+      if (typeof item === "string" && item.length < SHORT) h = stringHash(item);
+      else if (typeof item === "object" && item !== null) {
         this.#top = top;
         canonical = this.#child(item);
         h = this.#hash;
@@ -412,14 +396,8 @@ export class ValueInterner {
       let canonical = item;
       let h: number;
       let change = 0;
-      if (typeof item === "string") {
-        if (item.length < SHORT) h = stringHash(item);
-        else {
-          canonical = this.#long(item);
-          h = this.#hash;
-          if (this.#swap && writable) change = 1;
-        }
-      } else if (typeof item === "object" && item !== null) {
+      if (typeof item === "string" && item.length < SHORT) h = stringHash(item);
+      else if (typeof item === "object" && item !== null) {
         this.#top = top;
         canonical = this.#child(item);
         h = this.#hash;
