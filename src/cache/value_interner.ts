@@ -265,11 +265,13 @@ export class ValueInterner {
     const set = table.setOf(hash);
     const { values, hashes } = table;
     const tag = hash | OCCUPIED;
-    for (let j = set; j < set + WAYS; j++) {
+    const order = table.order[set >> 2]!;
+    for (let rank = 0; rank < WAYS; rank++) {
+      const j = set + ((order >> (rank << 1)) & 3);
       if (hashes[j] !== tag) continue;
       const seen = values[j]!;
       if (seen !== s) continue;
-      table.promote(set, j);
+      if (rank !== 0) table.promote(set, rank);
       this.#swap = true;
       return seen;
     }
@@ -435,7 +437,9 @@ export class ValueInterner {
     const set = table.setOf(hash);
     const { values, hashes } = table;
     const tag = hash | OCCUPIED;
-    for (let j = set; j < set + WAYS; j++) {
+    const order = table.order[set >> 2]!;
+    for (let rank = 0; rank < WAYS; rank++) {
+      const j = set + ((order >> (rank << 1)) & 3);
       const tagged = hashes[j]!;
       if ((tagged & ~SHARED) !== tag) continue;
       const seen = values[j]!;
@@ -445,7 +449,7 @@ export class ValueInterner {
         if (!Object.isFrozen(seen!)) freezeDeep(seen!);
         hashes[j] = tag | SHARED;
       }
-      if (j !== set) table.promote(set, j);
+      if (rank !== 0) table.promote(set, rank);
       return seen;
     }
     table.insert(set, v, hash);
@@ -478,14 +482,20 @@ export class ValueInterner {
 
 /**
  * A table of values by hash, in sets of {@linkcode WAYS} slots (a value's hash picks its set;
- * in each set the more recently seen values first, `empty` in the slots never filled). It
- * starts at {@linkcode INITIAL} slots (or its capacity, if smaller) and doubles each time
- * values new to it reach a quarter of its slots, up to its capacity.
+ * each set ranks its slots from the most to the least recently seen value, the slots never
+ * filled last). It starts at {@linkcode INITIAL} slots (or its capacity, if smaller) and
+ * doubles each time values new to it reach a quarter of its slots, up to its capacity.
  */
 class SetTable<V> {
   values: V[];
   /** Each slot's value's hash with {@linkcode OCCUPIED} set (0 in an empty slot), and flags. */
   hashes: Int32Array;
+  /**
+   * Per set, its slots from the most to the least recently seen (two bits a slot, the most
+   * recent lowest): a value seen again or added moves up by a change of this byte, not of
+   * the slots (which are far apart in memory: each move was a cache miss).
+   */
+  order: Uint8Array;
   /** Slots filled. */
   count = 0;
   /** Values inserted since the table last grew. */
@@ -499,6 +509,7 @@ class SetTable<V> {
     const size = Math.min(capacity, INITIAL);
     this.values = emptyTable(size, empty);
     this.hashes = new Int32Array(size);
+    this.order = new Uint8Array(size / WAYS).fill(IN_ORDER);
   }
 
   /** The first slot of the set of a value of hash `hash`. */
@@ -506,17 +517,15 @@ class SetTable<V> {
     return slotSet(hash, this.values.length);
   }
 
-  /** Moves the value in slot `j` of the set starting at `set` first in it (seen again). */
-  promote(set: number, j: number): void {
-    const { values, hashes } = this;
-    const value = values[j]!;
-    const hash = hashes[j]!;
-    for (let k = j; k > set; k--) {
-      values[k] = values[k - 1]!;
-      hashes[k] = hashes[k - 1]!;
-    }
-    values[set] = value;
-    hashes[set] = hash;
+  /** Ranks first the slot of rank `rank` in the set starting at `set` (seen again). */
+  promote(set: number, rank: number): void {
+    const order = this.order;
+    const ranks = order[set >> 2]!;
+    const shift = rank << 1;
+    const slot = (ranks >> shift) & 3;
+    const above = ranks & ((1 << shift) - 1);
+    const below = (ranks >> (shift + 2)) << (shift + 2);
+    order[set >> 2] = below | (above << 2) | slot;
   }
 
   /**
@@ -535,23 +544,26 @@ class SetTable<V> {
    * is its hash with {@linkcode OCCUPIED} set (and its flags).
    */
   #place(set: number, value: V, tag: number): void {
-    const last = set + WAYS - 1;
+    const last = set + (this.order[set >> 2]! >> 6);
     if (this.hashes[last] === 0) this.count++;
     this.values[last] = value;
     this.hashes[last] = tag;
-    this.promote(set, last);
+    this.promote(set, WAYS - 1);
   }
 
   /** The table at twice its size, its values placed again (the most recently seen first). */
   #grow(): void {
     const old = this.values;
     const oldHashes = this.hashes;
+    const oldOrder = this.order;
     this.values = emptyTable(old.length * 2, this.#empty);
     this.hashes = new Int32Array(old.length * 2);
+    this.order = new Uint8Array(old.length * 2 / WAYS).fill(IN_ORDER);
     this.count = 0;
-    // Each set's last slots first, so that the more recently seen values end up first.
-    for (let way = WAYS - 1; way >= 0; way--) {
-      for (let j = way; j < old.length; j += WAYS) {
+    // Each set's least recently seen values first, so that the more recent ones end up first.
+    for (let rank = WAYS - 1; rank >= 0; rank--) {
+      for (let set = 0; set < old.length; set += WAYS) {
+        const j = set + ((oldOrder[set >> 2]! >> (rank << 1)) & 3);
         const tag = oldHashes[j]!;
         if (tag !== 0) this.#place(this.setOf(tag & HASH_BITS), old[j]!, tag);
       }
@@ -559,6 +571,9 @@ class SetTable<V> {
     this.#misses = 0;
   }
 }
+
+/** A set's ranks when its slots rank in their order (slot 0 first): 3, 2, 1, 0 in two bits each. */
+const IN_ORDER = 0b11_10_01_00;
 
 /**
  * Slots per set: a value's hash picks a set, where it may sit in any slot; the set keeps its
