@@ -636,7 +636,9 @@ function freezeTaken(node: object, p: object): void {
   const before = p as Record<string, unknown>;
   for (const key in items) {
     const item = items[key];
-    if (typeof item === "object" && item !== null && item === before[key] && !Object.isFrozen(item)) {
+    if (
+      typeof item === "object" && item !== null && item === before[key] && !Object.isFrozen(item)
+    ) {
       freezeDeep(item);
     }
   }
