@@ -119,19 +119,27 @@ export class ValueInterner {
     this.#top = 0;
     if (typeof value !== "object" || value === null) return this.#value(value) as V;
     const array = Array.isArray(value);
-    if (array) this.#array(value);
-    else this.#object(value as Record<string, unknown>);
+    try {
+      if (array) this.#array(value);
+      else this.#object(value as Record<string, unknown>);
+    } catch (error) {
+      this.#clear(this.#items.length); // a transform's getter threw: wherever the walk was
+      throw error;
+    }
     if (this.#dirty !== 0) this.#write(value, array, 0, this.#top);
     this.#top = 0;
     this.#bytes += NODE_BYTES;
-    this.#clear();
+    this.#clear(this.#high);
     return value;
   }
 
-  /** Drops the walk's references to values (the interner holds none but its tables'). */
-  #clear(): void {
+  /**
+   * Drops the walk's references to values in its first `slots` slots (the interner holds
+   * none after a call but its tables').
+   */
+  #clear(slots: number): void {
     const items = this.#items;
-    for (let i = 0; i < this.#high; i++) items[i] = undefined;
+    for (let i = 0; i < slots; i++) items[i] = undefined;
     this.#high = 0;
   }
 
@@ -154,9 +162,14 @@ export class ValueInterner {
     }
     const o = value as Record<string, unknown>;
     const p = previous as Record<string, unknown>;
-    if (this.#objectLike(o, p)) freezeTaken(o, p); // equal, yet the top level stays its own
+    try {
+      if (this.#objectLike(o, p)) freezeTaken(o, p); // equal, yet the top level stays its own
+    } catch (error) {
+      this.#clear(this.#items.length);
+      throw error;
+    }
     this.#bytes += NODE_BYTES;
-    this.#clear();
+    this.#clear(this.#high);
     return value;
   }
 
@@ -445,7 +458,8 @@ export class ValueInterner {
       const seen = values[j]!;
       if (!this.#equal(seen!, array, first, count)) continue;
       if (tagged === tag) {
-        // Shared for the first time: frozen (`Object.isFrozen` is slow on a frozen object).
+        // Shared for the first time: frozen. Marked, as `Object.isFrozen` of a frozen object
+        // checks each of its properties.
         if (!Object.isFrozen(seen!)) freezeDeep(seen!);
         hashes[j] = tag | SHARED;
       }
@@ -612,6 +626,8 @@ const MAX_DEPTH = 100;
 
 /** Freezes `node` and every node under it (stopping at frozen ones: frozen all the way down). */
 function freezeDeep(node: object): void {
+  // Its caller checked that it is not frozen yet. An array's items by index (what the walk
+  // interns; a `for...in` over an array makes a string of each index).
   Object.freeze(node);
   if (Array.isArray(node)) {
     for (let i = 0; i < node.length; i++) {

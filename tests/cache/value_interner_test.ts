@@ -139,6 +139,21 @@ describe("ValueInterner", () => {
     }
   });
 
+  test("a transform's getter that throws fails that call only: the interner goes on sharing", () => {
+    const interner = new ValueInterner();
+    const bad = { spec: { image: "registry.example.com/x" } };
+    Object.defineProperty(bad.spec, "broken", {
+      enumerable: true,
+      get(): never {
+        throw new Error("getter failed");
+      },
+    });
+    assert.throws(() => interner.intern(bad), /getter failed/);
+    const a = interner.intern({ uid: "a", spec: { image: "registry.example.com/x" } });
+    const b = interner.intern({ uid: "b", spec: { image: "registry.example.com/x" } });
+    assert.equal(a.spec, b.spec);
+  });
+
   test("key order is part of a subtree's identity", () => {
     const interner = new ValueInterner();
     interner.intern({ x: { a: "1", b: "2" } });
