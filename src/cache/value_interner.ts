@@ -64,6 +64,24 @@ export class ValueInterner {
    * so this is the only way a caller knows to write it in place of its own.
    */
   #swap = false;
+  /**
+   * The keys and the interned values of the nodes being walked, one run per node from its
+   * first slot (`#top` when it started) to `#top`: what `#node` compares a table entry with
+   * (no second walk of the node, no read of its properties by name).
+   */
+  readonly #keys: string[] = [];
+  readonly #items: unknown[] = [];
+  /**
+   * 1 where the slot's item replaces the node's own (an earlier copy of a string, or a shared
+   * node): written into the node only if the node is kept, not when an equal one replaces it.
+   */
+  readonly #changed: number[] = [];
+  /** Set by `#array` and `#object`: how many of the node's slots are changed. */
+  #dirty = 0;
+  /** The first free slot of `#keys` and `#items`. */
+  #top = 0;
+  /** The highest `#top` since the slots were last cleared (they hold no value after a call). */
+  #high = 0;
 
   /** An interner with empty tables. */
   constructor(options: ValueInternerOptions = {}) {
@@ -98,11 +116,31 @@ export class ValueInterner {
   intern<V>(value: V): V {
     this.#bytes = 0;
     this.#depth = 0;
+    this.#top = 0;
     if (typeof value !== "object" || value === null) return this.#value(value) as V;
-    if (Array.isArray(value)) this.#array(value);
-    else this.#object(value as Record<string, unknown>);
+    const array = Array.isArray(value);
+    try {
+      if (array) this.#array(value);
+      else this.#object(value as Record<string, unknown>);
+    } catch (error) {
+      this.#clear(this.#items.length); // a transform's getter threw: wherever the walk was
+      throw error;
+    }
+    if (this.#dirty !== 0) this.#write(value, array, 0, this.#top);
+    this.#top = 0;
     this.#bytes += NODE_BYTES;
+    this.#clear(this.#high);
     return value;
+  }
+
+  /**
+   * Drops the walk's references to values in its first `slots` slots (the interner holds
+   * none after a call but its tables').
+   */
+  #clear(slots: number): void {
+    const items = this.#items;
+    for (let i = 0; i < slots; i++) items[i] = undefined;
+    this.#high = 0;
   }
 
   /**
@@ -115,6 +153,7 @@ export class ValueInterner {
   internLike<V>(value: V, previous: unknown): V {
     this.#bytes = 0;
     this.#depth = 0;
+    this.#top = 0;
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       return this.intern(value);
     }
@@ -123,8 +162,14 @@ export class ValueInterner {
     }
     const o = value as Record<string, unknown>;
     const p = previous as Record<string, unknown>;
-    if (this.#objectLike(o, p)) freezeTaken(o, p); // equal, yet the top level stays its own
+    try {
+      if (this.#objectLike(o, p)) freezeTaken(o, p); // equal, yet the top level stays its own
+    } catch (error) {
+      this.#clear(this.#items.length);
+      throw error;
+    }
     this.#bytes += NODE_BYTES;
+    this.#clear(this.#high);
     return value;
   }
 
@@ -209,33 +254,12 @@ export class ValueInterner {
       case "boolean":
         this.#hash = v ? 0x2f1 : 0x2f3;
         return v;
-      case "object": {
+      case "object":
         if (v === null) {
           this.#hash = 0x2f5;
           return v;
         }
-        if (this.#depth >= MAX_DEPTH || !isPlain(v)) {
-          // Deeper than any Kubernetes object (no stack overflows), or not JSON's (a
-          // transform's Date or Map: its state is not in its keys): kept as it is.
-          this.#hash = FRESH;
-          return v;
-        }
-        const bytes = this.#bytes;
-        this.#depth++;
-        const hash = Array.isArray(v) ? this.#array(v) : this.#object(v as Record<string, unknown>);
-        this.#depth--;
-        this.#swap = false; // what an item set: a node is replaced only by another node
-        this.#hash = hash;
-        if (hash === FRESH) {
-          this.#bytes += NODE_BYTES;
-          return v;
-        }
-        const canonical = this.#node(v, hash);
-        // A subtree shared with one seen before costs nothing here.
-        if (canonical !== v) this.#bytes = bytes;
-        else this.#bytes += NODE_BYTES;
-        return canonical;
-      }
+        return this.#child(v);
       default:
         this.#hash = FRESH;
         return v;
@@ -253,10 +277,14 @@ export class ValueInterner {
     const table = this.#strings;
     const set = table.setOf(hash);
     const { values, hashes } = table;
-    for (let j = set; j < set + WAYS; j++) {
+    const tag = hash | OCCUPIED;
+    const order = table.order[set >> 2]!;
+    for (let rank = 0; rank < WAYS; rank++) {
+      const j = set + ((order >> (rank << 1)) & 3);
+      if (hashes[j] !== tag) continue;
       const seen = values[j]!;
-      if (hashes[j] !== hash || seen !== s) continue;
-      table.promote(set, j);
+      if (seen !== s) continue;
+      if (rank !== 0) table.promote(set, rank);
       this.#swap = true;
       return seen;
     }
@@ -265,37 +293,150 @@ export class ValueInterner {
     return s;
   }
 
-  /** Interns the items of `a` in place; returns its content hash (FRESH if it holds something left alone). */
+  /**
+   * The canonical form of the object or array `v` (`#value`'s case of a node); sets `#hash`.
+   * Leaves `#swap` false: a node is replaced only by another node.
+   */
+  #child(v: object): object {
+    let array = false;
+    if (Array.isArray(v)) array = true;
+    else {
+      const proto = Object.getPrototypeOf(v);
+      // Not JSON's (a transform's Date or Map: its state is not in its keys): kept as it is.
+      if (proto !== OBJECT_PROTOTYPE && proto !== null) return this.#kept(v);
+    }
+    // Deeper than any Kubernetes object (no stack overflows): kept as it is.
+    if (this.#depth >= MAX_DEPTH) return this.#kept(v);
+    const bytes = this.#bytes;
+    const first = this.#top;
+    this.#depth++;
+    const hash = array ? this.#array(v as unknown[]) : this.#object(v as Record<string, unknown>);
+    this.#depth--;
+    const count = this.#top - first;
+    const dirty = this.#dirty;
+    this.#top = first;
+    this.#swap = false;
+    this.#hash = hash;
+    const canonical = hash === FRESH ? v : this.#node(v, hash, array, first, count);
+    if (canonical !== v) {
+      // A subtree shared with one seen before costs nothing here (nor is `v` written).
+      this.#bytes = bytes;
+      return canonical;
+    }
+    if (dirty !== 0) this.#write(v, array, first, count);
+    this.#bytes += NODE_BYTES;
+    return v;
+  }
+
+  /** Writes into the kept node `v` the changed items of its `count` slots from `first`. */
+  #write(v: object, array: boolean, first: number, count: number): void {
+    const changed = this.#changed;
+    const items = this.#items;
+    const keys = this.#keys;
+    for (let i = first; i < first + count; i++) {
+      if (changed[i] === 0) continue;
+      put(v as Record<string, unknown>, array ? i - first : keys[i]!, items[i]);
+    }
+  }
+
+  /** `v` left as it is (FRESH): what `#child` does not walk. */
+  #kept(v: object): object {
+    this.#swap = false;
+    this.#hash = FRESH;
+    return v;
+  }
+
+  /**
+   * Interns the items of `a` in place, noting each in the walk's slots; returns its content
+   * hash (FRESH if it holds something left alone).
+   */
   #array(a: unknown[]): number {
     let hash = 0x3a5 + a.length;
     let fresh = false;
     const writable = !Object.isFrozen(a);
+    const items = this.#items;
+    const changed = this.#changed;
+    let top = this.#top;
+    let dirty = 0;
     this.#bytes += 8 * a.length;
     for (let i = 0; i < a.length; i++) {
       const item = a[i];
-      this.#swap = false;
-      const canonical = this.#value(item);
-      if ((canonical !== item || this.#swap) && writable) put(a, i, canonical);
-      if (this.#hash === FRESH) fresh = true;
-      else hash = mix(hash, this.#hash);
+      let canonical = item;
+      let h: number;
+      let change = 0;
+      // The common cases inline (a call per item costs more than the case).
+      if (typeof item === "string" && item.length < SHORT) h = stringHash(item);
+      else if (typeof item === "object" && item !== null) {
+        this.#top = top;
+        canonical = this.#child(item);
+        h = this.#hash;
+        if (canonical !== item) {
+          if (writable) change = 1;
+          else canonical = item;
+        }
+      } else {
+        this.#swap = false;
+        canonical = this.#value(item);
+        h = this.#hash;
+        if (this.#swap && writable) change = 1;
+      }
+      dirty += change;
+      changed[top] = change;
+      items[top++] = canonical;
+      if (h === FRESH) fresh = true;
+      else hash = mix(hash, h);
     }
+    this.#top = top;
+    this.#dirty = dirty;
+    if (top > this.#high) this.#high = top;
     return fresh ? FRESH : hash;
   }
 
-  /** Interns the values of `o` in place; returns its content hash (FRESH if it holds something left alone). */
+  /**
+   * Interns the values of `o` in place, noting each key and value in the walk's slots;
+   * returns its content hash (FRESH if it holds something left alone).
+   */
   #object(o: Record<string, unknown>): number {
     let hash = 0x1b7;
     let fresh = false;
     const writable = !Object.isFrozen(o);
+    const keys = this.#keys;
+    const items = this.#items;
+    const changed = this.#changed;
+    const first = this.#top;
+    let top = first;
+    let dirty = 0;
     for (const key in o) {
-      this.#bytes += 8;
       const item = o[key];
-      this.#swap = false;
-      const canonical = this.#value(item);
-      if ((canonical !== item || this.#swap) && writable) put(o, key, canonical);
-      if (this.#hash === FRESH) fresh = true;
-      else hash = mix(mix(hash, keyHash(key)), this.#hash);
+      let canonical = item;
+      let h: number;
+      let change = 0;
+      if (typeof item === "string" && item.length < SHORT) h = stringHash(item);
+      else if (typeof item === "object" && item !== null) {
+        this.#top = top;
+        canonical = this.#child(item);
+        h = this.#hash;
+        if (canonical !== item) {
+          if (writable) change = 1;
+          else canonical = item;
+        }
+      } else {
+        this.#swap = false;
+        canonical = this.#value(item);
+        h = this.#hash;
+        if (this.#swap && writable) change = 1;
+      }
+      dirty += change;
+      changed[top] = change;
+      keys[top] = key;
+      items[top++] = canonical;
+      if (h === FRESH) fresh = true;
+      else hash = mix(mix(hash, keyHash(key)), h);
     }
+    this.#bytes += 8 * (top - first);
+    this.#top = top;
+    this.#dirty = dirty;
+    if (top > this.#high) this.#high = top;
     return fresh ? FRESH : hash;
   }
 
@@ -304,31 +445,71 @@ export class ValueInterner {
    * or `v` itself (remembered). Equality is checked on the items, which are interned: a node
    * changed in place before it was shared no longer matches (nor does any node above it).
    */
-  #node(v: object, hash: number): object {
+  #node(v: object, hash: number, array: boolean, first: number, count: number): object {
     const table = this.#nodes;
     const set = table.setOf(hash);
     const { values, hashes } = table;
-    for (let j = set; j < set + WAYS; j++) {
+    const tag = hash | OCCUPIED;
+    const order = table.order[set >> 2]!;
+    for (let rank = 0; rank < WAYS; rank++) {
+      const j = set + ((order >> (rank << 1)) & 3);
+      const tagged = hashes[j]!;
+      if ((tagged & ~SHARED) !== tag) continue;
       const seen = values[j]!;
-      if (seen === null || hashes[j] !== hash || !shallowEqual(seen, v)) continue;
-      table.promote(set, j);
-      freezeDeep(seen);
+      if (!this.#equal(seen!, array, first, count)) continue;
+      if (tagged === tag) {
+        // Shared for the first time: frozen. Marked, as `Object.isFrozen` of a frozen object
+        // checks each of its properties.
+        if (!Object.isFrozen(seen!)) freezeDeep(seen!);
+        hashes[j] = tag | SHARED;
+      }
+      if (rank !== 0) table.promote(set, rank);
       return seen;
     }
     table.insert(set, v, hash);
     return v;
   }
+
+  /**
+   * Whether the interned node `seen` holds exactly the `count` items (and, for an object, keys
+   * in the same order) noted in the walk's slots from `first`: those of an array if `array`.
+   */
+  #equal(seen: object, array: boolean, first: number, count: number): boolean {
+    const items = this.#items;
+    if (Array.isArray(seen)) {
+      if (!array || seen.length !== count) return false;
+      for (let i = 0; i < count; i++) if (seen[i] !== items[first + i]) return false;
+      return true;
+    }
+    if (array) return false;
+    const keys = this.#keys;
+    const node = seen as Record<string, unknown>;
+    const end = first + count;
+    let i = first;
+    for (const key in node) {
+      if (i === end || key !== keys[i] || node[key] !== items[i]) return false;
+      i++;
+    }
+    return i === end;
+  }
 }
 
 /**
  * A table of values by hash, in sets of {@linkcode WAYS} slots (a value's hash picks its set;
- * in each set the more recently seen values first, `empty` in the slots never filled). It
- * starts at {@linkcode INITIAL} slots (or its capacity, if smaller) and doubles each time
- * values new to it reach a quarter of its slots, up to its capacity.
+ * each set ranks its slots from the most to the least recently seen value, the slots never
+ * filled last). It starts at {@linkcode INITIAL} slots (or its capacity, if smaller) and
+ * doubles each time values new to it reach a quarter of its slots, up to its capacity.
  */
 class SetTable<V> {
   values: V[];
+  /** Each slot's value's hash with {@linkcode OCCUPIED} set (0 in an empty slot), and flags. */
   hashes: Int32Array;
+  /**
+   * Per set, its slots from the most to the least recently seen (two bits a slot, the most
+   * recent lowest): a value seen again or added moves up by a change of this byte, not of
+   * the slots (which are far apart in memory: each move was a cache miss).
+   */
+  order: Uint8Array;
   /** Slots filled. */
   count = 0;
   /** Values inserted since the table last grew. */
@@ -342,6 +523,7 @@ class SetTable<V> {
     const size = Math.min(capacity, INITIAL);
     this.values = emptyTable(size, empty);
     this.hashes = new Int32Array(size);
+    this.order = new Uint8Array(size / WAYS).fill(IN_ORDER);
   }
 
   /** The first slot of the set of a value of hash `hash`. */
@@ -349,17 +531,15 @@ class SetTable<V> {
     return slotSet(hash, this.values.length);
   }
 
-  /** Moves the value in slot `j` of the set starting at `set` first in it (seen again). */
-  promote(set: number, j: number): void {
-    const { values, hashes } = this;
-    const value = values[j]!;
-    const hash = hashes[j]!;
-    for (let k = j; k > set; k--) {
-      values[k] = values[k - 1]!;
-      hashes[k] = hashes[k - 1]!;
-    }
-    values[set] = value;
-    hashes[set] = hash;
+  /** Ranks first the slot of rank `rank` in the set starting at `set` (seen again). */
+  promote(set: number, rank: number): void {
+    const order = this.order;
+    const ranks = order[set >> 2]!;
+    const shift = rank << 1;
+    const slot = (ranks >> shift) & 3;
+    const above = ranks & ((1 << shift) - 1);
+    const below = (ranks >> (shift + 2)) << (shift + 2);
+    order[set >> 2] = below | (above << 2) | slot;
   }
 
   /**
@@ -367,37 +547,47 @@ class SetTable<V> {
    * forgotten), then grows the table if that is due.
    */
   insert(set: number, value: V, hash: number): void {
-    this.#place(set, value, hash);
+    this.#place(set, value, hash | OCCUPIED);
     if (++this.#misses * 4 >= this.values.length && this.values.length < this.#capacity) {
       this.#grow();
     }
   }
 
-  /** Puts `value` first in the set starting at `set`, forgetting the set's last value. */
-  #place(set: number, value: V, hash: number): void {
-    const last = set + WAYS - 1;
-    if (this.values[last] === this.#empty) this.count++;
+  /**
+   * Puts `value` first in the set starting at `set`, forgetting the set's last value; `tag`
+   * is its hash with {@linkcode OCCUPIED} set (and its flags).
+   */
+  #place(set: number, value: V, tag: number): void {
+    const last = set + (this.order[set >> 2]! >> 6);
+    if (this.hashes[last] === 0) this.count++;
     this.values[last] = value;
-    this.hashes[last] = hash;
-    this.promote(set, last);
+    this.hashes[last] = tag;
+    this.promote(set, WAYS - 1);
   }
 
   /** The table at twice its size, its values placed again (the most recently seen first). */
   #grow(): void {
     const old = this.values;
     const oldHashes = this.hashes;
+    const oldOrder = this.order;
     this.values = emptyTable(old.length * 2, this.#empty);
     this.hashes = new Int32Array(old.length * 2);
+    this.order = new Uint8Array(old.length * 2 / WAYS).fill(IN_ORDER);
     this.count = 0;
-    // Each set's last slots first, so that the more recently seen values end up first.
-    for (let way = WAYS - 1; way >= 0; way--) {
-      for (let j = way; j < old.length; j += WAYS) {
-        if (old[j] !== this.#empty) this.#place(this.setOf(oldHashes[j]!), old[j]!, oldHashes[j]!);
+    // Each set's least recently seen values first, so that the more recent ones end up first.
+    for (let rank = WAYS - 1; rank >= 0; rank--) {
+      for (let set = 0; set < old.length; set += WAYS) {
+        const j = set + ((oldOrder[set >> 2]! >> (rank << 1)) & 3);
+        const tag = oldHashes[j]!;
+        if (tag !== 0) this.#place(this.setOf(tag & HASH_BITS), old[j]!, tag);
       }
     }
     this.#misses = 0;
   }
 }
+
+/** A set's ranks when its slots rank in their order (slot 0 first): 3, 2, 1, 0 in two bits each. */
+const IN_ORDER = 0b11_10_01_00;
 
 /**
  * Slots per set: a value's hash picks a set, where it may sit in any slot; the set keeps its
@@ -436,12 +626,20 @@ const MAX_DEPTH = 100;
 
 /** Freezes `node` and every node under it (stopping at frozen ones: frozen all the way down). */
 function freezeDeep(node: object): void {
-  if (Object.isFrozen(node)) return;
+  // Its caller checked that it is not frozen yet. An array's items by index (what the walk
+  // interns; a `for...in` over an array makes a string of each index).
   Object.freeze(node);
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const item: unknown = node[i];
+      if (typeof item === "object" && item !== null && !Object.isFrozen(item)) freezeDeep(item);
+    }
+    return;
+  }
   const items = node as Record<string, unknown>;
   for (const key in items) {
     const item = items[key];
-    if (typeof item === "object" && item !== null) freezeDeep(item);
+    if (typeof item === "object" && item !== null && !Object.isFrozen(item)) freezeDeep(item);
   }
 }
 
@@ -454,9 +652,22 @@ function freezeTaken(node: object, p: object): void {
   const before = p as Record<string, unknown>;
   for (const key in items) {
     const item = items[key];
-    if (typeof item === "object" && item !== null && item === before[key]) freezeDeep(item);
+    if (
+      typeof item === "object" && item !== null && item === before[key] && !Object.isFrozen(item)
+    ) {
+      freezeDeep(item);
+    }
   }
 }
+
+/** The bits of a hash (every hash but FRESH fits in them). */
+const HASH_BITS = 0x3fffffff;
+
+/** A bit above {@linkcode HASH_BITS} set on a node's tabled hash once the node is shared (frozen). */
+const SHARED = 0x40000000;
+
+/** The bit set on every tabled hash (an empty slot's is 0). */
+const OCCUPIED = 0x80000000 | 0;
 
 /** Hash of a subtree holding what JSON cannot hold (`undefined`, a function): left alone. */
 const FRESH = -1;
@@ -496,13 +707,17 @@ function put(
   node: Record<string, unknown> | unknown[],
   key: string | number,
   value: unknown,
-): void {
+): boolean {
   try {
     (node as Record<string | number, unknown>)[key] = value;
+    return true;
   } catch {
-    // Not writable: see above.
+    return false; // Not writable: see above.
   }
 }
+
+/** `Object.prototype`, read once. */
+const OBJECT_PROTOTYPE: unknown = Object.prototype;
 
 /** Whether `v` is an array or a plain object (what JSON.parse makes), not a class instance. */
 function isPlain(v: object): boolean {
@@ -525,25 +740,4 @@ function sameKeys(a: object, b: object, count: number): boolean {
   let i = 0;
   for (const key in a) if (key !== scratchKeys[i++]) return false;
   return true;
-}
-
-/** Whether two interned nodes hold identical items (same keys, in the same order). */
-function shallowEqual(a: object, b: object): boolean {
-  if (Array.isArray(a)) {
-    if (!Array.isArray(b) || a.length !== b.length) return false;
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-    return true;
-  }
-  if (Array.isArray(b)) return false;
-  const ra = a as Record<string, unknown>;
-  const rb = b as Record<string, unknown>;
-  // `b`'s keys in the scratch array (no array per comparison: most nodes are compared).
-  let n = 0;
-  for (const key in rb) scratchKeys[n++] = key;
-  let i = 0;
-  for (const key in ra) {
-    if (i === n || key !== scratchKeys[i] || ra[key] !== rb[key]) return false;
-    i++;
-  }
-  return i === n;
 }

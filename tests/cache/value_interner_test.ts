@@ -58,7 +58,9 @@ describe("ValueInterner", () => {
       '{"b":"registry.example.com/x","c":"short","n":["node-name-1"]}',
     );
     interner.intern(value);
-    assert.deepEqual(writes, ["b", "0"]); // short strings are shared by the engine
+    // Short strings are shared by the engine. A node is written once walked (when it is kept,
+    // not when an equal one replaces it), so the array's item before the top level's key.
+    assert.deepEqual(writes, ["0", "b"]);
   });
 
   test("a new version takes the previous version's copy of each equal string", () => {
@@ -77,6 +79,79 @@ describe("ValueInterner", () => {
     assert.doesNotThrow(() => interner.intern(object));
     assert.doesNotThrow(() => interner.internLike(structuredClone(object), object));
     assert.equal(object.spec, frozen);
+  });
+
+  test("a part replaced by an earlier equal one is not written into: only kept parts are", () => {
+    const interner = new ValueInterner();
+    interner.intern(JSON.parse('{"spec":{"image":"registry.example.com/x","ports":[{"p":1}]}}'));
+    const { value, writes } = recorded(
+      '{"spec":{"image":"registry.example.com/x","ports":[{"p":1}]},"uid":"uid-0000000001"}',
+    );
+    const out = interner.intern(value);
+    assert.deepEqual(writes, ["spec"]); // not the image, port or ports of the replaced spec
+    assert.ok(Object.isFrozen(out.spec));
+  });
+
+  test("random JSON: equal subtrees become one object, frozen exactly when seen twice", () => {
+    const random = seeded(33);
+    const interner = new ValueInterner();
+    const texts = Array.from({ length: 400 }, () => JSON.stringify(randomJson(random, 0)));
+    const tops = texts.map((text) => interner.intern({ top: JSON.parse(text), id: 1 }));
+    tops.forEach((top, i) => assert.equal(JSON.stringify(top.top), texts[i]));
+    // Every subtree under the top level, by content (key order included): its objects and
+    // how many places hold it.
+    const found = new Map<string, { nodes: Set<object>; places: number }>();
+    const walk = (v: unknown): void => {
+      if (typeof v !== "object" || v === null) return;
+      const key = JSON.stringify(v);
+      const entry = found.get(key) ?? { nodes: new Set<object>(), places: 0 };
+      entry.nodes.add(v);
+      entry.places++;
+      found.set(key, entry);
+      for (const item of Object.values(v)) walk(item);
+    };
+    for (const top of tops) {
+      assert.ok(!Object.isFrozen(top));
+      walk(top.top);
+    }
+    assert.ok(found.size > 100, `${found.size} distinct subtrees`);
+    for (const [key, { nodes, places }] of found) {
+      assert.equal(nodes.size, 1, `one object for ${key}`);
+      const [node] = nodes;
+      assert.equal(Object.isFrozen(node), places > 1, `frozen iff shared: ${key}`);
+    }
+    // A new version of each: every part equal to the same part of the previous one is it.
+    for (const previous of tops.slice(0, 100)) {
+      const text = JSON.stringify(previous);
+      const next = JSON.parse(text.replace(/"k[0-3]"/, '"k9"'));
+      const expected = JSON.stringify(next);
+      interner.internLike(next, previous);
+      assert.equal(JSON.stringify(next), expected);
+      const same = (a: unknown, b: unknown): void => {
+        if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return;
+        if (JSON.stringify(a) === JSON.stringify(b) && a !== next) assert.equal(a, b);
+        const items = b as Record<string, unknown>;
+        for (const [k, item] of Object.entries(a)) {
+          if (Object.hasOwn(items, k)) same(item, items[k]);
+        }
+      };
+      same(next, previous);
+    }
+  });
+
+  test("a transform's getter that throws fails that call only: the interner goes on sharing", () => {
+    const interner = new ValueInterner();
+    const bad = { spec: { image: "registry.example.com/x" } };
+    Object.defineProperty(bad.spec, "broken", {
+      enumerable: true,
+      get(): never {
+        throw new Error("getter failed");
+      },
+    });
+    assert.throws(() => interner.intern(bad), /getter failed/);
+    const a = interner.intern({ uid: "a", spec: { image: "registry.example.com/x" } });
+    const b = interner.intern({ uid: "b", spec: { image: "registry.example.com/x" } });
+    assert.equal(a.spec, b.spec);
   });
 
   test("key order is part of a subtree's identity", () => {
@@ -260,4 +335,41 @@ function recorded(text: string): { value: Record<string, unknown>; writes: strin
     });
   };
   return { value: wrap(JSON.parse(text)) as Record<string, unknown>, writes };
+}
+
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same trees on every run. */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random JSON value from a small vocabulary, so that equal subtrees and strings recur. */
+function randomJson(random: () => number, depth: number): unknown {
+  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const kind = depth >= 4 ? Math.floor(random() * 4) : Math.floor(random() * 7);
+  switch (kind) {
+    case 0:
+      return pick(["a", "short", "", "registry.example.com/web:v1", "node-pool-a-0001"]);
+    case 1:
+      return pick([0, 1, -1, 2.5, 8080, 1e21]);
+    case 2:
+      return pick([true, false, null]);
+    case 3:
+      return `a-rarer-string-${Math.floor(random() * 40)}`;
+    case 4:
+      return Array.from({ length: Math.floor(random() * 3) }, () => randomJson(random, depth + 1));
+    default: {
+      const object: Record<string, unknown> = {};
+      const keys = ["k0", "k1", "k2", "k3"].sort(() => random() - 0.5);
+      for (const key of keys.slice(0, Math.floor(random() * 4))) {
+        object[key] = randomJson(random, depth + 1);
+      }
+      return object;
+    }
+  }
 }
