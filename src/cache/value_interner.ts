@@ -3,6 +3,8 @@
  * @module
  */
 
+import { HASH_BITS, OCCUPIED, SetTable, TAG_FLAG, WAYS } from "./_set_table.ts";
+
 /** Options of {@linkcode ValueInterner}. */
 export interface ValueInternerOptions {
   /**
@@ -494,127 +496,6 @@ export class ValueInterner {
   }
 }
 
-/**
- * A table of values by hash, in sets of {@linkcode WAYS} slots (a value's hash picks its set;
- * each set ranks its slots from the most to the least recently seen value, the slots never
- * filled last). It starts at {@linkcode INITIAL} slots (or its capacity, if smaller) and
- * doubles each time values new to it reach a quarter of its slots, up to its capacity.
- */
-class SetTable<V> {
-  values: V[];
-  /** Each slot's value's hash with {@linkcode OCCUPIED} set (0 in an empty slot), and flags. */
-  hashes: Int32Array;
-  /**
-   * Per set, its slots from the most to the least recently seen (two bits a slot, the most
-   * recent lowest): a value seen again or added moves up by a change of this byte, not of
-   * the slots (which are far apart in memory: each move was a cache miss).
-   */
-  order: Uint8Array;
-  /** Slots filled. */
-  count = 0;
-  /** Values inserted since the table last grew. */
-  #misses = 0;
-  readonly #capacity: number;
-  readonly #empty: V;
-
-  constructor(capacity: number, empty: V) {
-    this.#capacity = capacity;
-    this.#empty = empty;
-    const size = Math.min(capacity, INITIAL);
-    this.values = emptyTable(size, empty);
-    this.hashes = new Int32Array(size);
-    this.order = new Uint8Array(size / WAYS).fill(IN_ORDER);
-  }
-
-  /** The first slot of the set of a value of hash `hash`. */
-  setOf(hash: number): number {
-    return slotSet(hash, this.values.length);
-  }
-
-  /** Ranks first the slot of rank `rank` in the set starting at `set` (seen again). */
-  promote(set: number, rank: number): void {
-    const order = this.order;
-    const ranks = order[set >> 2]!;
-    const shift = rank << 1;
-    const slot = (ranks >> shift) & 3;
-    const above = ranks & ((1 << shift) - 1);
-    const below = (ranks >> (shift + 2)) << (shift + 2);
-    order[set >> 2] = below | (above << 2) | slot;
-  }
-
-  /**
-   * Puts `value` first in the set starting at `set` (the set's least recently seen value is
-   * forgotten), then grows the table if that is due.
-   */
-  insert(set: number, value: V, hash: number): void {
-    this.#place(set, value, hash | OCCUPIED);
-    if (++this.#misses * 4 >= this.values.length && this.values.length < this.#capacity) {
-      this.#grow();
-    }
-  }
-
-  /**
-   * Puts `value` first in the set starting at `set`, forgetting the set's last value; `tag`
-   * is its hash with {@linkcode OCCUPIED} set (and its flags).
-   */
-  #place(set: number, value: V, tag: number): void {
-    const last = set + (this.order[set >> 2]! >> 6);
-    if (this.hashes[last] === 0) this.count++;
-    this.values[last] = value;
-    this.hashes[last] = tag;
-    this.promote(set, WAYS - 1);
-  }
-
-  /** The table at twice its size, its values placed again (the most recently seen first). */
-  #grow(): void {
-    const old = this.values;
-    const oldHashes = this.hashes;
-    const oldOrder = this.order;
-    this.values = emptyTable(old.length * 2, this.#empty);
-    this.hashes = new Int32Array(old.length * 2);
-    this.order = new Uint8Array(old.length * 2 / WAYS).fill(IN_ORDER);
-    this.count = 0;
-    // Each set's least recently seen values first, so that the more recent ones end up first.
-    for (let rank = WAYS - 1; rank >= 0; rank--) {
-      for (let set = 0; set < old.length; set += WAYS) {
-        const j = set + ((oldOrder[set >> 2]! >> (rank << 1)) & 3);
-        const tag = oldHashes[j]!;
-        if (tag !== 0) this.#place(this.setOf(tag & HASH_BITS), old[j]!, tag);
-      }
-    }
-    this.#misses = 0;
-  }
-}
-
-/** A set's ranks when its slots rank in their order (slot 0 first): 3, 2, 1, 0 in two bits each. */
-const IN_ORDER = 0b11_10_01_00;
-
-/**
- * Slots per set: a value's hash picks a set, where it may sit in any slot; the set keeps its
- * values most recently seen first and forgets the last one for a new value. A value seen
- * again before four new values land in its set stays (with two, hot values were lost in a
- * small table).
- */
-const WAYS = 4;
-
-/**
- * The first slot of the set of a value of hash `hash` in a table of `size` slots (a power of
- * two, at least 8): the hash's bits mixed (Fibonacci hashing), the set from the top ones.
- */
-function slotSet(hash: number, size: number): number {
-  return (Math.imul(hash, 0x9e3779b1) >>> (3 + Math.clz32(size))) << 2;
-}
-
-/** Slots a table starts with (it grows to its capacity as new values arrive). */
-const INITIAL = 512;
-
-/** A table of `size` slots, each `empty` (packed: every slot written). */
-function emptyTable<V>(size: number, empty: V): V[] {
-  const table: V[] = [];
-  for (let i = 0; i < size; i++) table.push(empty);
-  return table;
-}
-
 /** Estimated bytes of an object or array besides its slots (header, map, elements store). */
 const NODE_BYTES = 32;
 
@@ -660,24 +541,18 @@ function freezeTaken(node: object, p: object): void {
   }
 }
 
-/** The bits of a hash (every hash but FRESH fits in them). */
-const HASH_BITS = 0x3fffffff;
-
-/** A bit above {@linkcode HASH_BITS} set on a node's tabled hash once the node is shared (frozen). */
-const SHARED = 0x40000000;
-
-/** The bit set on every tabled hash (an empty slot's is 0). */
-const OCCUPIED = 0x80000000 | 0;
+/** The flag bit of a node's tabled hash, set once the node is shared (frozen). */
+const SHARED = TAG_FLAG;
 
 /** Hash of a subtree holding what JSON cannot hold (`undefined`, a function): left alone. */
 const FRESH = -1;
 
 function mix(h: number, x: number): number {
-  return (Math.imul(h ^ x, 0x01000193) + (h >>> 13)) & 0x3fffffff;
+  return (Math.imul(h ^ x, 0x01000193) + (h >>> 13)) & HASH_BITS;
 }
 
 function numberHash(n: number): number {
-  return (n | 0) === n ? (Math.imul(n, 0x9e3779b1) >>> 2) & 0x3fffffff : 0x2f7;
+  return (n | 0) === n ? (Math.imul(n, 0x9e3779b1) >>> 2) & HASH_BITS : 0x2f7;
 }
 
 /**
@@ -689,7 +564,7 @@ function stringHash(s: string): number {
   if (n === 0) return 0x2f9;
   let h = mix(n, s.charCodeAt(0));
   for (let i = n > 16 ? n - 16 : 1; i < n; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
-  return h & 0x3fffffff;
+  return h & HASH_BITS;
 }
 
 /** A cheaper hash for property names (few, and in the same order per shape). */
