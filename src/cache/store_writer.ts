@@ -237,6 +237,7 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
       return;
     }
     const initial = !this.#synced;
+    const wasEmpty = this.#indexer !== undefined && this.#indexer.size === 0;
     for (let i = 0; i < listed.length; i++) {
       const object = listed[i]!;
       const key = keys[i]!;
@@ -255,8 +256,18 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
         this.#failed(error, key);
       }
     }
+    // Every key an empty store holds now came with this list: none to drop.
+    if (!wasEmpty) this.#dropUnlisted(seen);
+    if (!this.#synced) {
+      this.#synced = true;
+      this.#onEvent(SYNCED);
+    }
+  }
+
+  /** Deletes every stored key the list lacks, telling each with its last known state. */
+  #dropUnlisted(listed: Set<string>): void {
     for (const key of this.#store.listKeys()) {
-      if (seen.has(key)) continue;
+      if (listed.has(key)) continue;
       try {
         const old = this.#store.get(key);
         if (old === undefined) continue;
@@ -265,10 +276,6 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
       } catch (error) {
         this.#failed(error, key);
       }
-    }
-    if (!this.#synced) {
-      this.#synced = true;
-      this.#onEvent(SYNCED);
     }
   }
 
