@@ -127,7 +127,10 @@ describe("bench fixtures", () => {
     const cache = new Map(listed.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p]));
     const burst = buildWatchBurst(listed, { events: 6, firstResourceVersion: 10, chunkBytes: 5 });
     assert.equal(await byteLineCache(streamOf(burst.chunks), 6, cache), 6);
-    assert.deepEqual([...cache.keys()], listed.map((p) => `${p.metadata.namespace}/${p.metadata.name}`));
+    assert.deepEqual(
+      [...cache.keys()],
+      listed.map((p) => `${p.metadata.namespace}/${p.metadata.name}`),
+    );
     assert.deepEqual(
       [...cache.values()].map((p) => p.metadata.resourceVersion),
       ["13", "14", "15"],
