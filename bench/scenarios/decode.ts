@@ -34,26 +34,27 @@ import { KubeClient, pods } from "../../src/client/mod.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { decodeWatchStream } from "../../src/watch/mod.ts";
 import { bareParseLines, byteLineCache } from "../fixtures.ts";
-import { cpuMs, gc, numberOption, option } from "../_runtime.ts";
+import { cpuMs, heapAfterGc, numberOption, option } from "../_runtime.ts";
 import { now } from "../_measure.ts";
 import { fmtN, fmtX } from "../_format.ts";
 import type { Scenario } from "../_scenario.ts";
 
 const DECODE_EVENTS = 100_000;
 
-/** One measured window: wall and CPU time, in ms, and the events it saw. */
+/** One measured window: wall and CPU time (ms), the events it saw, the heap it started on. */
 interface Window {
   ms: number;
   cpuMs: number;
   events: number;
+  heapAtStart: number;
 }
 
 /** A clock started after a full collection; `stop()` reads the window. */
 function startClock(): { stop(events: number): Window } {
-  gc();
+  const heapAtStart = heapAfterGc();
   const cpu0 = cpuMs();
   const t0 = now();
-  return { stop: (events) => ({ ms: now() - t0, cpuMs: cpuMs() - cpu0, events }) };
+  return { stop: (events) => ({ ms: now() - t0, cpuMs: cpuMs() - cpu0, events, heapAtStart }) };
 }
 
 /**
