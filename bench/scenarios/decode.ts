@@ -206,6 +206,17 @@ export default {
         target: runtime === "node" ? "info" : ">= 0.95x",
         ...(runtime === "node" ? {} : { holds: informer / retain >= 0.95 }),
       });
+      // The same ratio in CPU time (every thread): what each spends, whatever else runs.
+      const cpu = r.cpuMs.httpRetain / r.cpuMs.informer;
+      ctx.row({
+        scenario: "1 watch CPU per event: decode+deliver vs fetch byte loop + Map",
+        runtime,
+        n,
+        result: `${(r.cpuMs.informer * 1000 / r.events).toFixed(1)} us/ev`,
+        baseline: `${(r.cpuMs.httpRetain * 1000 / r.events).toFixed(1)} us/ev`,
+        ratio: fmtX(cpu),
+        target: "info",
+      });
       if (r.ms.decoder !== undefined) {
         const decoder = mbps(r.ms.decoder);
         ctx.row({
