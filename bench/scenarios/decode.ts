@@ -26,10 +26,15 @@
  *   neither is always the cold first run or always runs after the other's garbage; every
  *   sample is kept in the raw results (`samples`) to show the spread.
  * - CPU time (every thread of the process) is recorded next to wall time for each window
- *   (`cpuMs`): on a shared machine wall time includes waiting for a core, CPU time does not.
+ *   (`cpuMs`, and a row of its own): on a shared machine wall time includes waiting for a
+ *   core, CPU time does not.
+ *
+ * With the layers (first size), the informer also runs with `memory: "plain"` in the same
+ * rounds: the informer sharing no values, which shows what sharing costs the watch (on Deno
+ * and Bun, most of the informer's remaining gap to the loop).
  * @module
  */
-import { createInformer } from "../../src/cache/mod.ts";
+import { type CacheMemoryMode, createInformer } from "../../src/cache/mod.ts";
 import { KubeClient, pods } from "../../src/client/mod.ts";
 import type { KubeObject } from "../../src/client/types.ts";
 import { decodeWatchStream } from "../../src/watch/mod.ts";
@@ -63,7 +68,11 @@ function startClock(): { stop(events: number): Window } {
  * still has the list's N `add`s to take: the request waits (in the client's `fetch`) until the
  * listener has taken `synced`, so that delivering the list is not counted as watching.
  */
-async function informerWatch(url: string, m: number): Promise<Window> {
+async function informerWatch(
+  url: string,
+  m: number,
+  memory: CacheMemoryMode = "shared",
+): Promise<Window> {
   let listTaken!: () => void;
   const listed = new Promise<void>((resolve) => (listTaken = resolve));
   let clock: ReturnType<typeof startClock> | undefined;
@@ -79,7 +88,7 @@ async function informerWatch(url: string, m: number): Promise<Window> {
       return await fetch(request);
     },
   });
-  const informer = createInformer(client, { resource: pods });
+  const informer = createInformer(client, { resource: pods, memory });
   informer.start();
   let n = 0;
   for await (const ev of informer.events()) {
@@ -120,16 +129,14 @@ async function decode(): Promise<unknown> {
     if (window.events !== m) throw new Error(`${name}: ${window.events} of ${m} events`);
     (samples[name] ??= []).push(window);
   };
-  const informer = (): Promise<void> => measure("informer", () => informerWatch(url, m));
-  const loop = (): Promise<void> => measure("httpRetain", () => loopWatch(url, m));
+  const round: (() => Promise<void>)[] = [
+    () => measure("informer", () => informerWatch(url, m)),
+    () => measure("httpRetain", () => loopWatch(url, m)),
+  ];
+  // The informer sharing nothing (what the value sharing costs the watch): a layer.
+  if (layers) round.push(() => measure("informerPlain", () => informerWatch(url, m, "plain")));
   for (let r = 0; r < reps; r++) {
-    if (r % 2 === 0) {
-      await informer();
-      await loop();
-    } else {
-      await loop();
-      await informer();
-    }
+    for (const run of r % 2 === 0 ? round : round.toReversed()) await run();
     await measure("memory", () => {
       const clock = startClock();
       return Promise.resolve(clock.stop(bareParseLines(bytes)));
@@ -217,6 +224,21 @@ export default {
         ratio: fmtX(cpu),
         target: "info",
       });
+      if (r.ms.informerPlain !== undefined) {
+        const plain = mbps(r.ms.informerPlain);
+        ctx.row({
+          scenario:
+            '1 layers: decode+deliver, memory "plain" (no value sharing) vs fetch byte loop + Map',
+          runtime,
+          n,
+          result: `${plain.toFixed(0)} MB/s, CPU ${
+            fmtX(r.cpuMs.httpRetain / r.cpuMs.informerPlain)
+          }`,
+          baseline: `${retain.toFixed(0)} MB/s`,
+          ratio: fmtX(plain / retain),
+          target: "info",
+        });
+      }
       if (r.ms.decoder !== undefined) {
         const decoder = mbps(r.ms.decoder);
         ctx.row({
