@@ -4,6 +4,7 @@
 interface ProcessLike {
   argv: string[];
   memoryUsage(): { heapUsed: number; rss: number };
+  cpuUsage(): { user: number; system: number };
   stdout: { write(text: string): unknown };
   exit(code?: number): void;
 }
@@ -58,6 +59,12 @@ export function gc(): void {
 /** Bytes of JavaScript heap in use (V8 or JavaScriptCore). */
 export function heapUsed(): number {
   return proc.memoryUsage().heapUsed;
+}
+
+/** CPU time of this process so far (every thread: the main one, GC helpers, I/O), in ms. */
+export function cpuMs(): number {
+  const { user, system } = proc.cpuUsage();
+  return (user + system) / 1000;
 }
 
 /** Heap in use right after a full collection. */

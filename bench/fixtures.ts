@@ -226,17 +226,18 @@ export class ByteLines {
  * Baseline: the fair minimal watch loop over a `fetch` body, what a cache written by hand does
  * (and what the informer is measured against on Deno and Bun): cut lines on `\n` bytes
  * ({@linkcode ByteLines}), `TextDecoder` each line, `JSON.parse` it and keep the object in a
- * `Map` by namespace/name. Resolves with the number of events once `events` were seen (the
+ * `Map` by namespace/name (`cache`: a fresh one, or one already holding a list, as a cache
+ * holds when it watches). Resolves with the number of events once `events` were seen (the
  * body is then cancelled) or the body ends.
  */
 export async function byteLineCache(
   body: ReadableStream<Uint8Array>,
   events: number,
+  cache: Map<string, KubeObject> = new Map(),
 ): Promise<number> {
   const reader = body.getReader();
   const text = new TextDecoder();
   const lines = new ByteLines();
-  const cache = new Map<string, KubeObject>();
   let seen = 0;
   const onLine = (line: Uint8Array): void => {
     const event = JSON.parse(text.decode(line)) as { object: KubeObject };

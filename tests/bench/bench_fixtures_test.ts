@@ -122,6 +122,22 @@ describe("bench fixtures", () => {
     );
   });
 
+  test("byteLineCache updates the cache it is given, as a cache holding a list does", async () => {
+    const listed = servedPods(3);
+    const cache = new Map(listed.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p]));
+    const burst = buildWatchBurst(listed, { events: 6, firstResourceVersion: 10, chunkBytes: 5 });
+    assert.equal(await byteLineCache(streamOf(burst.chunks), 6, cache), 6);
+    assert.deepEqual(
+      [...cache.keys()],
+      listed.map((p) => `${p.metadata.namespace}/${p.metadata.name}`),
+    );
+    assert.deepEqual(
+      [...cache.values()].map((p) => p.metadata.resourceVersion),
+      ["13", "14", "15"],
+      "each pod's object is the last event's",
+    );
+  });
+
   test("stripManagedFields drops managedFields and keeps the rest", () => {
     const pod = podFixture(3);
     const copy = structuredClone(pod);
