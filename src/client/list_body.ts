@@ -263,7 +263,7 @@ export class ListScanner<T> {
   #from = -1;
 
   constructor(reader: Scan<T>) {
-    this.#items = new ItemScanner(reader);
+    this.#items = new ItemScanner(reader, this.#json);
     this.#known = reader.known !== undefined;
     this.#item = reader.item;
     this.#runs = !this.#known;

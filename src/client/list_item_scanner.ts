@@ -21,7 +21,7 @@ import {
   QUOTE,
   type Scan,
 } from "./_list_bytes.ts";
-import { JsonTextDecoder } from "../util/json_text_decoder.ts";
+import type { JsonTextDecoder } from "../util/json_text_decoder.ts";
 import type { KubeObjectLike } from "./types.ts";
 
 /**
@@ -32,7 +32,8 @@ export class ItemScanner<T> {
   #b: Uint8Array = new Uint8Array(0);
   readonly #reader: Scan<T>;
   readonly #decoder = new TextDecoder();
-  readonly #json = new JsonTextDecoder();
+  /** The list scanner's decoder of JSON text (one buffer for both). */
+  readonly #json: JsonTextDecoder;
   /** Closers expected at each depth of the composite being skipped. */
   readonly #stack = new Uint8Array(MAX_DEPTH);
   /** The identity fields of the item being scanned: start and end of each string, or -1. */
@@ -45,8 +46,9 @@ export class ItemScanner<T> {
   /** A key on the way to the identity fields had an escape: the capture is not trusted. */
   #untrusted = false;
 
-  constructor(reader: Scan<T>) {
+  constructor(reader: Scan<T>, json: JsonTextDecoder) {
     this.#reader = reader;
+    this.#json = json;
   }
 
   /**
