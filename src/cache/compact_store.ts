@@ -3,6 +3,7 @@
  * behind a small cache of recently used objects.
  * @module
  */
+import { JsonTextDecoder } from "../util/json_text_decoder.ts";
 
 /**
  * How an `Indexer` holds its objects: `encode` at insert (given the object itself and its key),
@@ -113,22 +114,16 @@ export class CompactCodec<T> implements ObjectCodec<T> {
 }
 
 const NON_ASCII = /[\u0080-\uffff]/;
-const NON_ASCII_ALL = /[\u0080-\uffff]/g;
 const utf8Encoder = new TextEncoder();
-const utf8Decoder = new TextDecoder();
+const asciiJson = new JsonTextDecoder();
 
 /**
- * `JSON.stringify(value)` as a one-byte string: characters above U+007F escaped, and the text
- * copied through UTF-8 (which hands back a one-byte string), since a string built by `replace`
- * from a two-byte one stays two-byte on V8.
+ * `JSON.stringify(value)` as a one-byte string: characters above U+007F escaped (`\uXXXX`),
+ * as list pages and watch lines are decoded (a string built by `replace` from a two-byte one
+ * would stay two-byte on V8).
  */
 function oneByteJson(value: unknown): string {
   const text = JSON.stringify(value);
   if (!NON_ASCII.test(text)) return text;
-  const escaped = text.replace(NON_ASCII_ALL, escapeChar);
-  return utf8Decoder.decode(utf8Encoder.encode(escaped));
-}
-
-function escapeChar(c: string): string {
-  return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
+  return asciiJson.decode(utf8Encoder.encode(text));
 }
